@@ -1,0 +1,40 @@
+#pragma once
+// Host-side helpers shared by every CPU kernel, reference and test: random
+// inputs, output poisoning and the norm-wise error used for validation.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <span>
+#include <vector>
+
+namespace lmroof {
+
+inline void fill_uniform(std::span<float> data, uint64_t seed, float lo = -1.f, float hi = 1.f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (auto& v : data) v = dist(rng);
+}
+
+// Fills with NaN so that an element a kernel forgot to write fails validation.
+inline void poison(std::span<float> data) {
+  for (auto& v : data) v = std::numeric_limits<float>::quiet_NaN();
+}
+
+inline std::vector<double> to_double(std::span<const float> data) { return {data.begin(), data.end()}; }
+
+// ||out - ref||_2 / ||ref||_2. NaN anywhere in out gives NaN, which fails every tolerance.
+template <typename T>
+double relative_error(std::span<const T> out, std::span<const double> ref) {
+  if (out.size() != ref.size()) return std::numeric_limits<double>::infinity();
+  double diff2 = 0, ref2 = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const double d = static_cast<double>(out[i]) - ref[i];
+    diff2 += d * d;
+    ref2 += ref[i] * ref[i];
+  }
+  if (ref2 == 0) return std::sqrt(diff2);
+  return std::sqrt(diff2 / ref2);
+}
+
+}  // namespace lmroof

@@ -1,0 +1,68 @@
+// Cost model for the norm pair; formulas in docs/cost-model.md#norm.
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "norm/norm.h"
+
+namespace lmroof::norm {
+
+Kind parse_kind(std::string_view variant) {
+  if (variant == "layernorm") return Kind::layernorm;
+  if (variant == "rmsnorm") return Kind::rmsnorm;
+  throw std::invalid_argument(fmt::format("norm has no variant '{}'", variant));
+}
+
+Dims dims_of(const Shape& shape) { return {shape["tokens"], shape["d_model"]}; }
+
+std::vector<Pass> unfused_passes(Kind kind, Dims d) {
+  const double T = static_cast<double>(d.tokens), D = static_cast<double>(d.d_model), TD = T * D;
+  if (kind == Kind::layernorm)
+    return {
+        {"mean = x.mean(-1)", TD, T},
+        {"xc = x - mean", TD + T, TD},
+        {"sq = xc * xc", TD, TD},
+        {"var = sq.mean(-1)", TD, T},
+        {"v = var + eps", T, T},
+        {"rstd = rsqrt(v)", T, T},
+        {"xn = xc * rstd", TD + T, TD},
+        {"yg = xn * gamma", TD + D, TD},
+        {"y = yg + beta", TD + D, TD},
+    };
+  return {
+      {"sq = x * x", TD, TD},
+      {"ms = sq.mean(-1)", TD, T},
+      {"v = ms + eps", T, T},
+      {"rstd = rsqrt(v)", T, T},
+      {"xn = x * rstd", TD + T, TD},
+      {"y = xn * gamma", TD + D, TD},
+  };
+}
+
+Cost cost(Kind kind, bool fused, Dims d, int element_bytes) {
+  const double T = static_cast<double>(d.tokens), D = static_cast<double>(d.d_model), TD = T * D;
+  const double s = element_bytes;
+  Cost c;
+  if (kind == Kind::layernorm) {
+    // per element: sum, subtract, square, sum, scale by rstd, gamma, beta = 7
+    // per row: two divisions by d, one eps add; one rsqrt
+    c.flops.vector = 7 * TD + 3 * T;
+    c.flops.special = T;
+    c.bytes_minimum = (2 * TD + 2 * D) * s;
+  } else {
+    // per element: square, sum, scale by rstd, gamma = 4; per row: one division, one eps add; one rsqrt
+    c.flops.vector = 4 * TD + 2 * T;
+    c.flops.special = T;
+    c.bytes_minimum = (2 * TD + D) * s;
+  }
+  if (fused) {
+    c.bytes_model = c.bytes_minimum;
+  } else {
+    double elements = 0;
+    for (const auto& p : unfused_passes(kind, d)) elements += p.read_elements + p.write_elements;
+    c.bytes_model = elements * s;
+  }
+  return c;
+}
+
+}  // namespace lmroof::norm

@@ -1,0 +1,175 @@
+// CPU kernels for the norm pair: "fused" (one read of x, one write of y, rows
+// spread over OpenMP threads, the row's statistics computed while it sits in L1/L2)
+// and "unfused" (one OpenMP pass over memory per primitive, as eager PyTorch runs it).
+#include <cmath>
+#include <vector>
+
+#include "common/host_data.h"
+#include "norm/norm.h"
+
+namespace lmroof::norm {
+
+namespace {
+
+void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __restrict gamma,
+               const float* __restrict beta, float* __restrict y) {
+  if (kind == Kind::layernorm) {
+    float sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < D; ++i) sum += x[i];
+    const float mean = sum / D;
+    // Two-pass variance from the cached row: no cancellation as in E[x^2] - mean^2.
+    float ss = 0;
+#pragma omp simd reduction(+ : ss)
+    for (int64_t i = 0; i < D; ++i) ss += (x[i] - mean) * (x[i] - mean);
+    const float rstd = 1.0f / std::sqrt(ss / D + kEps);
+#pragma omp simd
+    for (int64_t i = 0; i < D; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+  } else {
+    float ss = 0;
+#pragma omp simd reduction(+ : ss)
+    for (int64_t i = 0; i < D; ++i) ss += x[i] * x[i];
+    const float rstd = 1.0f / std::sqrt(ss / D + kEps);
+#pragma omp simd
+    for (int64_t i = 0; i < D; ++i) y[i] = x[i] * rstd * gamma[i];
+  }
+}
+
+// The primitives of the unfused level. Each is one parallel pass over memory.
+void row_mean(int64_t T, int64_t D, const float* in, float* out) {
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < T; ++t) {
+    float s = 0;
+    const float* r = in + t * D;
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < D; ++i) s += r[i];
+    out[t] = s / D;
+  }
+}
+void sub_row_scalar(int64_t T, int64_t D, const float* a, const float* s, float* out) {
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < T; ++t)
+#pragma omp simd
+    for (int64_t i = 0; i < D; ++i) out[t * D + i] = a[t * D + i] - s[t];
+}
+void mul_row_scalar(int64_t T, int64_t D, const float* a, const float* s, float* out) {
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < T; ++t)
+#pragma omp simd
+    for (int64_t i = 0; i < D; ++i) out[t * D + i] = a[t * D + i] * s[t];
+}
+void square(int64_t n, const float* a, float* out) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] * a[i];
+}
+void add_scalar(int64_t n, const float* a, float s, float* out) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + s;
+}
+void rsqrt(int64_t n, const float* a, float* out) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / std::sqrt(a[i]);
+}
+void mul_broadcast_col(int64_t T, int64_t D, const float* a, const float* v, float* out) {
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < T; ++t)
+#pragma omp simd
+    for (int64_t i = 0; i < D; ++i) out[t * D + i] = a[t * D + i] * v[i];
+}
+void add_broadcast_col(int64_t T, int64_t D, const float* a, const float* v, float* out) {
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < T; ++t)
+#pragma omp simd
+    for (int64_t i = 0; i < D; ++i) out[t * D + i] = a[t * D + i] + v[i];
+}
+
+}  // namespace
+
+void cpu_fused(Kind kind, Dims d, const float* x, const float* gamma, const float* beta, float* y) {
+  const int64_t D = d.d_model;
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < d.tokens; ++t) fused_row(kind, D, x + t * D, gamma, beta, y + t * D);
+}
+
+size_t cpu_unfused_scratch_floats(Dims d) { return 2 * d.tokens * d.d_model + 4 * d.tokens; }
+
+void cpu_unfused(Kind kind, Dims d, const float* x, const float* gamma, const float* beta, float* y,
+                 float* scratch) {
+  const int64_t T = d.tokens, D = d.d_model, TD = T * D;
+  float* a = scratch;        // TD
+  float* b = a + TD;         // TD
+  float* stat = b + TD;      // T: mean or mean square
+  float* var = stat + T;     // T
+  float* var_eps = var + T;  // T
+  float* rstd = var_eps + T; // T
+  // Each line below is one pass of unfused_passes(), in the same order.
+  if (kind == Kind::layernorm) {
+    row_mean(T, D, x, stat);
+    sub_row_scalar(T, D, x, stat, a);
+    square(TD, a, b);
+    row_mean(T, D, b, var);
+    add_scalar(T, var, kEps, var_eps);
+    rsqrt(T, var_eps, rstd);
+    mul_row_scalar(T, D, a, rstd, b);
+    mul_broadcast_col(T, D, b, gamma, a);
+    add_broadcast_col(T, D, a, beta, y);
+  } else {
+    square(TD, x, a);
+    row_mean(T, D, a, stat);
+    add_scalar(T, stat, kEps, var_eps);
+    rsqrt(T, var_eps, rstd);
+    mul_row_scalar(T, D, x, rstd, b);
+    mul_broadcast_col(T, D, b, gamma, y);
+  }
+}
+
+namespace {
+
+class CpuNormWorkload final : public Workload {
+ public:
+  explicit CpuNormWorkload(const RunSpec& spec)
+      : kind_(parse_kind(spec.variant)),
+        fused_(spec.impl == "fused"),
+        dims_(dims_of(spec.shape)),
+        x_(dims_.tokens * dims_.d_model),
+        y_(x_.size()),
+        gamma_(dims_.d_model),
+        beta_(dims_.d_model),
+        scratch_(fused_ ? 0 : cpu_unfused_scratch_floats(dims_)) {
+    randomize(1);
+  }
+
+  void run() override {
+    if (fused_)
+      cpu_fused(kind_, dims_, x_.data(), gamma_.data(), beta_.data(), y_.data());
+    else
+      cpu_unfused(kind_, dims_, x_.data(), gamma_.data(), beta_.data(), y_.data(), scratch_.data());
+  }
+
+  Validation validate(uint64_t seed) override {
+    randomize(seed);
+    poison(y_);
+    run();
+    std::vector<double> ref(y_.size());
+    reference(kind_, dims_, x_, gamma_, beta_, ref);
+    return {relative_error<float>(y_, ref), tolerance_for(DType::fp32)};
+  }
+
+ private:
+  void randomize(uint64_t seed) {
+    fill_uniform(x_, seed, -2.f, 2.f);
+    fill_uniform(gamma_, seed + 1, 0.5f, 1.5f);
+    fill_uniform(beta_, seed + 2, -0.5f, 0.5f);
+  }
+
+  Kind kind_;
+  bool fused_;
+  Dims dims_;
+  std::vector<float> x_, y_, gamma_, beta_, scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_cpu(const RunSpec& spec) { return std::make_unique<CpuNormWorkload>(spec); }
+
+}  // namespace lmroof::norm

@@ -1,0 +1,38 @@
+// Registers the norm pair: variants, implementation levels, suite shapes, comparisons.
+#include "norm/norm.h"
+#include "registry.h"
+
+namespace lmroof {
+
+PairDef norm_pair() {
+  PairDef p;
+  p.name = "norm";
+  p.summary = "LayerNorm vs RMSNorm over d_model (RMSNorm drops the mean and beta)";
+  p.combos = {{"layernorm", "unfused"}, {"layernorm", "fused"}, {"rmsnorm", "unfused"}, {"rmsnorm", "fused"}};
+  p.default_shapes = {{{"tokens", 8192}, {"d_model", 4096}},
+                      {{"tokens", 4096}, {"d_model", 1024}},
+                      {{"tokens", 2048}, {"d_model", 8192}}};
+  p.quick_shapes = {{{"tokens", 512}, {"d_model", 1024}}};
+  p.comparisons = {
+      {{"layernorm", "unfused"}, {"rmsnorm", "unfused"}, "RMSNorm vs LayerNorm, unfused (eager)"},
+      {{"layernorm", "fused"}, {"rmsnorm", "fused"}, "RMSNorm vs LayerNorm, fused"},
+      {{"layernorm", "unfused"}, {"layernorm", "fused"}, "LayerNorm: fused vs unfused"},
+      {{"rmsnorm", "unfused"}, {"rmsnorm", "fused"}, "RMSNorm: fused vs unfused"},
+  };
+  p.complete_shape = [](const std::string&, const Shape& s) {
+    require_dims(s, {"tokens", "d_model"});
+    // unfused keeps two full-size intermediates beside x and y
+    require_elements(s, "x", static_cast<double>(s["tokens"]) * s["d_model"]);
+    return Shape{{"tokens", s["tokens"]}, {"d_model", s["d_model"]}};
+  };
+  p.cost = [](const RunSpec& r) {
+    return norm::cost(norm::parse_kind(r.variant), r.impl == "fused", norm::dims_of(r.shape), dtype_bytes(r.dtype));
+  };
+  p.make_cpu = norm::make_cpu;
+#ifdef LMROOF_WITH_CUDA
+  p.make_cuda = norm::make_cuda;
+#endif
+  return p;
+}
+
+}  // namespace lmroof

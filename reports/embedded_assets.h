@@ -1,0 +1,12 @@
+#pragma once
+// Files compiled into the binary by reports/CMakeLists.txt (.incbin).
+#include <string_view>
+
+namespace lmroof::assets {
+std::string_view vega_js();
+std::string_view vega_lite_js();
+std::string_view vega_embed_js();
+std::string_view report_template_html();
+std::string_view report_js();
+std::string_view report_css();
+}  // namespace lmroof::assets

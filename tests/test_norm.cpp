@@ -1,0 +1,69 @@
+// norm pair: every CPU kernel against the float64 reference on fresh random
+// inputs, and the cost model against numbers worked out by hand.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "norm/norm.h"
+#include "registry.h"
+#include "test_support.h"
+
+namespace lmroof {
+namespace {
+
+class NormKernels : public ::testing::TestWithParam<std::tuple<std::string, std::string, Shape>> {};
+
+TEST_P(NormKernels, MatchesFloat64Reference) {
+  const auto& [variant, impl, shape] = GetParam();
+  RunSpec spec{"norm", variant, impl, Backend::cpu, DType::fp32, shape};
+  auto workload = make_workload(spec);
+  const uint64_t seed = test::fresh_seed();
+  const Validation v = workload->validate(seed);
+  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error
+                          << " > " << v.tolerance;
+}
+
+// Awkward shapes on purpose: d not a multiple of the vector width, one token.
+const Shape kShapes[] = {{{"tokens", 1}, {"d_model", 7}},
+                         {{"tokens", 3}, {"d_model", 1000}},
+                         {{"tokens", 17}, {"d_model", 4096}},
+                         {{"tokens", 64}, {"d_model", 33}}};
+
+INSTANTIATE_TEST_SUITE_P(Cpu, NormKernels,
+                         ::testing::Combine(::testing::Values("layernorm", "rmsnorm"),
+                                            ::testing::Values("unfused", "fused"), ::testing::ValuesIn(kShapes)),
+                         test::param_name);
+
+TEST(NormCost, HandComputedLayerNorm) {
+  // T=2, d=4, fp32: minimum = (2*8 + 2*4) * 4 bytes = 96
+  const auto c = norm::cost(norm::Kind::layernorm, true, {2, 4}, 4);
+  EXPECT_DOUBLE_EQ(c.bytes_minimum, 96);
+  EXPECT_DOUBLE_EQ(c.bytes_model, 96);
+  EXPECT_DOUBLE_EQ(c.flops.vector, 7 * 8 + 3 * 2);
+  EXPECT_DOUBLE_EQ(c.flops.special, 2);
+  // unfused elements: reads 8+10+8+8+2+2+10+12+12 = 72, writes 2+8+8+2+2+2+8+8+8 = 48
+  const auto u = norm::cost(norm::Kind::layernorm, false, {2, 4}, 4);
+  EXPECT_DOUBLE_EQ(u.bytes_model, (72 + 48) * 4);
+  EXPECT_DOUBLE_EQ(u.flops.total(), c.flops.total());
+}
+
+TEST(NormCost, HandComputedRmsNorm) {
+  // T=2, d=4, bf16: minimum = (2*8 + 4) * 2 = 40
+  const auto c = norm::cost(norm::Kind::rmsnorm, true, {2, 4}, 2);
+  EXPECT_DOUBLE_EQ(c.bytes_minimum, 40);
+  EXPECT_DOUBLE_EQ(c.flops.vector, 4 * 8 + 2 * 2);
+  // unfused elements: reads 8+8+2+2+10+12 = 42, writes 8+2+2+2+8+8 = 30
+  const auto u = norm::cost(norm::Kind::rmsnorm, false, {2, 4}, 2);
+  EXPECT_DOUBLE_EQ(u.bytes_model, (42 + 30) * 2);
+}
+
+TEST(NormShape, RejectsBadShapes) {
+  const auto& pair = find_pair("norm");
+  EXPECT_THROW(pair.complete_shape("rmsnorm", {{"tokens", 0}, {"d_model", 8}}), std::invalid_argument);
+  EXPECT_THROW(pair.complete_shape("rmsnorm", {{"tokens", -4}, {"d_model", 8}}), std::invalid_argument);
+  EXPECT_THROW(pair.complete_shape("rmsnorm", {{"tokens", 8}}), std::invalid_argument);
+  EXPECT_THROW(pair.complete_shape("rmsnorm", {{"tokens", 1 << 20}, {"d_model", 1 << 20}}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lmroof

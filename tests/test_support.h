@@ -1,0 +1,35 @@
+#pragma once
+// Shared by the tests: fresh random seeds (printed on failure by each test) and
+// readable parameterized test names.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <tuple>
+
+#include "common/shape.h"
+
+namespace lmroof::test {
+
+inline uint64_t fresh_seed() {
+  static std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) | device();
+}
+
+inline std::string sanitize(std::string s) {
+  for (auto& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+// For TestWithParam<tuple<variant, impl, Shape>>.
+struct ParamName {
+  template <typename Tuple>
+  std::string operator()(const ::testing::TestParamInfo<Tuple>& info) const {
+    const auto& [variant, impl, shape] = info.param;
+    return sanitize(std::string(variant) + "_" + std::string(impl) + "_" + shape.bench_suffix());
+  }
+};
+inline constexpr ParamName param_name{};
+
+}  // namespace lmroof::test
