@@ -1,0 +1,1 @@
+// Report generation; see reports/html_report.h.
