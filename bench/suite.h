@@ -1,0 +1,39 @@
+#pragma once
+// Registers lmroof's Google Benchmark suites programmatically: one benchmark per
+// pair x variant x impl x shape (names are RunSpec::bench_name()), plus the
+// ceiling micro-benchmarks (names "ceiling/<backend>/<name>").
+#include <string>
+#include <vector>
+
+#include "common/workload.h"
+
+namespace lmroof::bench {
+
+struct SuiteOptions {
+  std::vector<std::string> pairs;  // empty: every pair
+  bool quick = false;              // small shapes, few repetitions: for tests and smoke runs
+  Backend backend = Backend::cpu;
+  DType dtype = DType::fp32;
+  int repetitions = 5;
+  double min_time_s = 0.05;  // per repetition
+};
+
+// The runs a suite contains, shapes completed; throws std::invalid_argument on an
+// unknown pair.
+std::vector<RunSpec> suite_runs(const SuiteOptions& options);
+
+void register_pair_benchmarks(const SuiteOptions& options);
+void register_ceiling_benchmarks(const SuiteOptions& options);
+
+// Ceiling benchmarks publish what one iteration moved or computed in these
+// counters; analysis divides by the iteration time to get the roof.
+inline constexpr const char* kCeilingBytesCounter = "ceiling_bytes";
+inline constexpr const char* kCeilingFlopsCounter = "ceiling_flops";
+
+#ifdef LMROOF_WITH_CUDA
+// CUDA side, bench/*.cu: times one Workload with CUDA events (manual time) and
+// registers the GPU ceilings.
+void register_cuda_ceiling_benchmarks(const SuiteOptions& options);
+#endif
+
+}  // namespace lmroof::bench
