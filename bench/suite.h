@@ -7,6 +7,10 @@
 
 #include "common/workload.h"
 
+namespace benchmark {
+class State;
+}
+
 namespace lmroof::bench {
 
 struct SuiteOptions {
@@ -34,6 +38,10 @@ inline constexpr const char* kCeilingFlopsCounter = "ceiling_flops";
 // CUDA side, bench/*.cu: times one Workload with CUDA events (manual time) and
 // registers the GPU ceilings.
 void register_cuda_ceiling_benchmarks(const SuiteOptions& options);
+// The body of one pair benchmark on the CUDA backend: warm-up, L2 flush before
+// each sample, CUDA-event timing fed to state.SetIterationTime (the benchmark is
+// registered with UseManualTime()).
+void run_cuda_benchmark(::benchmark::State& state, Workload& workload);
 #endif
 
 }  // namespace lmroof::bench
