@@ -1,1 +1,86 @@
-int main() { return 0; }
+// lmroof: measure paired LM operators, place them on the machine's measured
+// roofline, check the lecture's claims, and write a self-contained report.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace lmroof;
+  CLI::App app{"lmroof: roofline measurements of paired LM operators (CS336 lecture 3)", "lmroof"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "lmroof 0.1.0");
+
+  cli::RunArgs run_args;
+  auto* run = app.add_subcommand("run", "Measure ceilings, run the suite, analyze, check claims, write the report");
+  run->add_option("--suite", run_args.suite, "Pairs to run: a name or a comma list (norm,bias,block,decode); all by default");
+  run->add_flag("--quick", run_args.quick, "Small shapes and few repetitions (seconds, for smoke tests)");
+  run->add_option("--out", run_args.out, "Output folder for results.json, report.html and bench.json")->capture_default_str();
+  run->add_option("--backend", run_args.backend, "cpu, cuda, or auto (cuda when a device is present)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))->capture_default_str();
+  run->add_option("--dtype", run_args.dtype, "fp32 or bf16 (default: fp32 on cpu, bf16 on cuda)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
+  run->add_option("--metrics", run_args.metrics, "Where FLOPs and bytes come from: auto, cupti or analytic")
+      ->check(CLI::IsMember({"auto", "cupti", "analytic"}))->capture_default_str();
+  run->add_option("--repetitions", run_args.repetitions, "Repetitions per benchmark (default 5, 2 with --quick)")
+      ->check(CLI::Range(1, 1000));
+  run->add_option("--min-time", run_args.min_time, "Minimum seconds per repetition")->check(CLI::Range(0.0, 60.0));
+  run->add_flag("!--no-claims", run_args.claims, "Do not check claims");
+  run->add_option("--claims", run_args.claims_file, "Claims file to check (default: the built-in lecture claims)")
+      ->check(CLI::ExistingFile);
+  run->add_option("--benchmark-flag", run_args.benchmark_flags,
+                  "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm)");
+
+  std::string results_in, html_out;
+  auto* report = app.add_subcommand("report", "Write report.html (and its .vl.json charts) from a results.json");
+  report->add_option("results", results_in, "results.json")->required();
+  report->add_option("-o,--output", html_out, "HTML file to write")->required();
+
+  std::string ceil_backend = "auto", ceil_json;
+  bool ceil_quick = false;
+  auto* ceil = app.add_subcommand("ceilings", "Measure this machine's roofs: bandwidth, FP32 FMA peak, GEMM peak");
+  ceil->add_option("--backend", ceil_backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}))->capture_default_str();
+  ceil->add_flag("--quick", ceil_quick, "Smaller arrays, fewer repetitions");
+  ceil->add_option("--json", ceil_json, "Also write the Google Benchmark JSON here");
+
+  bool list_json = false;
+  auto* list = app.add_subcommand("list", "List pairs, variants, implementation levels and suite shapes");
+  list->add_flag("--json", list_json, "Machine-readable output");
+
+  std::string bench_in, analyze_out = "results.json";
+  auto* analyze = app.add_subcommand("analyze", "Turn Google Benchmark JSON from lmroof_bench into results.json");
+  analyze->add_option("bench_json", bench_in, "Google Benchmark JSON (--benchmark_out_format=json)")->required();
+  analyze->add_option("-o,--output", analyze_out, "results.json to write")->capture_default_str();
+
+  std::vector<std::string> check_files;
+  auto* check = app.add_subcommand("check", "Check claims against a results.json: exit 0 none fails, 1 some fail, 2 bad input");
+  check->add_option("files", check_files, "[CLAIMS.yaml] RESULTS.json (built-in lecture claims when CLAIMS is omitted)")
+      ->required()->expected(1, 2);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "lmroof: error: %s (see lmroof %s--help)\n", e.what(),
+                 app.get_subcommands().empty() ? "" : (app.get_subcommands()[0]->get_name() + " ").c_str());
+    return 2;
+  }
+
+  try {
+    if (*run) return cli::run(run_args);
+    if (*report) return cli::report(results_in, html_out);
+    if (*ceil) return cli::ceilings(ceil_backend, ceil_quick, ceil_json);
+    if (*list) return cli::list(list_json);
+    if (*analyze) return cli::analyze(bench_in, analyze_out);
+    if (*check) {
+      std::vector<std::filesystem::path> files(check_files.begin(), check_files.end());
+      return cli::check(files);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lmroof: error: %s\n", e.what());
+    return 2;
+  }
+  return 2;
+}

@@ -33,6 +33,9 @@ struct PairDef {
   std::vector<Shape> default_shapes;  // the default suite
   std::vector<Shape> quick_shapes;    // --quick: small, for tests and smoke runs
   std::vector<ComparisonDef> comparisons;
+  // Dimensions the variant decides (decode's kv_heads): two runs of different
+  // variants are compared when their shapes agree on every other dimension.
+  std::vector<std::string> variant_dims;
   // Completes a user or suite shape for one variant (e.g. decode fills kv_heads,
   // block fills d_ff) and validates it; throws std::invalid_argument with a reason.
   std::function<Shape(const std::string& variant, const Shape& shape)> complete_shape;

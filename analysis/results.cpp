@@ -1,0 +1,290 @@
+#include "analysis/results.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "analysis/atomic_write.h"
+#include "analysis/machine_info.h"
+#include "analysis/roofline.h"
+#include "registry.h"
+
+namespace lmroof {
+
+namespace {
+
+constexpr const char* kCeilingPrefix = "ceiling/";
+
+bool is_ceiling(const BenchEntry& e) { return e.run_name.rfind(kCeilingPrefix, 0) == 0; }
+
+// Iteration entries (one per repetition) grouped by benchmark, in first-seen order.
+struct Group {
+  std::string run_name;
+  std::vector<const BenchEntry*> samples;
+  std::string error;
+};
+
+std::vector<Group> group_repetitions(const BenchDocument& bench) {
+  std::vector<Group> groups;
+  std::map<std::string, size_t> index;
+  for (const auto& e : bench.entries) {
+    if (e.run_type == "aggregate") continue;
+    auto [it, inserted] = index.emplace(e.run_name, groups.size());
+    if (inserted) groups.push_back({e.run_name, {}, {}});
+    Group& g = groups[it->second];
+    if (e.error)
+      g.error = e.error_message;
+    else
+      g.samples.push_back(&e);
+  }
+  return groups;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+nlohmann::json time_stats(const std::vector<double>& samples) {
+  const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / samples.size();
+  double var = 0;
+  for (double s : samples) var += (s - mean) * (s - mean);
+  const double stddev = samples.size() > 1 ? std::sqrt(var / (samples.size() - 1)) : 0.0;
+  return {{"median", median_of(samples)},
+          {"min", *std::min_element(samples.begin(), samples.end())},
+          {"max", *std::max_element(samples.begin(), samples.end())},
+          {"mean", mean},
+          {"cv", mean > 0 ? stddev / mean : 0.0},
+          {"samples", samples}};
+}
+
+// ceiling/<backend>/<name>: the best repetition is the roof (as STREAM reports).
+nlohmann::json ceiling_from(const Group& g) {
+  const std::string rest = g.run_name.substr(std::string(kCeilingPrefix).size());
+  const auto slash = rest.find('/');
+  std::string backend = rest.substr(0, slash);
+  std::string name = slash == std::string::npos ? rest : rest.substr(slash + 1);
+  if (auto extra = name.find('/'); extra != std::string::npos) name = name.substr(0, extra);  // "/real_time"
+  bool bandwidth = false;
+  double best = 0;
+  for (const BenchEntry* e : g.samples) {
+    auto bytes = e->counters.find("ceiling_bytes");
+    auto flops = e->counters.find("ceiling_flops");
+    if (bytes != e->counters.end()) {
+      bandwidth = true;
+      best = std::max(best, bytes->second / e->real_time_s);
+    } else if (flops != e->counters.end()) {
+      best = std::max(best, flops->second / e->real_time_s);
+    }
+  }
+  return {{"name", name},
+          {"kind", bandwidth ? "bandwidth" : "compute"},
+          {"backend", backend},
+          {"value", best},
+          {"unit", bandwidth ? "B/s" : "FLOP/s"},
+          {"source", "measured"},
+          {"detail", g.samples.empty() ? "" : g.samples.front()->label},
+          {"samples", g.samples.size()}};
+}
+
+std::optional<Roof> find_roof(const nlohmann::json& ceilings, const std::string& name) {
+  for (const auto& c : ceilings)
+    if (c["name"] == name && c["source"] == "measured" && c["value"].get<double>() > 0)
+      return Roof{name, c["value"].get<double>()};
+  return std::nullopt;
+}
+
+nlohmann::json shape_json(const Shape& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : s.dims()) j[k] = v;
+  return j;
+}
+
+nlohmann::json flops_json(const FlopCount& f) {
+  return {{"total", f.total()}, {"matrix", f.matrix}, {"vector", f.vector}, {"special", f.special},
+          {"source", "analytic"}, {"analytic_total", f.total()}};
+}
+
+nlohmann::json breakdown_json(const Cost& cost, const std::vector<const BenchEntry*>& samples) {
+  if (cost.flops_by_class.empty()) return nullptr;
+  std::map<std::string, double> seconds;
+  for (const BenchEntry* e : samples)
+    for (const auto& [key, value] : e->counters)
+      if (key.rfind("class_time_s/", 0) == 0) seconds[key.substr(13)] += value / samples.size();
+  double total_time = 0;
+  for (const auto& [cls, s] : seconds) total_time += s;
+  const double total_flops = cost.flops.total();
+  nlohmann::json classes = nlohmann::json::array();
+  for (const auto& [cls, flops] : cost.flops_by_class) {
+    nlohmann::json c = {{"class", cls},
+                        {"flops", flops.total()},
+                        {"flop_share", total_flops > 0 ? flops.total() / total_flops : 0.0},
+                        {"bytes_model", cost.bytes_by_class.count(cls) ? cost.bytes_by_class.at(cls) : 0.0},
+                        {"time_s", nullptr},
+                        {"time_share", nullptr}};
+    if (seconds.count(cls) && total_time > 0) {
+      c["time_s"] = seconds[cls];
+      c["time_share"] = seconds[cls] / total_time;
+    }
+    classes.push_back(c);
+  }
+  return {{"time_source", seconds.empty() ? "none" : "phase_timers"}, {"classes", classes}};
+}
+
+nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs) {
+  const Cost cost = cost_of(spec);
+  std::vector<double> times;
+  for (const BenchEntry* e : g.samples) times.push_back(e->real_time_s);
+  nlohmann::json r;
+  r["id"] = spec.bench_name();
+  r["pair"] = spec.pair;
+  r["variant"] = spec.variant;
+  r["impl"] = spec.impl;
+  r["backend"] = to_string(spec.backend);
+  r["dtype"] = to_string(spec.dtype);
+  r["shape"] = shape_json(spec.shape);
+  r["time_s"] = time_stats(times);
+  r["flops"] = flops_json(cost.flops);
+  r["bytes"] = {{"minimum", cost.bytes_minimum}, {"model", cost.bytes_model}, {"measured", nullptr},
+                {"measured_source", nullptr}, {"measured_reason", "no profiler counters for this run"}};
+  const double flops = cost.flops.total();
+  r["intensity"] = {{"value", flops / cost.bytes_model},
+                    {"bytes", "model"},
+                    {"minimum", flops / cost.bytes_minimum},
+                    {"model", flops / cost.bytes_model},
+                    {"measured", nullptr}};
+  const double t = r["time_s"]["median"].get<double>();
+  r["achieved"] = {{"flop_per_s", flops / t}, {"byte_per_s", cost.bytes_model / t},
+                   {"byte_per_s_minimum", cost.bytes_minimum / t}};
+  place_on_roofline(r, roofs);
+  r["breakdown"] = breakdown_json(cost, g.samples);
+  return r;
+}
+
+Shape without(const Shape& s, const std::vector<std::string>& dims) {
+  Shape out;
+  for (const auto& [k, v] : s.dims())
+    if (std::find(dims.begin(), dims.end(), k) == dims.end()) out.set(k, v);
+  return out;
+}
+
+nlohmann::json comparisons_json(const std::vector<std::pair<RunSpec, nlohmann::json>>& runs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& pair : all_pairs()) {
+    for (const auto& cmp : pair.comparisons) {
+      for (const auto& [base_spec, base] : runs) {
+        if (base_spec.pair != pair.name || base_spec.variant != cmp.baseline.variant ||
+            base_spec.impl != cmp.baseline.impl)
+          continue;
+        const Shape key = without(base_spec.shape, pair.variant_dims);
+        for (const auto& [cand_spec, cand] : runs) {
+          if (cand_spec.pair != pair.name || cand_spec.variant != cmp.candidate.variant ||
+              cand_spec.impl != cmp.candidate.impl || cand_spec.backend != base_spec.backend ||
+              cand_spec.dtype != base_spec.dtype || !(without(cand_spec.shape, pair.variant_dims) == key))
+            continue;
+          const bool measured = !base["bytes"]["measured"].is_null() && !cand["bytes"]["measured"].is_null();
+          const char* bytes_key = measured ? "measured" : "model";
+          out.push_back({
+              {"pair", pair.name},
+              {"question", cmp.question},
+              {"baseline", {{"variant", base_spec.variant}, {"impl", base_spec.impl}, {"run", base["id"]}}},
+              {"candidate", {{"variant", cand_spec.variant}, {"impl", cand_spec.impl}, {"run", cand["id"]}}},
+              {"shape", shape_json(key)},
+              {"backend", to_string(base_spec.backend)},
+              {"dtype", to_string(base_spec.dtype)},
+              {"speedup", base["time_s"]["median"].get<double>() / cand["time_s"]["median"].get<double>()},
+              {"bytes_ratio", cand["bytes"][bytes_key].get<double>() / base["bytes"][bytes_key].get<double>()},
+              {"bytes_basis", bytes_key},
+              {"flops_ratio", cand["flops"]["total"].get<double>() / base["flops"]["total"].get<double>()},
+              {"noise", std::max(base["time_s"]["cv"].get<double>(), cand["time_s"]["cv"].get<double>())},
+          });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json build_results(const BenchDocument& bench, const AnalysisOptions& options) {
+  const auto groups = group_repetitions(bench);
+
+  nlohmann::json ceilings = nlohmann::json::array();
+  nlohmann::json skipped = nlohmann::json::array();
+  std::vector<std::pair<RunSpec, const Group*>> pair_groups;
+  for (const Group& g : groups) {
+    if (!g.error.empty() || g.samples.empty()) {
+      skipped.push_back({{"id", g.run_name}, {"reason", g.error.empty() ? "no samples" : g.error}});
+      continue;
+    }
+    if (is_ceiling(*g.samples.front()))
+      ceilings.push_back(ceiling_from(g));
+    else
+      pair_groups.emplace_back(RunSpec::parse_bench_name(g.run_name), &g);
+  }
+  if (ceilings.empty() && pair_groups.empty())
+    throw std::runtime_error("the benchmark output holds no lmroof ceilings or runs");
+
+  Backend backend = Backend::cpu;
+  if (!pair_groups.empty())
+    backend = pair_groups.front().first.backend;
+  else if (ceilings.front()["backend"] == "cuda")
+    backend = Backend::cuda;
+
+  const bool cuda = backend == Backend::cuda;
+  Roofs roofs{find_roof(ceilings, cuda ? "dram_copy" : "copy"), find_roof(ceilings, "fp32_fma"),
+              find_roof(ceilings, cuda ? "bf16_tensor_gemm" : "sgemm")};
+  Roofs fp32_on_cuda = roofs;  // fp32 GEMMs on the GPU run on CUDA cores: the FMA roof applies
+  fp32_on_cuda.matrix = roofs.vector;
+
+  std::vector<std::pair<RunSpec, nlohmann::json>> runs;
+  for (const auto& [spec, g] : pair_groups)
+    runs.emplace_back(spec, run_json(spec, *g, spec.backend == Backend::cuda && spec.dtype == DType::fp32
+                                                   ? fp32_on_cuda
+                                                   : roofs));
+
+  nlohmann::json results;
+  results["schema"] = kResultsSchema;
+  results["machine"] = describe_machine(backend, bench.context);
+  results["machine"]["suite"] = options.suite;
+  results["metrics"] = options.metrics.is_null()
+                           ? nlohmann::json{{"source", "analytic"},
+                                            {"reason", cuda ? "CUPTI counters were not collected for this run"
+                                                            : "the CPU backend reads no hardware counters; FLOPs "
+                                                              "and bytes come from the cost model"}}
+                           : options.metrics;
+  results["ceilings"] = ceilings;
+  auto roof_name = [](const std::optional<Roof>& r) { return r ? nlohmann::json(r->name) : nlohmann::json(nullptr); };
+  results["roofs"] = {{"bandwidth", roof_name(roofs.bandwidth)}, {"vector", roof_name(roofs.vector)},
+                      {"matrix", roof_name(roofs.matrix)}};
+  results["runs"] = nlohmann::json::array();
+  for (const auto& [spec, run] : runs) results["runs"].push_back(run);
+  results["skipped"] = skipped;
+  results["comparisons"] = comparisons_json(runs);
+  results["claims"] = nlohmann::json::array();
+  results["bench_json"] = options.bench_json_name;
+  return results;
+}
+
+nlohmann::json load_results(const std::filesystem::path& path) {
+  nlohmann::json doc = read_json_file(path);
+  if (!doc.is_object() || doc.value("schema", "") != kResultsSchema)
+    throw std::runtime_error(fmt::format("{}: not a {} document (schema is {})", path.string(), kResultsSchema,
+                                         doc.is_object() && doc.contains("schema") ? doc["schema"].dump() : "missing"));
+  for (const char* key : {"machine", "ceilings", "runs", "comparisons"})
+    if (!doc.contains(key)) throw std::runtime_error(fmt::format("{}: missing '{}'", path.string(), key));
+  if (!doc["runs"].is_array()) throw std::runtime_error(fmt::format("{}: 'runs' is not an array", path.string()));
+  return doc;
+}
+
+void write_results(const nlohmann::json& results, const std::filesystem::path& path) {
+  write_file_atomically(path, results.dump(2) + "\n");
+}
+
+}  // namespace lmroof

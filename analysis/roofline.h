@@ -1,0 +1,26 @@
+#pragma once
+// Places one run on the measured roofline: which roofs apply, the ridge point,
+// attainable performance and the memory- vs compute-bound verdict.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace lmroof {
+
+struct Roof {
+  std::string name;
+  double value = 0;  // B/s or FLOP/s
+};
+
+struct Roofs {
+  std::optional<Roof> bandwidth;
+  std::optional<Roof> vector;  // FP32 FMA peak
+  std::optional<Roof> matrix;  // SGEMM (CPU) / bf16 tensor-core GEMM (CUDA)
+};
+
+// Fills run["roofline"] and run["bound"] from run["intensity"], run["flops"] and
+// run["achieved"]. Missing roofs give nulls, never made-up values.
+void place_on_roofline(nlohmann::json& run, const Roofs& roofs);
+
+}  // namespace lmroof

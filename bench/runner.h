@@ -1,0 +1,29 @@
+#pragma once
+// Runs the registered Google Benchmark suite in-process with a progress display
+// and writes its JSON output atomically.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench/suite.h"
+
+namespace lmroof::bench {
+
+struct RunnerOptions {
+  SuiteOptions suite;
+  bool include_pairs = true;
+  bool include_ceilings = true;
+  std::filesystem::path json_out;       // Google Benchmark JSON, written atomically
+  std::vector<std::string> extra_flags;  // passed to Google Benchmark as given
+};
+
+struct RunnerSummary {
+  int benchmarks = 0;
+  int failed = 0;  // benchmarks that reported an error (skipped with a reason)
+  std::vector<std::string> errors;
+};
+
+// Registers what the options ask for, runs it, prints progress on stderr.
+RunnerSummary run_benchmarks(const RunnerOptions& options);
+
+}  // namespace lmroof::bench

@@ -1,0 +1,99 @@
+#include "bench/suite.h"
+
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "registry.h"
+
+namespace lmroof::bench {
+
+std::vector<RunSpec> suite_runs(const SuiteOptions& options) {
+  std::vector<const PairDef*> pairs;
+  if (options.pairs.empty())
+    for (const auto& p : all_pairs()) pairs.push_back(&p);
+  else
+    for (const auto& name : options.pairs) pairs.push_back(&find_pair(name));
+
+  std::vector<RunSpec> runs;
+  for (const PairDef* pair : pairs)
+    for (const auto& combo : pair->combos)
+      for (const auto& shape : options.quick ? pair->quick_shapes : pair->default_shapes)
+        runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
+                        pair->complete_shape(combo.variant, shape)});
+  return runs;
+}
+
+namespace {
+
+// Google Benchmark calls a benchmark's function several times (to size the
+// iteration count, then once per repetition). Building a workload allocates and
+// randomizes up to hundreds of MB, so the current one is kept until the next
+// benchmark needs a different one.
+Workload& workload_for(const RunSpec& spec) {
+  static std::string cached_name;
+  static std::unique_ptr<Workload> cached;
+  const std::string name = spec.bench_name();
+  if (name != cached_name || !cached) {
+    cached.reset();  // free the previous one first: two large workloads may not fit
+    cached_name.clear();
+    cached = make_workload(spec);
+    cached->run();  // warm-up: page faults, thread pools, cuBLAS heuristics
+    cached_name = name;
+  }
+  return *cached;
+}
+
+void set_cost_counters(benchmark::State& state, const Cost& cost) {
+  using benchmark::Counter;
+  state.counters["flops"] = Counter(cost.flops.total());
+  state.counters["bytes_minimum"] = Counter(cost.bytes_minimum);
+  state.counters["bytes_model"] = Counter(cost.bytes_model);
+  state.counters["intensity"] = Counter(cost.bytes_model > 0 ? cost.flops.total() / cost.bytes_model : 0);
+  state.counters["FLOP/s"] = Counter(cost.flops.total(), Counter::kIsIterationInvariantRate, Counter::kIs1000);
+  state.counters["bytes/s"] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate, Counter::kIs1000);
+}
+
+void run_pair_benchmark(benchmark::State& state, const RunSpec& spec) {
+  Workload* workload = nullptr;
+  Cost cost;
+  try {
+    workload = &workload_for(spec);
+    cost = cost_of(spec);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+#ifdef LMROOF_WITH_CUDA
+  if (spec.backend == Backend::cuda) {
+    run_cuda_benchmark(state, *workload);
+    set_cost_counters(state, cost);
+    return;
+  }
+#endif
+  std::map<std::string, double> class_seconds;
+  for (auto _ : state) {
+    workload->run();
+    for (const auto& [cls, seconds] : workload->last_class_seconds()) class_seconds[cls] += seconds;
+  }
+  set_cost_counters(state, cost);
+  for (const auto& [cls, seconds] : class_seconds)
+    state.counters["class_time_s/" + cls] = benchmark::Counter(seconds, benchmark::Counter::kAvgIterations);
+}
+
+}  // namespace
+
+void register_pair_benchmarks(const SuiteOptions& options) {
+  for (const RunSpec& spec : suite_runs(options)) {
+    auto* b = benchmark::RegisterBenchmark(spec.bench_name().c_str(),
+                                           [spec](benchmark::State& state) { run_pair_benchmark(state, spec); });
+    b->Repetitions(options.repetitions)->MinTime(options.min_time_s)->Unit(benchmark::kMillisecond);
+    if (spec.backend == Backend::cuda)
+      b->UseManualTime();
+    else
+      b->UseRealTime();  // the kernels are multi-threaded: CPU time of the main thread means nothing
+  }
+}
+
+}  // namespace lmroof::bench

@@ -1,0 +1,31 @@
+#pragma once
+// The subcommands of `lmroof`. Each returns the process exit code; bad input is
+// thrown as an exception and turned into "lmroof: error: ..." + exit 2 by main.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace lmroof::cli {
+
+struct RunArgs {
+  std::string suite;  // comma list of pairs, empty = all
+  bool quick = false;
+  std::filesystem::path out = "out";
+  std::string backend = "auto";  // cpu | cuda | auto
+  std::string dtype;             // empty: fp32 on cpu, bf16 on cuda
+  std::string metrics = "auto";  // auto | cupti | analytic
+  int repetitions = 0;           // 0: suite default
+  double min_time = 0;           // 0: suite default
+  bool claims = true;
+  std::filesystem::path claims_file;  // empty: built-in claims
+  std::vector<std::string> benchmark_flags;
+};
+int run(const RunArgs& args);
+
+int report(const std::filesystem::path& results, const std::filesystem::path& html);
+int ceilings(const std::string& backend, bool quick, const std::filesystem::path& json_out);
+int list(bool json);
+int analyze(const std::filesystem::path& bench_json, const std::filesystem::path& results_out);
+int check(const std::vector<std::filesystem::path>& files);
+
+}  // namespace lmroof::cli

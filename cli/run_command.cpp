@@ -1,0 +1,112 @@
+// `lmroof run`: ceilings + suite + analysis + claims + report, with progress.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/claims/claims.h"
+#include "analysis/results.h"
+#include "bench/runner.h"
+#include "cli/commands.h"
+#include "cli/summary.h"
+#include "profiler/device_query.h"
+#include "reports/html_report.h"
+
+namespace lmroof::cli {
+
+namespace {
+
+Backend choose_backend(const std::string& requested) {
+  const DeviceInfo device = query_cuda_device();
+  if (requested == "cpu") {
+    std::fprintf(stderr, "lmroof: backend cpu (requested)\n");
+    return Backend::cpu;
+  }
+  if (requested == "cuda") {
+    if (!device.available) throw std::runtime_error("--backend cuda: " + device.reason);
+    std::fprintf(stderr, "lmroof: backend cuda on %s (requested)\n", device.name.c_str());
+    return Backend::cuda;
+  }
+  if (device.available) {
+    std::fprintf(stderr, "lmroof: backend cuda on %s (auto: CUDA device found)\n", device.name.c_str());
+    return Backend::cuda;
+  }
+  std::fprintf(stderr, "lmroof: backend cpu (auto: %s)\n", device.reason.c_str());
+  return Backend::cpu;
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+// Where FLOPs and bytes come from. Hardware counters exist only on the CUDA
+// backend through CUPTI; asking for them elsewhere is an error, "auto" falls back.
+nlohmann::json choose_metrics(const std::string& requested, Backend backend) {
+  const char* why = backend == Backend::cpu
+                        ? "the CPU backend reads no hardware counters; FLOPs and bytes come from the cost model"
+                        : "this build has no CUPTI range profiler yet; FLOPs and bytes come from the cost model";
+  if (requested == "cupti") throw std::runtime_error(std::string("--metrics cupti: ") + why);
+  return {{"source", "analytic"}, {"reason", why}};
+}
+
+}  // namespace
+
+int run(const RunArgs& args) {
+  bench::RunnerOptions options;
+  options.suite.pairs = split_list(args.suite);
+  if (!args.suite.empty() && options.suite.pairs.empty()) throw std::invalid_argument("--suite is empty");
+  options.suite.quick = args.quick;
+  // Fail on a bad pair name before anything slow happens.
+  (void)bench::suite_runs(options.suite);
+
+  options.suite.backend = choose_backend(args.backend);
+  options.suite.dtype = !args.dtype.empty() ? parse_dtype(args.dtype)
+                        : options.suite.backend == Backend::cuda ? DType::bf16 : DType::fp32;
+  if (options.suite.backend == Backend::cpu && options.suite.dtype != DType::fp32)
+    throw std::invalid_argument("the CPU backend runs fp32 only");
+  const nlohmann::json metrics = choose_metrics(args.metrics, options.suite.backend);
+  if (args.quick) options.suite.repetitions = 2, options.suite.min_time_s = 0.01;
+  if (args.repetitions > 0) options.suite.repetitions = args.repetitions;
+  if (args.min_time > 0) options.suite.min_time_s = args.min_time;
+  options.extra_flags = args.benchmark_flags;
+  options.json_out = args.out / "bench.json";
+
+  std::vector<Claim> claims;
+  if (args.claims) claims = load_claims(args.claims_file.empty() ? builtin_claims_path() : args.claims_file);
+
+  const auto specs = bench::suite_runs(options.suite);
+  std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
+               options.suite.repetitions, args.out.c_str());
+  const bench::RunnerSummary summary = bench::run_benchmarks(options);
+
+  AnalysisOptions analysis;
+  analysis.suite = {{"pairs", options.suite.pairs.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.suite.pairs)},
+                    {"quick", args.quick}};
+  analysis.metrics = metrics;
+  nlohmann::json results = build_results(load_bench_json(options.json_out), analysis);
+  if (args.claims) results["claims"] = check_claims(claims, results);
+
+  write_results(results, args.out / "results.json");
+  write_report(results, args.out / "report.html");
+
+  std::printf("%s", format_runs_table(results).c_str());
+  if (args.claims) std::printf("\n%s", format_claims_table(results["claims"]).c_str());
+  std::printf("\nwrote %s, %s and %s\n", (args.out / "results.json").c_str(), (args.out / "report.html").c_str(),
+              options.json_out.c_str());
+  if (summary.failed > 0) {
+    std::fprintf(stderr, "lmroof: %d benchmark(s) could not run:\n", summary.failed);
+    for (const auto& e : summary.errors) std::fprintf(stderr, "  %s\n", e.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace lmroof::cli

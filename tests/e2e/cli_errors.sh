@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Bad input must give one clear line on stderr and a non-zero exit, never a crash
+# (exit codes >= 128 are signals) or a hang. Usage: cli_errors.sh LMROOF SOURCE_DIR
+set -uo pipefail
+lmroof="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect_error EXPECTED_EXIT PATTERN -- ARGS...
+expect_error() {
+  local want="$1" pattern="$2"; shift 3
+  local err rc
+  err=$(timeout 60 "$lmroof" "$@" 2>&1 >/dev/null); rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL: lmroof $* exited $rc, expected $want; stderr: $err"; failures=$((failures + 1)); return
+  fi
+  if ! grep -qE "$pattern" <<<"$err"; then
+    echo "FAIL: lmroof $*: stderr lacks /$pattern/: $err"; failures=$((failures + 1)); return
+  fi
+  if [ "$(grep -c . <<<"$err")" -gt 2 ]; then
+    echo "FAIL: lmroof $*: error is not short: $err"; failures=$((failures + 1)); return
+  fi
+  echo "ok: lmroof $* -> $rc: $(head -1 <<<"$err")"
+}
+
+expect_error 2 "unknown pair 'nosuch'" -- run --suite nosuch --out "$tmp/a"
+expect_error 2 "unknown pair 'normm'" -- run --suite norm,normm --out "$tmp/a"
+expect_error 2 "error" -- run --backend tpu --out "$tmp/a"
+expect_error 2 "error" -- run --repetitions 0 --out "$tmp/a"
+expect_error 2 "cannot open" -- report "$tmp/missing.json" -o "$tmp/r.html"
+printf '{"schema": "lmroof.results/1", "runs": [' > "$tmp/truncated.json"
+expect_error 2 "truncated.json:1:.*malformed JSON" -- report "$tmp/truncated.json" -o "$tmp/r.html"
+echo '{"schema": "something/9"}' > "$tmp/wrong.json"
+expect_error 2 "not a lmroof.results/1 document" -- report "$tmp/wrong.json" -o "$tmp/r.html"
+expect_error 2 "cannot open" -- analyze "$tmp/missing-bench.json" -o "$tmp/x.json"
+echo '{"benchmarks": 3}' > "$tmp/badbench.json"
+expect_error 2 "not Google Benchmark JSON" -- analyze "$tmp/badbench.json" -o "$tmp/x.json"
+expect_error 2 "error" -- nosuchcommand
+[ -e "$tmp/r.html" ] && { echo "FAIL: a report was written from bad input"; failures=$((failures + 1)); }
+
+if "$lmroof" --help >/dev/null && "$lmroof" run --help >/dev/null && "$lmroof" check --help >/dev/null; then
+  echo "ok: --help"
+else
+  echo "FAIL: --help"; failures=$((failures + 1))
+fi
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `lmroof run --quick` end to end on the CPU: results.json follows the schema's
+# essentials, every pair is present, the report and bench JSON exist, and a
+# second run over the same folder replaces results atomically.
+# Usage: run_quick.sh LMROOF SOURCE_DIR
+set -euo pipefail
+lmroof="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$lmroof" run --quick --backend cpu --out "$tmp/out" > "$tmp/stdout" 2> "$tmp/stderr" || {
+  echo "FAIL: lmroof run --quick exited $?"; cat "$tmp/stderr"; exit 1; }
+for f in results.json report.html bench.json; do
+  [ -s "$tmp/out/$f" ] || { echo "FAIL: out/$f missing"; exit 1; }
+done
+ls "$tmp/out" | grep -q 'partial\|\.tmp' && { echo "FAIL: temporary files left behind"; ls "$tmp/out"; exit 1; }
+grep -q '\[ *[0-9]*/[0-9]*' "$tmp/stderr" || { echo "FAIL: no progress lines on stderr"; exit 1; }
+python3 - "$tmp/out/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema"] == "lmroof.results/1", r["schema"]
+pairs = {run["pair"] for run in r["runs"]}
+assert pairs == {"norm", "bias", "block", "decode"}, pairs
+names = {c["name"] for c in r["ceilings"]}
+assert {"copy", "triad", "fp32_fma", "sgemm"} <= names, names
+for c in r["ceilings"]:
+    assert c["source"] == "measured" and c["value"] > 0, c
+for run in r["runs"]:
+    assert run["time_s"]["median"] > 0 and run["time_s"]["samples"], run["id"]
+    assert run["bytes"]["minimum"] > 0 and run["bytes"]["model"] >= run["bytes"]["minimum"], run["id"]
+    assert run["bytes"]["measured"] is None, run["id"]
+    assert run["bound"] in ("memory", "compute"), run["id"]
+assert r["comparisons"], "no comparisons"
+assert r["metrics"]["source"] == "analytic" and r["metrics"]["reason"]
+print("ok:", len(r["runs"]), "runs,", len(r["comparisons"]), "comparisons")
+PY

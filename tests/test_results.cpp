@@ -1,0 +1,157 @@
+// analysis: Google Benchmark JSON -> results.json. Built from hand-made
+// benchmark documents so every number can be checked by hand.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/atomic_write.h"
+#include "analysis/results.h"
+#include "analysis/roofline.h"
+#include "registry.h"
+
+namespace lmroof {
+namespace {
+
+nlohmann::json entry(const std::string& name, double real_time_ms, nlohmann::json counters = nlohmann::json::object()) {
+  nlohmann::json e = {{"name", name + "/real_time"}, {"run_name", name + "/real_time"}, {"run_type", "iteration"},
+                      {"iterations", 10}, {"real_time", real_time_ms}, {"cpu_time", real_time_ms},
+                      {"time_unit", "ms"}};
+  for (auto& [k, v] : counters.items()) e[k] = v;
+  return e;
+}
+
+// Two ceilings (copy 20 GB/s, FMA 100 GFLOP/s, SGEMM 80 GFLOP/s) and the two fused norms at T=4, d=8.
+nlohmann::json small_bench() {
+  nlohmann::json b = nlohmann::json::array();
+  b.push_back(entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 2e8}}));  // 2e8 B / 10 ms = 20 GB/s
+  b.push_back(entry("ceiling/cpu/copy", 20, {{"ceiling_bytes", 2e8}}));  // worse repetition: ignored
+  b.push_back(entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 1e9}}));  // 100 GFLOP/s
+  b.push_back(entry("ceiling/cpu/sgemm", 10, {{"ceiling_flops", 8e8}}));     // 80 GFLOP/s
+  for (double t : {2.0, 1.0, 3.0}) b.push_back(entry("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8", t));
+  for (double t : {1.0, 0.5, 1.5}) b.push_back(entry("norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8", t));
+  nlohmann::json failed = entry("norm/rmsnorm/unfused/cpu/fp32/tokens:4/d_model:8", 1);
+  failed["error_occurred"] = true;
+  failed["error_message"] = "out of memory";
+  b.push_back(failed);
+  return {{"context", {{"host_name", "test"}, {"num_cpus", 2}}}, {"benchmarks", b}};
+}
+
+const nlohmann::json& find_run(const nlohmann::json& results, const std::string& id) {
+  for (const auto& r : results["runs"])
+    if (r["id"] == id) return r;
+  throw std::runtime_error("no run " + id);
+}
+
+TEST(Results, FollowsCostModelAndRoofline) {
+  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  EXPECT_EQ(results["schema"], "lmroof.results/1");
+  ASSERT_EQ(results["runs"].size(), 2u);
+  const auto& ln = find_run(results, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
+  // LayerNorm T=4 d=8 fp32: vector 7*32 + 3*4 = 236, special 4; minimum (2*32 + 2*8)*4 = 320 bytes
+  EXPECT_DOUBLE_EQ(ln["flops"]["total"].get<double>(), 240);
+  EXPECT_DOUBLE_EQ(ln["bytes"]["minimum"].get<double>(), 320);
+  EXPECT_TRUE(ln["bytes"]["measured"].is_null());
+  EXPECT_DOUBLE_EQ(ln["time_s"]["median"].get<double>(), 2e-3);
+  EXPECT_DOUBLE_EQ(ln["time_s"]["min"].get<double>(), 1e-3);
+  EXPECT_DOUBLE_EQ(ln["time_s"]["max"].get<double>(), 3e-3);
+  EXPECT_EQ(ln["time_s"]["samples"].size(), 3u);
+  EXPECT_DOUBLE_EQ(ln["intensity"]["value"].get<double>(), 240.0 / 320);
+  EXPECT_EQ(ln["intensity"]["bytes"], "model");
+  // Vector work: the FMA roof applies; ridge = 100e9 / 20e9 = 5 FLOP/B
+  EXPECT_EQ(ln["roofline"]["compute_roof"], "fp32_fma");
+  EXPECT_DOUBLE_EQ(ln["roofline"]["bandwidth"].get<double>(), 20e9);
+  EXPECT_DOUBLE_EQ(ln["roofline"]["ridge"].get<double>(), 5);
+  EXPECT_DOUBLE_EQ(ln["roofline"]["attainable_flop_per_s"].get<double>(), 0.75 * 20e9);
+  EXPECT_EQ(ln["bound"], "memory");
+  EXPECT_DOUBLE_EQ(ln["achieved"]["byte_per_s"].get<double>(), 320 / 2e-3);
+}
+
+TEST(Results, CeilingsAreBestRepetition) {
+  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  ASSERT_EQ(results["ceilings"].size(), 3u);
+  EXPECT_EQ(results["ceilings"][0]["name"], "copy");
+  EXPECT_EQ(results["ceilings"][0]["kind"], "bandwidth");
+  EXPECT_DOUBLE_EQ(results["ceilings"][0]["value"].get<double>(), 20e9);
+  EXPECT_EQ(results["roofs"]["bandwidth"], "copy");
+  EXPECT_EQ(results["roofs"]["matrix"], "sgemm");
+}
+
+TEST(Results, FailedRunsAreSkippedWithReason) {
+  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  ASSERT_EQ(results["skipped"].size(), 1u);
+  EXPECT_EQ(results["skipped"][0]["reason"], "out of memory");
+}
+
+TEST(Results, ComparisonsUseMedians) {
+  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  bool found = false;
+  for (const auto& c : results["comparisons"])
+    if (c["question"] == "RMSNorm vs LayerNorm, fused") {
+      found = true;
+      EXPECT_DOUBLE_EQ(c["speedup"].get<double>(), 2.0);  // 2 ms / 1 ms
+      // (2*32 + 8) / (2*32 + 16) = 72 / 80
+      EXPECT_DOUBLE_EQ(c["bytes_ratio"].get<double>(), 72.0 / 80);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(Results, MissingRoofsGiveNullsNotNumbers) {
+  nlohmann::json doc = small_bench();
+  nlohmann::json only_runs = nlohmann::json::array();
+  for (const auto& e : doc["benchmarks"])
+    if (e["name"].get<std::string>().rfind("ceiling/", 0) != 0) only_runs.push_back(e);
+  doc["benchmarks"] = only_runs;
+  const auto results = build_results(parse_bench_json(doc, "test"), {});
+  const auto& run = results["runs"][0];
+  EXPECT_TRUE(run["roofline"]["ridge"].is_null());
+  EXPECT_TRUE(run["bound"].is_null());
+}
+
+TEST(Results, RejectsForeignBenchmarkJson) {
+  EXPECT_THROW(parse_bench_json(nlohmann::json{{"benchmarks", 3}}, "x"), std::runtime_error);
+  EXPECT_THROW(build_results(parse_bench_json(nlohmann::json{{"benchmarks", nlohmann::json::array()}}, "x"), {}),
+               std::runtime_error);
+  nlohmann::json doc = {{"benchmarks", {entry("BM_Something/64", 1)}}};
+  EXPECT_THROW(build_results(parse_bench_json(doc, "x"), {}), std::invalid_argument);
+}
+
+TEST(BenchName, RoundTripsAndSkipsGoogleBenchmarkSuffixes) {
+  const RunSpec spec = RunSpec::parse_bench_name(
+      "decode/gqa/grouped/cpu/fp32/batch:4/q_heads:32/kv_heads:4/head_dim:128/context:8192/min_time:0.050/"
+      "repeats:5/real_time");
+  EXPECT_EQ(spec.pair, "decode");
+  EXPECT_EQ(spec.impl, "grouped");
+  EXPECT_EQ(spec.shape["kv_heads"], 4);
+  EXPECT_EQ(spec.shape.dims().size(), 5u);
+  EXPECT_EQ(spec.bench_name(), "decode/gqa/grouped/cpu/fp32/batch:4/q_heads:32/kv_heads:4/head_dim:128/context:8192");
+  EXPECT_THROW(RunSpec::parse_bench_name("norm/rmsnorm"), std::invalid_argument);
+  EXPECT_THROW(RunSpec::parse_bench_name("norm/rmsnorm/fused/gpu/fp32/tokens:4"), std::invalid_argument);
+  EXPECT_THROW(RunSpec::parse_bench_name("norm/rmsnorm/fused/cpu/fp32/tokens:four"), std::invalid_argument);
+}
+
+TEST(ResultsFile, LoadRejectsWrongSchemaAndMalformedJson) {
+  const auto dir = std::filesystem::temp_directory_path() / ("lmroof-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  write_file_atomically(dir / "bad.json", "{\"schema\": \"lmroof.results/1\", \"runs\": [");
+  write_file_atomically(dir / "other.json", "{\"schema\": \"other/2\"}");
+  try {
+    load_results(dir / "bad.json");
+    ADD_FAILURE() << "malformed JSON accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json:1:"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_results(dir / "other.json"), std::runtime_error);
+  EXPECT_THROW(load_results(dir / "missing.json"), std::runtime_error);
+  // A round trip through write_results keeps the document and leaves no temporary file.
+  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  write_results(results, dir / "results.json");
+  EXPECT_EQ(load_results(dir / "results.json"), results);
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(f.path().string().find(".tmp"), std::string::npos) << f.path();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace lmroof
