@@ -11,6 +11,14 @@ namespace lmroof::bench {
 
 namespace {
 
+// The benchmark name without the suffixes Google Benchmark appends ("/min_time:0.050/repeats:5/real_time").
+std::string display_name(const std::string& run_name) {
+  std::string out = run_name;
+  for (const char* marker : {"/min_time:", "/repeats:", "/real_time", "/manual_time"})
+    if (auto pos = out.find(marker); pos != std::string::npos) out.erase(pos);
+  return out;
+}
+
 // One line per finished benchmark: "[ 3/36] name   median 12.3 ms   41.2 GB/s".
 class ProgressReporter final : public benchmark::BenchmarkReporter {
  public:
@@ -18,40 +26,42 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
 
   bool ReportContext(const Context&) override { return true; }
 
+  // Google Benchmark reports a benchmark's repetitions first and its aggregates
+  // (mean, median, stddev, cv) in a second call; one line is printed per benchmark.
   void ReportRuns(const std::vector<Run>& runs) override {
     if (runs.empty()) return;
-    ++done_;
     const Run& first = runs.front();
+    const bool has_aggregates_to_come = first.run_type == Run::RT_Iteration && first.repetitions > 1 && !first.error_occurred;
+    if (has_aggregates_to_come) return;
+    ++done_;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const std::string name = display_name(first.run_name.str());
     if (first.error_occurred) {
       ++failed_;
-      errors_.push_back(fmt::format("{}: {}", first.benchmark_name(), first.error_message));
-      std::fprintf(stderr, "[%3d/%d %5.0fs] %-70s skipped: %s\n", done_, total_, elapsed,
-                   first.benchmark_name().c_str(), first.error_message.c_str());
+      errors_.push_back(fmt::format("{}: {}", name, first.error_message));
+      std::fprintf(stderr, "[%3d/%d %4.0fs] %-72s skipped: %s\n", done_, total_, elapsed, name.c_str(),
+                   first.error_message.c_str());
       return;
     }
-    double median_s = -1, rate = 0;
+    const Run* typical = &first;
+    for (const Run& r : runs)
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") typical = &r;
+    const double seconds = typical->real_accumulated_time / static_cast<double>(typical->iterations);
+    double rate = 0;
     const char* rate_unit = "";
-    for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "median") continue;
-      if (r.run_type != Run::RT_Aggregate && runs.size() > 1) continue;
-      median_s = r.real_accumulated_time / static_cast<double>(r.iterations);
-      auto bytes = r.counters.find("bytes/s");
-      auto ceiling_bytes = r.counters.find(kCeilingBytesCounter);
-      auto ceiling_flops = r.counters.find(kCeilingFlopsCounter);
-      if (bytes != r.counters.end()) {
-        rate = bytes->second.value / 1e9;
-        rate_unit = "GB/s";
-      } else if (ceiling_bytes != r.counters.end()) {
-        rate = ceiling_bytes->second.value / median_s / 1e9;
-        rate_unit = "GB/s";
-      } else if (ceiling_flops != r.counters.end()) {
-        rate = ceiling_flops->second.value / median_s / 1e9;
-        rate_unit = "GFLOP/s";
-      }
+    auto counter = [&](const char* key) {
+      auto it = typical->counters.find(key);
+      return it == typical->counters.end() ? -1.0 : it->second.value;
+    };
+    if (counter("bytes/s") >= 0) {
+      rate = counter("bytes/s") / 1e9, rate_unit = "GB/s";
+    } else if (counter(kCeilingBytesCounter) >= 0) {
+      rate = counter(kCeilingBytesCounter) / seconds / 1e9, rate_unit = "GB/s";
+    } else if (counter(kCeilingFlopsCounter) >= 0) {
+      rate = counter(kCeilingFlopsCounter) / seconds / 1e9, rate_unit = "GFLOP/s";
     }
-    std::fprintf(stderr, "[%3d/%d %5.0fs] %-70s %10.4f ms %9.1f %s\n", done_, total_, elapsed,
-                 first.run_name.str().c_str(), median_s * 1e3, rate, rate_unit);
+    std::fprintf(stderr, "[%3d/%d %4.0fs] %-72s %9.3f ms %8.1f %s\n", done_, total_, elapsed, name.c_str(),
+                 seconds * 1e3, rate, rate_unit);
   }
 
   int failed() const { return failed_; }

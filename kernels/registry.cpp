@@ -7,7 +7,7 @@
 namespace lmroof {
 
 const std::vector<PairDef>& all_pairs() {
-  static const std::vector<PairDef> pairs = {norm_pair(), bias_pair(), block_pair(), decode_pair()};
+  static const std::vector<PairDef> pairs = {norm_pair(), bias_pair(), block_pair(), decode_pair(), mlp_pair()};
   return pairs;
 }
 
@@ -46,7 +46,10 @@ std::unique_ptr<Workload> make_workload(const RunSpec& spec) {
     if (spec.dtype != DType::fp32) throw std::invalid_argument("the CPU backend runs fp32 only");
     return pair.make_cpu(full);
   }
-  if (!pair.make_cuda) throw std::invalid_argument("this build has no CUDA backend (configure with nvcc present)");
+#ifndef LMROOF_WITH_CUDA
+  throw std::invalid_argument("this build has no CUDA backend (configure with nvcc present)");
+#endif
+  if (!pair.make_cuda) throw std::invalid_argument(fmt::format("pair '{}' has no CUDA implementation yet", pair.name));
   return pair.make_cuda(full);
 }
 

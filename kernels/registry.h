@@ -59,5 +59,6 @@ PairDef norm_pair();
 PairDef bias_pair();
 PairDef block_pair();
 PairDef decode_pair();
+PairDef mlp_pair();
 
 }  // namespace lmroof
