@@ -1,0 +1,439 @@
+// Vega-Lite specs for the report; see reports/charts.h.
+#include "reports/charts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "reports/format.h"
+
+namespace lmroof::report {
+
+using nlohmann::json;
+
+namespace {
+
+// Pairs in the order the lecture and the registry introduce them.
+constexpr std::string_view kKnownPairs[] = {"norm", "bias", "block", "decode"};
+
+const json& runs_of(const json& results) {
+  static const json empty = json::array();
+  const auto* runs = find(results, {"runs"});
+  return runs && runs->is_array() ? *runs : empty;
+}
+
+void push_unique(std::vector<std::string>& list, const std::string& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+std::vector<std::string> pairs_present(const json& results) {
+  std::vector<std::string> seen;
+  for (const auto& r : runs_of(results)) push_unique(seen, text(r, {"pair"}));
+  std::vector<std::string> ordered;
+  for (auto p : kKnownPairs)
+    if (std::find(seen.begin(), seen.end(), p) != seen.end()) ordered.emplace_back(p);
+  for (const auto& p : seen)
+    if (!p.empty()) push_unique(ordered, p);
+  return ordered;
+}
+
+// The value of the ceiling named by results.roofs[role], in its unit; nullopt when
+// the roof is null, unknown or not positive.
+struct Roof {
+  std::string role, name;
+  double value = 0;
+};
+std::optional<Roof> roof(const json& results, std::string_view role) {
+  const std::string name = text(results, {"roofs", role});
+  if (name.empty()) return std::nullopt;
+  const auto* ceilings = find(results, {"ceilings"});
+  if (!ceilings || !ceilings->is_array()) return std::nullopt;
+  for (const auto& c : *ceilings) {
+    if (text(c, {"name"}) != name) continue;
+    auto v = number(c, {"value"});
+    if (v && *v > 0) return Roof{std::string(role), name, *v};
+  }
+  return std::nullopt;
+}
+
+double pow10_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
+double pow10_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
+
+// Unit for a set of values so the largest shows between 1 and 1000.
+struct Unit {
+  double scale;
+  std::string name;
+};
+Unit time_unit(double largest_s) {
+  if (largest_s >= 1) return {1, "s"};
+  if (largest_s >= 1e-3) return {1e-3, "ms"};
+  if (largest_s >= 1e-6) return {1e-6, "\u00b5s"};
+  return {1e-9, "ns"};
+}
+Unit byte_unit(double largest) {
+  if (largest >= 1e12) return {1e12, "TB"};
+  if (largest >= 1e9) return {1e9, "GB"};
+  if (largest >= 1e6) return {1e6, "MB"};
+  if (largest >= 1e3) return {1e3, "kB"};
+  return {1, "B"};
+}
+
+std::string combo_label(const json& run) { return text(run, {"variant"}) + " / " + text(run, {"impl"}); }
+
+json tooltip_field(std::string_view field, std::string_view title) {
+  return {{"field", field}, {"type", "nominal"}, {"title", title}};
+}
+
+std::string pair_title(std::string_view pair) {
+  if (pair == "norm") return "Norm pair: LayerNorm vs RMSNorm";
+  if (pair == "bias") return "Bias pair: linear layer with vs without bias";
+  if (pair == "block") return "Block pair: serial vs parallel transformer block";
+  if (pair == "decode") return "Decode pair: MHA vs GQA vs MQA attention at decode time";
+  return fmt::format("Pair {}", pair);
+}
+
+}  // namespace
+
+json roofline_chart(const json& results) {
+  constexpr double kWidth = 720, kHeight = 440;
+  json points = json::array();
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0;
+  double y_lo = std::numeric_limits<double>::infinity(), y_hi = 0;
+  std::vector<std::string> pairs, impls;
+  for (const auto& r : runs_of(results)) {
+    const auto intensity = number(r, {"intensity", "value"});
+    const auto flop_s = number(r, {"achieved", "flop_per_s"});
+    if (!intensity || !flop_s || *intensity <= 0 || *flop_s <= 0) continue;  // log scales: positive only
+    const double gflops = *flop_s / 1e9;
+    x_lo = std::min(x_lo, *intensity), x_hi = std::max(x_hi, *intensity);
+    y_lo = std::min(y_lo, gflops), y_hi = std::max(y_hi, gflops);
+    push_unique(pairs, text(r, {"pair"}));
+    push_unique(impls, text(r, {"impl"}));
+    auto fmt_or_dash = [](std::optional<double> v, auto&& f) { return v ? f(*v) : std::string(kDash); };
+    points.push_back({
+        {"x", *intensity},
+        {"y", gflops},
+        {"id", text(r, {"id"})},
+        {"pair", text(r, {"pair"})},
+        {"variant", text(r, {"variant"})},
+        {"impl", text(r, {"impl"})},
+        {"shape", shape_label(r.value("shape", json::object()))},
+        {"time", fmt_or_dash(number(r, {"time_s", "median"}), [](double v) { return si(v, "s"); })},
+        {"gflops", si(*flop_s, "FLOP/s")},
+        {"gbs", fmt_or_dash(number(r, {"achieved", "byte_per_s"}), [](double v) { return si(v, "B/s"); })},
+        {"intensity", sig(*intensity) + " FLOP/B (" + text(r, {"intensity", "bytes"}, "model") + " bytes)"},
+        {"bound", text(r, {"bound"}, std::string(kDash))},
+        {"efficiency", fmt_or_dash(number(r, {"roofline", "efficiency"}), [](double v) { return percent(v); })},
+    });
+  }
+  if (points.empty()) return nullptr;
+
+  const auto bandwidth = roof(results, "bandwidth");
+  std::vector<Roof> compute;
+  for (auto role : {"vector", "matrix"})
+    if (auto c = roof(results, role)) compute.push_back(*c);
+  std::sort(compute.begin(), compute.end(), [](const Roof& a, const Roof& b) { return a.value > b.value; });
+
+  // GB/s times FLOP/byte is GFLOP/s, so the bandwidth roof is y = bw_g * x.
+  const double bw_g = bandwidth ? bandwidth->value / 1e9 : 0;
+  for (const auto& c : compute) {
+    y_hi = std::max(y_hi, c.value / 1e9);
+    if (bandwidth) x_hi = std::max(x_hi, c.value / bandwidth->value);
+  }
+  const double xmin = pow10_floor(x_lo / 2), xmax = pow10_ceil(x_hi * 3);
+  const double ymin = pow10_floor(y_lo / 2), ymax = pow10_ceil(y_hi * 2);
+
+  const json x_scale = {{"type", "log"}, {"domain", {xmin, xmax}}, {"nice", false}};
+  const json y_scale = {{"type", "log"}, {"domain", {ymin, ymax}}, {"nice", false}};
+  const json x_enc = {{"field", "x"}, {"type", "quantitative"}, {"scale", x_scale},
+                      {"axis", {{"title", "arithmetic intensity (FLOP/byte)"}, {"format", "~g"}}}};
+  const json y_enc = {{"field", "y"}, {"type", "quantitative"}, {"scale", y_scale},
+                      {"axis", {{"title", "achieved GFLOP/s"}, {"format", "~g"}}}};
+
+  json layers = json::array();
+  json lines = json::array();
+  json labels = json::array();  // one text layer per label: align and angle are mark properties
+  auto label_layer = [&](double x, double y, const std::string& label, json mark_props) {
+    json mark = {{"type", "text"}, {"fontSize", 11}, {"color", "#333"}, {"fontWeight", "bold"}};
+    mark.update(mark_props);
+    labels.push_back({{"data", {{"values", json::array({{{"x", x}, {"y", y}, {"label", label}}})}}},
+                      {"mark", mark},
+                      {"encoding", {{"x", x_enc}, {"y", y_enc}, {"text", {{"field", "label"}, {"type", "nominal"}}}}}});
+  };
+  if (bandwidth) {
+    const double x_start = std::max(xmin, ymin / bw_g);
+    const double x_end = compute.empty() ? std::min(xmax, ymax / bw_g) : compute.front().value / bandwidth->value;
+    lines.push_back({{"roof", bandwidth->name}, {"x", x_start}, {"y", bw_g * x_start}, {"dash", "solid"}});
+    lines.push_back({{"roof", bandwidth->name}, {"x", x_end}, {"y", bw_g * x_end}, {"dash", "solid"}});
+    // Text along the slope: its angle on screen follows from the decades per pixel.
+    const double px_per_decade_x = kWidth / std::log10(xmax / xmin);
+    const double px_per_decade_y = kHeight / std::log10(ymax / ymin);
+    const double angle = -std::atan(px_per_decade_y / px_per_decade_x) * 180.0 / std::numbers::pi;
+    const double x_label = x_start * std::pow(x_end / x_start, 0.12);
+    label_layer(x_label, bw_g * x_label, fmt::format("{} (bandwidth): {}", bandwidth->name, si(bandwidth->value, "B/s")),
+                {{"align", "left"}, {"baseline", "bottom"}, {"angle", angle}, {"dy", -6}});
+  }
+  for (size_t i = 0; i < compute.size(); ++i) {
+    const auto& c = compute[i];
+    const double y = c.value / 1e9;
+    const double x_start = bandwidth ? c.value / bandwidth->value : xmin;
+    const std::string dash = c.role == "matrix" ? "dashed" : "solid";
+    lines.push_back({{"roof", c.name}, {"x", x_start}, {"y", y}, {"dash", dash}});
+    lines.push_back({{"roof", c.name}, {"x", xmax}, {"y", y}, {"dash", dash}});
+    // Labels stack above the highest roof, where no run can sit (compute-bound runs
+    // crowd just under the roofs); a dashed roof says so in its label.
+    const double top = compute.front().value / 1e9;
+    label_layer(xmax, top,
+                fmt::format("{} ({}{}): {}", c.name, c.role, compute.size() > 1 ? (dash == "dashed" ? ", dashed" : ", solid") : "",
+                            si(c.value, "FLOP/s")),
+                {{"align", "right"}, {"dx", -6}, {"baseline", "bottom"}, {"dy", -4 - 15.0 * static_cast<double>(i)}});
+  }
+  if (!lines.empty()) {
+    layers.push_back({
+        {"data", {{"values", lines}}},
+        {"mark", {{"type", "line"}, {"strokeWidth", 2}, {"color", "#555"}}},
+        {"encoding",
+         {{"x", x_enc},
+          {"y", y_enc},
+          {"detail", {{"field", "roof"}, {"type", "nominal"}}},
+          {"strokeDash",
+           {{"field", "dash"},
+            {"type", "nominal"},
+            {"scale", {{"domain", {"solid", "dashed"}}, {"range", json::array({json::array({1, 0}), json::array({6, 4})})}}},
+            {"legend", nullptr}}}}},
+    });
+  }
+  for (auto& l : labels) layers.push_back(std::move(l));
+  layers.push_back({
+      {"data", {{"values", points}}},
+      {"params", json::array({{{"name", "zoom"}, {"select", "interval"}, {"bind", "scales"}}})},
+      {"mark", {{"type", "point"}, {"filled", true}, {"size", 110}, {"opacity", 0.85}, {"stroke", "#222"}, {"strokeWidth", 0.6}}},
+      {"encoding",
+       {{"x", x_enc},
+        {"y", y_enc},
+        {"color", {{"field", "pair"}, {"type", "nominal"}, {"scale", {{"domain", pairs}}}, {"legend", {{"title", "pair"}}}}},
+        {"shape", {{"field", "impl"}, {"type", "nominal"}, {"scale", {{"domain", impls}}}, {"legend", {{"title", "impl"}}}}},
+        {"tooltip", json::array({tooltip_field("id", "run"), tooltip_field("variant", "variant"), tooltip_field("impl", "impl"),
+                                 tooltip_field("shape", "shape"), tooltip_field("time", "median time"),
+                                 tooltip_field("gflops", "achieved"), tooltip_field("gbs", "bandwidth"),
+                                 tooltip_field("intensity", "intensity"), tooltip_field("bound", "bound"),
+                                 tooltip_field("efficiency", "efficiency")})}}},
+  });
+  return {{"$schema", kVegaLiteSchema},
+          {"description", "Roofline: achieved FLOP/s against arithmetic intensity, under the measured roofs"},
+          {"width", kWidth},
+          {"height", kHeight},
+          {"layer", layers}};
+}
+
+json pair_chart(const json& results, std::string_view pair) {
+  // Dimensions a variant decides (decode's kv_heads) would split one shape into
+  // one column per variant; group by the rest.
+  const bool decode = pair == "decode";
+  std::vector<const json*> runs;
+  double max_time = 0, max_bytes = 0;
+  for (const auto& r : runs_of(results)) {
+    if (text(r, {"pair"}) != pair) continue;
+    runs.push_back(&r);
+    max_time = std::max(max_time, number(r, {"time_s", "median"}).value_or(0));
+    max_bytes = std::max(max_bytes, number(r, {"bytes", "model"}).value_or(0));
+  }
+  if (runs.empty()) return nullptr;
+  const Unit tu = time_unit(max_time > 0 ? max_time : 1), bu = byte_unit(max_bytes);
+  const std::string time_metric = fmt::format("median time ({})", tu.name);
+  const std::string bytes_metric = fmt::format("model bytes ({})", bu.name);
+
+  json rows = json::array();
+  std::vector<std::string> combos, groups, variants, metrics;
+  for (const json* rp : runs) {
+    const json& r = *rp;
+    const json shape = r.value("shape", json::object());
+    const std::string group = decode ? shape_label(shape, {"kv_heads"}) : shape_label(shape);
+    std::string combo = combo_label(r);
+    if (decode && shape.contains("kv_heads") && shape["kv_heads"].is_number())
+      combo += " (kv " + integer_or_sig(shape["kv_heads"].get<double>()) + ")";
+    const json base = {{"group", group}, {"combo", combo}, {"variant", text(r, {"variant"})}, {"impl", text(r, {"impl"})},
+                       {"id", text(r, {"id"})}, {"shape", shape_label(shape)}};
+    const auto median = number(r, {"time_s", "median"});
+    if (median && *median > 0) {
+      json row = base;
+      row["metric"] = time_metric;
+      row["value"] = *median / tu.scale;
+      const auto lo = number(r, {"time_s", "min"}), hi = number(r, {"time_s", "max"});
+      std::string label = si(*median, "s");
+      if (lo && hi) {
+        row["lo"] = *lo / tu.scale;
+        row["hi"] = *hi / tu.scale;
+        label += fmt::format(" (min {}, max {})", si(*lo, "s"), si(*hi, "s"));
+      }
+      row["text"] = label;
+      rows.push_back(row);
+      push_unique(metrics, time_metric);
+    }
+    const auto model = number(r, {"bytes", "model"});
+    if (model && *model > 0) {
+      json row = base;
+      row["metric"] = bytes_metric;
+      row["value"] = *model / bu.scale;
+      row["text"] = si(*model, "B");
+      rows.push_back(row);
+      push_unique(metrics, bytes_metric);
+    }
+    push_unique(combos, combo);
+    push_unique(groups, group);
+    push_unique(variants, text(r, {"variant"}));
+  }
+  if (rows.empty()) return nullptr;
+  std::stable_sort(metrics.begin(), metrics.end(), [&](const std::string& a, const std::string&) { return a == time_metric; });
+
+  const json x_enc = {{"field", "combo"}, {"type", "nominal"}, {"sort", combos},
+                      {"axis", {{"title", nullptr}, {"labelAngle", -35}, {"labelLimit", 160}}}};
+  const json color = {{"field", "variant"}, {"type", "nominal"}, {"scale", {{"domain", variants}}}, {"legend", {{"title", "variant"}}}};
+  const json tooltip = json::array({tooltip_field("id", "run"), tooltip_field("shape", "shape"), tooltip_field("metric", "metric"),
+                                    tooltip_field("text", "value")});
+  // One panel per metric (time with min–max error bars, then model bytes), each a
+  // row of columns by shape with its own y scale: shapes differ by orders of magnitude.
+  auto panel = [&](const std::string& metric, bool error_bars) {
+    json layers = json::array({{{"mark", {{"type", "bar"}, {"width", {{"band", 0.75}}}}},
+                                {"encoding",
+                                 {{"x", x_enc},
+                                  {"y", {{"field", "value"}, {"type", "quantitative"}, {"axis", {{"title", metric}}}}},
+                                  {"color", color},
+                                  {"tooltip", tooltip}}}}});
+    if (error_bars)
+      layers.push_back({{"mark", {{"type", "errorbar"}, {"ticks", {{"size", 8}}}, {"color", "#222"}}},
+                        {"encoding",
+                         {{"x", x_enc},
+                          {"y", {{"field", "lo"}, {"type", "quantitative"}, {"title", metric}}},
+                          {"y2", {{"field", "hi"}}}}}});
+    return json{{"title", {{"text", error_bars ? metric + ", min–max bars" : metric}, {"fontSize", 13}, {"anchor", "start"}}},
+                {"transform", json::array({{{"filter", {{"field", "metric"}, {"equal", metric}}}}})},
+                {"facet", {{"column", {{"field", "group"}, {"type", "nominal"}, {"sort", groups},
+                                       {"header", {{"title", nullptr}, {"labelFontSize", 11}, {"labelLimit", 400}}}}}}},
+                {"spec", {{"width", {{"step", 34}}}, {"height", 200}, {"layer", layers}}},
+                {"resolve", {{"scale", {{"y", "independent"}}}}}};
+  };
+  json panels = json::array();
+  const bool all_have_range = std::all_of(rows.begin(), rows.end(), [&](const json& r) {
+    return r["metric"] != time_metric || r.contains("lo");
+  });
+  for (const auto& metric : metrics) panels.push_back(panel(metric, metric == time_metric && all_have_range));
+  return {{"$schema", kVegaLiteSchema},
+          {"description", pair_title(pair)},
+          {"data", {{"values", rows}}},
+          {"hconcat", panels},
+          {"spacing", 40}};
+}
+
+json block_shares_chart(const json& results) {
+  const std::string kFlops = "FLOP share", kRuntime = "runtime share";
+  const std::string kPaper = "Ivanov et al. 2021 (paper): BERT-large, V100, PyTorch";
+  std::vector<const json*> runs;
+  std::vector<std::string> shapes;
+  for (const auto& r : runs_of(results)) {
+    const auto* classes = find(r, {"breakdown", "classes"});
+    if (!classes || !classes->is_array() || classes->empty()) continue;
+    runs.push_back(&r);
+    push_unique(shapes, shape_label(r.value("shape", json::object())));
+  }
+  if (runs.empty()) return nullptr;
+
+  json rows = json::array();
+  std::vector<std::string> panels, classes;
+  auto add = [&](const std::string& panel, const std::string& cls, const std::string& measure, double fraction) {
+    rows.push_back({{"panel", panel}, {"class", cls}, {"measure", measure}, {"share", fraction * 100}, {"text", percent(fraction)}});
+    push_unique(panels, panel);
+    push_unique(classes, cls);
+  };
+  for (const json* rp : runs) {
+    const json& r = *rp;
+    std::string panel = "measured: " + combo_label(r);
+    if (shapes.size() > 1) panel += " \u00b7 " + shape_label(r.value("shape", json::object()));
+    for (const auto& c : (*find(r, {"breakdown", "classes"}))) {
+      const std::string cls = text(c, {"class"}, "?");
+      const auto flop_share = number(c, {"flop_share"});
+      const auto time_share = number(c, {"time_share"});
+      if (flop_share && *flop_share >= 0) add(panel, cls, kFlops, *flop_share);
+      if (time_share && *time_share >= 0) add(panel, cls, kRuntime, *time_share);
+    }
+  }
+  if (rows.empty()) return nullptr;
+  // Ivanov, Dryden, Ben-Nun, Li, Hoefler, "Data Movement Is All You Need" (MLSys 2021), Table 1.
+  struct PaperRow {
+    const char* cls;
+    double flops, runtime;
+  };
+  for (const PaperRow& p : {PaperRow{"tensor contraction", 0.9980, 0.610}, PaperRow{"normalization", 0.0017, 0.255},
+                            PaperRow{"element-wise", 0.0003, 0.135}}) {
+    add(kPaper, p.cls, kFlops, p.flops);
+    add(kPaper, p.cls, kRuntime, p.runtime);
+  }
+
+  const json x_enc = {{"field", "class"}, {"type", "nominal"}, {"sort", classes},
+                      {"axis", {{"title", nullptr}, {"labelAngle", 0}, {"labelExpr", "split(datum.label, ' ')"}}}};
+  const json offset = {{"field", "measure"}, {"type", "nominal"}, {"sort", {kFlops, kRuntime}}};
+  const json y_enc = {{"field", "share"}, {"type", "quantitative"}, {"scale", {{"domain", {0, 100}}}},
+                      {"axis", {{"title", "share (%)"}}}};
+  return {{"$schema", kVegaLiteSchema},
+          {"description", "FLOP share vs runtime share by operator class"},
+          {"data", {{"values", rows}}},
+          {"facet", {{"field", "panel"}, {"type", "nominal"}, {"sort", panels},
+                     {"header", {{"title", nullptr}, {"labelFontSize", 12}, {"labelLimit", 360}}}}},
+          {"columns", 3},
+          {"spec",
+           {{"width", {{"step", 38}}},
+            {"height", 220},
+            {"layer",
+             json::array(
+                 {{{"mark", {{"type", "bar"}}},
+                   {"encoding",
+                    {{"x", x_enc},
+                     {"xOffset", offset},
+                     {"y", y_enc},
+                     {"color", {{"field", "measure"}, {"type", "nominal"}, {"sort", {kFlops, kRuntime}},
+                                {"scale", {{"domain", {kFlops, kRuntime}}, {"range", {"#4c78a8", "#f58518"}}}},
+                                {"legend", {{"title", nullptr}, {"orient", "top"}}}}},
+                     {"tooltip", json::array({tooltip_field("panel", "source"), tooltip_field("class", "class"),
+                                              tooltip_field("measure", "measure"), tooltip_field("text", "share")})}}}},
+                  {{"mark", {{"type", "text"}, {"baseline", "bottom"}, {"dy", -3}, {"fontSize", 10}}},
+                   {"encoding", {{"x", x_enc}, {"xOffset", offset}, {"y", y_enc}, {"text", {{"field", "text"}}}}}}})}}}};
+}
+
+std::vector<Chart> build_charts(const json& results) {
+  std::vector<Chart> charts;
+  auto add = [&](std::string id, std::string title, std::string caption, json spec) {
+    if (!spec.is_null()) charts.push_back({std::move(id), std::move(title), std::move(caption), std::move(spec)});
+  };
+  std::string roofs_text;
+  if (auto bw = roof(results, "bandwidth")) roofs_text += fmt::format("{} bandwidth {}", bw->name, si(bw->value, "B/s"));
+  for (auto role : {"vector", "matrix"})
+    if (auto c = roof(results, role))
+      roofs_text += fmt::format("{}{} {} {}", roofs_text.empty() ? "" : ", ", c->name, role, si(c->value, "FLOP/s"));
+  add("roofline", "Roofline",
+      "One point per run at its median time: x is FLOPs per byte, y is the achieved FLOP rate. " +
+          (roofs_text.empty() ? std::string("No roofs were measured, so none are drawn. ")
+                              : "The lines are the measured roofs (" + roofs_text +
+                                    "); a point left of the ridge is memory-bound. ") +
+          "Drag to pan, scroll to zoom, hover a point for details.",
+      roofline_chart(results));
+  for (const auto& pair : pairs_present(results)) {
+    std::string caption =
+        "Left: median time per variant and implementation, one column per shape, the error bars spanning the fastest "
+        "and slowest repetition. Right: the bytes the cost model says each run must move. Each column has its own "
+        "y scale.";
+    if (pair == "decode") caption += " kv_heads follows the variant and is shown in the bar label.";
+    add("pair-" + pair, pair_title(pair), caption, pair_chart(results, pair));
+  }
+  add("block-shares", "Block: FLOP share vs runtime share",
+      "Per operator class, the share of the block's FLOPs and of its runtime. The last panel is not measured here: it "
+      "shows the figures Ivanov et al. report for BERT-large on a V100 in PyTorch (\"Data Movement Is All You Need\", "
+      "MLSys 2021), where normalization is 0.17% of the FLOPs but 25.5% of the runtime.",
+      block_shares_chart(results));
+  return charts;
+}
+
+}  // namespace lmroof::report

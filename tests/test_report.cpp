@@ -1,0 +1,235 @@
+// The HTML report: what render_report_html puts in the page, how it rejects a
+// document that is not lmroof.results/1, and the Vega-Lite files write_report
+// leaves beside the page. tests/e2e/report_renders.sh opens the page in a browser.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/charts.h"
+#include "reports/format.h"
+#include "reports/html_report.h"
+
+namespace {
+
+using nlohmann::json;
+
+json fixture() {
+  std::ifstream in(std::string(LMROOF_TEST_DATA) + "/results_small.json");
+  EXPECT_TRUE(in) << "cannot open tests/data/results_small.json";
+  return json::parse(in);
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// Every <script> element closes at its own </script>: opening and closing tags
+// alternate, so no inlined text ended an element early or left one open.
+void expect_scripts_well_formed(const std::string& html, size_t expected_elements) {
+  const std::string page = lower(html);
+  size_t pos = 0, elements = 0;
+  while (true) {
+    const size_t open = page.find("<script", pos);
+    const size_t close = page.find("</script", pos);
+    if (open == std::string::npos) {
+      EXPECT_EQ(close, std::string::npos) << "a </script appears outside any script element at " << close;
+      break;
+    }
+    ASSERT_NE(close, std::string::npos) << "script element at " << open << " never closes";
+    ASSERT_LT(open, close) << "</script at " << close << " closes nothing";
+    const size_t next_open = page.find("<script", open + 1);
+    EXPECT_TRUE(next_open == std::string::npos || next_open > close)
+        << "<script inside the script element at " << open << " (its text must not contain one)";
+    EXPECT_EQ(page.compare(close, 9, "</script>"), 0) << "inlined text contains </script at " << close;
+    ++elements;
+    pos = close + 1;
+  }
+  EXPECT_EQ(elements, expected_elements);
+}
+
+std::filesystem::path fresh_dir() {
+  std::random_device rd;
+  auto dir = std::filesystem::temp_directory_path() / ("lmroof_test_report_" + std::to_string(rd()) + std::to_string(rd()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The page's own markup: everything before the inlined scripts.
+std::string markup(const std::string& html) { return html.substr(0, html.find("<script")); }
+
+TEST(Report, FixtureHasEveryChartAndSection) {
+  const std::string html = lmroof::render_report_html(fixture());
+  for (const char* id : {"roofline", "pair-norm", "pair-bias", "pair-block", "pair-decode", "block-shares", "runs-table"})
+    EXPECT_NE(html.find(std::string("id=\"chart-") + id + "\""), std::string::npos) << "missing chart container " << id;
+  for (const char* id : {"id=\"claims\"", "id=\"metrics\"", "id=\"comparisons\"", "id=\"runs-table\"", "id=\"machine\"",
+                         "id=\"report-errors\"", "id=\"report-charts\""})
+    EXPECT_NE(html.find(id), std::string::npos) << "missing " << id;
+  EXPECT_NE(html.find("data-charts-expected=\"6\""), std::string::npos);
+  const std::string page = markup(html);
+  // The claims come first, with coloured verdicts and links to their charts.
+  EXPECT_LT(page.find("id=\"claims\""), page.find("id=\"metrics\""));
+  EXPECT_LT(page.find("id=\"metrics\""), page.find("id=\"chart-roofline\""));
+  EXPECT_LT(page.find("id=\"chart-block-shares\""), page.find("id=\"comparisons\""));
+  EXPECT_LT(page.find("id=\"comparisons\""), page.find("id=\"chart-runs-table\""));
+  EXPECT_LT(page.find("id=\"chart-runs-table\""), page.find("id=\"machine\""));
+  for (const char* v : {"verdict-holds", "verdict-fails", "verdict-inconclusive"}) EXPECT_NE(page.find(v), std::string::npos) << v;
+  EXPECT_NE(page.find("href=\"#chart-pair-norm\""), std::string::npos);
+  EXPECT_NE(page.find("analytic"), std::string::npos);
+  EXPECT_NE(page.find("30.4 GB/s"), std::string::npos);    // the copy ceiling
+  EXPECT_NE(page.find("201 GFLOP/s"), std::string::npos);  // the FMA ceiling
+  EXPECT_NE(page.find("1.27 ms"), std::string::npos);      // a median time
+  // Self-contained: nothing refers to another file or host.
+  EXPECT_EQ(page.find(" src="), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+}
+
+TEST(Report, InlinedScriptsCannotCloseEarly) {
+  expect_scripts_well_formed(lmroof::render_report_html(fixture()), 5);
+
+  // Text from results.json lands in the markup and in the inlined chart data.
+  json doc = fixture();
+  doc["runs"][0]["variant"] = "x</script><script>alert(1)</script>";
+  doc["claims"][0]["statement"] = "</SCRIPT><b>bold</b>";
+  const std::string html = lmroof::render_report_html(doc);
+  expect_scripts_well_formed(html, 5);
+  EXPECT_EQ(html.find("<b>bold</b>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;/SCRIPT&gt;&lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
+}
+
+TEST(Report, RejectsDocumentsThatAreNotResults) {
+  auto expect_rejected = [](const json& doc, const std::string& mentions) {
+    try {
+      lmroof::render_report_html(doc);
+      ADD_FAILURE() << "accepted " << doc.dump().substr(0, 80);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(mentions), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << "message is not one line: " << what;
+    }
+  };
+  json doc = fixture();
+  doc["schema"] = "lmroof.results/2";
+  expect_rejected(doc, "lmroof.results/2");
+  doc["schema"] = 1;
+  expect_rejected(doc, "schema");
+  doc.erase("schema");
+  expect_rejected(doc, "schema");
+  doc = fixture();
+  doc.erase("runs");
+  expect_rejected(doc, "runs");
+  doc = fixture();
+  doc["runs"] = json::object();
+  expect_rejected(doc, "runs");
+  doc = fixture();
+  doc["runs"][2] = 7;
+  expect_rejected(doc, "runs[2]");
+  doc = fixture();
+  doc["claims"] = "none";
+  expect_rejected(doc, "claims");
+  expect_rejected(json::array(), "object");
+  expect_rejected(json{{"benchmarks", json::array()}}, "schema");
+  // Nothing is written for a rejected document (the folder does not even exist).
+  EXPECT_THROW(lmroof::write_report(json{{"schema", "other"}}, std::filesystem::temp_directory_path() / "lmroof_no_such_dir" / "r.html"),
+               std::invalid_argument);
+}
+
+TEST(Report, WriteReportWritesPageAndVegaLiteSpecs) {
+  const auto dir = fresh_dir();
+  lmroof::write_report(fixture(), dir / "report.html");
+  ASSERT_TRUE(std::filesystem::exists(dir / "report.html"));
+  EXPECT_GT(std::filesystem::file_size(dir / "report.html"), 500'000u);  // the Vega builds are inlined
+  for (const char* id : {"roofline", "pair-norm", "pair-bias", "pair-block", "pair-decode", "block-shares"}) {
+    const auto path = dir / (std::string("report.") + id + ".vl.json");
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    std::ifstream in(path);
+    json spec;
+    ASSERT_NO_THROW(spec = json::parse(in)) << path;
+    EXPECT_NE(spec.value("$schema", "").find("vega-lite"), std::string::npos) << path;
+  }
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    (void)entry;
+    ++files;
+  }
+  EXPECT_EQ(files, 7u) << "only the page and six specs, no temporary files";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Report, ChartsHoldOnlyWhatCanBeDrawn) {
+  json doc = fixture();
+  // Keep the norm runs only, one of them without a FLOP rate (a log axis cannot show 0).
+  json runs = json::array();
+  for (const auto& r : doc["runs"])
+    if (r["pair"] == "norm") runs.push_back(r);
+  runs[0]["achieved"]["flop_per_s"] = 0;
+  runs[1]["intensity"]["value"] = nullptr;
+  doc["runs"] = runs;
+  doc["claims"] = json::array();
+  const auto charts = lmroof::report::build_charts(doc);
+  ASSERT_EQ(charts.size(), 2u);
+  EXPECT_EQ(charts[0].id, "roofline");
+  EXPECT_EQ(charts[1].id, "pair-norm");
+  // The points layer is the last; the two unplottable runs are not in it.
+  const json& points = charts[0].spec["layer"].back()["data"]["values"];
+  EXPECT_EQ(points.size(), runs.size() - 2);
+  for (const auto& p : points) {
+    EXPECT_GT(p["x"].get<double>(), 0);
+    EXPECT_GT(p["y"].get<double>(), 0);
+  }
+  const std::string spec = charts[0].spec.dump();
+  EXPECT_NE(spec.find("copy (bandwidth): 30.4 GB/s"), std::string::npos);
+  EXPECT_NE(spec.find("fp32_fma (vector"), std::string::npos);
+  EXPECT_NE(spec.find("sgemm (matrix"), std::string::npos);
+
+  const std::string html = lmroof::render_report_html(doc);
+  EXPECT_NE(html.find("data-charts-expected=\"2\""), std::string::npos);
+  EXPECT_EQ(markup(html).find("id=\"chart-block-shares\""), std::string::npos);
+  EXPECT_NE(html.find("No claims were checked"), std::string::npos);
+
+  json empty = {{"schema", "lmroof.results/1"}, {"runs", json::array()}};
+  EXPECT_TRUE(lmroof::report::build_charts(empty).empty());
+  EXPECT_NE(lmroof::render_report_html(empty).find("data-charts-expected=\"0\""), std::string::npos);
+}
+
+TEST(Report, BlockSharesShowThePapersFigures) {
+  const auto spec = lmroof::report::block_shares_chart(fixture());
+  ASSERT_FALSE(spec.is_null());
+  int paper_rows = 0;
+  for (const auto& row : spec["data"]["values"])
+    if (row["panel"].get<std::string>().find("(paper)") != std::string::npos) {
+      ++paper_rows;
+      if (row["class"] == "normalization" && row["measure"] == "runtime share") {
+        EXPECT_DOUBLE_EQ(row["share"].get<double>(), 25.5);
+      }
+    }
+  EXPECT_EQ(paper_rows, 6);
+}
+
+TEST(Report, NumbersAreReadable) {
+  using namespace lmroof::report;
+  EXPECT_EQ(si(1.27e-3, "s"), "1.27 ms");
+  EXPECT_EQ(si(9.3e-4, "s"), "930 \u00b5s");
+  EXPECT_EQ(si(30.4e9, "B/s"), "30.4 GB/s");
+  EXPECT_EQ(si(2.013e11, "FLOP/s"), "201 GFLOP/s");
+  EXPECT_EQ(si(999.7, "B"), "1.00 kB");
+  EXPECT_EQ(si(0, "B"), "0 B");
+  EXPECT_EQ(sig(0.5), "0.500");
+  EXPECT_EQ(sig(157.52), "158");
+  EXPECT_EQ(sig(0.000123456), "0.000123");
+  EXPECT_EQ(percent(0.0123), "1.23%");
+  EXPECT_EQ(ratio(1.5193), "1.52\u00d7");
+  EXPECT_EQ(shape_label(json{{"d_model", 1024}, {"tokens", 4096}}), "tokens=4096 d_model=1024");
+  EXPECT_EQ(html_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+}
+
+}  // namespace
