@@ -1,10 +1,35 @@
-// TEMPORARY placeholder so the tree links while the bias pair is written; replaced by the real registration.
+// Registers the bias pair: variants, implementation levels, suite shapes, comparisons.
+#include "bias/bias.h"
 #include "registry.h"
+
 namespace lmroof {
+
 PairDef bias_pair() {
   PairDef p;
   p.name = "bias";
-  p.complete_shape = [](const std::string&, const Shape& s) { return s; };
+  p.summary = "Linear layer y = x·Wᵀ with and without bias; the bias add fused into the GEMM or as its own pass";
+  p.combos = {{"nobias", "fused"}, {"bias", "fused"}, {"bias", "unfused"}};
+  // Sized for a small CPU: each GEMM is 2.1 GFLOP (2^31), 10-20 ms on two cores.
+  // The shapes span a square GEMM, a wide weight with few tokens (W dominates the
+  // bytes), and many tokens through a narrow layer, where y is large next to x and W
+  // and the unfused extra pass over y weighs most.
+  p.default_shapes = {{{"tokens", 1024}, {"in_features", 1024}, {"out_features", 1024}},
+                      {{"tokens", 256}, {"in_features", 4096}, {"out_features", 1024}},
+                      {{"tokens", 8192}, {"in_features", 128}, {"out_features", 1024}}};
+  p.quick_shapes = {{{"tokens", 64}, {"in_features", 256}, {"out_features", 256}}};
+  p.comparisons = {
+      {{"nobias", "fused"}, {"bias", "unfused"}, "bias add, unfused: cost of the extra pass"},
+      {{"nobias", "fused"}, {"bias", "fused"}, "bias add, fused into the GEMM's output"},
+  };
+  p.complete_shape = [](const std::string&, const Shape& s) { return bias::complete_shape(s); };
+  p.cost = [](const RunSpec& r) {
+    return bias::cost(bias::parse_kind(r.variant), r.impl == "fused", bias::dims_of(r.shape), dtype_bytes(r.dtype));
+  };
+  p.make_cpu = bias::make_cpu;
+#ifdef LMROOF_WITH_CUDA
+  p.make_cuda = bias::make_cuda;
+#endif
   return p;
 }
+
 }  // namespace lmroof

@@ -1,0 +1,75 @@
+#pragma once
+// Decode attention: one new token per sequence attends over a KV cache of
+// `context` tokens. q [batch, q_heads, head_dim]; K and V caches
+// [batch, kv_heads, context, head_dim]; out [batch, q_heads, head_dim]; fp32;
+// scores scaled by 1/sqrt(head_dim). Query head h reads kv head h / group, with
+// group = q_heads / kv_heads (consecutive query heads share a kv head).
+// Variants: "mha" (kv_heads = q_heads), "gqa" (a group of query heads shares a kv
+// head), "mqa" (kv_heads = 1).
+// Implementation levels: "naive" (each query head streams its K and V rows itself,
+// so a group of g query heads reads the same K/V g times) and "grouped" (each K/V
+// row is loaded once and used by all g query heads of its group). Both use an
+// online (flash-decoding style) softmax and, when there are too few
+// (batch, head) work items to fill the threads, split the context and combine.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "common/cost.h"
+#include "common/workload.h"
+
+namespace lmroof::decode {
+
+enum class Kind { mha, gqa, mqa };
+Kind parse_kind(std::string_view variant);
+enum class Impl { naive, grouped };
+Impl parse_impl(std::string_view impl);
+
+struct Dims {
+  int64_t batch;
+  int64_t q_heads;
+  int64_t kv_heads;
+  int64_t head_dim;
+  int64_t context;
+  int64_t group() const { return q_heads / kv_heads; }
+};
+Dims dims_of(const Shape& shape);  // a completed shape (kv_heads present)
+
+// The GQA group size used when the shape gives no kv_heads: the largest divisor of
+// q_heads that is at most 8 (8 whenever q_heads is a multiple of 8, as in
+// Llama-2-70B; q_heads = 4 gives one kv head; a prime q_heads above 8 gives
+// group 1). mha: q_heads; mqa: 1.
+int64_t default_kv_heads(Kind kind, int64_t q_heads);
+
+// Fills kv_heads when absent and validates the shape: batch, q_heads, head_dim and
+// context positive; a given kv_heads must equal q_heads for mha, 1 for mqa, and
+// divide q_heads for gqa. Returns {batch, q_heads, kv_heads, head_dim, context}.
+Shape complete_shape(Kind kind, const Shape& shape);
+
+// How many pieces each (batch, head) work item's context is split into (split-K,
+// combined afterwards). A function of the shape only, so the cost model knows it:
+// on the CPU, split only while there are fewer than kTargetItems work items
+// (batch × q_heads for naive, batch × kv_heads for grouped), and never into pieces
+// shorter than kMinChunk positions. The CUDA kernels count no split for now.
+inline constexpr int64_t kTargetItems = 32;
+inline constexpr int64_t kMinChunk = 512;
+int64_t context_splits(Backend backend, Impl impl, Dims d);
+
+// `splits` as context_splits gives it; each split beyond one writes and the combine
+// reads back head_dim + 2 floats (unnormalised output, running max, running sum)
+// per query head.
+Cost cost(Impl impl, Dims d, int64_t splits, int element_bytes);
+
+// float64 reference: two-pass softmax per (batch, query head).
+void reference(Dims d, std::span<const float> q, std::span<const float> k, std::span<const float> v,
+               std::span<double> out);
+
+// CPU kernel. `partials` must hold cpu_partial_floats(impl, d) floats (none without a split).
+size_t cpu_partial_floats(Impl impl, Dims d);
+void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* v, float* out, float* partials);
+
+std::unique_ptr<Workload> make_cpu(const RunSpec& spec);
+std::unique_ptr<Workload> make_cuda(const RunSpec& spec);  // kernels/decode/decode_cuda.cu
+
+}  // namespace lmroof::decode
