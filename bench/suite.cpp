@@ -88,11 +88,14 @@ void register_pair_benchmarks(const SuiteOptions& options) {
   for (const RunSpec& spec : suite_runs(options)) {
     auto* b = benchmark::RegisterBenchmark(spec.bench_name().c_str(),
                                            [spec](benchmark::State& state) { run_pair_benchmark(state, spec); });
-    b->Repetitions(options.repetitions)->MinTime(options.min_time_s)->Unit(benchmark::kMillisecond);
+    b->Repetitions(options.repetitions)->Unit(benchmark::kMillisecond);
     if (spec.backend == Backend::cuda)
-      b->UseManualTime();
+      // One Google Benchmark iteration = one adaptive sampling loop (gpu_timer): it
+      // samples until the noise target is met and reports the median.
+      b->Iterations(1)->UseManualTime();
     else
-      b->UseRealTime();  // the kernels are multi-threaded: CPU time of the main thread means nothing
+      // The kernels are multi-threaded: the main thread's CPU time means nothing.
+      b->MinTime(options.min_time_s)->UseRealTime();
   }
 }
 

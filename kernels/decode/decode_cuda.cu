@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -187,8 +188,16 @@ struct SimtLayout {
     s = q + static_cast<size_t>(gmax) * dhp * 4;                           // [kThreads / tk][gmax][tk] float
     p = s + static_cast<size_t>(kThreads / tk) * gmax * tk * 4;            // [gmax][tk] float
     stats = p + static_cast<size_t>(gmax) * tk * 4;                        // m, l, alpha, (pad) [gmax] float
-    red = stats + static_cast<size_t>(4) * gmax * 4;                       // [ns][2][dhp] float
-    total = red + static_cast<size_t>(ns) * 2 * dhp * 4;
+    total = stats + static_cast<size_t>(4) * gmax * 4;
+    // [ns][2][dhp] float for the final key-phase sums: used after the last tile, so it
+    // reuses the K/V stages when it fits (it always does for 64-key tiles)
+    const size_t red_bytes = static_cast<size_t>(ns) * 2 * dhp * 4;
+    if (red_bytes <= q - kv) {
+      red = kv;
+    } else {
+      red = total;
+      total += red_bytes;
+    }
   }
 };
 
@@ -357,7 +366,8 @@ __global__ void __launch_bounds__(kThreads) decode_simt_kernel(Params p) {
     __syncthreads();  // the stage is refilled two tiles on
   }
 
-  // combine the key phases, normalise (or keep the split's partial state)
+  // combine the key phases (red may alias the stages: the loop ended on a barrier),
+  // normalise (or keep the split's partial state)
   if (pv_active)
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh)
@@ -726,17 +736,28 @@ class CudaDecodeWorkload final : public cuda::CudaWorkload {
     CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(config_.kernel),
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(config_.smem)));
 
-    // Split the context so that B·Hkv·(head chunks)·splits CTAs fill every SM at the
-    // kernel's occupancy, never below two tiles per split.
+    // Split the context so that the B·Hkv·(head chunks)·splits CTAs fill every SM at the
+    // kernel's occupancy: with equal CTAs the run takes waves(s) = ceil(items·s / slots)
+    // rounds of L/s keys, so pick the split count s minimising waves(s)/s (the smallest
+    // s within 2 % of the best, as every split adds partials and combine work), with
+    // at least two tiles per split.
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, config_.kernel, kThreads, config_.smem));
     if (per_sm < 1) throw std::runtime_error("decode: the CUDA kernel does not fit on an SM");
     const int64_t items = d_.batch * d_.kv_heads * config_.ctas_per_kv;
-    const int64_t target = static_cast<int64_t>(sms) * per_sm;
+    const int64_t slots = static_cast<int64_t>(sms) * per_sm;
     const int64_t most = std::max<int64_t>(1, std::min<int64_t>(kMaxSplits, d_.context / (2 * config_.tile)));
-    int64_t splits = std::clamp<int64_t>((target + items - 1) / items, 1, most);
+    int64_t splits = 1;
+    double best = std::numeric_limits<double>::infinity();
+    for (int64_t s = 1; s <= most; ++s) {
+      const double time = static_cast<double>((items * s + slots - 1) / slots) / static_cast<double>(s);
+      if (time < best * 0.98) {
+        best = time;
+        splits = s;
+      }
+    }
     int64_t chunk = (d_.context + splits - 1) / splits;
     chunk = (chunk + config_.tile - 1) / config_.tile * config_.tile;
     splits = (d_.context + chunk - 1) / chunk;  // no empty split

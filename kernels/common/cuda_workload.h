@@ -1,0 +1,57 @@
+#pragma once
+// Base of every CUDA Workload: a dedicated non-blocking stream on which run()
+// enqueues its kernels (never the legacy default stream, so nothing else in the
+// process serializes with it), and on which the timer records its events.
+#include <cuda_runtime.h>
+
+#include "common/cuda_check.h"
+#include "common/workload.h"
+
+namespace lmroof::cuda {
+
+class CudaWorkload : public Workload {
+ public:
+  CudaWorkload() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~CudaWorkload() override {
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+  }
+  CudaWorkload(const CudaWorkload&) = delete;
+  CudaWorkload& operator=(const CudaWorkload&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// Returns the CUDA workload behind a Workload, or nullptr for a CPU one.
+inline CudaWorkload* as_cuda(Workload& w) { return dynamic_cast<CudaWorkload*>(&w); }
+
+// Owns a cudaEvent_t (timing enabled).
+class Event {
+ public:
+  Event() { CUDA_CHECK(cudaEventCreate(&event_)); }
+  ~Event() {
+    if (event_) cudaEventDestroy(event_);
+  }
+  Event(Event&& o) noexcept : event_(o.event_) { o.event_ = nullptr; }
+  Event& operator=(Event&&) = delete;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+  void record(cudaStream_t stream) const { CUDA_CHECK(cudaEventRecord(event_, stream)); }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Milliseconds between two recorded events, after waiting for the second.
+inline float elapsed_ms(const Event& start, const Event& stop) {
+  CUDA_CHECK(cudaEventSynchronize(stop.get()));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return ms;
+}
+
+}  // namespace lmroof::cuda

@@ -1,0 +1,233 @@
+// CUDA backend: every pair x variant x implementation level x dtype (bf16, fp32) on
+// awkward shapes against the float64 reference, on fresh random inputs, with the
+// outputs poisoned before each run (Workload::validate). Shapes are chosen to reach
+// every kernel configuration: the fused norm's warp / block / streaming paths and its
+// unaligned rows, GEMMs with odd leading dimensions, the block's short and long
+// softmax rows, decode's CUDA-core and tensor-core kernels with 1..4 m-tiles, several
+// head chunks, split-K with the combine, and head sizes without 16-byte rows.
+//
+// Compiled in every build. Without CUDA, or without a device, every GPU test is
+// skipped with the device query's reason (visible as SKIPPED, never a silent pass).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "profiler/device_query.h"
+#include "registry.h"
+#include "test_support.h"
+
+#ifdef LMROOF_WITH_CUDA
+#include <cuda_runtime.h>
+
+#include "common/cuda_workload.h"
+#include "profiler/gpu_timer.h"
+#endif
+
+namespace lmroof {
+namespace {
+
+// Empty when a CUDA device can be used, else why not.
+const std::string& cuda_unavailable() {
+  static const std::string reason = [] {
+    const DeviceInfo info = query_cuda_device();
+    return info.available ? std::string() : info.reason.empty() ? std::string("unknown reason") : info.reason;
+  }();
+  return reason;
+}
+
+#define LMROOF_SKIP_WITHOUT_CUDA()                                           \
+  do {                                                                       \
+    if (!cuda_unavailable().empty())                                         \
+      GTEST_SKIP() << "no CUDA device: " << cuda_unavailable();              \
+  } while (0)
+
+struct Case {
+  std::string pair, variant, impl;
+  DType dtype;
+  Shape shape;
+};
+
+// Every (pair, variant, impl) the CUDA backend must run; CudaKernelCoverage checks the
+// list against the registry so that a new combination cannot go untested.
+const std::vector<std::tuple<std::string, std::string, std::string>> kCombos = {
+    {"norm", "layernorm", "unfused"}, {"norm", "layernorm", "fused"}, {"norm", "rmsnorm", "unfused"},
+    {"norm", "rmsnorm", "fused"},     {"bias", "nobias", "fused"},    {"bias", "bias", "fused"},
+    {"bias", "bias", "unfused"},      {"block", "serial", "fused"},   {"block", "parallel", "fused"},
+    {"decode", "mha", "naive"},       {"decode", "mha", "grouped"},   {"decode", "gqa", "naive"},
+    {"decode", "gqa", "grouped"},     {"decode", "mqa", "naive"},     {"decode", "mqa", "grouped"},
+};
+
+std::vector<Shape> shapes_for(const std::string& pair) {
+  if (pair == "norm")
+    return {
+        {{"tokens", 1}, {"d_model", 7}},        // tail only, one row
+        {{"tokens", 64}, {"d_model", 33}},      // warp per row, every row unaligned
+        {{"tokens", 3}, {"d_model", 1000}},     // bf16: warp x 4 vectors; fp32: block of 128
+        {{"tokens", 300}, {"d_model", 512}},    // many rows in warp mode, aligned
+        {{"tokens", 17}, {"d_model", 4096}},    // block of 128 (bf16) / 256 (fp32)
+        {{"tokens", 9}, {"d_model", 8192}},     // block of 256 (bf16) / 512 (fp32)
+        {{"tokens", 5}, {"d_model", 12289}},    // block of 512 / 1024 with head and tail
+        {{"tokens", 2}, {"d_model", 40000}},    // past the register budget: streaming kernel
+    };
+  if (pair == "bias")
+    return {
+        {{"tokens", 1}, {"in_features", 1}, {"out_features", 1}},
+        {{"tokens", 7}, {"in_features", 33}, {"out_features", 65}},  // odd leading dimensions
+        {{"tokens", 64}, {"in_features", 256}, {"out_features", 96}},
+        {{"tokens", 130}, {"in_features", 100}, {"out_features", 257}},
+        {{"tokens", 5}, {"in_features", 1024}, {"out_features", 3}},
+    };
+  if (pair == "block")
+    return {
+        {{"tokens", 1}, {"d_model", 64}},                                        // one token, one head
+        {{"tokens", 37}, {"d_model", 96}, {"head_dim", 16}},                     // 6 heads
+        {{"tokens", 64}, {"d_model", 128}, {"q_heads", 2}, {"d_ff", 100}},       // d_ff not a vector multiple
+        {{"tokens", 130}, {"d_model", 60}, {"head_dim", 6}, {"d_ff", 50}},       // 12-byte head rows
+        {{"tokens", 600}, {"d_model", 128}, {"head_dim", 32}},                   // block-per-row softmax
+        {{"tokens", 515}, {"d_model", 64}, {"head_dim", 32}, {"d_ff", 136}},     // long odd rows
+    };
+  if (pair == "decode")
+    return {
+        {{"batch", 1}, {"q_heads", 1}, {"head_dim", 64}, {"context", 1}},     // a single key
+        {{"batch", 2}, {"q_heads", 8}, {"head_dim", 64}, {"context", 77}},    // g = 8: one m-tile, half empty
+        {{"batch", 3}, {"q_heads", 12}, {"head_dim", 128}, {"context", 1000}},  // gqa g = 6, mqa g = 12
+        {{"batch", 1}, {"q_heads", 40}, {"head_dim", 96}, {"context", 333}},  // mqa: 3 m-tiles in a 4-tile CTA
+        {{"batch", 2}, {"q_heads", 72}, {"head_dim", 256}, {"context", 130}},  // mqa: 2 head chunks of 64 + 8
+        {{"batch", 1}, {"q_heads", 32}, {"head_dim", 128}, {"context", 4096}},  // many splits + combine
+        {{"batch", 4}, {"q_heads", 2}, {"head_dim", 64}, {"context", 2048}},  // naive with splits
+        {{"batch", 2}, {"q_heads", 6}, {"head_dim", 7}, {"context", 50}},     // odd head_dim: plain loads
+        {{"batch", 1}, {"q_heads", 4}, {"head_dim", 12}, {"context", 200}},   // padded 8-chunks
+        {{"batch", 1}, {"q_heads", 16}, {"head_dim", 80}, {"context", 300}},  // no tensor-core kernel for 80
+        {{"batch", 1}, {"q_heads", 8}, {"head_dim", 256}, {"context", 70}},   // 256: two heads per slot (fp32)
+    };
+  return {};
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (const auto& [pair, variant, impl] : kCombos)
+    for (DType dtype : {DType::bf16, DType::fp32})
+      for (const Shape& shape : shapes_for(pair)) cases.push_back({pair, variant, impl, dtype, shape});
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  return test::sanitize(c.pair + "_" + c.variant + "_" + c.impl + "_" + to_string(c.dtype) + "_" +
+                        c.shape.bench_suffix());
+}
+
+class CudaKernels : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaKernels, MatchesFloat64Reference) {
+  LMROOF_SKIP_WITHOUT_CUDA();
+  const Case& c = GetParam();
+  const RunSpec spec{c.pair, c.variant, c.impl, Backend::cuda, c.dtype, c.shape};
+  auto workload = make_workload(spec);
+  const uint64_t seed = test::fresh_seed();
+  const Validation v = workload->validate(seed);
+  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
+                          << v.tolerance;
+  // A second draw through the same workload: buffers and plans are reused correctly.
+  const uint64_t seed2 = test::fresh_seed();
+  const Validation v2 = workload->validate(seed2);
+  EXPECT_TRUE(v2.passed()) << spec.bench_name() << " seed " << seed2 << " (second run): rel error "
+                           << v2.rel_error << " > " << v2.tolerance;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaKernels, ::testing::ValuesIn(all_cases()), case_name);
+
+// Runs without a GPU: the list above covers every registered combination.
+TEST(CudaKernelCoverage, EveryRegisteredComboIsTested) {
+  for (const auto& pair : all_pairs()) {
+    EXPECT_FALSE(shapes_for(pair.name).empty()) << "no CUDA test shapes for pair " << pair.name;
+    for (const auto& combo : pair.combos) {
+      const auto key = std::make_tuple(pair.name, combo.variant, combo.impl);
+      EXPECT_NE(std::find(kCombos.begin(), kCombos.end(), key), kCombos.end())
+          << pair.name << "/" << combo.variant << "/" << combo.impl << " has no CUDA test";
+    }
+  }
+}
+
+TEST(CudaKernelCoverage, TestShapesAreValid) {
+  for (const auto& [pair, variant, impl] : kCombos)
+    for (const Shape& shape : shapes_for(pair))
+      EXPECT_NO_THROW(find_pair(pair).complete_shape(variant, shape)) << pair << "/" << variant << " " << shape.label();
+}
+
+TEST(CudaBlock, ReportsEveryClassTime) {
+  LMROOF_SKIP_WITHOUT_CUDA();
+  for (const char* variant : {"serial", "parallel"}) {
+    const RunSpec spec{"block", variant, "fused", Backend::cuda, DType::bf16,
+                       {{"tokens", 128}, {"d_model", 256}}};
+    auto workload = make_workload(spec);
+    workload->run();
+    const auto seconds = workload->last_class_seconds();
+    for (const char* cls : {kClassMatrix, kClassAttention, kClassNormalization, kClassElementwise}) {
+      ASSERT_TRUE(seconds.count(cls)) << variant << ": no time for " << cls;
+      EXPECT_GT(seconds.at(cls), 0.0) << variant << ": " << cls;
+      EXPECT_LT(seconds.at(cls), 1.0) << variant << ": " << cls;
+    }
+  }
+}
+
+#ifdef LMROOF_WITH_CUDA
+
+TEST(CudaTiming, SamplesToTheNoiseTargetOrTheCap) {
+  LMROOF_SKIP_WITHOUT_CUDA();
+  const RunSpec spec{"norm", "rmsnorm", "fused", Backend::cuda, DType::bf16, {{"tokens", 4096}, {"d_model", 4096}}};
+  auto workload = make_workload(spec);
+  auto* cw = cuda::as_cuda(*workload);
+  ASSERT_NE(cw, nullptr);
+  for (bool cold : {true, false}) {
+    profiler::GpuTimingOptions o;
+    o.cold = cold;
+    o.min_samples = 10;
+    o.min_time_s = 0.005;
+    o.max_time_s = 2.0;
+    int after = 0;
+    const auto t = profiler::time_on_stream(cw->stream(), [&] { workload->run(); }, o, [&] { ++after; });
+    EXPECT_EQ(t.hold_timeouts, 0);
+    EXPECT_EQ(after, static_cast<int>(t.samples.size()));
+    EXPECT_GE(t.samples.size(), t.converged ? 10u : 1u);
+    EXPECT_GT(t.median, 0.0);
+    EXPECT_LE(t.min, t.median);
+    EXPECT_LE(t.median, t.max);
+    // 2 x 32 MiB of bf16 moved: far more than a microsecond, far less than a second
+    EXPECT_GT(t.median, 1e-6);
+    EXPECT_LT(t.median, 0.1);
+    if (t.converged) {
+      EXPECT_LE(t.cv, o.target_cv);
+    }
+  }
+}
+
+TEST(CudaTiming, FlushBufferIsTwiceL2) {
+  LMROOF_SKIP_WITHOUT_CUDA();
+  const DeviceInfo info = query_cuda_device();
+  EXPECT_GE(static_cast<double>(profiler::L2Flusher::instance().bytes()), 2 * info.l2_bytes);
+}
+
+TEST(CudaTiming, ColdIsNotFasterThanHotForAnL2SizedInput) {
+  LMROOF_SKIP_WITHOUT_CUDA();
+  // x of 8 MiB fits in L2: hot runs read it from L2, cold runs from DRAM.
+  const RunSpec spec{"norm", "rmsnorm", "fused", Backend::cuda, DType::bf16, {{"tokens", 1024}, {"d_model", 4096}}};
+  auto workload = make_workload(spec);
+  auto* cw = cuda::as_cuda(*workload);
+  profiler::GpuTimingOptions o;
+  o.max_time_s = 1.0;
+  o.cold = true;
+  const double cold = profiler::time_on_stream(cw->stream(), [&] { workload->run(); }, o).median;
+  o.cold = false;
+  const double hot = profiler::time_on_stream(cw->stream(), [&] { workload->run(); }, o).median;
+  EXPECT_GE(cold, hot * 0.95) << "cold " << cold << " s, hot " << hot << " s";
+}
+
+#endif  // LMROOF_WITH_CUDA
+
+}  // namespace
+}  // namespace lmroof
