@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Run ON a machine with an NVIDIA GPU and no network, after scripts/device-pack.sh
+# packed .device/ here. It unpacks the carried build, runs the GPU tests, then
+# `lmroof run --backend cuda`, and writes logs, results.json and report.html under
+# $OUT (or ./device-out). A short table comes last. Budget: under 8 minutes.
+#   scripts/device-check.sh [--quick]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+case "${1:-}" in -h|--help) sed -n '2,6p' "$0"; exit 0 ;; esac
+quick=()
+[ "${1:-}" = "--quick" ] && quick=(--quick)
+out="${OUT:-$PWD/device-out}"
+mkdir -p "$out"
+log="$out/device-check.log"
+exec > >(tee -a "$log") 2>&1
+started=$(date +%s)
+step() { echo; echo "== $* ($(( $(date +%s) - started ))s)"; }
+
+[ -f .device/bundle.tar.xz ] || { echo "device-check: .device/bundle.tar.xz missing: run scripts/device-pack.sh first and carry .device"; exit 2; }
+stage=/tmp/lmroof-device
+rm -rf "$stage" && mkdir -p "$stage" && tar -C "$stage" -xJf .device/bundle.tar.xz
+cuda_lib=$(dirname "$(ls /usr/local/cuda/lib64/libcublas.so* /usr/local/cuda/targets/*/lib/libcublas.so* 2>/dev/null | head -1)" 2>/dev/null)
+export LD_LIBRARY_PATH="$stage/lib:${cuda_lib:-/usr/local/cuda/lib64}:${LD_LIBRARY_PATH:-}"
+# The built-in claims live in the source tree, wherever this checkout landed.
+export LMROOF_CLAIMS_DIR="$PWD/claims"
+bin="$stage/bin"
+
+step "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu --format=csv || true
+nvcc --version 2>/dev/null | tail -1 || true
+ldd "$bin/lmroof" | grep -E 'not found' && { echo "device-check: missing libraries"; exit 2; }
+
+step "GPU tests (every CUDA kernel vs the float64 reference)"
+timeout 240 "$bin/lmroof_tests" --gtest_filter='Cuda*:*Cupti*:*Gpu*' --gtest_brief=1 \
+  --gtest_output="xml:$out/gpu-tests.xml" 2>&1 | tail -60
+tests_rc=${PIPESTATUS[0]}
+echo "GPU tests exit code: $tests_rc"
+
+step "lmroof run --backend cuda ${quick[*]}"
+timeout 300 "$bin/lmroof" run --backend cuda "${quick[@]}" --out "$out/run"
+run_rc=$?
+echo "lmroof run exit code: $run_rc"
+
+step "summary"
+if [ -f "$out/run/results.json" ]; then
+  cp "$out/run/results.json" "$out/results.json"
+  cp "$out/run/report.html" "$out/report.html" 2>/dev/null || true
+  python3 - "$out/results.json" <<'PY' || true
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"{'ceiling':<20}{'value':>12}")
+for c in r["ceilings"]:
+    unit = "GB/s" if c["unit"] == "B/s" else "GFLOP/s"
+    print(f"{c['name']:<20}{c['value']/1e9:>12.1f} {unit}  {c.get('detail','')}")
+print()
+print(f"{'run':<72}{'ms':>9}{'GB/s':>9}{'roof%':>7}")
+for x in r["runs"]:
+    bw = x["roofline"].get("bandwidth_utilization")
+    print(f"{x['id'][:71]:<72}{x['time_s']['median']*1e3:>9.3f}{x['achieved']['byte_per_s']/1e9:>9.0f}"
+          f"{(100*bw if bw else 0):>7.0f}")
+PY
+fi
+echo "device-check: tests rc=$tests_rc, run rc=$run_rc, $(( $(date +%s) - started ))s"
+[ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ]
