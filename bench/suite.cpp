@@ -17,11 +17,19 @@ std::vector<RunSpec> suite_runs(const SuiteOptions& options) {
     for (const auto& name : options.pairs) pairs.push_back(&find_pair(name));
 
   std::vector<RunSpec> runs;
-  for (const PairDef* pair : pairs)
+  for (const PairDef* pair : pairs) {
+    if (options.backend == Backend::cuda && !pair->make_cuda) {
+      if (!options.pairs.empty())
+        throw std::invalid_argument("pair '" + pair->name + "' has no CUDA implementation yet");
+      continue;  // the whole-suite default runs what the backend has
+    }
+    const bool gpu_sized = options.backend == Backend::cuda && !options.quick && !pair->cuda_shapes.empty();
+    const auto& shapes = options.quick ? pair->quick_shapes : gpu_sized ? pair->cuda_shapes : pair->default_shapes;
     for (const auto& combo : pair->combos)
-      for (const auto& shape : options.quick ? pair->quick_shapes : pair->default_shapes)
+      for (const auto& shape : shapes)
         runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
                         pair->complete_shape(combo.variant, shape)});
+  }
   return runs;
 }
 

@@ -32,6 +32,9 @@ struct PairDef {
   std::vector<VariantImpl> combos;
   std::vector<Shape> default_shapes;  // the default suite
   std::vector<Shape> quick_shapes;    // --quick: small, for tests and smoke runs
+  // The default suite on the GPU, when it needs larger shapes than the CPU's to
+  // fill the device (empty: default_shapes).
+  std::vector<Shape> cuda_shapes;
   std::vector<ComparisonDef> comparisons;
   // Dimensions the variant decides (decode's kv_heads): two runs of different
   // variants are compared when their shapes agree on every other dimension.

@@ -16,6 +16,11 @@ PairDef bias_pair() {
   p.default_shapes = {{{"tokens", 1024}, {"in_features", 1024}, {"out_features", 1024}},
                       {{"tokens", 256}, {"in_features", 4096}, {"out_features", 1024}},
                       {{"tokens", 8192}, {"in_features", 128}, {"out_features", 1024}}};
+  // GPU: GEMMs large enough to reach tensor-core throughput, plus a skinny one
+  // where the bias pass is a visible share.
+  p.cuda_shapes = {{{"tokens", 4096}, {"in_features", 4096}, {"out_features", 4096}},
+                   {{"tokens", 8192}, {"in_features", 1024}, {"out_features", 4096}},
+                   {{"tokens", 16384}, {"in_features", 256}, {"out_features", 4096}}};
   p.quick_shapes = {{{"tokens", 64}, {"in_features", 256}, {"out_features", 256}}};
   p.comparisons = {
       {{"nobias", "fused"}, {"bias", "unfused"}, "bias add, unfused: cost of the extra pass"},

@@ -13,6 +13,11 @@ PairDef norm_pair() {
                       {{"tokens", 4096}, {"d_model", 1024}},
                       {{"tokens", 2048}, {"d_model", 8192}}};
   p.quick_shapes = {{{"tokens", 512}, {"d_model", 1024}}};
+  // GPU: T·d ≥ 16M elements so the kernels stream far more than the 50-60 MB L2.
+  p.cuda_shapes = {{{"tokens", 8192}, {"d_model", 4096}},
+                   {{"tokens", 16384}, {"d_model", 4096}},
+                   {{"tokens", 4096}, {"d_model", 8192}},
+                   {{"tokens", 32768}, {"d_model", 1024}}};
   p.comparisons = {
       {{"layernorm", "unfused"}, {"rmsnorm", "unfused"}, "RMSNorm vs LayerNorm, unfused (eager)"},
       {{"layernorm", "fused"}, {"rmsnorm", "fused"}, "RMSNorm vs LayerNorm, fused"},
