@@ -1,0 +1,142 @@
+#pragma once
+// Claims: sentences such as "RMSNorm is faster than LayerNorm" written down in a
+// claims file (YAML, or JSON which is YAML too), checked against a results.json,
+// each with a verdict (holds / fails / inconclusive / not measured) and the numbers
+// behind it. The file format and every rule a check applies are in docs/claims.md;
+// the output is results.json's `claims[]` (docs/results-schema.md).
+//
+//   auto claims  = lmroof::load_claims(path);             // throws ClaimsFileError
+//   auto verdicts = lmroof::check_claims(claims, results); // the claims[] array
+//   std::cout << lmroof::format_claims_table(verdicts);
+//   return lmroof::claims_exit_code(verdicts);             // 0 none fails, 1 any fails
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lmroof {
+
+// A problem in a claims file: unreadable, malformed YAML, an unknown kind, field,
+// pair, variant, impl or dimension, a missing or mistyped value, or a selector that
+// is ambiguous on the results. what() is one line, "FILE:LINE: problem". Bad input:
+// the CLI prints it and exits 2.
+class ClaimsFileError : public std::runtime_error {
+ public:
+  ClaimsFileError(std::string file, int line, const std::string& problem);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }  // 1-based; 0 when the problem is the whole file
+
+ private:
+  std::string file_;
+  int line_;
+};
+
+enum class CheckKind { bound, faster, ratio, share, scaling };
+const char* to_string(CheckKind kind);
+
+// Picks runs out of results.json's runs[]. An empty list or unset field matches any.
+struct RunSelector {
+  std::string pair;
+  std::vector<std::string> variants;
+  std::vector<std::string> impls;
+  std::optional<std::string> backend;  // "cpu" | "cuda"
+  std::optional<std::string> dtype;    // "fp32" | "bf16"
+  // Partial shape: a run matches when its shape has each of these dims at this value.
+  std::vector<std::pair<std::string, int64_t>> shape;
+  int line = 0;  // where the selector is written, for messages
+
+  bool matches(const nlohmann::json& run) const;
+  std::string describe() const;  // "norm/rmsnorm/unfused", "decode/*/grouped context=4096"
+};
+
+// [min, max]; either end may be open.
+struct Range {
+  std::optional<double> min;
+  std::optional<double> max;
+  bool contains(double v) const { return (!min || v >= *min) && (!max || v <= *max); }
+  std::string describe(int digits = 3) const;  // "in [0.50, 0.70]", ">= 10", "<= 0.01"
+};
+
+struct Check {
+  CheckKind kind = CheckKind::bound;
+
+  // bound, share, scaling: the runs the check looks at
+  RunSelector run;
+  // faster, ratio: candidate against baseline, paired run by run
+  RunSelector candidate;
+  RunSelector baseline;
+  // faster, ratio: shape dims allowed to differ between paired runs (kv_heads, d_ff)
+  std::vector<std::string> ignore_dims;
+
+  // bound
+  std::string expect;   // "memory" | "compute"
+  double margin = 0.2;  // |I - ridge| <= margin * ridge is inconclusive
+
+  // faster: either factor, or within_noise
+  std::optional<double> factor;  // speedup = baseline time / candidate time >= factor
+  bool within_noise = false;     // "not measurably different"
+  double max_difference = 0.0;   // within_noise: |speedup - 1| allowed beyond the noise
+  // faster, and ratio / scaling of a time: the relative noise of a comparison
+  // (docs/claims.md#noise) is at least noise_floor; above max_noise it is inconclusive.
+  double noise_floor = 0.02;
+  double max_noise = 0.25;
+
+  // ratio, scaling: the metric (docs/claims.md#metrics)
+  std::string metric;
+  Range range;  // ratio
+
+  // share
+  std::string op_class;  // "normalization"
+  Range flop_share;
+  Range time_share;
+  Range time_over_flop_share;
+
+  // scaling
+  std::string dimension;  // "context"
+  double exponent = 1.0;  // metric ~ dimension^exponent
+  double tolerance = 0.1;
+  std::vector<std::string> across;  // selector fields the series may span: "variant", "impl"
+  int min_points = 3;
+};
+
+struct Claim {
+  std::string id;
+  std::string statement;
+  std::string source;
+  std::string chart;    // report chart id; derived from the check when the file has none
+  std::string pending;  // non-empty: the pair it needs is not in lmroof yet (why)
+  Check check;
+  std::string file;  // the claims file, as given to load_claims
+  int line = 0;      // where the claim starts
+};
+
+// Reads and validates a claims file: every field known and typed, every pair,
+// variant and impl in the registry (kernels/registry.h; a claim marked `pending`
+// may name a pair the registry lacks), every shape dimension one results.json uses.
+// Throws ClaimsFileError.
+std::vector<Claim> load_claims(const std::filesystem::path& file);
+// The same from text already in memory; `file` only names it in messages.
+std::vector<Claim> parse_claims(const std::string& text, const std::string& file);
+
+// Checks every claim against a results.json document and returns its claims[]
+// array, one entry per claim in order. Throws std::invalid_argument when
+// `results` is not an lmroof.results/1 document, and ClaimsFileError when a claim
+// cannot be applied to it (a selector that matches several runs where one is needed).
+nlohmann::json check_claims(const std::vector<Claim>& claims, const nlohmann::json& results);
+
+// The verdicts as a terminal table (claim, expected, measured, verdict), wrapped to
+// `width` columns, with a one-line tally at the end.
+std::string format_claims_table(const nlohmann::json& claims, int width = 100);
+
+// 0 when no claim fails, 1 when any fails.
+int claims_exit_code(const nlohmann::json& claims);
+
+// claims/cs336-lecture3.yaml: the lecture's claims, built in.
+std::filesystem::path builtin_claims_path();
+
+}  // namespace lmroof

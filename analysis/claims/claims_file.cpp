@@ -1,0 +1,489 @@
+#include <cstdlib>
+// Reading a claims file: YAML (JSON is YAML too) into Claim, with every problem
+// reported as "FILE:LINE: problem". Format: docs/claims.md.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "analysis/claims/claims.h"
+#include "analysis/claims/claims_internal.h"
+#include "lmroof/build_info.h"
+#include "registry.h"
+
+namespace lmroof {
+
+ClaimsFileError::ClaimsFileError(std::string file, int line, const std::string& problem)
+    : std::runtime_error(line > 0 ? fmt::format("{}:{}: {}", file, line, problem) : fmt::format("{}: {}", file, problem)),
+      file_(std::move(file)),
+      line_(line) {}
+
+const char* to_string(CheckKind kind) {
+  switch (kind) {
+    case CheckKind::bound: return "bound";
+    case CheckKind::faster: return "faster";
+    case CheckKind::ratio: return "ratio";
+    case CheckKind::share: return "share";
+    case CheckKind::scaling: return "scaling";
+  }
+  return "?";
+}
+
+std::filesystem::path builtin_claims_path() {
+  // A carried build (scripts/device-check.sh) runs far from the source tree it was
+  // configured in: LMROOF_CLAIMS_DIR, then the source tree, then ./claims.
+  constexpr const char* kFile = "cs336-lecture3.yaml";
+  std::vector<std::filesystem::path> candidates;
+  if (const char* dir = std::getenv("LMROOF_CLAIMS_DIR"); dir && *dir) candidates.emplace_back(dir);
+  candidates.push_back(std::filesystem::path(build_info::source_dir) / "claims");
+  candidates.emplace_back("claims");
+  for (const auto& dir : candidates)
+    if (std::filesystem::exists(dir / kFile)) return dir / kFile;
+  return candidates.front() / kFile;  // load_claims then names the path it could not open
+}
+
+namespace claims_detail {
+
+const std::vector<std::string>& known_dims() {
+  static const std::vector<std::string> dims = {"tokens",  "d_model",  "d_ff",     "in_features", "out_features",
+                                                "batch",   "q_heads",  "kv_heads", "head_dim",    "context"};
+  return dims;
+}
+
+const std::vector<std::string>& known_charts() {
+  static const std::vector<std::string> charts = [] {
+    std::vector<std::string> c = {"roofline"};
+    for (const auto& p : all_pairs()) c.push_back("pair-" + p.name);  // the report draws one per pair
+    c.push_back("block-shares");
+    c.push_back("runs-table");
+    return c;
+  }();
+  return charts;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const auto& s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+}  // namespace claims_detail
+
+namespace {
+
+using claims_detail::join;
+
+int line_of(const YAML::Node& n) {
+  const auto m = n.Mark();
+  return m.is_null() ? 0 : m.line + 1;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& problem) const {
+    throw ClaimsFileError(file_, line_of(at), problem);
+  }
+  [[noreturn]] void fail(int line, const std::string& problem) const { throw ClaimsFileError(file_, line, problem); }
+
+  // A mapping whose keys are all in `allowed`; duplicate keys are an error.
+  void require_map(const YAML::Node& n, const std::string& what, const std::vector<std::string>& allowed) const {
+    if (!n.IsMap()) fail(n, fmt::format("{} must be a mapping (key: value lines)", what));
+    std::set<std::string> seen;
+    for (const auto& kv : n) {
+      const auto key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+        fail(kv.first, fmt::format("unknown field '{}' in {} (expected {})", key, what, join(allowed, ", ")));
+      if (!seen.insert(key).second) fail(kv.first, fmt::format("field '{}' appears twice in {}", key, what));
+    }
+  }
+
+  std::string string(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) fail(n, fmt::format("'{}' must be a string", what));
+    return n.Scalar();
+  }
+
+  std::string required_string(const YAML::Node& map, const std::string& key, const std::string& owner) const {
+    const auto n = map[key];
+    if (!n) fail(map, fmt::format("{} has no '{}'", owner, key));
+    auto s = string(n, key);
+    if (s.empty()) fail(n, fmt::format("'{}' of {} is empty", key, owner));
+    return s;
+  }
+
+  double number(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) fail(n, fmt::format("'{}' must be a number", what));
+    const std::string s = n.Scalar();
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
+      fail(n, fmt::format("'{}' must be a number, got '{}'", what, s));
+    return v;
+  }
+
+  int64_t integer(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) fail(n, fmt::format("'{}' must be a whole number", what));
+    const std::string s = n.Scalar();
+    int64_t v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size())
+      fail(n, fmt::format("'{}' must be a whole number, got '{}'", what, s));
+    return v;
+  }
+
+  bool boolean(const YAML::Node& n, const std::string& what) const {
+    if (n.IsScalar()) {
+      const auto& s = n.Scalar();
+      if (s == "true" || s == "yes") return true;
+      if (s == "false" || s == "no") return false;
+    }
+    fail(n, fmt::format("'{}' must be true or false", what));
+  }
+
+  // A string or a list of strings.
+  std::vector<std::string> strings(const YAML::Node& n, const std::string& what) const {
+    std::vector<std::string> out;
+    if (n.IsScalar()) {
+      out.push_back(n.Scalar());
+    } else if (n.IsSequence()) {
+      for (const auto& item : n) out.push_back(string(item, what));
+    } else {
+      fail(n, fmt::format("'{}' must be a string or a list of strings", what));
+    }
+    if (out.empty()) fail(n, fmt::format("'{}' is an empty list", what));
+    return out;
+  }
+
+  // [min, max] with either end null, or {min: x, max: y}.
+  Range range(const YAML::Node& n, const std::string& what) const {
+    Range r;
+    if (n.IsSequence()) {
+      if (n.size() != 2) fail(n, fmt::format("'{}' must be [min, max] (use null for an open end)", what));
+      if (!n[0].IsNull()) r.min = number(n[0], what);
+      if (!n[1].IsNull()) r.max = number(n[1], what);
+    } else if (n.IsMap()) {
+      require_map(n, fmt::format("'{}'", what), {"min", "max"});
+      if (n["min"] && !n["min"].IsNull()) r.min = number(n["min"], what + ".min");
+      if (n["max"] && !n["max"].IsNull()) r.max = number(n["max"], what + ".max");
+    } else {
+      fail(n, fmt::format("'{}' must be [min, max] or {{min: x, max: y}}", what));
+    }
+    if (!r.min && !r.max) fail(n, fmt::format("'{}' has neither a min nor a max", what));
+    if (r.min && r.max && *r.min > *r.max) fail(n, fmt::format("'{}' has min {} > max {}", what, *r.min, *r.max));
+    return r;
+  }
+
+  std::vector<std::pair<std::string, int64_t>> shape(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsMap()) fail(n, fmt::format("'{}' must be a mapping of dimension: value", what));
+    std::vector<std::pair<std::string, int64_t>> out;
+    const auto& dims = claims_detail::known_dims();
+    for (const auto& kv : n) {
+      const auto dim = string(kv.first, "dimension");
+      if (std::find(dims.begin(), dims.end(), dim) == dims.end())
+        fail(kv.first, fmt::format("unknown dimension '{}' in {} (known: {})", dim, what, join(dims, ", ")));
+      for (const auto& [d, _] : out)
+        if (d == dim) fail(kv.first, fmt::format("dimension '{}' appears twice in {}", dim, what));
+      const auto v = integer(kv.second, dim);
+      if (v <= 0) fail(kv.second, fmt::format("dimension '{}' must be positive, got {}", dim, v));
+      out.emplace_back(dim, v);
+    }
+    return out;
+  }
+
+  RunSelector selector(const YAML::Node& n, const std::string& what) const {
+    require_map(n, fmt::format("run selector '{}'", what), {"pair", "variant", "impl", "backend", "dtype", "shape"});
+    RunSelector s;
+    s.line = line_of(n);
+    s.pair = required_string(n, "pair", fmt::format("run selector '{}'", what));
+    if (n["variant"]) s.variants = strings(n["variant"], "variant");
+    if (n["impl"]) s.impls = strings(n["impl"], "impl");
+    if (n["backend"]) {
+      s.backend = string(n["backend"], "backend");
+      if (*s.backend != "cpu" && *s.backend != "cuda")
+        fail(n["backend"], fmt::format("unknown backend '{}' (expected cpu, cuda)", *s.backend));
+    }
+    if (n["dtype"]) {
+      s.dtype = string(n["dtype"], "dtype");
+      if (*s.dtype != "fp32" && *s.dtype != "bf16")
+        fail(n["dtype"], fmt::format("unknown dtype '{}' (expected fp32, bf16)", *s.dtype));
+    }
+    if (n["shape"]) s.shape = shape(n["shape"], "shape");
+    return s;
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+CheckKind parse_kind(const Reader& r, const YAML::Node& n) {
+  const auto s = r.string(n, "kind");
+  if (s == "bound") return CheckKind::bound;
+  if (s == "faster") return CheckKind::faster;
+  if (s == "ratio") return CheckKind::ratio;
+  if (s == "share") return CheckKind::share;
+  if (s == "scaling") return CheckKind::scaling;
+  r.fail(n, fmt::format("unknown check kind '{}' (expected bound, faster, ratio, share, scaling)", s));
+}
+
+std::vector<std::string> fields_for(CheckKind kind) {
+  switch (kind) {
+    case CheckKind::bound: return {"kind", "run", "shape", "expect", "margin"};
+    case CheckKind::faster:
+      return {"kind",         "candidate",      "baseline", "shape",      "ignore_dims",
+              "factor",       "within_noise",   "max_difference", "max_noise", "noise_floor"};
+    case CheckKind::ratio:
+      return {"kind",  "candidate",   "baseline",  "shape", "ignore_dims", "metric",
+              "range", "noise_floor", "max_noise"};
+    case CheckKind::share:
+      return {"kind", "run", "shape", "class", "flop_share", "time_share", "time_over_flop_share"};
+    case CheckKind::scaling:
+      return {"kind",     "run",       "shape",  "metric",     "dimension",
+              "exponent", "tolerance", "across", "min_points", "noise_floor", "max_noise"};
+  }
+  return {};
+}
+
+// The check-level `shape` is added to every selector of the check (a selector's own
+// value for the same dimension wins).
+void merge_shape(RunSelector& s, const std::vector<std::pair<std::string, int64_t>>& shape) {
+  for (const auto& [dim, v] : shape) {
+    bool present = false;
+    for (const auto& [d, _] : s.shape) present = present || d == dim;
+    if (!present) s.shape.emplace_back(dim, v);
+  }
+}
+
+Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim_id) {
+  const std::string where = fmt::format("the check of claim '{}'", claim_id);
+  if (!n.IsMap()) r.fail(n, fmt::format("{} must be a mapping", where));
+  if (!n["kind"]) r.fail(n, fmt::format("{} has no 'kind' (expected bound, faster, ratio, share, scaling)", where));
+  Check c;
+  c.kind = parse_kind(r, n["kind"]);
+  r.require_map(n, fmt::format("a {} check", to_string(c.kind)), fields_for(c.kind));
+
+  auto need = [&](const char* key) {
+    if (!n[key]) r.fail(n, fmt::format("{} check of claim '{}' has no '{}'", to_string(c.kind), claim_id, key));
+    return n[key];
+  };
+  auto positive = [&](const char* key, double& out) {
+    if (!n[key]) return;
+    out = r.number(n[key], key);
+    if (out < 0) r.fail(n[key], fmt::format("'{}' must not be negative, got {}", key, out));
+  };
+
+  std::vector<std::pair<std::string, int64_t>> shared_shape;
+  if (n["shape"]) shared_shape = r.shape(n["shape"], "shape");
+  if (n["ignore_dims"]) {
+    c.ignore_dims = r.strings(n["ignore_dims"], "ignore_dims");
+    for (const auto& d : c.ignore_dims)
+      if (std::find(claims_detail::known_dims().begin(), claims_detail::known_dims().end(), d) ==
+          claims_detail::known_dims().end())
+        r.fail(n["ignore_dims"], fmt::format("unknown dimension '{}' in ignore_dims (known: {})", d,
+                                             join(claims_detail::known_dims(), ", ")));
+  }
+  positive("noise_floor", c.noise_floor);
+  positive("max_noise", c.max_noise);
+
+  switch (c.kind) {
+    case CheckKind::bound: {
+      c.run = r.selector(need("run"), "run");
+      c.expect = r.string(need("expect"), "expect");
+      if (c.expect != "memory" && c.expect != "compute")
+        r.fail(n["expect"], fmt::format("'expect' must be memory or compute, got '{}'", c.expect));
+      positive("margin", c.margin);
+      if (c.margin >= 1) r.fail(n["margin"], fmt::format("'margin' must be below 1, got {}", c.margin));
+      break;
+    }
+    case CheckKind::faster: {
+      c.candidate = r.selector(need("candidate"), "candidate");
+      c.baseline = r.selector(need("baseline"), "baseline");
+      if (n["within_noise"]) c.within_noise = r.boolean(n["within_noise"], "within_noise");
+      if (n["factor"]) {
+        c.factor = r.number(n["factor"], "factor");
+        if (*c.factor < 1)
+          r.fail(n["factor"], fmt::format("'factor' must be at least 1, got {} (to claim the other way, swap "
+                                          "candidate and baseline)",
+                                          *c.factor));
+      }
+      if (c.factor && c.within_noise)
+        r.fail(n, fmt::format("faster check of claim '{}' has both 'factor' and 'within_noise: true' (pick one)",
+                              claim_id));
+      if (!c.factor && !c.within_noise)
+        r.fail(n, fmt::format("faster check of claim '{}' needs 'factor: X' or 'within_noise: true'", claim_id));
+      if (!c.within_noise && n["max_difference"])
+        r.fail(n["max_difference"], "'max_difference' applies only with 'within_noise: true'");
+      positive("max_difference", c.max_difference);
+      break;
+    }
+    case CheckKind::ratio: {
+      c.candidate = r.selector(need("candidate"), "candidate");
+      c.baseline = r.selector(need("baseline"), "baseline");
+      c.metric = r.string(need("metric"), "metric");
+      c.range = r.range(need("range"), "range");
+      break;
+    }
+    case CheckKind::share: {
+      c.run = r.selector(need("run"), "run");
+      c.op_class = r.string(need("class"), "class");
+      if (n["flop_share"]) c.flop_share = r.range(n["flop_share"], "flop_share");
+      if (n["time_share"]) c.time_share = r.range(n["time_share"], "time_share");
+      if (n["time_over_flop_share"]) c.time_over_flop_share = r.range(n["time_over_flop_share"], "time_over_flop_share");
+      if (!n["flop_share"] && !n["time_share"] && !n["time_over_flop_share"])
+        r.fail(n, fmt::format("share check of claim '{}' needs flop_share, time_share or time_over_flop_share",
+                              claim_id));
+      break;
+    }
+    case CheckKind::scaling: {
+      c.run = r.selector(need("run"), "run");
+      c.metric = r.string(need("metric"), "metric");
+      c.dimension = r.string(need("dimension"), "dimension");
+      const auto& dims = claims_detail::known_dims();
+      if (std::find(dims.begin(), dims.end(), c.dimension) == dims.end())
+        r.fail(n["dimension"], fmt::format("unknown dimension '{}' (known: {})", c.dimension, join(dims, ", ")));
+      c.exponent = r.number(need("exponent"), "exponent");
+      positive("tolerance", c.tolerance);
+      if (n["across"]) {
+        c.across = r.strings(n["across"], "across");
+        for (const auto& a : c.across)
+          if (a != "variant" && a != "impl")
+            r.fail(n["across"], fmt::format("'across' takes variant and/or impl, got '{}'", a));
+      }
+      if (n["min_points"]) {
+        const auto m = r.integer(n["min_points"], "min_points");
+        if (m < 2) r.fail(n["min_points"], fmt::format("'min_points' must be at least 2, got {}", m));
+        c.min_points = static_cast<int>(m);
+      }
+      break;
+    }
+  }
+  if (c.kind == CheckKind::ratio || c.kind == CheckKind::scaling) {
+    std::string problem;
+    if (!claims_detail::valid_metric(c.metric, problem)) r.fail(n["metric"], problem);
+  }
+  for (auto* s : {&c.run, &c.candidate, &c.baseline})
+    if (!s->pair.empty()) merge_shape(*s, shared_shape);
+  return c;
+}
+
+// Every pair, variant and impl a selector names must be in the registry. A pair
+// registered without combos (still being written) cannot be checked further.
+void check_registry(const Reader& r, const RunSelector& s, bool pending) {
+  const PairDef* pair = nullptr;
+  for (const auto& p : all_pairs())
+    if (p.name == s.pair) pair = &p;
+  if (!pair) {
+    if (pending) return;
+    std::vector<std::string> known;
+    for (const auto& p : all_pairs()) known.push_back(p.name);
+    r.fail(s.line, fmt::format("unknown pair '{}' (known: {})", s.pair, join(known, ", ")));
+  }
+  if (pair->combos.empty()) return;
+  std::vector<std::string> variants, impls;
+  for (const auto& c : pair->combos) {
+    if (std::find(variants.begin(), variants.end(), c.variant) == variants.end()) variants.push_back(c.variant);
+    if (std::find(impls.begin(), impls.end(), c.impl) == impls.end()) impls.push_back(c.impl);
+  }
+  for (const auto& v : s.variants)
+    if (std::find(variants.begin(), variants.end(), v) == variants.end())
+      r.fail(s.line, fmt::format("pair '{}' has no variant '{}' (known: {})", s.pair, v, join(variants, ", ")));
+  for (const auto& i : s.impls)
+    if (std::find(impls.begin(), impls.end(), i) == impls.end())
+      r.fail(s.line, fmt::format("pair '{}' has no impl '{}' (known: {})", s.pair, i, join(impls, ", ")));
+  for (const auto& v : s.variants)
+    for (const auto& i : s.impls) {
+      bool found = false;
+      for (const auto& c : pair->combos) found = found || (c.variant == v && c.impl == i);
+      if (!found && s.variants.size() == 1 && s.impls.size() == 1)
+        r.fail(s.line, fmt::format("pair '{}' has no variant/impl '{}/{}'", s.pair, v, i));
+    }
+}
+
+std::string default_chart(const Check& c) {
+  switch (c.kind) {
+    case CheckKind::bound: return "roofline";
+    case CheckKind::share: return "block-shares";
+    default: break;
+  }
+  const std::string& pair = c.kind == CheckKind::scaling ? c.run.pair : c.candidate.pair;
+  const auto chart = "pair-" + pair;
+  const auto& charts = claims_detail::known_charts();
+  return std::find(charts.begin(), charts.end(), chart) != charts.end() ? chart : "runs-table";
+}
+
+}  // namespace
+
+std::vector<Claim> parse_claims(const std::string& text, const std::string& file) {
+  Reader r(file);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ClaimsFileError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+  }
+  if (!root || root.IsNull()) r.fail(0, "empty claims file (expected 'claims:' with a list of claims)");
+  try {
+    r.require_map(root, "the claims file", {"claims"});
+    const auto list = root["claims"];
+    if (!list) r.fail(root, "no 'claims:' list");
+    if (!list.IsSequence()) r.fail(list, "'claims' must be a list (each claim starts with '- id: ...')");
+    std::vector<Claim> out;
+    std::set<std::string> ids;
+    for (const auto& n : list) {
+      r.require_map(n, "a claim", {"id", "statement", "source", "chart", "pending", "notes", "check"});
+      Claim c;
+      c.file = file;
+      c.line = line_of(n);
+      c.id = r.required_string(n, "id", "a claim");
+      for (char ch : c.id)
+        if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.'))
+          r.fail(n["id"], fmt::format("claim id '{}' may hold only letters, digits, '-', '_' and '.'", c.id));
+      if (!ids.insert(c.id).second) r.fail(n["id"], fmt::format("claim id '{}' appears twice", c.id));
+      const auto owner = fmt::format("claim '{}'", c.id);
+      c.statement = r.required_string(n, "statement", owner);
+      c.source = r.required_string(n, "source", owner);
+      if (n["pending"]) c.pending = r.string(n["pending"], "pending");
+      if (n["notes"]) r.string(n["notes"], "notes");
+      if (!n["check"]) r.fail(n, fmt::format("{} has no 'check'", owner));
+      c.check = parse_check(r, n["check"], c.id);
+      if (n["chart"]) {
+        c.chart = r.string(n["chart"], "chart");
+        const auto& charts = claims_detail::known_charts();
+        if (std::find(charts.begin(), charts.end(), c.chart) == charts.end())
+          r.fail(n["chart"], fmt::format("unknown chart '{}' (known: {})", c.chart, join(charts, ", ")));
+      } else {
+        c.chart = default_chart(c.check);
+      }
+      for (const auto* s : {&c.check.run, &c.check.candidate, &c.check.baseline})
+        if (!s->pair.empty()) check_registry(r, *s, !c.pending.empty());
+      out.push_back(std::move(c));
+    }
+    return out;
+  } catch (const YAML::Exception& e) {  // a conversion yaml-cpp refused
+    throw ClaimsFileError(file, e.mark.is_null() ? 0 : e.mark.line + 1, e.msg);
+  }
+}
+
+std::vector<Claim> load_claims(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ClaimsFileError(file.string(), 0, fmt::format("cannot read claims file ({})", std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ClaimsFileError(file.string(), 0, "cannot read claims file");
+  return parse_claims(text.str(), file.string());
+}
+
+}  // namespace lmroof

@@ -1,0 +1,394 @@
+// The claims checker: every check kind on a small hand-made results file
+// (tests/data/claims/results-small.json) with claims that hold, fail, are
+// inconclusive within noise and are not measured; malformed claims files with the
+// file and line in the message; the table, the exit code and the built-in claims.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "analysis/claims/claims.h"
+
+namespace lmroof {
+namespace {
+
+using json = nlohmann::json;
+
+const std::filesystem::path kData = std::filesystem::path(LMROOF_TEST_DATA) / "claims";
+
+json load_json(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+const json& small_results() {
+  static const json results = load_json(kData / "results-small.json");
+  return results;
+}
+
+// claims[] of one fixture claims file, by claim id.
+std::map<std::string, json> check_file(const std::string& name) {
+  const auto verdicts = check_claims(load_claims(kData / name), small_results());
+  std::map<std::string, json> by_id;
+  for (const auto& v : verdicts) by_id[v["id"].get<std::string>()] = v;
+  return by_id;
+}
+
+std::string verdict(const std::map<std::string, json>& by_id, const std::string& id) {
+  const auto it = by_id.find(id);
+  if (it == by_id.end()) return "(no claim '" + id + "')";
+  return it->second["verdict"].get<std::string>();
+}
+
+// The claims[] entry as the schema lays it out (docs/results-schema.md).
+void expect_schema(const json& c) {
+  for (const char* key : {"id", "statement", "source", "kind", "verdict", "expected", "measured", "chart",
+                          "claims_file"})
+    EXPECT_TRUE(c.contains(key) && c[key].is_string() && !c[key].get<std::string>().empty())
+        << key << " in " << c.dump();
+  ASSERT_TRUE(c.contains("evidence") && c["evidence"].is_array()) << c.dump();
+  for (const auto& e : c["evidence"]) {
+    EXPECT_TRUE(e.contains("run") && (e["run"].is_string() || e["run"].is_null())) << e.dump();
+    EXPECT_TRUE(e.contains("metric") && e["metric"].is_string()) << e.dump();
+    EXPECT_TRUE(e.contains("value")) << e.dump();
+  }
+  const auto v = c["verdict"].get<std::string>();
+  EXPECT_TRUE(v == "holds" || v == "fails" || v == "inconclusive" || v == "not measured") << v;
+  ASSERT_TRUE(c.contains("reason"));
+  if (v == "inconclusive" || v == "not measured")
+    EXPECT_TRUE(c["reason"].is_string() && !c["reason"].get<std::string>().empty()) << c.dump();
+  else
+    EXPECT_TRUE(c["reason"].is_null()) << c.dump();
+}
+
+// ---- each check kind ----------------------------------------------------------------
+
+TEST(ClaimsBound, HoldsFailsInconclusiveMissing) {
+  const auto v = check_file("bound.yaml");
+  for (const auto& [id, c] : v) expect_schema(c);
+  EXPECT_EQ(verdict(v, "bound-holds"), "holds");
+  EXPECT_EQ(verdict(v, "bound-fails"), "fails");
+  EXPECT_EQ(verdict(v, "bound-compute-holds"), "holds");
+  EXPECT_EQ(verdict(v, "bound-inconclusive"), "inconclusive");
+  EXPECT_NE(v.at("bound-inconclusive")["reason"].get<std::string>().find("ridge"), std::string::npos);
+  EXPECT_EQ(verdict(v, "bound-missing"), "not measured");
+  EXPECT_NE(v.at("bound-missing")["reason"].get<std::string>().find("no run matches"), std::string::npos);
+  // 9 norm runs: a tally, and the numbers of the run closest to the ridge
+  const auto measured = v.at("bound-holds")["measured"].get<std::string>();
+  EXPECT_NE(measured.find("9 runs, all hold; closest: layernorm fused tokens=512: I 0.875 FLOP/B"), std::string::npos) << measured;
+  EXPECT_NE(measured.find("ridge 7"), std::string::npos) << measured;
+  EXPECT_EQ(v.at("bound-holds")["evidence"].size(), 18u);  // intensity and ridge per run
+  EXPECT_EQ(v.at("bound-holds")["chart"], "roofline");
+}
+
+TEST(ClaimsFaster, HoldsFailsInconclusiveMissing) {
+  const auto v = check_file("faster.yaml");
+  for (const auto& [id, c] : v) expect_schema(c);
+  EXPECT_EQ(verdict(v, "faster-holds"), "holds");
+  EXPECT_EQ(verdict(v, "faster-inconclusive"), "inconclusive");
+  EXPECT_NE(v.at("faster-inconclusive")["reason"].get<std::string>().find("noise"), std::string::npos);
+  // holds at tokens=512, inconclusive at tokens=2048: the claim is not shown everywhere
+  EXPECT_EQ(verdict(v, "faster-every-shape"), "inconclusive");
+  const auto every = v.at("faster-every-shape")["measured"].get<std::string>();
+  EXPECT_NE(every.find("tokens=512: speedup 1.67"), std::string::npos) << every;
+  EXPECT_NE(every.find("tokens=2048: speedup 1.08"), std::string::npos) << every;
+  EXPECT_EQ(verdict(v, "same-holds"), "holds");
+  EXPECT_EQ(verdict(v, "same-fails"), "fails");
+  EXPECT_EQ(verdict(v, "same-inconclusive"), "inconclusive");
+  EXPECT_EQ(verdict(v, "same-too-noisy"), "inconclusive");
+  EXPECT_NE(v.at("same-too-noisy")["reason"].get<std::string>().find("too noisy"), std::string::npos);
+  EXPECT_EQ(verdict(v, "faster-too-noisy"), "inconclusive");
+  EXPECT_NE(v.at("faster-too-noisy")["reason"].get<std::string>().find("above max_noise 10%"), std::string::npos)
+      << v.at("faster-too-noisy")["reason"];
+  EXPECT_EQ(verdict(v, "faster-missing-run"), "not measured");
+  EXPECT_NE(v.at("faster-missing-run")["reason"].get<std::string>().find("no run matches norm/rmsnorm/fused"),
+            std::string::npos)
+      << v.at("faster-missing-run")["reason"];
+  EXPECT_EQ(verdict(v, "gqa-faster"), "holds");
+  EXPECT_EQ(verdict(v, "mqa-faster-false"), "fails");
+  EXPECT_EQ(verdict(v, "parallel-block-faster"), "holds");
+}
+
+// A claim that is false on the measured numbers is reported as failing, with the
+// numbers that show it, and makes the exit code 1.
+TEST(ClaimsFaster, FalseClaimFailsWithNumbers) {
+  const auto v = check_file("faster.yaml");
+  const auto& c = v.at("faster-false-claim");
+  EXPECT_EQ(c["verdict"], "fails");
+  EXPECT_EQ(c["expected"], "speedup >= 1.10, beyond noise");
+  EXPECT_NE(c["measured"].get<std::string>().find("speedup 0.6"), std::string::npos) << c["measured"];
+  bool saw_speedup = false;
+  for (const auto& e : c["evidence"])
+    if (e["metric"] == "speedup") {
+      saw_speedup = true;
+      EXPECT_NEAR(e["value"].get<double>(), 0.6, 1e-9);
+    }
+  EXPECT_TRUE(saw_speedup);
+  EXPECT_EQ(claims_exit_code(json::array({c})), 1);
+  EXPECT_EQ(claims_exit_code(json::array({v.at("faster-holds"), v.at("faster-inconclusive"),
+                                          v.at("faster-missing-run")})),
+            0);
+}
+
+TEST(ClaimsRatio, HoldsFailsInconclusiveMissing) {
+  const auto v = check_file("ratio.yaml");
+  for (const auto& [id, c] : v) expect_schema(c);
+  EXPECT_EQ(verdict(v, "ratio-holds"), "holds");
+  EXPECT_NE(v.at("ratio-holds")["measured"].get<std::string>().find("model bytes ratio 0.583"), std::string::npos)
+      << v.at("ratio-holds")["measured"];
+  EXPECT_EQ(verdict(v, "ratio-fails"), "fails");
+  EXPECT_EQ(verdict(v, "ratio-flops-open-range"), "holds");
+  EXPECT_EQ(verdict(v, "ratio-time-inconclusive"), "inconclusive");
+  EXPECT_EQ(verdict(v, "ratio-no-counters"), "not measured");
+  EXPECT_NE(v.at("ratio-no-counters")["reason"].get<std::string>().find("bytes.measured"), std::string::npos);
+}
+
+TEST(ClaimsShare, HoldsFailsMissing) {
+  const auto v = check_file("share.yaml");
+  for (const auto& [id, c] : v) expect_schema(c);
+  EXPECT_EQ(verdict(v, "share-holds"), "holds");
+  EXPECT_EQ(verdict(v, "share-fails"), "fails");
+  const auto measured = v.at("share-fails")["measured"].get<std::string>();
+  EXPECT_NE(measured.find("FLOP share 0.03%"), std::string::npos) << measured;
+  EXPECT_NE(measured.find("time share 5%"), std::string::npos) << measured;
+  EXPECT_EQ(verdict(v, "share-no-class"), "not measured");
+  EXPECT_NE(v.at("share-no-class")["reason"].get<std::string>().find("normalization"), std::string::npos);
+  EXPECT_EQ(verdict(v, "share-no-times"), "not measured");
+  EXPECT_EQ(verdict(v, "share-missing-run"), "not measured");
+  EXPECT_EQ(v.at("share-holds")["chart"], "block-shares");
+}
+
+TEST(ClaimsScaling, HoldsFailsInconclusiveMissing) {
+  const auto v = check_file("scaling.yaml");
+  for (const auto& [id, c] : v) expect_schema(c);
+  EXPECT_EQ(verdict(v, "scaling-holds"), "holds");
+  EXPECT_NE(v.at("scaling-holds")["measured"].get<std::string>().find("context^1.02"), std::string::npos)
+      << v.at("scaling-holds")["measured"];
+  EXPECT_EQ(verdict(v, "scaling-fails"), "fails");
+  EXPECT_EQ(verdict(v, "scaling-too-few-points"), "inconclusive");
+  EXPECT_NE(v.at("scaling-too-few-points")["reason"].get<std::string>().find("no series has 3 values of context to fit (the results have too few: 256, 512)"),
+            std::string::npos)
+      << v.at("scaling-too-few-points")["reason"];
+  // contexts 512 and 1024 have only MHA: those series are set aside, 256 decides
+  EXPECT_EQ(verdict(v, "kv-bytes-across-variants"), "holds");
+  EXPECT_NE(v.at("kv-bytes-across-variants")["measured"].get<std::string>().find("set aside"), std::string::npos);
+  EXPECT_EQ(verdict(v, "intensity-across-variants"), "holds");
+  EXPECT_EQ(verdict(v, "norm-time-vs-tokens"), "holds");
+  EXPECT_EQ(verdict(v, "scaling-missing"), "not measured");
+}
+
+TEST(ClaimsPending, PairAbsentFromRegistryIsNotMeasured) {
+  const auto v = check_file("pending.yaml");
+  EXPECT_EQ(verdict(v, "moe-flops"), "not measured");
+  EXPECT_EQ(v.at("moe-flops")["reason"], "results have no moe pair (pending: lmroof has no moe pair)");
+  EXPECT_EQ(v.at("moe-flops")["chart"], "runs-table");
+  // without `pending`, the same claim is bad input
+  std::ifstream in(kData / "pending.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string pending_line = "    pending: lmroof has no moe pair\n";
+  text.erase(text.find(pending_line), pending_line.size());
+  try {
+    parse_claims(text, "nopending.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const ClaimsFileError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("nopending.yaml:8: unknown pair 'moe' (known: norm, ", 0), 0u) << e.what();
+  }
+}
+
+TEST(ClaimsFile, JsonClaimsFileWorks) {
+  const auto v = check_file("claims.json");
+  EXPECT_EQ(verdict(v, "json-faster"), "holds");
+  EXPECT_EQ(v.at("json-faster")["claims_file"], (kData / "claims.json").string());
+}
+
+// ---- malformed claims files: bad input, the message names file, line and problem --------
+
+std::string load_error(const std::string& name) {
+  try {
+    load_claims(kData / name);
+  } catch (const ClaimsFileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ClaimsFile, MalformedYamlNamesFileAndLine) {
+  const auto msg = load_error("bad-yaml.yaml");
+  EXPECT_EQ(msg.rfind((kData / "bad-yaml.yaml").string() + ":8: malformed YAML: ", 0), 0u) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+}
+
+TEST(ClaimsFile, UnknownKind) {
+  EXPECT_EQ(load_error("unknown-kind.yaml"),
+            (kData / "unknown-kind.yaml").string() +
+                ":6: unknown check kind 'fastr' (expected bound, faster, ratio, share, scaling)");
+}
+
+TEST(ClaimsFile, UnknownField) {
+  const auto msg = load_error("unknown-field.yaml");
+  EXPECT_EQ(msg.rfind((kData / "unknown-field.yaml").string() + ":9: unknown field 'factr' in a faster check", 0),
+            0u)
+      << msg;
+}
+
+TEST(ClaimsFile, UnknownSelectorField) {
+  const auto msg = load_error("unknown-selector.yaml");
+  EXPECT_EQ(msg.rfind((kData / "unknown-selector.yaml").string() +
+                          ":8: unknown field 'varaint' in run selector 'baseline'",
+                      0),
+            0u)
+      << msg;
+}
+
+TEST(ClaimsFile, UnknownVariantAndPair) {
+  EXPECT_EQ(load_error("unknown-variant.yaml"),
+            (kData / "unknown-variant.yaml").string() +
+                ":7: pair 'norm' has no variant 'rmsnrom' (known: layernorm, rmsnorm)");
+  const auto msg = load_error("unknown-pair.yaml");
+  EXPECT_EQ(msg.rfind((kData / "unknown-pair.yaml").string() + ":7: unknown pair 'nrom' (known: norm, ", 0), 0u)
+      << msg;
+}
+
+TEST(ClaimsFile, MissingFile) {
+  const auto msg = load_error("no-such-file.yaml");
+  EXPECT_NE(msg.find("no-such-file.yaml: cannot read claims file"), std::string::npos) << msg;
+}
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse_claims(text, "inline.yaml");
+  } catch (const ClaimsFileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ClaimsFile, OtherMistakesAreCaughtWithTheirLine) {
+  const std::string head = "claims:\n  - id: a\n    statement: s\n    source: t\n";
+  // line 5 holds the check in each case
+  EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm, shape: {tokns: 8}}, expect: memory}\n"),
+            "inline.yaml:5: unknown dimension 'tokns' in shape (known: tokens, d_model, d_ff, in_features, "
+            "out_features, batch, q_heads, kv_heads, head_dim, context)");
+  EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm}, expect: memroy}\n"),
+            "inline.yaml:5: 'expect' must be memory or compute, got 'memroy'");
+  EXPECT_EQ(parse_error(head + "    check: {kind: faster, candidate: {pair: norm}, baseline: {pair: norm}, "
+                               "factor: fast}\n"),
+            "inline.yaml:5: 'factor' must be a number, got 'fast'");
+  EXPECT_EQ(parse_error(head + "    check: {kind: faster, candidate: {pair: norm}, baseline: {pair: norm}}\n"),
+            "inline.yaml:5: faster check of claim 'a' needs 'factor: X' or 'within_noise: true'");
+  EXPECT_EQ(parse_error(head + "    check: {kind: faster, candidate: {pair: norm}, baseline: {pair: norm}, "
+                               "factor: 0.9}\n"),
+            "inline.yaml:5: 'factor' must be at least 1, got 0.9 (to claim the other way, swap candidate and "
+            "baseline)");
+  EXPECT_EQ(parse_error(head + "    check: {kind: ratio, candidate: {pair: norm}, baseline: {pair: norm}, "
+                               "metric: speed, range: [1, 2]}\n")
+                .rfind("inline.yaml:5: unknown metric 'speed'", 0),
+            0u);
+  EXPECT_EQ(parse_error(head + "    check: {kind: ratio, candidate: {pair: norm}, baseline: {pair: norm}, "
+                               "metric: bytes, range: [2, 1]}\n"),
+            "inline.yaml:5: 'range' has min 2 > max 1");
+  EXPECT_EQ(parse_error(head + "    check: {kind: share, run: {pair: block}, class: normalization}\n"),
+            "inline.yaml:5: share check of claim 'a' needs flop_share, time_share or time_over_flop_share");
+  EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm}, expect: memory}\n    chart: pie\n")
+                .rfind("inline.yaml:6: unknown chart 'pie' (known: roofline, pair-norm, pair-bias, ", 0),
+            0u);
+  EXPECT_EQ(parse_error("claims:\n  - id: a\n    source: t\n    check: {kind: bound, run: {pair: norm}, "
+                        "expect: memory}\n"),
+            "inline.yaml:2: claim 'a' has no 'statement'");
+  EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm}, expect: memory}\n" + head.substr(8)),
+            "inline.yaml:6: claim id 'a' appears twice");
+  EXPECT_EQ(parse_error("claims: 3\n"), "inline.yaml:1: 'claims' must be a list (each claim starts with '- id: ...')");
+  EXPECT_EQ(parse_error(""), "inline.yaml: empty claims file (expected 'claims:' with a list of claims)");
+  EXPECT_EQ(parse_error("claim:\n  - id: a\n"),
+            "inline.yaml:1: unknown field 'claim' in the claims file (expected claims)");
+}
+
+TEST(ClaimsCheck, AmbiguousBaselineIsBadInput) {
+  // the baseline names no impl but the candidate does: both layernorm impls match
+  const auto claims = parse_claims(
+      "claims:\n  - id: a\n    statement: s\n    source: t\n    check:\n      kind: faster\n"
+      "      candidate: {pair: norm, variant: rmsnorm, impl: fused}\n"
+      "      baseline: {pair: norm, variant: layernorm}\n      factor: 1.1\n",
+      "inline.yaml");
+  try {
+    check_claims(claims, small_results());
+    FAIL() << "no error";
+  } catch (const ClaimsFileError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("inline.yaml:8: claim 'a': baseline norm/layernorm/* matches 2 runs", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(ClaimsCheck, RejectsWhatIsNotAResultsFile) {
+  const auto claims = load_claims(kData / "bound.yaml");
+  EXPECT_THROW(check_claims(claims, json::array()), std::invalid_argument);
+  EXPECT_THROW(check_claims(claims, json{{"schema", "something/9"}, {"runs", json::array()}}), std::invalid_argument);
+  EXPECT_THROW(check_claims(claims, json{{"schema", "lmroof.results/1"}}), std::invalid_argument);
+  // an empty but valid results file: every claim is not measured, none fails
+  const auto v = check_claims(claims, json{{"schema", "lmroof.results/1"}, {"runs", json::array()}});
+  ASSERT_EQ(v.size(), claims.size());
+  for (const auto& c : v) EXPECT_EQ(c["verdict"], "not measured") << c.dump();
+  EXPECT_EQ(claims_exit_code(v), 0);
+}
+
+// ---- the table ----------------------------------------------------------------------------
+
+TEST(ClaimsTable, FitsWidthAndShowsEveryClaim) {
+  std::vector<Claim> all;
+  for (const char* f : {"bound.yaml", "faster.yaml", "ratio.yaml", "share.yaml", "scaling.yaml", "pending.yaml"}) {
+    auto c = load_claims(kData / f);
+    all.insert(all.end(), c.begin(), c.end());
+  }
+  const auto verdicts = check_claims(all, small_results());
+  const auto table = format_claims_table(verdicts);
+  std::istringstream lines(table);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_LE(line.size(), 100u) << line;
+    ++n;
+  }
+  EXPECT_GT(n, static_cast<int>(verdicts.size()));
+  for (const auto& c : verdicts) EXPECT_NE(table.find(c["id"].get<std::string>()), std::string::npos) << c["id"];
+  EXPECT_NE(table.find("claim"), std::string::npos);
+  EXPECT_NE(table.find("expected"), std::string::npos);
+  EXPECT_NE(table.find("measured"), std::string::npos);
+  EXPECT_NE(table.find("verdict"), std::string::npos);
+  EXPECT_NE(table.find("not measured"), std::string::npos);
+  EXPECT_NE(table.find("inconclusive"), std::string::npos);
+  EXPECT_NE(table.find(std::to_string(verdicts.size()) + " claims: "), std::string::npos) << table;
+  EXPECT_EQ(claims_exit_code(verdicts), 1);
+  // narrower terminals still get every claim, within their width
+  for (int width : {72, 80}) {
+    std::istringstream narrow(format_claims_table(verdicts, width));
+    while (std::getline(narrow, line)) EXPECT_LE(line.size(), static_cast<size_t>(width)) << line;
+  }
+}
+
+// ---- the built-in claims -------------------------------------------------------------------
+
+TEST(ClaimsBuiltin, LoadsAndCitesSources) {
+  const auto path = builtin_claims_path();
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  const auto claims = load_claims(path);
+  EXPECT_GE(claims.size(), 12u);
+  for (const auto& c : claims) {
+    EXPECT_FALSE(c.source.empty()) << c.id;
+    EXPECT_FALSE(c.chart.empty()) << c.id;
+  }
+  // on the hand-made results: every claim gets a verdict but the mlp ones (no mlp runs)
+  const auto v = check_claims(claims, small_results());
+  ASSERT_EQ(v.size(), claims.size());
+  for (const auto& c : v) {
+    expect_schema(c);
+    if (c["id"].get<std::string>().rfind("swiglu-", 0) == 0) {  // the fixture has no mlp runs
+      EXPECT_EQ(c["verdict"], "not measured");
+      EXPECT_EQ(c["reason"], "results have no mlp pair");
+    } else {
+      EXPECT_NE(c["verdict"], "not measured") << c.dump();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lmroof
