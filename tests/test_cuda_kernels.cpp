@@ -3,8 +3,9 @@
 // outputs poisoned before each run (Workload::validate). Shapes are chosen to reach
 // every kernel configuration: the fused norm's warp / block / streaming paths and its
 // unaligned rows, GEMMs with odd leading dimensions, the block's short and long
-// softmax rows, decode's CUDA-core and tensor-core kernels with 1..4 m-tiles, several
-// head chunks, split-K with the combine, and head sizes without 16-byte rows.
+// softmax rows, the mlp activations' vector and scalar paths, decode's CUDA-core and
+// tensor-core kernels with 1..4 m-tiles, several head chunks, split-K with the
+// combine, and head sizes without 16-byte rows.
 //
 // Compiled in every build. Without CUDA, or without a device, every GPU test is
 // skipped with the device query's reason (visible as SKIPPED, never a silent pass).
@@ -59,6 +60,7 @@ const std::vector<std::tuple<std::string, std::string, std::string>> kCombos = {
     {"bias", "bias", "unfused"},      {"block", "serial", "fused"},   {"block", "parallel", "fused"},
     {"decode", "mha", "naive"},       {"decode", "mha", "grouped"},   {"decode", "gqa", "naive"},
     {"decode", "gqa", "grouped"},     {"decode", "mqa", "naive"},     {"decode", "mqa", "grouped"},
+    {"mlp", "gelu", "fused"},         {"mlp", "swiglu", "fused"},
 };
 
 std::vector<Shape> shapes_for(const std::string& pair) {
@@ -89,6 +91,18 @@ std::vector<Shape> shapes_for(const std::string& pair) {
         {{"tokens", 130}, {"d_model", 60}, {"head_dim", 6}, {"d_ff", 50}},       // 12-byte head rows
         {{"tokens", 600}, {"d_model", 128}, {"head_dim", 32}},                   // block-per-row softmax
         {{"tokens", 515}, {"d_model", 64}, {"head_dim", 32}, {"d_ff", 136}},     // long odd rows
+    };
+  // d_ff is set by the variant: 4·d (gelu) or 8/3·d rounded up to 64 (swiglu: rows
+  // always whole vectors). gelu with odd d has rows of 4·d elements, not whole bf16
+  // vectors: the scalar activation path.
+  if (pair == "mlp")
+    return {
+        {{"tokens", 1}, {"d_model", 1}},      // K = 1 input GEMM; gelu d_ff = 4
+        {{"tokens", 7}, {"d_model", 33}},     // odd leading dimensions; gelu bf16 scalar path
+        {{"tokens", 64}, {"d_model", 256}},   // the quick shape, every row aligned
+        {{"tokens", 130}, {"d_model", 100}},  // gelu d_ff = 400, swiglu 320
+        {{"tokens", 5}, {"d_model", 1024}},   // long rows, few tokens
+        {{"tokens", 257}, {"d_model", 63}},   // odd tokens and d; activation grid with a partial block
     };
   if (pair == "decode")
     return {

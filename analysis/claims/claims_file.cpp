@@ -1,4 +1,3 @@
-#include <cstdlib>
 // Reading a claims file: YAML (JSON is YAML too) into Claim, with every problem
 // reported as "FILE:LINE: problem". Format: docs/claims.md.
 #include <fmt/format.h>
@@ -8,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>

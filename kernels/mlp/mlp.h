@@ -37,5 +37,6 @@ void reference(Kind kind, Dims d, std::span<const float> x, std::span<const floa
                std::span<const float> w_out, std::span<double> y);
 
 std::unique_ptr<Workload> make_cpu(const RunSpec& spec);
+std::unique_ptr<Workload> make_cuda(const RunSpec& spec);  // kernels/mlp/mlp_cuda.cu
 
 }  // namespace lmroof::mlp

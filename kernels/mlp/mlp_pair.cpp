@@ -11,6 +11,9 @@ PairDef mlp_pair() {
   p.combos = {{"gelu", "fused"}, {"swiglu", "fused"}};
   p.default_shapes = {{{"tokens", 1024}, {"d_model", 1024}}, {{"tokens", 256}, {"d_model", 2048}}};
   p.quick_shapes = {{{"tokens", 64}, {"d_model", 256}}};
+  // GPU: large enough for the GEMMs to run near the tensor-core peak, and for pre and
+  // hidden (T·d_ff, T·2·d_ff elements) to stream well past the 50-60 MB L2.
+  p.cuda_shapes = {{{"tokens", 4096}, {"d_model", 4096}}, {{"tokens", 8192}, {"d_model", 2048}}};
   p.comparisons = {{{"gelu", "fused"}, {"swiglu", "fused"}, "SwiGLU (8/3·d) vs GeLU (4·d) MLP"}};
   p.variant_dims = {"d_ff"};
   p.complete_shape = [](const std::string& variant, const Shape& s) {
@@ -20,6 +23,9 @@ PairDef mlp_pair() {
     return mlp::cost(mlp::parse_kind(r.variant), mlp::dims_of(r.shape), dtype_bytes(r.dtype));
   };
   p.make_cpu = mlp::make_cpu;
+#ifdef LMROOF_WITH_CUDA
+  p.make_cuda = mlp::make_cuda;
+#endif
   return p;
 }
 
