@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "analysis/atomic_write.h"
@@ -110,12 +111,30 @@ nlohmann::json flops_json(const FlopCount& f) {
           {"source", "analytic"}, {"analytic_total", f.total()}};
 }
 
-nlohmann::json breakdown_json(const Cost& cost, const std::vector<const BenchEntry*>& samples) {
-  if (cost.flops_by_class.empty()) return nullptr;
+// The mean of a counter over the repetitions that carry it; nullopt when none does.
+std::optional<double> mean_counter(const std::vector<const BenchEntry*>& samples, const std::string& key) {
+  double sum = 0;
+  int n = 0;
+  for (const BenchEntry* e : samples)
+    if (auto it = e->counters.find(key); it != e->counters.end()) sum += it->second, ++n;
+  return n ? std::optional<double>(sum / n) : std::nullopt;
+}
+
+// Per-class seconds from counters named "<prefix><class>", averaged over repetitions.
+std::map<std::string, double> class_seconds(const std::vector<const BenchEntry*>& samples, const std::string& prefix) {
   std::map<std::string, double> seconds;
   for (const BenchEntry* e : samples)
     for (const auto& [key, value] : e->counters)
-      if (key.rfind("class_time_s/", 0) == 0) seconds[key.substr(13)] += value / samples.size();
+      if (key.rfind(prefix, 0) == 0) seconds[key.substr(prefix.size())] += value / samples.size();
+  return seconds;
+}
+
+nlohmann::json breakdown_json(const Cost& cost, const std::vector<const BenchEntry*>& samples) {
+  if (cost.flops_by_class.empty()) return nullptr;
+  // Kernel-level GPU times (CUPTI trace) beat phase timers when both exist.
+  std::map<std::string, double> seconds = class_seconds(samples, "cupti_class_time_s/");
+  const bool traced = !seconds.empty();
+  if (!traced) seconds = class_seconds(samples, "class_time_s/");
   double total_time = 0;
   for (const auto& [cls, s] : seconds) total_time += s;
   const double total_flops = cost.flops.total();
@@ -133,7 +152,7 @@ nlohmann::json breakdown_json(const Cost& cost, const std::vector<const BenchEnt
     }
     classes.push_back(c);
   }
-  return {{"time_source", seconds.empty() ? "none" : "phase_timers"}, {"classes", classes}};
+  return {{"time_source", traced ? "cupti" : seconds.empty() ? "none" : "phase_timers"}, {"classes", classes}};
 }
 
 nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs) {
@@ -152,14 +171,35 @@ nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs)
   r["flops"] = flops_json(cost.flops);
   r["bytes"] = {{"minimum", cost.bytes_minimum}, {"model", cost.bytes_model}, {"measured", nullptr},
                 {"measured_source", nullptr}, {"measured_reason", "no profiler counters for this run"}};
-  const double flops = cost.flops.total();
-  r["intensity"] = {{"value", flops / cost.bytes_model},
-                    {"bytes", "model"},
+  if (!g.samples.empty() && !g.samples.front()->label.empty() && g.samples.front()->label.rfind("cupti:", 0) == 0)
+    r["bytes"]["measured_reason"] = g.samples.front()->label;
+
+  // Hardware counters (CUPTI), when the run was measured, replace the model's numbers
+  // on the roofline; the analytic ones stay beside them.
+  const auto measured_bytes = mean_counter(g.samples, "cupti_dram_bytes");
+  const auto measured_flops = mean_counter(g.samples, "cupti_flops");
+  if (measured_bytes) {
+    r["bytes"]["measured"] = *measured_bytes;
+    r["bytes"]["measured_source"] = "cupti";
+    r["bytes"]["measured_reason"] = nullptr;
+    r["bytes"]["measured_l2"] = mean_counter(g.samples, "cupti_l2_bytes").value_or(0.0);
+  }
+  if (measured_flops) {
+    r["flops"]["total"] = *measured_flops;
+    r["flops"]["matrix"] = mean_counter(g.samples, "cupti_flops_tensor").value_or(0.0);
+    r["flops"]["vector"] = mean_counter(g.samples, "cupti_flops_cuda_core").value_or(0.0);
+    r["flops"]["special"] = 0.0;  // MUFU instructions are not counted (docs/metrics.md)
+    r["flops"]["source"] = "cupti";
+  }
+  const double flops = r["flops"]["total"].get<double>();
+  const double bytes = measured_bytes ? *measured_bytes : cost.bytes_model;
+  r["intensity"] = {{"value", flops / bytes},
+                    {"bytes", measured_bytes ? "measured" : "model"},
                     {"minimum", flops / cost.bytes_minimum},
                     {"model", flops / cost.bytes_model},
-                    {"measured", nullptr}};
+                    {"measured", measured_bytes ? nlohmann::json(flops / *measured_bytes) : nlohmann::json(nullptr)}};
   const double t = r["time_s"]["median"].get<double>();
-  r["achieved"] = {{"flop_per_s", flops / t}, {"byte_per_s", cost.bytes_model / t},
+  r["achieved"] = {{"flop_per_s", flops / t}, {"byte_per_s", bytes / t},
                    {"byte_per_s_minimum", cost.bytes_minimum / t}};
   place_on_roofline(r, roofs);
   r["breakdown"] = breakdown_json(cost, g.samples);

@@ -84,7 +84,11 @@ double fma_chains(int64_t iterations) {
     for (int64_t i = 0; i < iterations; ++i)
       for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], mul, add);
     float total = 0;
-    for (int c = 0; c < kChains; ++c) total += _mm512_reduce_add_ps(acc[c]);
+    alignas(64) float lanes_out[lanes];
+    for (int c = 0; c < kChains; ++c) {
+      _mm512_store_ps(lanes_out, acc[c]);
+      for (float v : lanes_out) total += v;
+    }
 #else
     constexpr int lanes = 8;
     float acc[kChains][lanes];

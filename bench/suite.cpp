@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "profiler/metrics.h"
 #include "registry.h"
 
 namespace lmroof::bench {
@@ -63,7 +64,46 @@ void set_cost_counters(benchmark::State& state, const Cost& cost) {
   state.counters["bytes/s"] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate, Counter::kIs1000);
 }
 
-void run_pair_benchmark(benchmark::State& state, const RunSpec& spec) {
+#ifdef LMROOF_WITH_CUDA
+// CUPTI numbers for one workload, measured once per benchmark (Google Benchmark
+// calls the function once per repetition) and published on every repetition as
+// plain counters; analysis turns them into bytes.measured and measured FLOPs.
+void publish_cupti_counters(benchmark::State& state, const RunSpec& spec, Workload& workload, const Cost& cost) {
+  struct Measured {
+    profiler::MeasuredCounters counters;
+    std::map<std::string, double> class_seconds;
+  };
+  static std::map<std::string, Measured> cache;
+  auto [it, fresh] = cache.try_emplace(spec.bench_name());
+  Measured& m = it->second;
+  if (fresh) {
+    auto& collector = profiler::MetricsCollector::instance();
+    m.counters = collector.measure(workload);
+    if (!cost.flops_by_class.empty()) m.class_seconds = collector.trace(workload).seconds_by_class();
+  }
+  auto put = [&](const std::string& key, const std::optional<double>& v) {
+    if (v) state.counters[key] = benchmark::Counter(*v);
+  };
+  if (!m.counters.available) {
+    state.SetLabel("cupti: " + m.counters.reason);
+  } else {
+    put("cupti_dram_bytes", m.counters.dram_bytes);
+    put("cupti_dram_read_bytes", m.counters.dram_read_bytes);
+    put("cupti_dram_write_bytes", m.counters.dram_write_bytes);
+    put("cupti_writeback_bytes", m.counters.writeback_bytes);
+    put("cupti_l2_bytes", m.counters.workload.l2_bytes);
+    put("cupti_flops", m.counters.workload.total_flops);
+    put("cupti_flops_tensor", m.counters.workload.tensor_flops);
+    put("cupti_flops_cuda_core", m.counters.workload.cuda_core_flops);
+    put("cupti_sm_clock_hz", m.counters.workload.sm_clock_hz);
+    state.counters["cupti_passes"] = benchmark::Counter(static_cast<double>(m.counters.passes));
+  }
+  for (const auto& [cls, seconds] : m.class_seconds)
+    state.counters["cupti_class_time_s/" + cls] = benchmark::Counter(seconds);
+}
+#endif
+
+void run_pair_benchmark(benchmark::State& state, const RunSpec& spec, bool measure_counters) {
   Workload* workload = nullptr;
   Cost cost;
   try {
@@ -77,8 +117,11 @@ void run_pair_benchmark(benchmark::State& state, const RunSpec& spec) {
   if (spec.backend == Backend::cuda) {
     run_cuda_benchmark(state, *workload);
     set_cost_counters(state, cost);
+    if (measure_counters) publish_cupti_counters(state, spec, *workload, cost);
     return;
   }
+#else
+  (void)measure_counters;
 #endif
   std::map<std::string, double> class_seconds;
   for (auto _ : state) {
@@ -95,7 +138,9 @@ void run_pair_benchmark(benchmark::State& state, const RunSpec& spec) {
 void register_pair_benchmarks(const SuiteOptions& options) {
   for (const RunSpec& spec : suite_runs(options)) {
     auto* b = benchmark::RegisterBenchmark(spec.bench_name().c_str(),
-                                           [spec](benchmark::State& state) { run_pair_benchmark(state, spec); });
+                                           [spec, measure = options.measure_counters](benchmark::State& state) {
+                                             run_pair_benchmark(state, spec, measure);
+                                           });
     b->Repetitions(options.repetitions)->Unit(benchmark::kMillisecond);
     if (spec.backend == Backend::cuda)
       // One Google Benchmark iteration = one adaptive sampling loop (gpu_timer): it

@@ -20,6 +20,9 @@ struct SuiteOptions {
   DType dtype = DType::fp32;
   int repetitions = 5;
   double min_time_s = 0.05;  // per repetition
+  // CUDA only: also measure each run once under CUPTI (range profiler + kernel
+  // trace), in passes separate from timing; published as cupti_* counters.
+  bool measure_counters = false;
 };
 
 // The runs a suite contains, shapes completed; throws std::invalid_argument on an

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/summary.h"
 #include "profiler/device_query.h"
+#include "profiler/metrics.h"
 #include "reports/html_report.h"
 
 namespace lmroof::cli {
@@ -48,13 +49,24 @@ std::vector<std::string> split_list(const std::string& list) {
 }
 
 // Where FLOPs and bytes come from. Hardware counters exist only on the CUDA
-// backend through CUPTI; asking for them elsewhere is an error, "auto" falls back.
+// backend through CUPTI; asking for them where they cannot be read is an error,
+// "auto" falls back to the cost model and records why.
 nlohmann::json choose_metrics(const std::string& requested, Backend backend) {
-  const char* why = backend == Backend::cpu
-                        ? "the CPU backend reads no hardware counters; FLOPs and bytes come from the cost model"
-                        : "this build has no CUPTI range profiler yet; FLOPs and bytes come from the cost model";
-  if (requested == "cupti") throw std::runtime_error(std::string("--metrics cupti: ") + why);
-  return {{"source", "analytic"}, {"reason", why}};
+  if (requested == "analytic") return {{"source", "analytic"}, {"reason", "--metrics analytic was requested"}};
+  if (backend == Backend::cpu) {
+    const char* why = "the CPU backend reads no hardware counters; FLOPs and bytes come from the cost model";
+    if (requested == "cupti") throw std::runtime_error(std::string("--metrics cupti: ") + why);
+    return {{"source", "analytic"}, {"reason", why}};
+  }
+  const profiler::MetricsAvailability a = profiler::MetricsCollector::instance().probe();
+  if (!a.available()) {
+    if (requested == "cupti") throw std::runtime_error("--metrics cupti: " + a.reason);
+    std::fprintf(stderr, "lmroof: metrics analytic (CUPTI counters unavailable: %s)\n", a.reason.c_str());
+    return {{"source", "analytic"}, {"reason", "CUPTI counters unavailable: " + a.reason}};
+  }
+  std::fprintf(stderr, "lmroof: metrics cupti on %s (%zu replay passes per run)\n", a.chip.c_str(), a.passes);
+  return {{"source", "cupti"}, {"reason", nullptr}, {"chip", a.chip}, {"metrics", a.metrics},
+          {"dropped_metrics", a.dropped_metrics}, {"passes", a.passes}};
 }
 
 }  // namespace
@@ -73,6 +85,7 @@ int run(const RunArgs& args) {
   if (options.suite.backend == Backend::cpu && options.suite.dtype != DType::fp32)
     throw std::invalid_argument("the CPU backend runs fp32 only");
   const nlohmann::json metrics = choose_metrics(args.metrics, options.suite.backend);
+  options.suite.measure_counters = metrics["source"] == "cupti";
   if (args.quick) options.suite.repetitions = 2, options.suite.min_time_s = 0.01;
   if (args.repetitions > 0) options.suite.repetitions = args.repetitions;
   if (args.min_time > 0) options.suite.min_time_s = args.min_time;

@@ -117,6 +117,30 @@ TEST(Results, RejectsForeignBenchmarkJson) {
   EXPECT_THROW(build_results(parse_bench_json(doc, "x"), {}), std::invalid_argument);
 }
 
+TEST(Results, CuptiCountersBecomeMeasuredBytesAndFlops) {
+  nlohmann::json doc = small_bench();
+  for (auto& e : doc["benchmarks"])
+    if (e["name"].get<std::string>().rfind("norm/layernorm/fused", 0) == 0) {
+      e["cupti_dram_bytes"] = 400.0;  // the model says 320
+      e["cupti_flops"] = 200.0;
+      e["cupti_flops_tensor"] = 0.0;
+      e["cupti_flops_cuda_core"] = 200.0;
+    }
+  const auto results = build_results(parse_bench_json(doc, "test"), {});
+  const auto& ln = find_run(results, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
+  EXPECT_DOUBLE_EQ(ln["bytes"]["measured"].get<double>(), 400);
+  EXPECT_EQ(ln["bytes"]["measured_source"], "cupti");
+  EXPECT_EQ(ln["flops"]["source"], "cupti");
+  EXPECT_DOUBLE_EQ(ln["flops"]["analytic_total"].get<double>(), 240);
+  EXPECT_EQ(ln["intensity"]["bytes"], "measured");
+  EXPECT_DOUBLE_EQ(ln["intensity"]["value"].get<double>(), 200.0 / 400);
+  EXPECT_DOUBLE_EQ(ln["achieved"]["byte_per_s"].get<double>(), 400 / 2e-3);
+  // The run without counters keeps the model's bytes.
+  const auto& rms = find_run(results, "norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8");
+  EXPECT_TRUE(rms["bytes"]["measured"].is_null());
+  EXPECT_EQ(rms["intensity"]["bytes"], "model");
+}
+
 TEST(BenchName, RoundTripsAndSkipsGoogleBenchmarkSuffixes) {
   const RunSpec spec = RunSpec::parse_bench_name(
       "decode/gqa/grouped/cpu/fp32/batch:4/q_heads:32/kv_heads:4/head_dim:128/context:8192/min_time:0.050/"
