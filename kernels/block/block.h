@@ -1,0 +1,110 @@
+#pragma once
+// A pre-norm decoder block, forward over one sequence of `tokens` tokens, no biases:
+//
+//   serial   (GPT-2 / Llama order):
+//     h = x + Wo · Attn(RoPE(Wqkv · RMSNorm1(x)))
+//     y = h + Wdown · (silu(Wgate · RMSNorm2(h)) ⊙ Wup · RMSNorm2(h))
+//   parallel (GPT-J / PaLM):
+//     n = RMSNorm(x)
+//     [q|k|v|g|u] = n · [Wq|Wk|Wv|Wgate|Wup]ᵀ            one GEMM, N = 3d + 2 d_ff
+//     y = x + [Attn(RoPE(q,k), v) | silu(g) ⊙ u] · [Wo|Wdown]ᵀ   one GEMM, K = d + d_ff
+//
+// The two variants compute different functions; each has its own float64 reference.
+// Pieces shared by both:
+//   RMSNorm   gamma only, eps = norm::kEps (1e-5), the fused kernel of kernels/norm.
+//   RoPE      "rotate-half" (GPT-NeoX / Hugging Face Llama) on q and k of every head:
+//             for i < head_dim/2, with θ_i = 10000^(-2i/head_dim) and angle = t·θ_i,
+//               out[i]        = x[i]·cos − x[i + head_dim/2]·sin
+//               out[i + h/2]  = x[i + head_dim/2]·cos + x[i]·sin
+//             positions t = 0 .. tokens−1; cos/sin tables are precomputed (like weights).
+//   Attention causal, softmax(q kᵀ / sqrt(head_dim)) v per head, q_heads = kv heads.
+//   SwiGLU    silu(g) ⊙ u with silu(g) = g · sigmoid(g); d_ff defaults to 8/3·d_model
+//             rounded up to a multiple of 64.
+// The serial block runs four GEMMs: QKV (one GEMM, N = 3d), O, gate|up (one GEMM,
+// N = 2·d_ff, as fused gate_up projections do), down. The parallel block runs two.
+// Cost formulas: docs/cost-model.md#block.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/cost.h"
+#include "common/workload.h"
+
+namespace lmroof::block {
+
+inline constexpr double kRopeBase = 10000.0;
+inline constexpr int64_t kDefaultHeadDim = 64;
+
+enum class Variant { serial, parallel };
+Variant parse_variant(std::string_view variant);
+
+struct Dims {
+  int64_t tokens;
+  int64_t d_model;
+  int64_t d_ff;
+  int64_t q_heads;
+  int64_t head_dim;
+};
+// Reads a completed shape (see complete_shape).
+Dims dims_of(const Shape& shape);
+
+// ceil(8·d_model / 3 / 64) · 64
+int64_t default_d_ff(int64_t d_model);
+
+// Fills d_ff (when absent), head_dim (64, or d_model / q_heads when only q_heads is
+// given) and q_heads (d_model / head_dim), then validates: every dimension positive,
+// d_model = q_heads · head_dim, head_dim even (RoPE rotates pairs), tensors within
+// the element limit. Returns tokens, d_model, d_ff, q_heads, head_dim in that order.
+// Throws std::invalid_argument with a one-line reason.
+Shape complete_shape(const Shape& shape);
+
+Cost cost(Variant variant, Dims d, int element_bytes);
+
+// A row-major [out, in] weight matrix whose rows are `ld` floats apart.
+struct Linear {
+  const float* w = nullptr;
+  int64_t ld = 0;
+};
+
+// The block's parameters by their logical names, whatever the storage layout.
+struct WeightsView {
+  const float* gamma1 = nullptr;  // the (first) RMSNorm
+  const float* gamma2 = nullptr;  // serial only: RMSNorm before the MLP
+  Linear wqkv;                    // [3d, d]: rows Wq, Wk, Wv
+  Linear wgate, wup;              // [d_ff, d]
+  Linear wo;                      // [d, d]
+  Linear wdown;                   // [d, d_ff]
+};
+
+// Host storage of the weights. Both variants keep w_in = [Wq; Wk; Wv; Wgate; Wup]
+// ([3d + 2 d_ff, d], one matrix; serial uses rows 0..3d and 3d..3d+2d_ff as its QKV and
+// gate|up GEMMs). The output side differs: serial keeps Wo [d, d] and Wdown [d, d_ff]
+// apart; parallel keeps them side by side as w_out = [Wo | Wdown] ([d, d + d_ff]).
+struct HostWeights {
+  Variant variant;
+  Dims dims;
+  std::vector<float> gamma1, gamma2;  // gamma2 empty for parallel
+  std::vector<float> w_in;
+  std::vector<float> w_out;   // serial: Wo [d, d]; parallel: [Wo | Wdown] [d, d + d_ff]
+  std::vector<float> w_down;  // serial: Wdown [d, d_ff]; parallel: empty
+
+  HostWeights(Variant v, Dims d);
+  // gamma uniform in [0.5, 1.5]; each matrix uniform in ±1/sqrt(fan_in), so that
+  // activations stay O(1) through the block.
+  void randomize(uint64_t seed);
+  WeightsView view() const;
+};
+
+// RoPE tables [tokens, head_dim/2] in fp32, angle t·10000^(-2i/head_dim).
+void rope_tables(Dims d, std::vector<float>& cos_table, std::vector<float>& sin_table);
+
+// float64 reference: y [tokens, d_model] from x [tokens, d_model].
+void reference(Variant variant, Dims d, const WeightsView& w, std::span<const float> x, std::span<double> y);
+
+std::unique_ptr<Workload> make_cpu(const RunSpec& spec);
+std::unique_ptr<Workload> make_cuda(const RunSpec& spec);  // kernels/block/block_cuda.cu
+
+}  // namespace lmroof::block

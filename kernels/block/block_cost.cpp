@@ -1,0 +1,110 @@
+// Shape completion and cost model for the block pair; formulas in docs/cost-model.md#block.
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "block/block.h"
+#include "norm/norm.h"
+
+namespace lmroof::block {
+
+Variant parse_variant(std::string_view variant) {
+  if (variant == "serial") return Variant::serial;
+  if (variant == "parallel") return Variant::parallel;
+  throw std::invalid_argument(fmt::format("block has no variant '{}' (known: serial, parallel)", variant));
+}
+
+Dims dims_of(const Shape& shape) {
+  return {shape["tokens"], shape["d_model"], shape["d_ff"], shape["q_heads"], shape["head_dim"]};
+}
+
+int64_t default_d_ff(int64_t d_model) { return (8 * d_model + 191) / 192 * 64; }
+
+Shape complete_shape(const Shape& s) {
+  require_dims(s, {"tokens", "d_model"});
+  const int64_t T = s["tokens"], D = s["d_model"];
+  for (const char* name : {"d_ff", "q_heads", "head_dim"})
+    if (s.has(name)) require_dims(s, {name});
+
+  int64_t dh = kDefaultHeadDim;
+  if (s.has("head_dim")) {
+    dh = s["head_dim"];
+  } else if (s.has("q_heads")) {
+    if (D % s["q_heads"] != 0)
+      throw std::invalid_argument(
+          fmt::format("block: d_model={} is not divisible by q_heads={}", D, s["q_heads"]));
+    dh = D / s["q_heads"];
+  }
+  if (D % dh != 0)
+    throw std::invalid_argument(fmt::format("block: d_model={} is not a multiple of head_dim={}", D, dh));
+  const int64_t H = D / dh;
+  if (s.has("q_heads") && s["q_heads"] != H)
+    throw std::invalid_argument(fmt::format("block: q_heads={} * head_dim={} != d_model={}", s["q_heads"], dh, D));
+  if (dh % 2 != 0)
+    throw std::invalid_argument(fmt::format("block: head_dim={} must be even (RoPE rotates pairs)", dh));
+  const int64_t F = s.has("d_ff") ? s["d_ff"] : default_d_ff(D);
+
+  Shape out{{"tokens", T}, {"d_model", D}, {"d_ff", F}, {"q_heads", H}, {"head_dim", dh}};
+  require_dims(out, {"tokens", "d_model", "d_ff", "q_heads", "head_dim"});
+  const double Td = static_cast<double>(T), Dd = static_cast<double>(D), Fd = static_cast<double>(F);
+  // The largest tensors: the fused input weights and the parallel block's fused GEMM output.
+  require_elements(out, "w_in", (3 * Dd + 2 * Fd) * Dd);
+  require_elements(out, "w_out", Dd * (Dd + Fd));
+  require_elements(out, "qkv|gate|up", Td * (3 * Dd + 2 * Fd));
+  return out;
+}
+
+Cost cost(Variant variant, Dims d, int element_bytes) {
+  const double T = static_cast<double>(d.tokens), D = static_cast<double>(d.d_model),
+               F = static_cast<double>(d.d_ff), H = static_cast<double>(d.q_heads),
+               dh = static_cast<double>(d.head_dim), s = element_bytes;
+  const double TD = T * D, TF = T * F;
+  const double P = T * (T + 1) / 2;  // causal (query, key) pairs per head
+  const bool serial = variant == Variant::serial;
+  const double norms = serial ? 2 : 1, residuals = serial ? 2 : 1;
+
+  Cost c;
+  // normalization: the fused RMSNorm of kernels/norm, once (parallel) or twice (serial).
+  const Cost rms = norm::cost(norm::Kind::rmsnorm, /*fused=*/true, {d.tokens, d.d_model}, element_bytes);
+  FlopCount& fn = c.flops_by_class[kClassNormalization];
+  fn.vector = norms * rms.flops.vector;
+  fn.special = norms * rms.flops.special;
+  c.bytes_by_class[kClassNormalization] = norms * rms.bytes_model;
+
+  // matrix: 2·T·in·out per projection; the same total for both variants,
+  // 2T(3D·D + D·D + 2F·D + F·D) = 2T(4D² + 3DF).
+  c.flops_by_class[kClassMatrix].matrix = 2 * T * (4 * D * D + 3 * D * F);
+  // Each GEMM reads its activation input and its weights once and writes its output.
+  const double weights = 4 * D * D + 3 * D * F;
+  c.bytes_by_class[kClassMatrix] =
+      s * (serial ? (TD + 3 * TD) + (TD + TD) + (TD + 2 * TF) + (TF + TD) + weights  // qkv, o, gate|up, down
+                  : (TD + T * (3 * D + 2 * F)) + (T * (D + F) + TD) + weights);     // in, out
+
+  // attention: QKᵀ and PV over the causal half only, 2·dh·P each per head.
+  // softmax per score: scale, max, subtract, sum (vector) and exp (special);
+  // per row: one reciprocal of the sum and dh multiplies normalising the output row.
+  FlopCount& fa = c.flops_by_class[kClassAttention];
+  fa.matrix = H * 2 * (2 * dh * P);
+  fa.vector = H * 4 * P + H * T + TD;
+  fa.special = H * P;
+  // Per head: read q, k, v and write the output once; the score tile (64 queries × keys)
+  // and the head's k, v stay in cache between query tiles.
+  c.bytes_by_class[kClassAttention] = s * 4 * TD;
+
+  // elementwise: RoPE on q and k (per rotated pair 4 mul + 2 add = 3 per element),
+  // SwiGLU (sigmoid = 1 special, × g and × u = 2 vector per element), residual adds.
+  FlopCount& fe = c.flops_by_class[kClassElementwise];
+  fe.vector = 3 * (2 * TD) + 2 * TF + residuals * TD;
+  fe.special = TF;
+  // RoPE reads q, k and the cos/sin tables (T·dh/2 each) and writes q, k in place;
+  // SwiGLU reads g, u and writes the product; each residual add reads two and writes one.
+  c.bytes_by_class[kClassElementwise] = s * ((4 * TD + T * dh) + 3 * TF + residuals * 3 * TD);
+
+  for (const auto& [cls, f] : c.flops_by_class) c.flops += f;
+  for (const auto& [cls, b] : c.bytes_by_class) c.bytes_model += b;
+  // x in, y out, every weight once (serial has one more gamma than parallel).
+  c.bytes_minimum = s * (2 * TD + weights + norms * D);
+  return c;
+}
+
+}  // namespace lmroof::block
