@@ -16,6 +16,9 @@ PairDef block_pair() {
   p.default_shapes = {block::complete_shape({{"tokens", 512}, {"d_model", 1024}}),
                       block::complete_shape({{"tokens", 1024}, {"d_model", 1024}})};
   p.quick_shapes = {block::complete_shape({{"tokens", 64}, {"d_model", 256}})};
+  // GPU: head_dim 128 as in LLaMA-class models, sequences long enough for attention to matter.
+  p.cuda_shapes = {block::complete_shape({{"tokens", 2048}, {"d_model", 2048}, {"head_dim", 128}}),
+                   block::complete_shape({{"tokens", 4096}, {"d_model", 4096}, {"head_dim", 128}})};
   p.comparisons = {{{"serial", "fused"}, {"parallel", "fused"}, "parallel block vs serial block"}};
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     block::parse_variant(variant);
