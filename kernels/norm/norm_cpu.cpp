@@ -1,7 +1,10 @@
 // CPU kernels for the norm pair: "fused" (one read of x, one write of y, rows
 // spread over OpenMP threads, the row's statistics computed while it sits in L1/L2)
 // and "unfused" (one OpenMP pass over memory per primitive, as eager PyTorch runs it).
+#include <immintrin.h>
+
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "common/host_data.h"
@@ -11,27 +14,66 @@ namespace lmroof::norm {
 
 namespace {
 
+// y = (x - shift) * scale * gamma (+ beta). The output is written with streaming
+// (non-temporal) stores where the vector ISA has them: y is not read again by this
+// kernel, and a normal store would first read each line of y from DRAM
+// (write-allocate), moving a third more bytes than the operator needs.
+//
+// `next` (the following row, or null) is prefetched into L2 along the way, so DRAM
+// keeps streaming while the next row's statistics pass would otherwise stall on it.
+template <bool kBeta>
+void write_normalized(int64_t D, const float* __restrict x, float shift, float scale, const float* __restrict gamma,
+                      const float* __restrict beta, float* __restrict y, const float* next) {
+  int64_t i = 0;
+#ifdef __AVX512F__
+  for (; i < D && (reinterpret_cast<uintptr_t>(y + i) & 63) != 0; ++i)
+    y[i] = (x[i] - shift) * scale * gamma[i] + (kBeta ? beta[i] : 0.f);
+  const __m512 vshift = _mm512_set1_ps(shift), vscale = _mm512_set1_ps(scale);
+  for (; i + 16 <= D; i += 16) {
+    if (next) _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T1);
+    __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vshift), vscale), _mm512_loadu_ps(gamma + i));
+    if constexpr (kBeta) v = _mm512_add_ps(v, _mm512_loadu_ps(beta + i));
+    _mm512_stream_ps(y + i, v);
+  }
+#endif
+  for (; i < D; ++i) y[i] = (x[i] - shift) * scale * gamma[i] + (kBeta ? beta[i] : 0.f);
+}
+
+// sum over the row of (x[i] - shift)^2, or of x[i] when kSquare is false. Four
+// independent vector accumulators: one would make each pass latency-bound on the
+// add chain, and these passes must stay short next to the row's memory traffic.
+template <bool kSquare>
+float row_reduce(int64_t D, const float* __restrict x, float shift) {
+  int64_t i = 0;
+  float total = 0;
+#ifdef __AVX512F__
+  const __m512 vshift = _mm512_set1_ps(shift);
+  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+  for (; i + 64 <= D; i += 64)
+    for (int k = 0; k < 4; ++k) {
+      const __m512 v = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16 * k), vshift);
+      acc[k] = kSquare ? _mm512_fmadd_ps(v, v, acc[k]) : _mm512_add_ps(acc[k], v);
+    }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+  for (float v : lanes) total += v;
+#endif
+  float tail = 0;
+#pragma omp simd reduction(+ : tail)
+  for (int64_t j = i; j < D; ++j) tail += kSquare ? (x[j] - shift) * (x[j] - shift) : x[j] - shift;
+  return total + tail;
+}
+
 void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __restrict gamma,
-               const float* __restrict beta, float* __restrict y) {
+               const float* __restrict beta, float* __restrict y, const float* next) {
   if (kind == Kind::layernorm) {
-    float sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < D; ++i) sum += x[i];
-    const float mean = sum / D;
+    const float mean = row_reduce<false>(D, x, 0.f) / D;
     // Two-pass variance from the cached row: no cancellation as in E[x^2] - mean^2.
-    float ss = 0;
-#pragma omp simd reduction(+ : ss)
-    for (int64_t i = 0; i < D; ++i) ss += (x[i] - mean) * (x[i] - mean);
-    const float rstd = 1.0f / std::sqrt(ss / D + kEps);
-#pragma omp simd
-    for (int64_t i = 0; i < D; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+    const float var = row_reduce<true>(D, x, mean) / D;
+    write_normalized<true>(D, x, mean, 1.0f / std::sqrt(var + kEps), gamma, beta, y, next);
   } else {
-    float ss = 0;
-#pragma omp simd reduction(+ : ss)
-    for (int64_t i = 0; i < D; ++i) ss += x[i] * x[i];
-    const float rstd = 1.0f / std::sqrt(ss / D + kEps);
-#pragma omp simd
-    for (int64_t i = 0; i < D; ++i) y[i] = x[i] * rstd * gamma[i];
+    const float mean_square = row_reduce<true>(D, x, 0.f) / D;
+    write_normalized<false>(D, x, 0.f, 1.0f / std::sqrt(mean_square + kEps), gamma, beta, y, next);
   }
 }
 
@@ -87,8 +129,12 @@ void add_broadcast_col(int64_t T, int64_t D, const float* a, const float* v, flo
 
 void cpu_fused(Kind kind, Dims d, const float* x, const float* gamma, const float* beta, float* y) {
   const int64_t D = d.d_model;
+  const int64_t T = d.tokens;
 #pragma omp parallel for schedule(static)
-  for (int64_t t = 0; t < d.tokens; ++t) fused_row(kind, D, x + t * D, gamma, beta, y + t * D);
+  for (int64_t t = 0; t < T; ++t) fused_row(kind, D, x + t * D, gamma, beta, y + t * D, t + 1 < T ? x + (t + 1) * D : nullptr);
+#ifdef __AVX512F__
+  _mm_sfence();  // streaming stores are weakly ordered: make y visible before returning
+#endif
 }
 
 size_t cpu_unfused_scratch_floats(Dims d) { return 2 * d.tokens * d.d_model + 4 * d.tokens; }

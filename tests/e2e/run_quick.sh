@@ -19,9 +19,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["schema"] == "lmroof.results/1", r["schema"]
 pairs = {run["pair"] for run in r["runs"]}
-assert pairs == {"norm", "bias", "block", "decode"}, pairs
+assert pairs == {"norm", "bias", "block", "decode", "mlp"}, pairs
 names = {c["name"] for c in r["ceilings"]}
-assert {"copy", "triad", "fp32_fma", "sgemm"} <= names, names
+assert {"copy", "copy_nt", "triad", "fp32_fma", "sgemm"} <= names, names
 for c in r["ceilings"]:
     assert c["source"] == "measured" and c["value"] > 0, c
 for run in r["runs"]:
