@@ -44,10 +44,13 @@ int list(bool json) {
   for (const auto& pair : all_pairs()) {
     nlohmann::json p = {{"pair", pair.name}, {"summary", pair.summary}, {"combos", nlohmann::json::array()}};
     for (const auto& c : pair.combos) p["combos"].push_back({{"variant", c.variant}, {"impl", c.impl}});
-    for (const char* which : {"default_shapes", "quick_shapes"}) {
-      p[which] = nlohmann::json::array();
-      for (const auto& s : which[0] == 'd' ? pair.default_shapes : pair.quick_shapes) p[which].push_back(s.label());
+    const std::pair<const char*, const std::vector<Shape>*> shape_lists[] = {
+        {"default_shapes", &pair.default_shapes}, {"quick_shapes", &pair.quick_shapes}, {"cuda_shapes", &pair.cuda_shapes}};
+    for (const auto& [key, shapes] : shape_lists) {
+      p[key] = nlohmann::json::array();
+      for (const auto& s : *shapes) p[key].push_back(s.label());
     }
+    p["cuda"] = static_cast<bool>(pair.make_cuda);
     out.push_back(p);
   }
   if (json) {
@@ -59,9 +62,11 @@ int list(bool json) {
     for (const auto& c : p["combos"])
       std::printf(" %s/%s", c["variant"].get<std::string>().c_str(), c["impl"].get<std::string>().c_str());
     std::printf("\n");
-    for (const char* which : {"default_shapes", "quick_shapes"}) {
-      std::printf("  %s:\n", which[0] == 'd' ? "shapes" : "quick shapes");
-      for (const auto& s : p[which]) std::printf("    %s\n", s.get<std::string>().c_str());
+    for (const auto& [key, title] : {std::pair{"default_shapes", "shapes"}, std::pair{"quick_shapes", "quick shapes (--quick)"},
+                                     std::pair{"cuda_shapes", "CUDA shapes (when they differ)"}}) {
+      if (p[key].empty()) continue;
+      std::printf("  %s:\n", title);
+      for (const auto& s : p[key]) std::printf("    %s\n", s.get<std::string>().c_str());
     }
   }
   return 0;
