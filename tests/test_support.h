@@ -5,6 +5,7 @@
 
 #include <random>
 #include <string>
+#include <ostream>
 #include <tuple>
 
 #include "common/shape.h"
@@ -33,3 +34,8 @@ struct ParamName {
 inline constexpr ParamName param_name{};
 
 }  // namespace lmroof::test
+
+namespace lmroof {
+// Readable parameter values in test listings ("tokens=3 d_model=1000", not bytes).
+inline void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.label(); }
+}  // namespace lmroof
