@@ -52,6 +52,10 @@ struct Case {
   Shape shape;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.pair << "/" << c.variant << "/" << c.impl << "/" << to_string(c.dtype) << " " << c.shape.label();
+}
+
 // Every (pair, variant, impl) the CUDA backend must run; CudaKernelCoverage checks the
 // list against the registry so that a new combination cannot go untested.
 const std::vector<std::tuple<std::string, std::string, std::string>> kCombos = {
