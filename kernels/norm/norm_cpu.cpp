@@ -3,6 +3,7 @@
 // and "unfused" (one OpenMP pass over memory per primitive, as eager PyTorch runs it).
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -23,14 +24,14 @@ namespace {
 // keeps streaming while the next row's statistics pass would otherwise stall on it.
 template <bool kBeta>
 void write_normalized(int64_t D, const float* __restrict x, float shift, float scale, const float* __restrict gamma,
-                      const float* __restrict beta, float* __restrict y, const float* next) {
+                      const float* __restrict beta, float* __restrict y, const float* next, int64_t next_from) {
   int64_t i = 0;
 #ifdef __AVX512F__
   for (; i < D && (reinterpret_cast<uintptr_t>(y + i) & 63) != 0; ++i)
     y[i] = (x[i] - shift) * scale * gamma[i] + (kBeta ? beta[i] : 0.f);
   const __m512 vshift = _mm512_set1_ps(shift), vscale = _mm512_set1_ps(scale);
   for (; i + 16 <= D; i += 16) {
-    if (next) _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T1);
+    if (next && i >= next_from) _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T1);
     __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vshift), vscale), _mm512_loadu_ps(gamma + i));
     if constexpr (kBeta) v = _mm512_add_ps(v, _mm512_loadu_ps(beta + i));
     _mm512_stream_ps(y + i, v);
@@ -42,18 +43,28 @@ void write_normalized(int64_t D, const float* __restrict x, float shift, float s
 // sum over the row of (x[i] - shift)^2, or of x[i] when kSquare is false. Four
 // independent vector accumulators: one would make each pass latency-bound on the
 // add chain, and these passes must stay short next to the row's memory traffic.
+//
+// `prefetch` (may be null) is a slice of the next row, [0, prefetch_len) floats,
+// pulled into L2 while this pass runs, so DRAM keeps streaming during the passes
+// that work out of cache.
 template <bool kSquare>
-float row_reduce(int64_t D, const float* __restrict x, float shift) {
+float row_reduce(int64_t D, const float* __restrict x, float shift, const float* prefetch, int64_t prefetch_len) {
   int64_t i = 0;
   float total = 0;
 #ifdef __AVX512F__
   const __m512 vshift = _mm512_set1_ps(shift);
   __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-  for (; i + 64 <= D; i += 64)
+  // prefetch_len / D floats of the next row per float of this one, in whole lines
+  const int64_t prefetch_per_block = prefetch ? (prefetch_len * 64 + D - 1) / D : 0;
+  int64_t prefetched = 0;
+  for (; i + 64 <= D; i += 64) {
+    for (int64_t end = std::min(prefetch_len, prefetched + prefetch_per_block); prefetched < end; prefetched += 16)
+      _mm_prefetch(reinterpret_cast<const char*>(prefetch + prefetched), _MM_HINT_T1);
     for (int k = 0; k < 4; ++k) {
       const __m512 v = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16 * k), vshift);
       acc[k] = kSquare ? _mm512_fmadd_ps(v, v, acc[k]) : _mm512_add_ps(acc[k], v);
     }
+  }
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
   for (float v : lanes) total += v;
@@ -64,16 +75,19 @@ float row_reduce(int64_t D, const float* __restrict x, float shift) {
   return total + tail;
 }
 
+// The next row is prefetched in equal slices across this row's passes.
 void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __restrict gamma,
                const float* __restrict beta, float* __restrict y, const float* next) {
   if (kind == Kind::layernorm) {
-    const float mean = row_reduce<false>(D, x, 0.f) / D;
+    const int64_t third = (D / 3) & ~int64_t{15};
+    const float mean = row_reduce<false>(D, x, 0.f, next, third) / D;
     // Two-pass variance from the cached row: no cancellation as in E[x^2] - mean^2.
-    const float var = row_reduce<true>(D, x, mean) / D;
-    write_normalized<true>(D, x, mean, 1.0f / std::sqrt(var + kEps), gamma, beta, y, next);
+    const float var = row_reduce<true>(D, x, mean, next ? next + third : nullptr, third) / D;
+    write_normalized<true>(D, x, mean, 1.0f / std::sqrt(var + kEps), gamma, beta, y, next, 2 * third);
   } else {
-    const float mean_square = row_reduce<true>(D, x, 0.f) / D;
-    write_normalized<false>(D, x, 0.f, 1.0f / std::sqrt(mean_square + kEps), gamma, beta, y, next);
+    const int64_t half = (D / 2) & ~int64_t{15};
+    const float mean_square = row_reduce<true>(D, x, 0.f, next, half) / D;
+    write_normalized<false>(D, x, 0.f, 1.0f / std::sqrt(mean_square + kEps), gamma, beta, y, next, half);
   }
 }
 
