@@ -26,31 +26,24 @@ constexpr int64_t kQuickStreamElements = int64_t{1} << 23;
 
 // Element-wise copy written with explicit vector stores so the compiler cannot
 // turn it into memcpy (whose non-temporal path would measure a different roof).
+// kStreaming uses streaming (non-temporal) stores, which skip the read of each
+// destination line that an ordinary store triggers (write-allocate): kernels that
+// stream their output (the fused norms) can reach that roof, the higher one.
+template <bool kStreaming>
 void copy_kernel(const float* __restrict a, float* __restrict b, int64_t n) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; i += 16) {
 #ifdef __AVX512F__
-    _mm512_storeu_ps(b + i, _mm512_loadu_ps(a + i));
-#else
-    for (int j = 0; j < 16; ++j) b[i + j] = a[i + j];
-#endif
-  }
-}
-
-// The same copy with streaming (non-temporal) stores, which skip the read of each
-// destination line that an ordinary store triggers (write-allocate). Kernels that
-// stream their output (the fused norms) can reach this roof; it is the higher one.
-void copy_nt_kernel(const float* __restrict a, float* __restrict b, int64_t n) {
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i += 16) {
-#ifdef __AVX512F__
-    _mm512_stream_ps(b + i, _mm512_loadu_ps(a + i));
+    if constexpr (kStreaming)
+      _mm512_stream_ps(b + i, _mm512_loadu_ps(a + i));
+    else
+      _mm512_storeu_ps(b + i, _mm512_loadu_ps(a + i));
 #else
     for (int j = 0; j < 16; ++j) b[i + j] = a[i + j];
 #endif
   }
 #ifdef __AVX512F__
-  _mm_sfence();
+  if constexpr (kStreaming) _mm_sfence();
 #endif
 }
 
@@ -70,7 +63,7 @@ void bm_copy(benchmark::State& state, int64_t n, bool streaming) {
   // 64-byte aligned so streaming stores are legal on every vector.
   auto a = aligned_floats(n), b = aligned_floats(n);
   fill_uniform({a.get(), static_cast<size_t>(n)}, 1);
-  const auto kernel = streaming ? copy_nt_kernel : copy_kernel;
+  const auto kernel = streaming ? copy_kernel<true> : copy_kernel<false>;
   kernel(a.get(), b.get(), n);  // first touch
   for (auto _ : state) {
     kernel(a.get(), b.get(), n);
