@@ -2,7 +2,8 @@
 # Run ON a machine with an NVIDIA GPU and no network, after scripts/device-pack.sh
 # packed .device/ here. It unpacks the carried build, runs the GPU tests, then
 # `lmroof run --backend cuda`, and writes logs, results.json and report.html under
-# $OUT (or ./device-out). A short table comes last. Budget: under 8 minutes.
+# $OUT (or ./device-out). A short table comes last. Budget: under 8 minutes
+# (tests capped at 150 s, the run at 300 s; --quick for a first smoke test).
 #   scripts/device-check.sh [--quick]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ nvcc --version 2>/dev/null | tail -1 || true
 ldd "$bin/lmroof" | grep -E 'not found' && { echo "device-check: missing libraries"; exit 2; }
 
 step "GPU tests (every CUDA kernel vs the float64 reference)"
-timeout 240 "$bin/lmroof_tests" --gtest_filter='Cuda*:*Cupti*:*Gpu*' --gtest_brief=1 \
+timeout 150 "$bin/lmroof_tests" --gtest_filter='Cuda*:*Cupti*:*Gpu*' --gtest_brief=1 \
   --gtest_output="xml:$out/gpu-tests.xml" 2>&1 | tail -60
 tests_rc=${PIPESTATUS[0]}
 echo "GPU tests exit code: $tests_rc"
