@@ -10,11 +10,10 @@
 
 namespace lmroof {
 
-inline void fill_uniform(std::span<float> data, uint64_t seed, float lo = -1.f, float hi = 1.f) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (auto& v : data) v = dist(rng);
-}
+// Uniform values in [lo, hi). Spans over 1 Mi elements are filled in chunks with
+// independent streams on all threads (inputs reach GBs for the GPU suite), so the
+// values depend on the seed only, never on the thread count.
+void fill_uniform(std::span<float> data, uint64_t seed, float lo = -1.f, float hi = 1.f);
 
 // Fills with NaN so that an element a kernel forgot to write fails validation.
 inline void poison(std::span<float> data) {

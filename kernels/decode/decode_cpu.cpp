@@ -141,22 +141,6 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
   }
 }
 
-// Independent streams per 1 Mi-element chunk, so large caches fill on all threads and
-// the values do not depend on the thread count.
-void fill_uniform_parallel(std::span<float> data, uint64_t seed) {
-  constexpr int64_t kChunk = int64_t{1} << 20;
-  const auto size = static_cast<int64_t>(data.size());
-  const int64_t chunks = (size + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(dynamic)
-  for (int64_t c = 0; c < chunks; ++c) {
-    uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(c + 1);  // splitmix64
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    fill_uniform(data.subspan(c * kChunk, std::min(kChunk, size - c * kChunk)), z);
-  }
-}
-
 }  // namespace
 
 size_t cpu_partial_floats(Impl impl, Dims d) {
@@ -254,9 +238,9 @@ class CpuDecodeWorkload final : public Workload {
 
  private:
   void randomize(uint64_t seed) {
-    fill_uniform_parallel(q_, seed);
-    fill_uniform_parallel(k_, seed + 1);
-    fill_uniform_parallel(v_, seed + 2);
+    fill_uniform(q_, seed);
+    fill_uniform(k_, seed + 1);
+    fill_uniform(v_, seed + 2);
   }
 
   Impl impl_;
