@@ -27,5 +27,7 @@ int ceilings(const std::string& backend, bool quick, const std::filesystem::path
 int list(bool json);
 int analyze(const std::filesystem::path& bench_json, const std::filesystem::path& results_out);
 int check(const std::vector<std::filesystem::path>& files);
+// Empty chip: the current device. Empty metrics: the roofline metrics.
+int counters(const std::string& chip, const std::vector<std::string>& metrics, bool json);
 
 }  // namespace lmroof::cli

@@ -59,6 +59,16 @@ int main(int argc, char** argv) {
   check->add_option("files", check_files, "[CLAIMS.yaml] RESULTS.json (built-in lecture claims when CLAIMS is omitted)")
       ->required()->expected(1, 2);
 
+  std::string counters_chip;
+  std::vector<std::string> counters_metrics;
+  bool counters_json = false;
+  auto* counters = app.add_subcommand(
+      "counters", "Which GPU counters a run reads: on this device, or offline for a chip name (e.g. --chip GH100)");
+  counters->add_option("--chip", counters_chip, "CUPTI chip name (GH100 for H100/H200, GB100, AD102, ...): check offline, no GPU needed");
+  counters->add_option("--metrics", counters_metrics, "Metrics to check, comma separated (default: the roofline metrics)")
+      ->delimiter(',');
+  counters->add_flag("--json", counters_json, "Machine-readable output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -74,6 +84,7 @@ int main(int argc, char** argv) {
     if (*ceil) return cli::ceilings(ceil_backend, ceil_quick, ceil_json);
     if (*list) return cli::list(list_json);
     if (*analyze) return cli::analyze(bench_in, analyze_out);
+    if (*counters) return cli::counters(counters_chip, counters_metrics, counters_json);
     if (*check) {
       std::vector<std::filesystem::path> files(check_files.begin(), check_files.end());
       return cli::check(files);

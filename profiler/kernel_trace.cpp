@@ -15,6 +15,7 @@
 #include <exception>
 #include <mutex>
 
+#include "profiler/cupti_status.h"
 #include "profiler/device_query.h"
 #endif
 
@@ -131,15 +132,6 @@ namespace {
 
 constexpr size_t kBufferBytes = size_t{8} << 20;
 constexpr size_t kBufferAlign = 8;  // ACTIVITY_RECORD_ALIGNMENT
-
-std::string cupti_error(CUptiResult r) {
-  const char* name = nullptr;
-  const char* message = nullptr;
-  if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name) name = "unknown CUPTI error";
-  std::string s = name;
-  if (cuptiGetErrorMessage(r, &message) == CUPTI_SUCCESS && message && *message) s += std::string(" (") + message + ")";
-  return s;
-}
 
 std::string demangle(const char* mangled) {
   if (!mangled) return "<unnamed kernel>";

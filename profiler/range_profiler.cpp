@@ -8,8 +8,8 @@
 //           -> SetConfig(UserRange, UserReplay) -> { Start, (PushRange, work, PopRange)*, Stop }
 //           until isAllPassSubmitted -> DecodeData -> per range GetRangeInfo +
 //           cuptiProfilerHostEvaluateToGpuValues -> Disable.
-// Every CUPTI status is checked; failures become a reason string (cuptiGetResultString
-// and cuptiGetErrorMessage), never an exception.
+// Every CUPTI status is checked; failures become a reason string (cupti_status.h),
+// never an exception. The host-side configuration is counter_plan.cpp's.
 #include "profiler/range_profiler.h"
 
 #include <string>
@@ -28,6 +28,8 @@
 #include <exception>
 #include <mutex>
 
+#include "profiler/cupti_host_config.h"
+#include "profiler/cupti_status.h"
 #include "profiler/device_query.h"
 #endif
 
@@ -42,51 +44,6 @@ const RangeValues* RangeProfile::find(const std::string& range_name) const {
 #ifdef LMROOF_WITH_CUDA
 
 namespace {
-
-// A CUPTI parameter struct, zeroed (pPriv = NULL and every optional field unset) with
-// its structSize set to the version this file was compiled against.
-template <typename T>
-T cupti_params(size_t struct_size) {
-  T p{};
-  p.structSize = struct_size;
-  return p;
-}
-
-std::string cupti_error(CUptiResult r) {
-  const char* name = nullptr;
-  const char* message = nullptr;
-  if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name) name = "unknown CUPTI error";
-  std::string s = name;
-  if (cuptiGetErrorMessage(r, &message) == CUPTI_SUCCESS && message && *message) s += std::string(" (") + message + ")";
-  return s;
-}
-
-// "<call> failed: <CUPTI error>", with what to do about the states a user can fix.
-std::string failure(const char* call, CUptiResult r) {
-  std::string s = std::string(call) + " failed: " + cupti_error(r);
-  switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      s += "; reading GPU performance counters needs permission (ERR_NVGPUCTRPERM): run as root or load the "
-           "driver with NVreg_RestrictProfilingToAdminUsers=0, see https://developer.nvidia.com/ERR_NVGPUCTRPERM";
-      break;
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-      s += "; this is a MIG instance, on which CUPTI cannot profile";
-      break;
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-      s += "; the GPU runs in confidential-computing mode, where counters are unavailable";
-      break;
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-      s += "; this virtual GPU does not expose counters";
-      break;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-      s += "; another profiler (ncu, nsys, a CUPTI tool) already holds the device";
-      break;
-    default:
-      break;
-  }
-  return s;
-}
 
 const char* support_level(CUpti_Profiler_Support_Level level) {
   switch (level) {
@@ -143,55 +100,6 @@ void release_profiler() {
   }
 }
 
-class HostObject {
- public:
-  HostObject() = default;
-  ~HostObject() { reset(); }
-  HostObject(const HostObject&) = delete;
-  HostObject& operator=(const HostObject&) = delete;
-
-  CUptiResult init(const std::string& chip, const std::vector<uint8_t>& availability) {
-    reset();
-    auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = chip.c_str();
-    p.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
-    const CUptiResult r = cuptiProfilerHostInitialize(&p);
-    if (r == CUPTI_SUCCESS) object_ = p.pHostObject;
-    return r;
-  }
-  void reset() {
-    if (!object_) return;
-    auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    p.pHostObject = object_;
-    cuptiProfilerHostDeinitialize(&p);  // nothing to do about a failure while tearing down
-    object_ = nullptr;
-  }
-  CUpti_Profiler_Host_Object* get() const { return object_; }
-
-  CUptiResult add_metrics(const std::vector<const char*>& names) const {
-    auto p = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    p.pHostObject = object_;
-    p.ppMetricNames = const_cast<const char**>(names.data());
-    p.numMetrics = names.size();
-    return cuptiProfilerHostConfigAddMetrics(&p);
-  }
-
-  // Empty when the chip knows the metric, else the CUPTI error.
-  std::string check_metric(const std::string& name) const {
-    auto p = cupti_params<CUpti_Profiler_Host_GetMetricProperties_Params>(
-        CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
-    p.pHostObject = object_;
-    p.pMetricName = name.c_str();
-    const CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
-    return r == CUPTI_SUCCESS ? std::string() : cupti_error(r);
-  }
-
- private:
-  CUpti_Profiler_Host_Object* object_ = nullptr;
-};
-
 }  // namespace
 
 struct RangeProfiler::Impl {
@@ -199,9 +107,8 @@ struct RangeProfiler::Impl {
   bool status_done = false;
   RangeProfilerStatus status;
   bool profiler_initialized = false;
-  HostObject host;
+  CuptiHostConfig host;
   std::vector<uint8_t> availability;
-  std::vector<uint8_t> config;
   std::vector<const char*> metric_names;  // into status.metrics, fixed once built
   CtxGetCurrentFn ctx_get_current = nullptr;
 
@@ -246,7 +153,7 @@ struct RangeProfiler::Impl {
     }
 
     if (const CUptiResult r = acquire_profiler(); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerInitialize", r);
+      st.reason = cupti_failure("cuptiProfilerInitialize", r);
       return false;
     }
     profiler_initialized = true;
@@ -255,7 +162,7 @@ struct RangeProfiler::Impl {
     sup.cuDevice = cu_device;
     sup.api = CUPTI_PROFILER_RANGE_PROFILING;
     if (const CUptiResult r = cuptiProfilerDeviceSupported(&sup); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerDeviceSupported", r);
+      st.reason = cupti_failure("cuptiProfilerDeviceSupported", r);
       return false;
     }
     if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
@@ -278,7 +185,7 @@ struct RangeProfiler::Impl {
     auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = static_cast<size_t>(ordinal);
     if (const CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiDeviceGetChipName", r);
+      st.reason = cupti_failure("cuptiDeviceGetChipName", r);
       return false;
     }
     if (!chip.pChipName) {
@@ -292,108 +199,20 @@ struct RangeProfiler::Impl {
     avail.ctx = ctx;
     avail.pCounterAvailabilityImage = nullptr;
     if (const CUptiResult r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerGetCounterAvailability", r);
+      st.reason = cupti_failure("cuptiProfilerGetCounterAvailability", r);
       return false;
     }
     availability.assign(avail.counterAvailabilityImageSize, 0);
     avail.pCounterAvailabilityImage = availability.data();
     if (const CUptiResult r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerGetCounterAvailability", r);
+      st.reason = cupti_failure("cuptiProfilerGetCounterAvailability", r);
       return false;
     }
 
-    if (const CUptiResult r = host.init(st.chip, availability); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerHostInitialize", r);
-      return false;
-    }
-    // Metrics the chip does not know are dropped here, one by one, with CUPTI's answer.
-    std::vector<std::string> candidates;
-    for (const auto& m : requested) {
-      if (const std::string why = host.check_metric(m); why.empty())
-        candidates.push_back(m);
-      else
-        st.dropped[m] = "not a metric of " + st.chip + ": " + why;
-    }
-    if (candidates.empty()) {
-      // Every name refused by the property query: let ConfigAddMetrics, the call that
-      // matters, decide metric by metric (its answers replace the ones above).
-      candidates = requested;
-      st.dropped.clear();
-    }
-    if (!build_config(candidates)) return false;
-    if (st.metrics.empty()) {
-      st.reason = "none of the requested metrics can be collected on " + st.chip;
-      return false;
-    }
-
-    auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-    size.pHostObject = host.get();
-    if (const CUptiResult r = cuptiProfilerHostGetConfigImageSize(&size); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerHostGetConfigImageSize", r);
-      return false;
-    }
-    config.assign(size.configImageSize, 0);
-    auto image =
-        cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-    image.pHostObject = host.get();
-    image.configImageSize = config.size();
-    image.pConfigImage = config.data();
-    if (const CUptiResult r = cuptiProfilerHostGetConfigImage(&image); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerHostGetConfigImage", r);
-      return false;
-    }
-    auto passes =
-        cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-    passes.configImageSize = config.size();
-    passes.pConfigImage = config.data();
-    if (const CUptiResult r = cuptiProfilerHostGetNumOfPasses(&passes); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerHostGetNumOfPasses", r);
-      return false;
-    }
-    st.passes = passes.numOfPasses;
+    if (!host.select_metrics(st.chip, availability, requested, st)) return false;
+    if (!host.build_image(st)) return false;
     for (const auto& m : st.metrics) metric_names.push_back(m.c_str());
     st.available = true;
-    return true;
-  }
-
-  // Adds `candidates` to a fresh host configuration. When CUPTI refuses the set, finds
-  // the metrics it refuses one by one (each on a fresh host object) and drops them.
-  bool build_config(const std::vector<std::string>& candidates) {
-    RangeProfilerStatus& st = status;
-    const auto pointers = [](const std::vector<std::string>& v) {
-      std::vector<const char*> p;
-      for (const auto& s : v) p.push_back(s.c_str());
-      return p;
-    };
-    if (!candidates.empty() && host.add_metrics(pointers(candidates)) == CUPTI_SUCCESS) {
-      st.metrics = candidates;
-      return true;
-    }
-    std::vector<std::string> kept;
-    for (const auto& m : candidates) {
-      if (const CUptiResult r = host.init(st.chip, availability); r != CUPTI_SUCCESS) {
-        st.reason = failure("cuptiProfilerHostInitialize", r);
-        return false;
-      }
-      std::vector<std::string> trial = kept;
-      trial.push_back(m);
-      if (const CUptiResult r = host.add_metrics(pointers(trial)); r == CUPTI_SUCCESS)
-        kept.push_back(m);
-      else
-        st.dropped[m] = "refused by cuptiProfilerHostConfigAddMetrics on " + st.chip + ": " + cupti_error(r);
-    }
-    if (const CUptiResult r = host.init(st.chip, availability); r != CUPTI_SUCCESS) {
-      st.reason = failure("cuptiProfilerHostInitialize", r);
-      return false;
-    }
-    if (!kept.empty()) {
-      if (const CUptiResult r = host.add_metrics(pointers(kept)); r != CUPTI_SUCCESS) {
-        st.reason = failure("cuptiProfilerHostConfigAddMetrics", r);
-        return false;
-      }
-    }
-    st.metrics = kept;
     return true;
   }
 };
@@ -505,7 +324,7 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
 
   EnabledProfiler profiler(ctx);
   if (profiler.enable_result() != CUPTI_SUCCESS) {
-    out.reason = failure("cuptiRangeProfilerEnable", profiler.enable_result());
+    out.reason = cupti_failure("cuptiRangeProfilerEnable", profiler.enable_result());
     return out;
   }
 
@@ -519,7 +338,7 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
     p.maxNumOfRanges = ranges.size();
     p.maxNumRangeTreeNodes = static_cast<uint32_t>(ranges.size());
     if (const CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&p); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiRangeProfilerGetCounterDataSize", r);
+      out.reason = cupti_failure("cuptiRangeProfilerGetCounterDataSize", r);
       return out;
     }
     counter_data.assign(p.counterDataSize, 0);
@@ -531,15 +350,15 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
     p.counterDataSize = counter_data.size();
     p.pCounterData = counter_data.data();
     if (const CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&p); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiRangeProfilerCounterDataImageInitialize", r);
+      out.reason = cupti_failure("cuptiRangeProfilerCounterDataImageInitialize", r);
       return out;
     }
   }
   {
     auto p = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = profiler.get();
-    p.configSize = impl_->config.size();
-    p.pConfig = impl_->config.data();
+    p.configSize = impl_->host.image().size();
+    p.pConfig = impl_->host.image().data();
     p.counterDataImageSize = counter_data.size();
     p.pCounterDataImage = counter_data.data();
     p.range = CUPTI_UserRange;
@@ -550,7 +369,7 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
     p.passIndex = 0;
     p.targetNestingLevel = 1;
     if (const CUptiResult r = cuptiRangeProfilerSetConfig(&p); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiRangeProfilerSetConfig", r);
+      out.reason = cupti_failure("cuptiRangeProfilerSetConfig", r);
       return out;
     }
   }
@@ -571,12 +390,12 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
       return out;
     }
     if (const CUptiResult r = profiler.start(); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiRangeProfilerStart", r);
+      out.reason = cupti_failure("cuptiRangeProfilerStart", r);
       return out;
     }
     for (const RangeStep& step : ranges) {
       if (const CUptiResult r = profiler.push(step.name.c_str()); r != CUPTI_SUCCESS) {
-        out.reason = failure("cuptiRangeProfilerPushRange", r);
+        out.reason = cupti_failure("cuptiRangeProfilerPushRange", r);
         return out;
       }
       if (step.run) step.run();
@@ -585,12 +404,12 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
         return out;
       }
       if (const CUptiResult r = profiler.pop(); r != CUPTI_SUCCESS) {
-        out.reason = failure("cuptiRangeProfilerPopRange", r);
+        out.reason = cupti_failure("cuptiRangeProfilerPopRange", r);
         return out;
       }
     }
     if (const CUptiResult r = profiler.stop(&all_submitted); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiRangeProfilerStop", r);
+      out.reason = cupti_failure("cuptiRangeProfilerStop", r);
       return out;
     }
     ++out.passes;
@@ -600,7 +419,7 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
     auto p = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = profiler.get();
     if (const CUptiResult r = cuptiRangeProfilerDecodeData(&p); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiRangeProfilerDecodeData", r);
+      out.reason = cupti_failure("cuptiRangeProfilerDecodeData", r);
       return out;
     }
     out.ranges_dropped = p.numOfRangeDropped;
@@ -612,7 +431,7 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
     p.pCounterDataImage = counter_data.data();
     p.counterDataImageSize = counter_data.size();
     if (const CUptiResult r = cuptiRangeProfilerGetCounterDataInfo(&p); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiRangeProfilerGetCounterDataInfo", r);
+      out.reason = cupti_failure("cuptiRangeProfilerGetCounterDataInfo", r);
       return out;
     }
     num_ranges = p.numTotalRanges;
@@ -627,14 +446,14 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
     info.rangeIndex = i;
     info.rangeDelimiter = "/";
     if (const CUptiResult r = cuptiRangeProfilerCounterDataGetRangeInfo(&info); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiRangeProfilerCounterDataGetRangeInfo", r);
+      out.reason = cupti_failure("cuptiRangeProfilerCounterDataGetRangeInfo", r);
       return out;
     }
     const std::string name = info.rangeName ? info.rangeName : "range " + std::to_string(i);
 
     auto eval = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
         CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    eval.pHostObject = impl_->host.get();
+    eval.pHostObject = impl_->host.host();
     eval.pCounterDataImage = counter_data.data();
     eval.counterDataImageSize = counter_data.size();
     eval.rangeIndex = i;
@@ -642,7 +461,7 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& before_pass, co
     eval.numMetrics = impl_->metric_names.size();
     eval.pMetricValues = values.data();
     if (const CUptiResult r = cuptiProfilerHostEvaluateToGpuValues(&eval); r != CUPTI_SUCCESS) {
-      out.reason = failure("cuptiProfilerHostEvaluateToGpuValues", r);
+      out.reason = cupti_failure("cuptiProfilerHostEvaluateToGpuValues", r);
       return out;
     }
     CounterValues& cv = by_name[name];

@@ -17,17 +17,13 @@
 #include <vector>
 
 #include "profiler/counter_formulas.h"
+#include "profiler/counter_plan.h"
 
 namespace lmroof::profiler {
 
-struct RangeProfilerStatus {
-  bool available = false;
-  std::string reason;                          // why not, when !available
-  std::string chip;                            // CUPTI's chip name, e.g. "GH100"
-  std::vector<std::string> metrics;            // the metrics that will be collected
-  std::map<std::string, std::string> dropped;  // metric -> why it is not collected
-  size_t passes = 0;                           // replay passes the metric set needs
-};
+// What status() answers: the plan for the current device (counter_plan.h), with the
+// pass count filled in, or why counters cannot be read here.
+using RangeProfilerStatus = CounterPlan;
 
 struct RangeStep {
   std::string name;           // the range's name (unique within one profile() call)

@@ -2,8 +2,10 @@
 # Run ON a machine with an NVIDIA GPU and no network, after scripts/device-pack.sh
 # packed .device/ here. It unpacks the carried build, runs the GPU tests, then
 # `lmroof run --backend cuda`, and writes logs, results.json and report.html under
-# $OUT (or ./device-out). A short table comes last. Budget: under 8 minutes
-# (tests capped at 150 s, the run at 300 s; --quick for a first smoke test).
+# $OUT (or ./device-out); when ncu is there and time is left, compares lmroof's
+# counters with Nsight Compute's on three kernels. A short table comes last. Budget:
+# under 8 minutes (tests capped at 150 s, the run at 300 s, ncu at 3 x 40 s and only
+# while under 400 s; --quick for a first smoke test).
 #   scripts/device-check.sh [--quick]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +33,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,
 nvcc --version 2>/dev/null | tail -1 || true
 ldd "$bin/lmroof" | grep -E 'not found' && { echo "device-check: missing libraries"; exit 2; }
 
+step "GPU counters lmroof will read (CUPTI range profiler)"
+timeout 30 "$bin/lmroof" counters 2>&1 | head -3
+
 step "GPU tests (every CUDA kernel vs the float64 reference)"
 timeout 150 "$bin/lmroof_tests" --gtest_filter='Cuda*:*Cupti*:*Gpu*' --gtest_brief=1 \
   --gtest_output="xml:$out/gpu-tests.xml" 2>&1 | tail -60
@@ -41,6 +46,35 @@ step "lmroof run --backend cuda ${quick[*]}"
 timeout 300 "$bin/lmroof" run --backend cuda "${quick[@]}" --out "$out/run"
 run_rc=$?
 echo "lmroof run exit code: $run_rc"
+
+ncu_rc=skipped
+ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /usr/local/cuda/nsight-compute*/ncu 2>/dev/null | head -1)
+if [ -n "$ncu_bin" ] && [ -f "$out/run/bench.json" ] && [ "${#quick[@]}" = 0 ] && [ $(( $(date +%s) - started )) -lt 400 ]; then
+  step "Nsight Compute cross-check (lmroof's CUPTI counters vs ncu, same kernels)"
+  metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum
+  for op in fadd fmul ffma dadd dmul dfma hadd hmul hfma; do
+    metrics="$metrics,smsp__sass_thread_inst_executed_op_${op}_pred_on.sum"
+  done
+  compare=()
+  # label, benchmark (one kernel per iteration), kernel-name regex
+  while read -r label run kernel; do
+    # --clock-control none: lmroof never touches clocks and neither may ncu here.
+    timeout 40 "$ncu_bin" --clock-control none --cache-control all --metrics "$metrics" \
+      --page raw --csv --print-units base --log-file "$out/ncu-$label.csv" \
+      --kernel-name "regex:$kernel" --launch-skip 3 --launch-count 1 \
+      "$bin/lmroof_bench" --lmroof_backend=cuda --lmroof_suite="${run%%/*}" --lmroof_no_ceilings \
+      --benchmark_filter="^$run(/|\$)" --benchmark_repetitions=1 --benchmark_min_time=0.01 \
+      >"$out/ncu-$label.log" 2>&1
+    echo "ncu $label: exit $?"
+    compare+=("$run=$out/ncu-$label.csv")
+  done <<'TARGETS'
+rmsnorm norm/rmsnorm/fused/cuda/bf16/tokens:16384/d_model:4096 fused_norm_kernel
+layernorm norm/layernorm/fused/cuda/bf16/tokens:16384/d_model:4096 fused_norm_kernel
+gemm bias/nobias/fused/cuda/bf16/tokens:4096/in_features:4096/out_features:4096 nvjet|sm90|gemm|cutlass
+TARGETS
+  python3 scripts/ncu_compare.py "$out/run/bench.json" "${compare[@]}" | tee "$out/ncu-compare.txt"
+  ncu_rc=${PIPESTATUS[0]}
+fi
 
 step "summary"
 if [ -f "$out/run/results.json" ]; then
@@ -61,5 +95,5 @@ for x in r["runs"]:
           f"{(100*bw if bw else 0):>7.0f}")
 PY
 fi
-echo "device-check: tests rc=$tests_rc, run rc=$run_rc, $(( $(date +%s) - started ))s"
+echo "device-check: tests rc=$tests_rc, run rc=$run_rc, ncu comparison rc=$ncu_rc, $(( $(date +%s) - started ))s"
 [ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ]

@@ -37,12 +37,16 @@ expect_error 2 "cannot open" -- analyze "$tmp/missing-bench.json" -o "$tmp/x.jso
 echo '{"benchmarks": 3}' > "$tmp/badbench.json"
 expect_error 2 "not Google Benchmark JSON" -- analyze "$tmp/badbench.json" -o "$tmp/x.json"
 expect_error 2 "error" -- nosuchcommand
+expect_error 2 "GPU counters unavailable: .*(INVALID_CHIP_NAME|without CUDA)" -- counters --chip NOT_A_CHIP
 [ -e "$tmp/r.html" ] && { echo "FAIL: a report was written from bad input"; failures=$((failures + 1)); }
 
-if "$lmroof" --help >/dev/null && "$lmroof" run --help >/dev/null && "$lmroof" check --help >/dev/null; then
-  echo "ok: --help"
-else
-  echo "FAIL: --help"; failures=$((failures + 1))
-fi
+for sub in "" run report ceilings list analyze check counters; do
+  # shellcheck disable=SC2086  # an empty $sub means the top-level --help
+  if out=$("$lmroof" $sub --help 2>&1) && grep -q "Usage" <<<"$out"; then
+    echo "ok: lmroof $sub --help"
+  else
+    echo "FAIL: lmroof $sub --help"; failures=$((failures + 1))
+  fi
+done
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
