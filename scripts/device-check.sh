@@ -5,13 +5,20 @@
 # $OUT (or ./device-out); when ncu is there and time is left, compares lmroof's
 # counters with Nsight Compute's on three kernels. A short table comes last. Budget:
 # under 8 minutes (tests capped at 150 s, the run at 300 s, ncu at 3 x 40 s and only
-# while under 400 s; --quick for a first smoke test).
-#   scripts/device-check.sh [--quick]
+# while under 400 s; --quick for a first smoke test). --sanitize instead runs the
+# CUDA kernel tests under compute-sanitizer (memcheck, then racecheck) and stops.
+#   scripts/device-check.sh [--quick | --sanitize]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in -h|--help) sed -n '2,6p' "$0"; exit 0 ;; esac
 quick=()
-[ "${1:-}" = "--quick" ] && quick=(--quick)
+sanitize=0
+case "${1:-}" in
+  -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+  --quick) quick=(--quick) ;;
+  --sanitize) sanitize=1 ;;
+  "") ;;
+  *) echo "device-check: unknown option '$1' (see --help)"; exit 2 ;;
+esac
 out="${OUT:-$PWD/device-out}"
 mkdir -p "$out"
 log="$out/device-check.log"
@@ -33,6 +40,21 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,
 nvcc --version 2>/dev/null | tail -1 || true
 ldd "$bin/lmroof" | grep -E 'not found' && { echo "device-check: missing libraries"; exit 2; }
 
+if [ "$sanitize" = 1 ]; then
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
+  [ -n "$sanitizer" ] || { echo "device-check: compute-sanitizer not found"; exit 2; }
+  rc=0
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer --tool $tool over the CUDA kernel tests"
+    timeout 240 "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      "$bin/lmroof_tests" --gtest_filter='Cuda/CudaKernels.*:CudaBlock.*' --gtest_brief=1 2>&1 | tail -40
+    r=${PIPESTATUS[0]}
+    echo "$tool exit code: $r"
+    [ "$r" = 0 ] || rc=$r
+  done
+  exit "$rc"
+fi
+
 step "GPU counters lmroof will read (CUPTI range profiler)"
 timeout 30 "$bin/lmroof" counters 2>&1 | head -3
 
@@ -48,7 +70,7 @@ run_rc=$?
 echo "lmroof run exit code: $run_rc"
 
 ncu_rc=skipped
-ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /usr/local/cuda/nsight-compute*/ncu 2>/dev/null | head -1)
+ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/nsight-compute*/ncu 2>/dev/null | head -1)
 if [ -n "$ncu_bin" ] && [ -f "$out/run/bench.json" ] && [ "${#quick[@]}" = 0 ] && [ $(( $(date +%s) - started )) -lt 400 ]; then
   step "Nsight Compute cross-check (lmroof's CUPTI counters vs ncu, same kernels)"
   metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum
