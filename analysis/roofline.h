@@ -17,10 +17,12 @@ struct Roofs {
   std::optional<Roof> bandwidth;
   std::optional<Roof> vector;  // FP32 FMA peak
   std::optional<Roof> matrix;  // SGEMM (CPU) / bf16 tensor-core GEMM (CUDA)
+  std::optional<Roof> l2;      // L2 read bandwidth (CUDA): the upper level of a hierarchical roofline
 };
 
 // Fills run["roofline"] and run["bound"] from run["intensity"], run["flops"] and
-// run["achieved"]. Missing roofs give nulls, never made-up values.
+// run["achieved"] (and the L2 level from run["bytes"]["measured_l2"] when counters
+// measured it). Missing roofs give nulls, never made-up values.
 void place_on_roofline(nlohmann::json& run, const Roofs& roofs);
 
 }  // namespace lmroof

@@ -98,48 +98,102 @@ std::string pair_title(std::string_view pair) {
 
 }  // namespace
 
+// The axes a roofline point can be drawn on. "model": the cost model's FLOPs over the
+// bytes this implementation moves by design; "dram": counter FLOPs over measured DRAM
+// bytes; "l2": the same FLOPs over the bytes L2 served (the upper level of a
+// hierarchical roofline). Each point carries x_<axes>, y_<axes> when it has them.
+struct Axes {
+  const char* key;
+  const char* label;
+};
+constexpr Axes kAxes[] = {{"model", "analytic (model FLOPs and bytes)"},
+                          {"dram", "measured (counter FLOPs, DRAM bytes)"},
+                          {"l2", "measured at L2 (counter FLOPs, L2 bytes)"}};
+
 json roofline_chart(const json& results) {
   constexpr double kWidth = 720, kHeight = 440;
   json points = json::array();
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0;
   double y_lo = std::numeric_limits<double>::infinity(), y_hi = 0;
   std::vector<std::string> pairs, impls;
+  bool any_dram = false, any_l2 = false;
   for (const auto& r : runs_of(results)) {
-    const auto intensity = number(r, {"intensity", "value"});
-    const auto flop_s = number(r, {"achieved", "flop_per_s"});
-    if (!intensity || !flop_s || *intensity <= 0 || *flop_s <= 0) continue;  // log scales: positive only
-    const double gflops = *flop_s / 1e9;
-    x_lo = std::min(x_lo, *intensity), x_hi = std::max(x_hi, *intensity);
-    y_lo = std::min(y_lo, gflops), y_hi = std::max(y_hi, gflops);
+    const auto t = number(r, {"time_s", "median"});
+    if (!t || *t <= 0) continue;
+    // Model axes from the analytic numbers kept beside any measured ones.
+    const auto model_flops = number(r, {"flops", "analytic_total"}) ? number(r, {"flops", "analytic_total"})
+                                                                      : number(r, {"flops", "total"});
+    const auto model_bytes = number(r, {"bytes", "model"});
+    const bool counted_flops = text(r, {"flops", "source"}) == "cupti";
+    const auto flops = number(r, {"flops", "total"});
+    const auto dram = number(r, {"bytes", "measured"});
+    const auto l2 = number(r, {"bytes", "measured_l2"});
+    json p = json::object();
+    auto put = [&](const char* key, std::optional<double> f, std::optional<double> bytes) {
+      if (!f || !bytes || *f <= 0 || *bytes <= 0) return false;  // log scales: positive only
+      const double x = *f / *bytes, y = *f / *t / 1e9;
+      p[std::string("x_") + key] = x;
+      p[std::string("y_") + key] = y;
+      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
+      y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+      return true;
+    };
+    const bool has_model = put("model", model_flops, model_bytes);
+    const bool has_dram = put("dram", counted_flops ? flops : model_flops, dram);
+    const bool has_l2 = put("l2", counted_flops ? flops : model_flops, l2);
+    if (!has_model && !has_dram && !has_l2) continue;
+    any_dram |= has_dram;
+    any_l2 |= has_l2;
     push_unique(pairs, text(r, {"pair"}));
     push_unique(impls, text(r, {"impl"}));
     auto fmt_or_dash = [](std::optional<double> v, auto&& f) { return v ? f(*v) : std::string(kDash); };
-    points.push_back({
-        {"x", *intensity},
-        {"y", gflops},
+    auto intensity_text = [&](std::optional<double> f, std::optional<double> bytes) {
+      return f && bytes && *bytes > 0 ? sig(*f / *bytes) + " FLOP/B" : std::string(kDash);
+    };
+    p.update({
         {"id", text(r, {"id"})},
         {"pair", text(r, {"pair"})},
         {"variant", text(r, {"variant"})},
         {"impl", text(r, {"impl"})},
         {"shape", shape_label(r.value("shape", json::object()))},
-        {"time", fmt_or_dash(number(r, {"time_s", "median"}), [](double v) { return si(v, "s"); })},
-        {"gflops", si(*flop_s, "FLOP/s")},
+        {"time", si(*t, "s")},
+        {"gflops", fmt_or_dash(number(r, {"achieved", "flop_per_s"}), [](double v) { return si(v, "FLOP/s"); })},
         {"gbs", fmt_or_dash(number(r, {"achieved", "byte_per_s"}), [](double v) { return si(v, "B/s"); })},
-        {"intensity", sig(*intensity) + " FLOP/B (" + text(r, {"intensity", "bytes"}, "model") + " bytes)"},
+        {"i_model", intensity_text(model_flops, model_bytes)},
+        {"i_dram", intensity_text(counted_flops ? flops : model_flops, dram)},
+        {"i_l2", intensity_text(counted_flops ? flops : model_flops, l2)},
+        {"over_min", fmt_or_dash(number(r, {"bytes", "measured_over_minimum"}) ? number(r, {"bytes", "measured_over_minimum"})
+                                                                               : number(r, {"bytes", "model_over_minimum"}),
+                                 [&](double v) {
+                                   return sig(v) + "\u00d7 (" + (dram ? "measured" : "model") + ")";
+                                 })},
         {"bound", text(r, {"bound"}, std::string(kDash))},
         {"efficiency", fmt_or_dash(number(r, {"roofline", "efficiency"}), [](double v) { return percent(v); })},
     });
+    points.push_back(p);
   }
   if (points.empty()) return nullptr;
 
+  // The axes offered: analytic always (when any run has it), measured ones when some
+  // run was measured. The first offered is shown first, measured before analytic.
+  std::vector<const Axes*> offered;
+  for (const auto& a : kAxes) {
+    const std::string key = a.key;
+    const bool present = key == "model" ? std::any_of(points.begin(), points.end(), [](const json& p) { return p.contains("x_model"); })
+                         : key == "dram" ? any_dram
+                                         : any_l2;
+    if (present) offered.push_back(&a);
+  }
+  const std::string initial = any_dram ? "dram" : offered.front()->key;
+
   const auto bandwidth = roof(results, "bandwidth");
+  const auto l2_roof = any_l2 ? roof(results, "l2_bandwidth") : std::nullopt;
   std::vector<Roof> compute;
   for (auto role : {"vector", "matrix"})
     if (auto c = roof(results, role)) compute.push_back(*c);
   std::sort(compute.begin(), compute.end(), [](const Roof& a, const Roof& b) { return a.value > b.value; });
 
-  // GB/s times FLOP/byte is GFLOP/s, so the bandwidth roof is y = bw_g * x.
-  const double bw_g = bandwidth ? bandwidth->value / 1e9 : 0;
+  // GB/s times FLOP/byte is GFLOP/s: a bandwidth roof is the line y = (B/s / 1e9) * x.
   for (const auto& c : compute) {
     y_hi = std::max(y_hi, c.value / 1e9);
     if (bandwidth) x_hi = std::max(x_hi, c.value / bandwidth->value);
@@ -153,47 +207,58 @@ json roofline_chart(const json& results) {
                       {"axis", {{"title", "arithmetic intensity (FLOP/byte)"}, {"format", "~g"}}}};
   const json y_enc = {{"field", "y"}, {"type", "quantitative"}, {"scale", y_scale},
                       {"axis", {{"title", "achieved GFLOP/s"}, {"format", "~g"}}}};
+  const bool switchable = offered.size() > 1;
+  // Roofs and labels belong to a level: "dram" (the memory roof of the model and
+  // measured-DRAM axes), "l2" (the L2 roof, L2 axes only) or "all" (compute roofs).
+  const json level_filter = {
+      {"filter", "datum.level == 'all' || (datum.level == 'l2') == (axes == 'l2')"}};
 
   json layers = json::array();
   json lines = json::array();
   json labels = json::array();  // one text layer per label: align and angle are mark properties
-  auto label_layer = [&](double x, double y, const std::string& label, json mark_props) {
+  auto label_layer = [&](double x, double y, const std::string& label, const std::string& level, json mark_props) {
     json mark = {{"type", "text"}, {"fontSize", 11}, {"color", "#333"}, {"fontWeight", "bold"}};
     mark.update(mark_props);
-    labels.push_back({{"data", {{"values", json::array({{{"x", x}, {"y", y}, {"label", label}}})}}},
-                      {"mark", mark},
-                      {"encoding", {{"x", x_enc}, {"y", y_enc}, {"text", {{"field", "label"}, {"type", "nominal"}}}}}});
+    json layer = {{"data", {{"values", json::array({{{"x", x}, {"y", y}, {"label", label}, {"level", level}}})}}},
+                  {"mark", mark},
+                  {"encoding", {{"x", x_enc}, {"y", y_enc}, {"text", {{"field", "label"}, {"type", "nominal"}}}}}};
+    if (switchable) layer["transform"] = json::array({level_filter});
+    labels.push_back(layer);
   };
-  if (bandwidth) {
-    const double x_start = std::max(xmin, ymin / bw_g);
-    const double x_end = compute.empty() ? std::min(xmax, ymax / bw_g) : compute.front().value / bandwidth->value;
-    lines.push_back({{"roof", bandwidth->name}, {"x", x_start}, {"y", bw_g * x_start}, {"dash", "solid"}});
-    lines.push_back({{"roof", bandwidth->name}, {"x", x_end}, {"y", bw_g * x_end}, {"dash", "solid"}});
+  auto bandwidth_roof = [&](const Roof& bw, const std::string& level) {
+    const double g = bw.value / 1e9;
+    const double x_start = std::max(xmin, ymin / g);
+    const double x_end = compute.empty() ? std::min(xmax, ymax / g) : std::min(xmax, compute.front().value / bw.value);
+    lines.push_back({{"roof", bw.name}, {"x", x_start}, {"y", g * x_start}, {"dash", "solid"}, {"level", level}});
+    lines.push_back({{"roof", bw.name}, {"x", x_end}, {"y", g * x_end}, {"dash", "solid"}, {"level", level}});
     // Text along the slope: its angle on screen follows from the decades per pixel.
     const double px_per_decade_x = kWidth / std::log10(xmax / xmin);
     const double px_per_decade_y = kHeight / std::log10(ymax / ymin);
     const double angle = -std::atan(px_per_decade_y / px_per_decade_x) * 180.0 / std::numbers::pi;
     const double x_label = x_start * std::pow(x_end / x_start, 0.12);
-    label_layer(x_label, bw_g * x_label, fmt::format("{} (bandwidth): {}", bandwidth->name, si(bandwidth->value, "B/s")),
+    label_layer(x_label, g * x_label,
+                fmt::format("{} ({}bandwidth): {}", bw.name, level == "l2" ? "L2 " : "", si(bw.value, "B/s")), level,
                 {{"align", "left"}, {"baseline", "bottom"}, {"angle", angle}, {"dy", -6}});
-  }
+  };
+  if (bandwidth) bandwidth_roof(*bandwidth, "dram");
+  if (l2_roof) bandwidth_roof(*l2_roof, "l2");
   for (size_t i = 0; i < compute.size(); ++i) {
     const auto& c = compute[i];
     const double y = c.value / 1e9;
-    const double x_start = bandwidth ? c.value / bandwidth->value : xmin;
+    const double x_start = std::max(xmin, bandwidth ? c.value / bandwidth->value : xmin);
     const std::string dash = c.role == "matrix" ? "dashed" : "solid";
-    lines.push_back({{"roof", c.name}, {"x", x_start}, {"y", y}, {"dash", dash}});
-    lines.push_back({{"roof", c.name}, {"x", xmax}, {"y", y}, {"dash", dash}});
+    lines.push_back({{"roof", c.name}, {"x", x_start}, {"y", y}, {"dash", dash}, {"level", "all"}});
+    lines.push_back({{"roof", c.name}, {"x", xmax}, {"y", y}, {"dash", dash}, {"level", "all"}});
     // Labels stack above the highest roof, where no run can sit (compute-bound runs
     // crowd just under the roofs); a dashed roof says so in its label.
     const double top = compute.front().value / 1e9;
     label_layer(xmax, top,
                 fmt::format("{} ({}{}): {}", c.name, c.role, compute.size() > 1 ? (dash == "dashed" ? ", dashed" : ", solid") : "",
                             si(c.value, "FLOP/s")),
-                {{"align", "right"}, {"dx", -6}, {"baseline", "bottom"}, {"dy", -4 - 15.0 * static_cast<double>(i)}});
+                "all", {{"align", "right"}, {"dx", -6}, {"baseline", "bottom"}, {"dy", -4 - 15.0 * static_cast<double>(i)}});
   }
   if (!lines.empty()) {
-    layers.push_back({
+    json line_layer = {
         {"data", {{"values", lines}}},
         {"mark", {{"type", "line"}, {"strokeWidth", 2}, {"color", "#555"}}},
         {"encoding",
@@ -205,11 +270,31 @@ json roofline_chart(const json& results) {
             {"type", "nominal"},
             {"scale", {{"domain", {"solid", "dashed"}}, {"range", json::array({json::array({1, 0}), json::array({6, 4})})}}},
             {"legend", nullptr}}}}},
-    });
+    };
+    if (switchable) line_layer["transform"] = json::array({level_filter});
+    layers.push_back(line_layer);
   }
   for (auto& l : labels) layers.push_back(std::move(l));
+
+  // Points: x and y from the chosen axes; runs without them drop out of that view.
+  const std::string pick_x = switchable ? "axes == 'l2' ? datum.x_l2 : axes == 'dram' ? datum.x_dram : datum.x_model"
+                                        : "datum.x_" + initial;
+  const std::string pick_y = switchable ? "axes == 'l2' ? datum.y_l2 : axes == 'dram' ? datum.y_dram : datum.y_model"
+                                        : "datum.y_" + initial;
+  json tooltip = json::array({tooltip_field("id", "run"), tooltip_field("variant", "variant"), tooltip_field("impl", "impl"),
+                              tooltip_field("shape", "shape"), tooltip_field("time", "median time"),
+                              tooltip_field("gflops", "achieved"), tooltip_field("gbs", "bandwidth"),
+                              tooltip_field("i_model", "intensity, model bytes")});
+  if (any_dram) tooltip.push_back(tooltip_field("i_dram", "intensity, measured DRAM bytes"));
+  if (any_l2) tooltip.push_back(tooltip_field("i_l2", "intensity, measured L2 bytes"));
+  for (auto [field, title] : {std::pair{"over_min", "bytes vs minimum"}, std::pair{"bound", "bound"},
+                              std::pair{"efficiency", "efficiency"}})
+    tooltip.push_back(tooltip_field(field, title));
   layers.push_back({
       {"data", {{"values", points}}},
+      {"transform", json::array({{{"calculate", pick_x}, {"as", "x"}},
+                                 {{"calculate", pick_y}, {"as", "y"}},
+                                 {{"filter", "isValid(datum.x) && isValid(datum.y)"}}})},
       {"params", json::array({{{"name", "zoom"}, {"select", "interval"}, {"bind", "scales"}}})},
       {"mark", {{"type", "point"}, {"filled", true}, {"size", 110}, {"opacity", 0.85}, {"stroke", "#222"}, {"strokeWidth", 0.6}}},
       {"encoding",
@@ -217,17 +302,21 @@ json roofline_chart(const json& results) {
         {"y", y_enc},
         {"color", {{"field", "pair"}, {"type", "nominal"}, {"scale", {{"domain", pairs}}}, {"legend", {{"title", "pair"}}}}},
         {"shape", {{"field", "impl"}, {"type", "nominal"}, {"scale", {{"domain", impls}}}, {"legend", {{"title", "impl"}}}}},
-        {"tooltip", json::array({tooltip_field("id", "run"), tooltip_field("variant", "variant"), tooltip_field("impl", "impl"),
-                                 tooltip_field("shape", "shape"), tooltip_field("time", "median time"),
-                                 tooltip_field("gflops", "achieved"), tooltip_field("gbs", "bandwidth"),
-                                 tooltip_field("intensity", "intensity"), tooltip_field("bound", "bound"),
-                                 tooltip_field("efficiency", "efficiency")})}}},
+        {"tooltip", tooltip}}},
   });
-  return {{"$schema", kVegaLiteSchema},
-          {"description", "Roofline: achieved FLOP/s against arithmetic intensity, under the measured roofs"},
-          {"width", kWidth},
-          {"height", kHeight},
-          {"layer", layers}};
+  json spec = {{"$schema", kVegaLiteSchema},
+               {"description", "Roofline: achieved FLOP/s against arithmetic intensity, under the measured roofs"},
+               {"width", kWidth},
+               {"height", kHeight},
+               {"layer", layers}};
+  if (switchable) {
+    json options = json::array(), names = json::array();
+    for (const Axes* a : offered) options.push_back(a->key), names.push_back(a->label);
+    spec["params"] = json::array({{{"name", "axes"},
+                                   {"value", initial},
+                                   {"bind", {{"input", "radio"}, {"options", options}, {"labels", names}, {"name", "axes: "}}}}});
+  }
+  return spec;
 }
 
 json pair_chart(const json& results, std::string_view pair) {
@@ -413,13 +502,21 @@ std::vector<Chart> build_charts(const json& results) {
   for (auto role : {"vector", "matrix"})
     if (auto c = roof(results, role))
       roofs_text += fmt::format("{}{} {} {}", roofs_text.empty() ? "" : ", ", c->name, role, si(c->value, "FLOP/s"));
+  if (auto l2 = roof(results, "l2_bandwidth"))
+    roofs_text += fmt::format("{}{} L2 bandwidth {}", roofs_text.empty() ? "" : ", ", l2->name, si(l2->value, "B/s"));
+  json roofline = roofline_chart(results);
+  const bool switchable = !roofline.is_null() && roofline.contains("params");
   add("roofline", "Roofline",
       "One point per run at its median time: x is FLOPs per byte, y is the achieved FLOP rate. " +
           (roofs_text.empty() ? std::string("No roofs were measured, so none are drawn. ")
                               : "The lines are the measured roofs (" + roofs_text +
                                     "); a point left of the ridge is memory-bound. ") +
+          (switchable ? "The buttons under the chart switch the axes between the cost model's FLOPs and bytes and "
+                        "what the hardware counters measured (DRAM bytes, or L2 bytes for the upper level of a "
+                        "hierarchical roofline). "
+                      : "") +
           "Drag to pan, scroll to zoom, hover a point for details.",
-      roofline_chart(results));
+      std::move(roofline));
   for (const auto& pair : pairs_present(results)) {
     std::string caption =
         "Left: median time per variant and implementation, one column per shape, the error bars spanning the fastest "

@@ -286,7 +286,9 @@ std::string runs_section(const json& results) {
          "<th data-type=\"text\">pair</th><th data-type=\"text\">variant</th><th data-type=\"text\">impl</th>"
          "<th data-type=\"text\">shape</th><th data-type=\"num\">median time</th><th data-type=\"num\">GFLOP/s</th>"
          "<th data-type=\"num\">GB/s</th><th data-type=\"num\">intensity (FLOP/B)</th><th data-type=\"text\">bound</th>"
-         "<th data-type=\"num\">efficiency</th><th data-type=\"num\">bytes measured</th></tr></thead>\n<tbody>\n";
+         "<th data-type=\"num\">efficiency</th><th data-type=\"num\">bytes measured</th>"
+         "<th data-type=\"num\" title=\"bytes moved over the minimum (each input read once, each output written "
+         "once): measured when counters ran, else the cost model's\">bytes vs minimum</th></tr></thead>\n<tbody>\n";
   for (const auto& r : runs) {
     const auto median = number(r, {"time_s", "median"});
     const auto flop_s = number(r, {"achieved", "flop_per_s"});
@@ -306,6 +308,9 @@ std::string runs_section(const json& results) {
                        esc(bound));
     row += num_cell(efficiency, efficiency ? percent(*efficiency) : "");
     row += num_cell(measured, measured ? si(*measured, "B") : "");
+    // "This kernel moved 1.9x the bytes it must."
+    const auto over = measured ? number(r, {"bytes", "measured_over_minimum"}) : number(r, {"bytes", "model_over_minimum"});
+    row += num_cell(over, over ? sig(*over) + "\u00d7" + (measured ? "" : " (model)") : "");
     out += row + "</tr>\n";
   }
   return out + "</tbody></table></div>\n</section>\n";

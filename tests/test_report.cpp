@@ -167,12 +167,14 @@ TEST(Report, WriteReportWritesPageAndVegaLiteSpecs) {
 
 TEST(Report, ChartsHoldOnlyWhatCanBeDrawn) {
   json doc = fixture();
-  // Keep the norm runs only, one of them without a FLOP rate (a log axis cannot show 0).
+  // Keep the norm runs only, one of them without FLOPs (a log axis cannot show 0) and
+  // one without a time.
   json runs = json::array();
   for (const auto& r : doc["runs"])
     if (r["pair"] == "norm") runs.push_back(r);
-  runs[0]["achieved"]["flop_per_s"] = 0;
-  runs[1]["intensity"]["value"] = nullptr;
+  runs[0]["flops"]["total"] = 0;
+  runs[0]["flops"]["analytic_total"] = 0;
+  runs[1]["time_s"]["median"] = nullptr;
   doc["runs"] = runs;
   doc["claims"] = json::array();
   const auto charts = lmroof::report::build_charts(doc);
@@ -183,9 +185,12 @@ TEST(Report, ChartsHoldOnlyWhatCanBeDrawn) {
   const json& points = charts[0].spec["layer"].back()["data"]["values"];
   EXPECT_EQ(points.size(), runs.size() - 2);
   for (const auto& p : points) {
-    EXPECT_GT(p["x"].get<double>(), 0);
-    EXPECT_GT(p["y"].get<double>(), 0);
+    EXPECT_GT(p["x_model"].get<double>(), 0);
+    EXPECT_GT(p["y_model"].get<double>(), 0);
+    EXPECT_FALSE(p.contains("x_dram")) << "the fixture has no measured bytes";
   }
+  // Nothing measured: analytic axes only, no switch.
+  EXPECT_FALSE(charts[0].spec.contains("params"));
   const std::string spec = charts[0].spec.dump();
   EXPECT_NE(spec.find("copy (bandwidth): 30.4 GB/s"), std::string::npos);
   EXPECT_NE(spec.find("fp32_fma (vector"), std::string::npos);
@@ -199,6 +204,52 @@ TEST(Report, ChartsHoldOnlyWhatCanBeDrawn) {
   json empty = {{"schema", "lmroof.results/1"}, {"runs", json::array()}};
   EXPECT_TRUE(lmroof::report::build_charts(empty).empty());
   EXPECT_NE(lmroof::render_report_html(empty).find("data-charts-expected=\"0\""), std::string::npos);
+}
+
+TEST(Report, RooflineSwitchesBetweenAnalyticAndMeasuredAxes) {
+  json doc = fixture();
+  // Counters for two norm runs (values made up for the test): DRAM and L2 bytes.
+  int measured = 0;
+  for (auto& r : doc["runs"]) {
+    if (r["pair"] != "norm" || measured == 2) continue;
+    r["bytes"]["measured"] = 2 * r["bytes"]["minimum"].get<double>();
+    r["bytes"]["measured_l2"] = 3 * r["bytes"]["minimum"].get<double>();
+    r["bytes"]["measured_over_minimum"] = 2.0;
+    r["flops"]["analytic_total"] = r["flops"]["total"];
+    r["flops"]["source"] = "cupti";
+    ++measured;
+  }
+  doc["ceilings"].push_back({{"name", "l2_read"}, {"kind", "bandwidth"}, {"backend", "cpu"}, {"value", 1e12},
+                             {"unit", "B/s"}, {"source", "measured"}, {"detail", "test"}, {"samples", 1}});
+  doc["roofs"]["l2_bandwidth"] = "l2_read";
+  const json spec = lmroof::report::roofline_chart(doc);
+  ASSERT_TRUE(spec.contains("params"));
+  const json& axes = spec["params"][0];
+  EXPECT_EQ(axes["name"], "axes");
+  EXPECT_EQ(axes["value"], "dram");  // measured first
+  EXPECT_EQ(axes["bind"]["options"], json({"model", "dram", "l2"}));
+  const json& points = spec["layer"].back()["data"]["values"];
+  int with_dram = 0;
+  for (const auto& p : points) {
+    EXPECT_TRUE(p.contains("x_model"));  // analytic axes for every run
+    if (!p.contains("x_dram")) continue;
+    ++with_dram;
+    const json* run = nullptr;
+    for (const auto& r : doc["runs"])
+      if (r["id"] == p["id"]) run = &r;
+    ASSERT_NE(run, nullptr);
+    const double flops = (*run)["flops"]["total"].get<double>(), minimum = (*run)["bytes"]["minimum"].get<double>();
+    EXPECT_DOUBLE_EQ(p["x_dram"].get<double>(), flops / (2 * minimum));
+    EXPECT_DOUBLE_EQ(p["x_l2"].get<double>(), flops / (3 * minimum));
+    EXPECT_DOUBLE_EQ(p["x_model"].get<double>(), flops / (*run)["bytes"]["model"].get<double>());
+    EXPECT_NE(p["over_min"].get<std::string>().find("(measured)"), std::string::npos);
+  }
+  EXPECT_EQ(with_dram, 2);
+  const std::string text = spec.dump();
+  EXPECT_NE(text.find("l2_read (L2 bandwidth)"), std::string::npos);
+  EXPECT_NE(text.find("axes == 'l2'"), std::string::npos);
+  // The page renders it and says what the buttons do.
+  EXPECT_NE(lmroof::render_report_html(doc).find("switch the axes"), std::string::npos);
 }
 
 TEST(Report, BlockSharesShowThePapersFigures) {

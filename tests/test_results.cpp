@@ -141,6 +141,39 @@ TEST(Results, CuptiCountersBecomeMeasuredBytesAndFlops) {
   EXPECT_EQ(rms["intensity"]["bytes"], "model");
 }
 
+TEST(Results, MeasuredBytesAgainstTheMinimumAndTheL2Level) {
+  // A CUDA document (hand-made: the numbers only need to be checkable by hand).
+  nlohmann::json b = nlohmann::json::array();
+  b.push_back(entry("ceiling/cuda/dram_copy", 10, {{"ceiling_bytes", 4e10}}));  // 4 TB/s
+  b.push_back(entry("ceiling/cuda/l2_read", 10, {{"ceiling_bytes", 1e11}}));    // 10 TB/s
+  b.push_back(entry("ceiling/cuda/fp32_fma", 10, {{"ceiling_flops", 6e11}}));   // 60 TFLOP/s
+  for (double t : {1.0, 1.0})
+    b.push_back(entry("norm/layernorm/fused/cuda/fp32/tokens:4/d_model:8", t,
+                      {{"cupti_dram_bytes", 480.0}, {"cupti_l2_bytes", 800.0}, {"cupti_flops", 200.0},
+                       {"cupti_flops_tensor", 0.0}, {"cupti_flops_cuda_core", 200.0}}));
+  const nlohmann::json doc = {{"context", {{"host_name", "test"}}}, {"benchmarks", b}};
+  const auto results = build_results(parse_bench_json(doc, "test"), {});
+  EXPECT_EQ(results["roofs"]["l2_bandwidth"], "l2_read");
+  const auto& ln = find_run(results, "norm/layernorm/fused/cuda/fp32/tokens:4/d_model:8");
+  // Minimum 320 bytes (above): measured 480 is 1.5x, the model's 320 is 1x.
+  EXPECT_DOUBLE_EQ(ln["bytes"]["measured_over_minimum"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(ln["bytes"]["model_over_minimum"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(ln["bytes"]["measured_l2"].get<double>(), 800);
+  EXPECT_DOUBLE_EQ(ln["intensity"]["measured_l2"].get<double>(), 200.0 / 800);
+  // 800 B in 1 ms = 800 kB/s against 10 TB/s.
+  EXPECT_EQ(ln["roofline"]["l2_bandwidth_roof"], "l2_read");
+  EXPECT_DOUBLE_EQ(ln["roofline"]["l2_bandwidth_utilization"].get<double>(), 800 / 1e-3 / 1e13);
+
+  // Without counters there is nothing to compare with the minimum, and no L2 level.
+  const auto cpu = build_results(parse_bench_json(small_bench(), "test"), {});
+  const auto& cpu_ln = find_run(cpu, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
+  EXPECT_TRUE(cpu_ln["bytes"]["measured_over_minimum"].is_null());
+  EXPECT_TRUE(cpu_ln["bytes"]["measured_l2"].is_null());
+  EXPECT_TRUE(cpu_ln["intensity"]["measured_l2"].is_null());
+  EXPECT_TRUE(cpu_ln["roofline"]["l2_bandwidth_utilization"].is_null());
+  EXPECT_TRUE(cpu["roofs"]["l2_bandwidth"].is_null());
+}
+
 TEST(BenchName, RoundTripsAndSkipsGoogleBenchmarkSuffixes) {
   const RunSpec spec = RunSpec::parse_bench_name(
       "decode/gqa/grouped/cpu/fp32/batch:4/q_heads:32/kv_heads:4/head_dim:128/context:8192/min_time:0.050/"

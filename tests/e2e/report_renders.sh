@@ -129,11 +129,39 @@ chromium_run --dump-dom "file://$work/sorted.html" > "$work/sorted-dom.html" 2> 
 check_console "$work/chromium-sorted.log"
 table=$(between "$work/sorted-dom.html" 'id="runs-table"' '</table>') || fail "no runs table in the page"
 grep -q 'aria-sort="ascending"' <<< "$table" || fail "clicking a runs-table header did not mark it sorted"
-# Each row has six numeric cells; the first is the median time.
-medians=$(grep -o 'data-sort="[^"]*"' <<< "${table#*<tbody>}" | awk 'NR % 6 == 1' | sed 's/data-sort="\(.*\)"/\1/')
+# Each row has seven numeric cells; the first is the median time.
+medians=$(grep -o 'data-sort="[^"]*"' <<< "${table#*<tbody>}" | awk 'NR % 7 == 1' | sed 's/data-sort="\(.*\)"/\1/')
 rows=$(grep -o '<tr' <<< "${table#*<tbody>}" | wc -l)
 [ "$rows" -gt 1 ] && [ "$(wc -l <<< "$medians")" = "$rows" ] || fail "runs table: $rows rows but $(wc -l <<< "$medians") median cells"
 sort -g -c <<< "$medians" || fail "runs table is not sorted by median time after a click: $(echo $medians)"
+
+# --- measured axes ---------------------------------------------------------------
+# tests/data/results_measured.json adds (invented) counter values: the roofline then
+# offers analytic / measured / L2 axes. Every view must render with no page error.
+"${render[@]}" "$src/tests/data/results_measured.json" -o "$work/measured.html" || fail "rendering results_measured.json failed"
+for axes in dram model l2; do
+  # Click the button, then record whether the L2 roof's label is drawn.
+  pick="<script>window.addEventListener(\"load\", function () { setTimeout(function () {
+    var input = document.querySelector('#chart-roofline input[value=\"$axes\"]');
+    document.body.setAttribute('data-axes-input', input ? 'found' : 'missing');
+    if (input) input.click();
+    setTimeout(function () {
+      var svg = document.querySelector('#chart-roofline svg');
+      document.body.setAttribute('data-l2-roof', svg && svg.textContent.indexOf('L2 bandwidth') >= 0 ? 'drawn' : 'absent');
+    }, 500); }, 500); });</script>"
+  awk -v pick="$pick" '!done && /^<pre id="report-errors"/ { print pick; done = 1 } { print }' "$work/measured.html" > "$work/measured-$axes.html"
+  chromium_run --dump-dom "file://$work/measured-$axes.html" > "$work/measured-$axes-dom.html" 2> "$work/chromium-$axes.log"
+  check_console "$work/chromium-$axes.log"
+  body=$(grep -o -m1 '<body[^>]*>' "$work/measured-$axes-dom.html" | head -1)
+  [ "$(attr data-axes-input "$body")" = "found" ] || fail "the roofline has no '$axes' axes button"
+  [ "$(attr data-report-errors "$body")" = "0" ] || fail "the page recorded errors with the '$axes' axes"
+  [ "$(attr data-charts-rendered "$body")" = "$(attr data-charts-expected "$body")" ] || fail "not every chart rendered ('$axes' axes)"
+  section=$(between "$work/measured-$axes-dom.html" 'id="chart-roofline"' '</section>') || fail "no roofline section"
+  grep -q "<svg" <<< "$section" || fail "the roofline holds no <svg> with the '$axes' axes"
+  want_l2=absent; [ "$axes" = l2 ] && want_l2=drawn
+  [ "$(attr data-l2-roof "$body")" = "$want_l2" ] || fail "with the '$axes' axes the L2 roof is $(attr data-l2-roof "$body"), expected $want_l2"
+  echo "ok: roofline with '$axes' axes"
+done
 
 if [ -n "${LMROOF_REPORT_SCREENSHOT:-}" ]; then
   chromium_run --hide-scrollbars --window-size=1400,3000 --screenshot="$LMROOF_REPORT_SCREENSHOT" "file://$work/report.html" \
