@@ -152,6 +152,26 @@ TEST(BlockCost, HandComputed) {
   EXPECT_DOUBLE_EQ(p.bytes_minimum, 720);
 }
 
+// The CUDA backend materialises the scores (block_cuda.cu): per head the QKᵀ GEMM writes
+// T², the softmax reads P and writes T², the P·V GEMM reads T². Same shape as above,
+// bf16 (s = 2): H = 2, T = 2, P = 3.
+//   attention bytes: s·(4TD + H·(3T² + P)) = 2·(32 + 2·15) = 124 (cpu: 2·32 = 64)
+//   elementwise serial: s·(4TD + 3TF + 2·3TD) + 4·T·dh (fp32 RoPE tables) = 2·128 + 16 = 272
+// Everything else is the same for both backends.
+TEST(BlockCost, CudaCountsMaterialisedScores) {
+  const Shape shape{{"tokens", 2}, {"d_model", 4}, {"d_ff", 8}, {"head_dim", 2}};
+  const RunSpec gpu{"block", "serial", "fused", Backend::cuda, DType::bf16, shape};
+  const RunSpec cpu{"block", "serial", "fused", Backend::cpu, DType::bf16, shape};
+  const Cost g = cost_of(gpu), c = cost_of(cpu);
+  EXPECT_DOUBLE_EQ(g.bytes_by_class.at(kClassAttention), 124);
+  EXPECT_DOUBLE_EQ(c.bytes_by_class.at(kClassAttention), 64);
+  EXPECT_DOUBLE_EQ(g.bytes_by_class.at(kClassElementwise), 272);
+  EXPECT_DOUBLE_EQ(c.bytes_by_class.at(kClassElementwise), 272);
+  EXPECT_DOUBLE_EQ(g.bytes_model - c.bytes_model, 60);
+  EXPECT_DOUBLE_EQ(g.bytes_minimum, c.bytes_minimum);
+  EXPECT_DOUBLE_EQ(g.flops.total(), c.flops.total());
+}
+
 TEST(BlockCost, ClassesSumToTotals) {
   const auto& pair = find_pair("block");
   std::vector<Shape> shapes = pair.default_shapes;

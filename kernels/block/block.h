@@ -61,7 +61,9 @@ int64_t default_d_ff(int64_t d_model);
 // Throws std::invalid_argument with a one-line reason.
 Shape complete_shape(const Shape& shape);
 
-Cost cost(Variant variant, Dims d, int element_bytes);
+// The backends differ only in attention bytes: the CUDA path materialises the T×T scores
+// of every head in memory, the CPU path keeps a score tile in cache.
+Cost cost(Variant variant, Dims d, int element_bytes, Backend backend = Backend::cpu);
 
 // A row-major [out, in] weight matrix whose rows are `ld` floats apart.
 struct Linear {

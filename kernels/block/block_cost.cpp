@@ -54,7 +54,7 @@ Shape complete_shape(const Shape& s) {
   return out;
 }
 
-Cost cost(Variant variant, Dims d, int element_bytes) {
+Cost cost(Variant variant, Dims d, int element_bytes, Backend backend) {
   const double T = static_cast<double>(d.tokens), D = static_cast<double>(d.d_model),
                F = static_cast<double>(d.d_ff), H = static_cast<double>(d.q_heads),
                dh = static_cast<double>(d.head_dim), s = element_bytes;
@@ -87,9 +87,18 @@ Cost cost(Variant variant, Dims d, int element_bytes) {
   fa.matrix = H * 2 * (2 * dh * P);
   fa.vector = H * 4 * P + H * T + TD;
   fa.special = H * P;
-  // Per head: read q, k, v and write the output once; the score tile (64 queries × keys)
-  // and the head's k, v stay in cache between query tiles.
-  c.bytes_by_class[kClassAttention] = s * 4 * TD;
+  // Per head: read q, k, v and write the output once (4·T·D over the heads).
+  //   cpu:  the score tile (64 queries × keys) and the head's k, v stay in cache between
+  //         query tiles, so the scores add nothing.
+  //   cuda: the scores are materialised (block_cuda.cu): per head the QKᵀ GEMM writes the
+  //         full T×T square, the softmax reads the causal half (T(T+1)/2) and writes the
+  //         full square (masked keys as 0), and the P·V GEMM reads the full square, all in
+  //         the storage dtype. A chunk of heads holds up to 256 MiB of scores, far more
+  //         than L2 (50 MB on H200) at the suite shapes, so each of these passes goes to
+  //         DRAM: H·(3·T² + T(T+1)/2) more elements. (FLOPs stay the useful causal ones,
+  //         although the GEMMs compute the full square: see docs/cost-model.md#block.)
+  const double scores = backend == Backend::cuda ? H * (3 * T * T + P) : 0.0;
+  c.bytes_by_class[kClassAttention] = s * (4 * TD + scores);
 
   // elementwise: RoPE on q and k (per rotated pair 4 mul + 2 add = 3 per element),
   // SwiGLU (sigmoid = 1 special, × g and × u = 2 vector per element), residual adds.
@@ -98,7 +107,8 @@ Cost cost(Variant variant, Dims d, int element_bytes) {
   fe.special = TF;
   // RoPE reads q, k and the cos/sin tables (T·dh/2 each) and writes q, k in place;
   // SwiGLU reads g, u and writes the product; each residual add reads two and writes one.
-  c.bytes_by_class[kClassElementwise] = s * ((4 * TD + T * dh) + 3 * TF + residuals * 3 * TD);
+  // The tables are fp32 on both backends whatever the storage dtype: 4 bytes each.
+  c.bytes_by_class[kClassElementwise] = s * (4 * TD + 3 * TF + residuals * 3 * TD) + 4.0 * T * dh;
 
   for (const auto& [cls, f] : c.flops_by_class) c.flops += f;
   for (const auto& [cls, b] : c.bytes_by_class) c.bytes_model += b;

@@ -25,7 +25,7 @@ PairDef block_pair() {
     return block::complete_shape(s);
   };
   p.cost = [](const RunSpec& r) {
-    return block::cost(block::parse_variant(r.variant), block::dims_of(r.shape), dtype_bytes(r.dtype));
+    return block::cost(block::parse_variant(r.variant), block::dims_of(r.shape), dtype_bytes(r.dtype), r.backend);
   };
   p.make_cpu = block::make_cpu;
 #ifdef LMROOF_WITH_CUDA

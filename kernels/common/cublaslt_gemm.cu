@@ -149,6 +149,10 @@ void GemmPlan::run(cudaStream_t stream) const {
   // cuBLAS fallback (same column-major mapping), fp32 accumulation.
   const cudaDataType_t type = cuda_type(s.dtype);
   CUBLAS_CHECK(cublasSetStream(ctx_.blas(), stream));
+  // cublasSetStream() unconditionally resets the handle's workspace to cuBLAS's own
+  // default pool (cuBLAS docs, cublasSetStream), undoing the constructor's
+  // cublasSetWorkspace: point it back at the context's buffer, as the header promises.
+  CUBLAS_CHECK(cublasSetWorkspace(ctx_.blas(), ctx_.workspace(), ctx_.workspace_bytes()));
   CUBLAS_CHECK(cublasGemmStridedBatchedEx(
       ctx_.blas(), s.b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.N),
       static_cast<int>(s.M), static_cast<int>(s.K), &alpha, b_, type, static_cast<int>(s.ldb), s.stride_b, a_, type,
