@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "profiler/kernel_trace_file.h"
+
 namespace lmroof {
 
 nlohmann::json read_json_file(const std::filesystem::path& path) {
@@ -77,7 +79,16 @@ BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& ori
 }
 
 BenchDocument load_bench_json(const std::filesystem::path& path) {
-  return parse_bench_json(read_json_file(path), path.string());
+  BenchDocument doc = parse_bench_json(read_json_file(path), path.string());
+  const std::filesystem::path traces = profiler::kernel_traces_path(path);
+  if (std::filesystem::exists(traces)) {
+    const nlohmann::json t = read_json_file(traces);
+    if (!t.is_object() || t.value("schema", "") != profiler::kKernelTracesSchema || !t.contains("runs") ||
+        !t["runs"].is_object())
+      throw std::runtime_error(fmt::format("{}: not a {} document", traces.string(), profiler::kKernelTracesSchema));
+    doc.kernel_traces = t["runs"];
+  }
+  return doc;
 }
 
 }  // namespace lmroof

@@ -26,10 +26,13 @@ struct BenchEntry {
 struct BenchDocument {
   nlohmann::json context;
   std::vector<BenchEntry> entries;
+  // Run id -> that run's kernel trace, from the "<bench>.kernels.json" file beside the
+  // benchmark JSON (profiler/kernel_trace_file.h); empty when there is none.
+  nlohmann::json kernel_traces = nlohmann::json::object();
 };
 
 // Throws std::runtime_error("<path>: ...") when the file is missing or not
-// Google Benchmark JSON.
+// Google Benchmark JSON, or when a kernel-trace file beside it is malformed.
 BenchDocument load_bench_json(const std::filesystem::path& path);
 BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& origin);
 

@@ -155,7 +155,34 @@ nlohmann::json breakdown_json(const Cost& cost, const std::vector<const BenchEnt
   return {{"time_source", traced ? "cupti" : seconds.empty() ? "none" : "phase_timers"}, {"classes", classes}};
 }
 
-nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs) {
+// The run's kernels from its CUPTI trace, in launch order, with each one's share of
+// the traced GPU time; null when the run was not traced.
+nlohmann::json kernels_json(const nlohmann::json* trace) {
+  if (!trace || !trace->is_object()) return nullptr;
+  nlohmann::json out = {{"source", "cupti_trace"},
+                        {"available", trace->value("available", false)},
+                        {"reason", trace->value("reason", nlohmann::json(nullptr))},
+                        {"dropped_records", trace->value("dropped_records", 0)},
+                        {"total_s", 0.0},
+                        {"list", nlohmann::json::array()}};
+  if (!out["available"].get<bool>()) return out;
+  double total_ns = 0;
+  const nlohmann::json& kernels = trace->contains("kernels") ? (*trace)["kernels"] : nlohmann::json::array();
+  for (const auto& k : kernels) total_ns += k.value("duration_ns", 0.0);
+  for (const auto& k : kernels) {
+    const double ns = k.value("duration_ns", 0.0);
+    out["list"].push_back({{"name", k.value("name", "")},
+                           {"class", k.value("class", "other")},
+                           {"grid", k.value("grid", nlohmann::json::array())},
+                           {"block", k.value("block", nlohmann::json::array())},
+                           {"time_s", ns * 1e-9},
+                           {"share", total_ns > 0 ? ns / total_ns : 0.0}});
+  }
+  out["total_s"] = total_ns * 1e-9;
+  return out;
+}
+
+nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs, const nlohmann::json* trace) {
   const Cost cost = cost_of(spec);
   std::vector<double> times;
   for (const BenchEntry* e : g.samples) times.push_back(e->real_time_s);
@@ -217,6 +244,7 @@ nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs)
                    {"byte_per_s_minimum", cost.bytes_minimum / t}};
   place_on_roofline(r, roofs);
   r["breakdown"] = breakdown_json(cost, g.samples);
+  r["kernels"] = kernels_json(trace);
   return r;
 }
 
@@ -304,10 +332,12 @@ nlohmann::json build_results(const BenchDocument& bench, const AnalysisOptions& 
   fp32_on_cuda.matrix = roofs.vector;
 
   std::vector<std::pair<RunSpec, nlohmann::json>> runs;
-  for (const auto& [spec, g] : pair_groups)
-    runs.emplace_back(spec, run_json(spec, *g, spec.backend == Backend::cuda && spec.dtype == DType::fp32
-                                                   ? fp32_on_cuda
-                                                   : roofs));
+  for (const auto& [spec, g] : pair_groups) {
+    const auto trace = bench.kernel_traces.find(spec.bench_name());
+    runs.emplace_back(spec, run_json(spec, *g,
+                                     spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,
+                                     trace == bench.kernel_traces.end() ? nullptr : &*trace));
+  }
 
   nlohmann::json results;
   results["schema"] = kResultsSchema;

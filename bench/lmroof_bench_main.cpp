@@ -7,6 +7,8 @@
 //   --lmroof_backend=cpu|cuda    (default cpu)
 //   --lmroof_dtype=fp32|bf16     (default fp32 on cpu, bf16 on cuda)
 //   --lmroof_no_ceilings         skip the ceiling micro-benchmarks
+// With --benchmark_out=FILE, the CUDA runs' kernel traces go beside it
+// (FILE without extension + ".kernels.json", profiler/kernel_trace_file.h).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/kernel_trace_store.h"
 #include "bench/suite.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +27,7 @@ int main(int argc, char** argv) {
   bench::SuiteOptions options;
   bool ceilings = true, dtype_given = false;
   std::vector<char*> rest;
+  std::string benchmark_out;
   try {
     for (int i = 0; i < argc; ++i) {
       const std::string_view arg = argv[i];
@@ -49,6 +53,7 @@ int main(int argc, char** argv) {
             "plus every --benchmark_* flag (see below).\n");
         rest.push_back(argv[i]);
       } else {
+        if (arg.starts_with("--benchmark_out=")) benchmark_out = std::string(value_of("--benchmark_out="));
         rest.push_back(argv[i]);
       }
     }
@@ -65,5 +70,11 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  try {
+    if (!benchmark_out.empty()) bench::write_kernel_traces(benchmark_out);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lmroof_bench: error: %s\n", e.what());
+    return 2;
+  }
   return 0;
 }

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "bench/kernel_trace_store.h"
+
 namespace lmroof::bench {
 
 namespace {
@@ -97,6 +99,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   benchmark::Initialize(&argc, argv.data());
   if (argc > 1) throw std::invalid_argument(fmt::format("unrecognized benchmark flag '{}'", argv[1]));
 
+  clear_kernel_traces();
   ProgressReporter progress(total);
   RunnerSummary summary;
   summary.benchmarks = static_cast<int>(benchmark::RunSpecifiedBenchmarks(&progress));
@@ -105,6 +108,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   benchmark::ClearRegisteredBenchmarks();
   // Google Benchmark wrote the JSON to a side file; only a complete one takes the real name.
   std::filesystem::rename(tmp, options.json_out);
+  write_kernel_traces(options.json_out);  // CUDA runs only: bench.kernels.json beside it
   return summary;
 }
 

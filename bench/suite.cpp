@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "bench/kernel_trace_store.h"
 #include "profiler/metrics.h"
 #include "registry.h"
 
@@ -68,7 +69,12 @@ void set_cost_counters(benchmark::State& state, const Cost& cost) {
 // CUPTI numbers for one workload, measured once per benchmark (Google Benchmark
 // calls the function once per repetition) and published on every repetition as
 // plain counters; analysis turns them into bytes.measured and measured FLOPs.
-void publish_cupti_counters(benchmark::State& state, const RunSpec& spec, Workload& workload, const Cost& cost) {
+//
+// Every CUDA run is also traced once (kernel names, classes, GPU durations: no counter
+// permission needed) into the kernel trace store; composite runs (the block) publish
+// their per-class kernel time as counters too.
+void publish_cupti_counters(benchmark::State& state, const RunSpec& spec, Workload& workload, const Cost& cost,
+                            bool measure_counters) {
   struct Measured {
     profiler::MeasuredCounters counters;
     std::map<std::string, double> class_seconds;
@@ -78,13 +84,19 @@ void publish_cupti_counters(benchmark::State& state, const RunSpec& spec, Worklo
   Measured& m = it->second;
   if (fresh) {
     auto& collector = profiler::MetricsCollector::instance();
-    m.counters = collector.measure(workload);
-    if (!cost.flops_by_class.empty()) m.class_seconds = collector.trace(workload).seconds_by_class();
+    if (measure_counters) m.counters = collector.measure(workload);
+    if (collector.probe().tracing) {
+      const profiler::KernelTrace trace = collector.trace(workload);
+      record_kernel_trace(spec.bench_name(), trace);
+      if (!cost.flops_by_class.empty() && trace.available) m.class_seconds = trace.seconds_by_class();
+    }
   }
   auto put = [&](const std::string& key, const std::optional<double>& v) {
     if (v) state.counters[key] = benchmark::Counter(*v);
   };
-  if (!m.counters.available) {
+  if (!measure_counters) {
+    // analytic metrics asked for: nothing to say about counters
+  } else if (!m.counters.available) {
     state.SetLabel("cupti: " + m.counters.reason);
   } else {
     put("cupti_dram_bytes", m.counters.dram_bytes);
@@ -117,7 +129,7 @@ void run_pair_benchmark(benchmark::State& state, const RunSpec& spec, bool measu
   if (spec.backend == Backend::cuda) {
     run_cuda_benchmark(state, *workload);
     set_cost_counters(state, cost);
-    if (measure_counters) publish_cupti_counters(state, spec, *workload, cost);
+    publish_cupti_counters(state, spec, *workload, cost, measure_counters);
     return;
   }
 #else

@@ -15,6 +15,7 @@
 #include "reports/charts.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
+#include "reports/kernels_section.h"
 
 namespace lmroof {
 
@@ -162,7 +163,9 @@ std::string header_section(const json& results, const std::vector<Chart>& charts
 
   std::string nav = "<a href=\"#claims\">Claims</a>";
   for (const auto& c : charts) nav += fmt::format(" <a href=\"#chart-{}\">{}</a>", esc(c.id), esc(c.id));
-  nav += " <a href=\"#comparisons\">Comparisons</a> <a href=\"#chart-runs-table\">Runs</a> <a href=\"#machine\">Machine</a>";
+  nav += " <a href=\"#comparisons\">Comparisons</a>";
+  if (!kernels_section(results).empty()) nav += " <a href=\"#kernels\">Kernels</a>";
+  nav += " <a href=\"#chart-runs-table\">Runs</a> <a href=\"#machine\">Machine</a>";
   return fmt::format(
       "<header class=\"page-header\">\n<h1>lmroof report</h1>\n<p class=\"subtitle\">{}</p>\n<nav class=\"toc\">{}</nav>\n</header>\n",
       subtitle, nav);
@@ -397,6 +400,7 @@ Rendered render(const json& results) {
   content += metrics_banner(results);
   for (const auto& c : out.charts) content += chart_section(c);
   content += comparisons_section(results);
+  content += kernels_section(results);
   content += runs_section(results);
   content += machine_section(results);
   content += "</main>\n";

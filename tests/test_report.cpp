@@ -252,6 +252,33 @@ TEST(Report, RooflineSwitchesBetweenAnalyticAndMeasuredAxes) {
   EXPECT_NE(lmroof::render_report_html(doc).find("switch the axes"), std::string::npos);
 }
 
+TEST(Report, KernelsSectionListsEveryTracedKernel) {
+  json doc = fixture();
+  EXPECT_EQ(markup(lmroof::render_report_html(doc)).find("id=\"kernels\""), std::string::npos)
+      << "no run was traced: no section";
+  json& run = doc["runs"][0];
+  run["kernels"] = {{"source", "cupti_trace"}, {"available", true}, {"reason", nullptr}, {"dropped_records", 0},
+                    {"total_s", 4e-6},
+                    {"list", {{{"name", "void lmroof::norm::fused_norm_kernel<__nv_bfloat16, (Kind)0, 32, 4>(...)"},
+                               {"class", "normalization"}, {"grid", {128, 1, 1}}, {"block", {128, 1, 1}},
+                               {"time_s", 3e-6}, {"share", 0.75}},
+                              {{"name", "elementwise<b>"}, {"class", "elementwise"}, {"grid", {4, 1, 1}},
+                               {"block", {256, 1, 1}}, {"time_s", 1e-6}, {"share", 0.25}}}}};
+  doc["runs"][1]["kernels"] = {{"source", "cupti_trace"}, {"available", false}, {"reason", "tracing refused"},
+                               {"dropped_records", 0}, {"total_s", 0}, {"list", json::array()}};
+  const std::string page = markup(lmroof::render_report_html(doc));
+  const size_t section = page.find("id=\"kernels\"");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(page.find("href=\"#kernels\""), std::string::npos);
+  const std::string kernels = page.substr(section, page.find("</section>", section) - section);
+  EXPECT_NE(kernels.find("2 kernels, 4.00 \u00b5s"), std::string::npos) << kernels;
+  EXPECT_NE(kernels.find("<details open>"), std::string::npos);  // several kernels: open
+  EXPECT_NE(kernels.find("fused_norm_kernel&lt;__nv_bfloat16"), std::string::npos);  // escaped
+  EXPECT_NE(kernels.find("128\u00d71\u00d71"), std::string::npos);
+  EXPECT_NE(kernels.find("75.0%"), std::string::npos);
+  EXPECT_NE(kernels.find("not traced (tracing refused)"), std::string::npos);
+}
+
 TEST(Report, BlockSharesShowThePapersFigures) {
   const auto spec = lmroof::report::block_shares_chart(fixture());
   ASSERT_FALSE(spec.is_null());

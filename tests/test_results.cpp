@@ -9,6 +9,8 @@
 #include "analysis/atomic_write.h"
 #include "analysis/results.h"
 #include "analysis/roofline.h"
+#include "bench/kernel_trace_store.h"
+#include "profiler/kernel_trace_file.h"
 #include "registry.h"
 
 namespace lmroof {
@@ -172,6 +174,81 @@ TEST(Results, MeasuredBytesAgainstTheMinimumAndTheL2Level) {
   EXPECT_TRUE(cpu_ln["intensity"]["measured_l2"].is_null());
   EXPECT_TRUE(cpu_ln["roofline"]["l2_bandwidth_utilization"].is_null());
   EXPECT_TRUE(cpu["roofs"]["l2_bandwidth"].is_null());
+}
+
+profiler::KernelRecord kernel(const std::string& name, const std::string& op_class, double duration_ns, int grid = 1,
+                              int block = 1) {
+  profiler::KernelRecord k;
+  k.name = name;
+  k.op_class = op_class;
+  k.duration_ns = duration_ns;
+  k.grid = {grid, 1, 1};
+  k.block = {block, 1, 1};
+  return k;
+}
+
+TEST(Results, KernelTracesBecomeThePerKernelBreakdown) {
+  BenchDocument doc = parse_bench_json(small_bench(), "test");
+  const std::string id = "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8";
+  profiler::KernelTrace trace;
+  trace.available = true;
+  trace.kernels.push_back(kernel("gemm_a", "matrix", 3000, 4, 128));
+  trace.kernels.push_back(kernel("norm_b", "normalization", 1000, 8, 256));
+  doc.kernel_traces[id] = profiler::kernel_trace_json(trace);
+  const auto results = build_results(doc, {});
+  const auto& k = find_run(results, id)["kernels"];
+  ASSERT_TRUE(k.is_object());
+  EXPECT_EQ(k["source"], "cupti_trace");
+  EXPECT_DOUBLE_EQ(k["total_s"].get<double>(), 4e-6);
+  ASSERT_EQ(k["list"].size(), 2u);
+  EXPECT_EQ(k["list"][0]["name"], "gemm_a");  // launch order kept
+  EXPECT_EQ(k["list"][0]["class"], "matrix");
+  EXPECT_DOUBLE_EQ(k["list"][0]["share"].get<double>(), 0.75);
+  EXPECT_EQ(k["list"][1]["grid"], nlohmann::json({8, 1, 1}));
+  EXPECT_TRUE(find_run(results, "norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8")["kernels"].is_null());
+
+  // A trace that could not be taken says why and lists nothing.
+  profiler::KernelTrace failed;
+  failed.reason = "CUPTI_ERROR_NOT_INITIALIZED";
+  doc.kernel_traces[id] = profiler::kernel_trace_json(failed);
+  const auto failed_results = build_results(doc, {});
+  const auto& f = find_run(failed_results, id)["kernels"];
+  EXPECT_FALSE(f["available"].get<bool>());
+  EXPECT_EQ(f["reason"], "CUPTI_ERROR_NOT_INITIALIZED");
+  EXPECT_TRUE(f["list"].empty());
+}
+
+TEST(BenchFiles, KernelTracesAreWrittenBesideTheBenchmarkJsonAndReadBack) {
+  const auto dir = std::filesystem::temp_directory_path() / ("lmroof-traces-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto bench_path = dir / "bench.json";
+  write_file_atomically(bench_path, small_bench().dump());
+  EXPECT_EQ(profiler::kernel_traces_path(bench_path), dir / "bench.kernels.json");
+
+  bench::clear_kernel_traces();
+  EXPECT_FALSE(bench::write_kernel_traces(bench_path)) << "nothing recorded, nothing written";
+  EXPECT_FALSE(std::filesystem::exists(dir / "bench.kernels.json"));
+  profiler::KernelTrace trace;
+  trace.available = true;
+  trace.kernels.push_back(kernel("k", "elementwise", 5));
+  bench::record_kernel_trace("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8", trace);
+  EXPECT_TRUE(bench::write_kernel_traces(bench_path));
+  bench::clear_kernel_traces();
+  const BenchDocument doc = load_bench_json(bench_path);
+  ASSERT_TRUE(doc.kernel_traces.contains("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8"));
+  EXPECT_EQ(doc.kernel_traces["norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8"]["kernels"][0]["class"], "elementwise");
+
+  // A malformed trace file is an error that names it, not a silently thinner report.
+  write_file_atomically(dir / "bench.kernels.json", "{\"schema\": \"lmroof.kernels/1\", \"runs\": [");
+  try {
+    load_bench_json(bench_path);
+    ADD_FAILURE() << "malformed kernel traces accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bench.kernels.json:1:"), std::string::npos) << e.what();
+  }
+  write_file_atomically(dir / "bench.kernels.json", "{\"schema\": \"other/1\"}");
+  EXPECT_THROW(load_bench_json(bench_path), std::runtime_error);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(BenchName, RoundTripsAndSkipsGoogleBenchmarkSuffixes) {

@@ -1,0 +1,14 @@
+#pragma once
+// The report's "Kernels" section: for every run a CUPTI trace covered, the kernels it
+// launched in order, with class, launch shape, GPU time and share. Composite runs (the
+// block, unfused norms, split-K decode) are open by default, single-kernel runs
+// folded. Empty string when no run has a trace (the CPU backend, or no CUDA run).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace lmroof::report {
+
+std::string kernels_section(const nlohmann::json& results);
+
+}  // namespace lmroof::report
