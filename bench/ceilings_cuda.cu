@@ -130,79 +130,21 @@ void bm_dram_copy(benchmark::State& state, bool quick) {
 constexpr int kReadThreads = 256;
 constexpr int kReadUnroll = 4;
 
+// Reads n 16-byte vectors `passes` times; a per-block sum is the only write. Loads
+// bypass L1 (__ldcg) and each pass hands every block a different slice, so re-reads
+// (the L2 ceiling's passes) come from L2, never from an SM's L1. One pass over a
+// buffer far larger than L2 is the DRAM read ceiling.
 // Min blocks per SM = 2048 / kReadThreads: the grid is exactly that many blocks per SM in
-// one wave, so ptxas must keep to 32 registers (it uses exactly 32 today); at 33 only 7
-// blocks would fit and the 8th would run as a second, mostly idle wave.
+// one wave, so ptxas must keep to 32 registers; at 33 only 7 blocks would fit and the
+// 8th would run as a second, mostly idle wave.
 __global__ void __launch_bounds__(kReadThreads, 2048 / kReadThreads)
-    dram_read_kernel(const uint4* __restrict__ data, size_t n, uint32_t* __restrict__ block_out) {
-  uint32_t acc[kReadUnroll] = {};
-  const size_t stride = static_cast<size_t>(gridDim.x) * kReadThreads;
-  size_t i = static_cast<size_t>(blockIdx.x) * kReadThreads + threadIdx.x;
-  // kReadUnroll independent 16-byte loads in flight per thread
-  for (; i + (kReadUnroll - 1) * stride < n; i += kReadUnroll * stride) {
-    uint4 v[kReadUnroll];
-#pragma unroll
-    for (int u = 0; u < kReadUnroll; ++u) v[u] = data[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kReadUnroll; ++u) acc[u] += v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-  }
-  for (; i < n; i += stride) {
-    const uint4 v = data[i];
-    acc[0] += v.x ^ v.y ^ v.z ^ v.w;
-  }
-  uint32_t total = acc[0] + acc[1] + acc[2] + acc[3];
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) total += __shfl_xor_sync(0xffffffffu, total, o);
-  __shared__ uint32_t warp_totals[kReadThreads / 32];
-  if (threadIdx.x % 32 == 0) warp_totals[threadIdx.x / 32] = total;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    uint32_t sum = 0;
-    for (int w = 0; w < kReadThreads / 32; ++w) sum += warp_totals[w];
-    block_out[blockIdx.x] = sum;  // the only write: 4 bytes per block
-  }
-}
-
-void bm_dram_read(benchmark::State& state, bool quick) {
-  guarded(state, [&](const DeviceInfo& info) {
-    const size_t bytes = stream_bytes(info);
-    cuda::DeviceBuffer<uint32_t> data(bytes / 4);
-    const unsigned blocks = static_cast<unsigned>(sm_count()) * (2048 / kReadThreads);
-    cuda::DeviceBuffer<uint32_t> out(blocks);
-    Stream stream;
-    fill_pattern_kernel<<<1024, 256, 0, stream.get()>>>(data.data(), data.size());
-    CUDA_CHECK_LAUNCH();
-    const auto timing = ceiling_timing(quick);
-    for (auto _ : state) {
-      const auto t = profiler::time_on_stream(
-          stream.get(),
-          [&] {
-            dram_read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()),
-                                                                         bytes / 16, out.data());
-            CUDA_CHECK_LAUNCH();
-          },
-          timing);
-      report(state, t);
-    }
-    state.counters[kCeilingBytesCounter] = benchmark::Counter(static_cast<double>(bytes));
-    state.SetLabel("read-only kernel over " + std::to_string(bytes >> 20) + " MiB: " + std::to_string(blocks) +
-                   " blocks x " + std::to_string(kReadThreads) + " threads, " + std::to_string(kReadUnroll) +
-                   " 16-byte loads in flight per thread");
-  });
-}
-
-// ---------------------------------------------------------------------------
-
-// The L2 roof: every pass re-reads a buffer that stays in L2. Loads bypass L1 (__ldcg),
-// and each pass hands every block a different slice, so no SM's L1 could serve a
-// re-read even if it cached one.
-__global__ void __launch_bounds__(kReadThreads, 2048 / kReadThreads)
-    l2_read_kernel(const uint4* __restrict__ data, size_t n, int passes, uint32_t* __restrict__ block_out) {
+    read_kernel(const uint4* __restrict__ data, size_t n, int passes, uint32_t* __restrict__ block_out) {
   uint32_t acc[kReadUnroll] = {};
   const size_t stride = static_cast<size_t>(gridDim.x) * kReadThreads;
   for (int pass = 0; pass < passes; ++pass) {
     const size_t block = (blockIdx.x + static_cast<size_t>(pass) * 131) % gridDim.x;
     size_t i = block * kReadThreads + threadIdx.x;
+    // kReadUnroll independent 16-byte loads in flight per thread
     for (; i + (kReadUnroll - 1) * stride < n; i += kReadUnroll * stride) {
       uint4 v[kReadUnroll];
 #pragma unroll
@@ -228,6 +170,36 @@ __global__ void __launch_bounds__(kReadThreads, 2048 / kReadThreads)
   }
 }
 
+void bm_dram_read(benchmark::State& state, bool quick) {
+  guarded(state, [&](const DeviceInfo& info) {
+    const size_t bytes = stream_bytes(info);
+    cuda::DeviceBuffer<uint32_t> data(bytes / 4);
+    const unsigned blocks = static_cast<unsigned>(sm_count()) * (2048 / kReadThreads);
+    cuda::DeviceBuffer<uint32_t> out(blocks);
+    Stream stream;
+    fill_pattern_kernel<<<1024, 256, 0, stream.get()>>>(data.data(), data.size());
+    CUDA_CHECK_LAUNCH();
+    const auto timing = ceiling_timing(quick);
+    for (auto _ : state) {
+      const auto t = profiler::time_on_stream(
+          stream.get(),
+          [&] {
+            read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()),
+                                                                    bytes / 16, 1, out.data());
+            CUDA_CHECK_LAUNCH();
+          },
+          timing);
+      report(state, t);
+    }
+    state.counters[kCeilingBytesCounter] = benchmark::Counter(static_cast<double>(bytes));
+    state.SetLabel("read-only kernel over " + std::to_string(bytes >> 20) + " MiB: " + std::to_string(blocks) +
+                   " blocks x " + std::to_string(kReadThreads) + " threads, " + std::to_string(kReadUnroll) +
+                   " 16-byte loads in flight per thread");
+  });
+}
+
+// ---------------------------------------------------------------------------
+
 void bm_l2_read(benchmark::State& state, bool quick) {
   guarded(state, [&](const DeviceInfo& info) {
     if (info.l2_bytes <= 0) throw std::runtime_error("the device reports no L2 size");
@@ -246,8 +218,8 @@ void bm_l2_read(benchmark::State& state, bool quick) {
       const auto t = profiler::time_on_stream(
           stream.get(),
           [&] {
-            l2_read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()),
-                                                                       bytes / 16, passes, out.data());
+            read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()),
+                                                                    bytes / 16, passes, out.data());
             CUDA_CHECK_LAUNCH();
           },
           timing);
