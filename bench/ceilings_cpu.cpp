@@ -160,18 +160,21 @@ void bm_sgemm(benchmark::State& state, int n) {
 
 }  // namespace
 
-void register_ceiling_benchmarks(const SuiteOptions& options) {
+int register_ceiling_benchmarks(const SuiteOptions& options) {
   if (options.backend == Backend::cuda) {
 #ifdef LMROOF_WITH_CUDA
-    register_cuda_ceiling_benchmarks(options);
+    return register_cuda_ceiling_benchmarks(options);
+#else
+    return 0;
 #endif
-    return;
   }
+  int registered = 0;
   const int64_t n = options.quick ? kQuickStreamElements : kStreamElements;
   const int reps = options.quick ? 2 : options.repetitions;
   const double min_time = options.quick ? 0.02 : 0.1;
   auto tune = [&](benchmark::internal::Benchmark* b) {
     b->Repetitions(reps)->MinTime(min_time)->UseRealTime()->Unit(benchmark::kMillisecond);
+    ++registered;
   };
   tune(benchmark::RegisterBenchmark("ceiling/cpu/copy", [n](benchmark::State& s) { bm_copy(s, n, false); }));
   tune(benchmark::RegisterBenchmark("ceiling/cpu/copy_nt", [n](benchmark::State& s) { bm_copy(s, n, true); }));
@@ -180,6 +183,7 @@ void register_ceiling_benchmarks(const SuiteOptions& options) {
   tune(benchmark::RegisterBenchmark("ceiling/cpu/fp32_fma", [fma_iters](benchmark::State& s) { bm_fp32_fma(s, fma_iters); }));
   const int gemm_n = options.quick ? 512 : 2048;
   tune(benchmark::RegisterBenchmark("ceiling/cpu/sgemm", [gemm_n](benchmark::State& s) { bm_sgemm(s, gemm_n); }));
+  return registered;
 }
 
 }  // namespace lmroof::bench

@@ -355,11 +355,13 @@ void bm_bf16_gemm(benchmark::State& state, bool quick) {
 
 }  // namespace
 
-void register_cuda_ceiling_benchmarks(const SuiteOptions& options) {
+int register_cuda_ceiling_benchmarks(const SuiteOptions& options) {
   const int reps = options.quick ? 2 : options.repetitions;
   const bool quick = options.quick;
+  int registered = 0;
   auto tune = [&](benchmark::internal::Benchmark* b) {
     b->UseManualTime()->Iterations(1)->Repetitions(reps)->Unit(benchmark::kMillisecond);
+    ++registered;
   };
   tune(benchmark::RegisterBenchmark("ceiling/cuda/dram_copy", [quick](benchmark::State& s) { bm_dram_copy(s, quick); }));
   tune(benchmark::RegisterBenchmark("ceiling/cuda/dram_read", [quick](benchmark::State& s) { bm_dram_read(s, quick); }));
@@ -367,6 +369,7 @@ void register_cuda_ceiling_benchmarks(const SuiteOptions& options) {
   tune(benchmark::RegisterBenchmark("ceiling/cuda/fp32_fma", [quick](benchmark::State& s) { bm_fp32_fma(s, quick); }));
   tune(benchmark::RegisterBenchmark("ceiling/cuda/bf16_tensor_gemm",
                                     [quick](benchmark::State& s) { bm_bf16_gemm(s, quick); }));
+  return registered;
 }
 
 }  // namespace lmroof::bench

@@ -82,8 +82,7 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
 RunnerSummary run_benchmarks(const RunnerOptions& options) {
   benchmark::ClearRegisteredBenchmarks();
   int total = 0;
-  if (options.include_ceilings) register_ceiling_benchmarks(options.suite);
-  if (options.include_ceilings) total += options.suite.backend == Backend::cpu ? 5 : 4;
+  if (options.include_ceilings) total += register_ceiling_benchmarks(options.suite);
   if (options.include_pairs) {
     register_pair_benchmarks(options.suite);
     total += static_cast<int>(suite_runs(options.suite).size());

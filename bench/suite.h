@@ -30,7 +30,8 @@ struct SuiteOptions {
 std::vector<RunSpec> suite_runs(const SuiteOptions& options);
 
 void register_pair_benchmarks(const SuiteOptions& options);
-void register_ceiling_benchmarks(const SuiteOptions& options);
+// Returns how many benchmarks it registered (the runner's progress counts them).
+int register_ceiling_benchmarks(const SuiteOptions& options);
 
 // Ceiling benchmarks publish what one iteration moved or computed in these
 // counters; analysis divides by the iteration time to get the roof.
@@ -40,7 +41,7 @@ inline constexpr const char* kCeilingFlopsCounter = "ceiling_flops";
 #ifdef LMROOF_WITH_CUDA
 // CUDA side, bench/*.cu: times one Workload with CUDA events (manual time) and
 // registers the GPU ceilings.
-void register_cuda_ceiling_benchmarks(const SuiteOptions& options);
+int register_cuda_ceiling_benchmarks(const SuiteOptions& options);
 // The body of one pair benchmark on the CUDA backend: warm-up, L2 flush before
 // each sample, CUDA-event timing fed to state.SetIterationTime (the benchmark is
 // registered with UseManualTime()).
