@@ -110,11 +110,12 @@ for c in r["ceilings"]:
     unit = "GB/s" if c["unit"] == "B/s" else "GFLOP/s"
     print(f"{c['name']:<20}{c['value']/1e9:>12.1f} {unit}  {c.get('detail','')}")
 print()
-print(f"{'run':<72}{'ms':>9}{'GB/s':>9}{'roof%':>7}")
+print(f"{'run':<72}{'ms':>9}{'GB/s':>9}{'roof%':>7}{'bytes/min':>10}")
 for x in r["runs"]:
     bw = x["roofline"].get("bandwidth_utilization")
+    over = x["bytes"].get("measured_over_minimum")  # measured DRAM bytes over the minimum, when counters ran
     print(f"{x['id'][:71]:<72}{x['time_s']['median']*1e3:>9.3f}{x['achieved']['byte_per_s']/1e9:>9.0f}"
-          f"{(100*bw if bw else 0):>7.0f}")
+          f"{(100*bw if bw else 0):>7.0f}{(f'{over:.2f}' if over else '-'):>10}")
 PY
 fi
 echo "device-check: tests rc=$tests_rc, run rc=$run_rc, ncu comparison rc=$ncu_rc, $(( $(date +%s) - started ))s"
