@@ -74,6 +74,8 @@ std::vector<Shape> shapes_for(const std::string& pair) {
         {{"tokens", 64}, {"d_model", 33}},      // warp per row, every row unaligned
         {{"tokens", 3}, {"d_model", 1000}},     // bf16: warp x 4 vectors; fp32: block of 128
         {{"tokens", 300}, {"d_model", 512}},    // many rows in warp mode, aligned
+        {{"tokens", 5}, {"d_model", 200}},      // fp32: warp x 2 vectors
+        {{"tokens", 4}, {"d_model", 2000}},     // bf16: block of 128 x 2 vectors
         {{"tokens", 17}, {"d_model", 4096}},    // block of 128 (bf16) / 256 (fp32)
         {{"tokens", 9}, {"d_model", 8192}},     // block of 256 (bf16) / 512 (fp32)
         {{"tokens", 5}, {"d_model", 12289}},    // block of 512 / 1024 with head and tail
@@ -95,6 +97,7 @@ std::vector<Shape> shapes_for(const std::string& pair) {
         {{"tokens", 130}, {"d_model", 60}, {"head_dim", 6}, {"d_ff", 50}},       // 12-byte head rows
         {{"tokens", 600}, {"d_model", 128}, {"head_dim", 32}},                   // block-per-row softmax
         {{"tokens", 515}, {"d_model", 64}, {"head_dim", 32}, {"d_ff", 136}},     // long odd rows
+        {{"tokens", 3}, {"d_model", 36}, {"head_dim", 6}, {"d_ff", 20}},         // T·d = 108: the scalar residual add
     };
   // d_ff is set by the variant: 4·d (gelu) or 8/3·d rounded up to 64 (swiglu: rows
   // always whole vectors). gelu with odd d has rows of 4·d elements, not whole bf16
@@ -123,6 +126,13 @@ std::vector<Shape> shapes_for(const std::string& pair) {
         {{"batch", 1}, {"q_heads", 4}, {"head_dim", 12}, {"context", 200}},   // padded 8-chunks
         {{"batch", 1}, {"q_heads", 16}, {"head_dim", 80}, {"context", 300}},  // no tensor-core kernel for 80
         {{"batch", 1}, {"q_heads", 8}, {"head_dim", 256}, {"context", 70}},   // 256: two heads per slot (fp32)
+        // The remaining (head_dim, m-tiles) tensor-core kernels, through mqa (g = q_heads)
+        // and gqa (g = 8, one m-tile):
+        {{"batch", 1}, {"q_heads", 24}, {"head_dim", 64}, {"context", 150}},   // (64, 2)
+        {{"batch", 1}, {"q_heads", 64}, {"head_dim", 64}, {"context", 100}},   // (64, 4)
+        {{"batch", 1}, {"q_heads", 32}, {"head_dim", 96}, {"context", 120}},   // (96, 2); gqa (96, 1)
+        {{"batch", 1}, {"q_heads", 64}, {"head_dim", 128}, {"context", 90}},   // (128, 4)
+        {{"batch", 1}, {"q_heads", 32}, {"head_dim", 256}, {"context", 60}},   // (256, 2)
     };
   return {};
 }
