@@ -88,6 +88,13 @@ void report(benchmark::State& state, const profiler::GpuTiming& t) {
   state.counters["cv"] = benchmark::Counter(t.cv);
 }
 
+// One noise-targeted measurement of `enqueue` per Google Benchmark iteration.
+template <typename Enqueue>
+void time_iterations(benchmark::State& state, bool quick, cudaStream_t stream, Enqueue&& enqueue) {
+  const auto timing = ceiling_timing(quick);
+  for (auto _ : state) report(state, profiler::time_on_stream(stream, enqueue, timing));
+}
+
 // max(1 GiB, 4 x L2), a multiple of 16 bytes.
 size_t stream_bytes(const DeviceInfo& info) {
   const size_t l2x4 = static_cast<size_t>(4 * info.l2_bytes);
@@ -109,16 +116,9 @@ void bm_dram_copy(benchmark::State& state, bool quick) {
     Stream stream;
     fill_pattern_kernel<<<1024, 256, 0, stream.get()>>>(src.data(), src.size());
     CUDA_CHECK_LAUNCH();
-    const auto timing = ceiling_timing(quick);
-    for (auto _ : state) {
-      const auto t = profiler::time_on_stream(
-          stream.get(),
-          [&] {
-            CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
-          },
-          timing);
-      report(state, t);
-    }
+    time_iterations(state, quick, stream.get(), [&] {
+      CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
+    });
     state.counters[kCeilingBytesCounter] = benchmark::Counter(2.0 * static_cast<double>(bytes));
     state.SetLabel("cudaMemcpyAsync D2D " + std::to_string(bytes >> 20) + " MiB (L2 " +
                    std::to_string(static_cast<size_t>(info.l2_bytes) >> 20) + " MiB), bytes = read + written");
@@ -170,35 +170,33 @@ __global__ void __launch_bounds__(kReadThreads, 2048 / kReadThreads)
   }
 }
 
+// Times read_kernel over `bytes` (a multiple of 16), `passes` times per launch, and
+// publishes the bytes read; returns the grid size for the label.
+unsigned time_reads(benchmark::State& state, bool quick, size_t bytes, int passes) {
+  cuda::DeviceBuffer<uint32_t> data(bytes / 4);
+  const unsigned blocks = static_cast<unsigned>(sm_count()) * (2048 / kReadThreads);
+  cuda::DeviceBuffer<uint32_t> out(blocks);
+  Stream stream;
+  fill_pattern_kernel<<<1024, 256, 0, stream.get()>>>(data.data(), data.size());
+  CUDA_CHECK_LAUNCH();
+  time_iterations(state, quick, stream.get(), [&] {
+    read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()), bytes / 16,
+                                                            passes, out.data());
+    CUDA_CHECK_LAUNCH();
+  });
+  state.counters[kCeilingBytesCounter] = benchmark::Counter(static_cast<double>(bytes) * passes);
+  return blocks;
+}
+
 void bm_dram_read(benchmark::State& state, bool quick) {
   guarded(state, [&](const DeviceInfo& info) {
     const size_t bytes = stream_bytes(info);
-    cuda::DeviceBuffer<uint32_t> data(bytes / 4);
-    const unsigned blocks = static_cast<unsigned>(sm_count()) * (2048 / kReadThreads);
-    cuda::DeviceBuffer<uint32_t> out(blocks);
-    Stream stream;
-    fill_pattern_kernel<<<1024, 256, 0, stream.get()>>>(data.data(), data.size());
-    CUDA_CHECK_LAUNCH();
-    const auto timing = ceiling_timing(quick);
-    for (auto _ : state) {
-      const auto t = profiler::time_on_stream(
-          stream.get(),
-          [&] {
-            read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()),
-                                                                    bytes / 16, 1, out.data());
-            CUDA_CHECK_LAUNCH();
-          },
-          timing);
-      report(state, t);
-    }
-    state.counters[kCeilingBytesCounter] = benchmark::Counter(static_cast<double>(bytes));
+    const unsigned blocks = time_reads(state, quick, bytes, 1);
     state.SetLabel("read-only kernel over " + std::to_string(bytes >> 20) + " MiB: " + std::to_string(blocks) +
                    " blocks x " + std::to_string(kReadThreads) + " threads, " + std::to_string(kReadUnroll) +
                    " 16-byte loads in flight per thread");
   });
 }
-
-// ---------------------------------------------------------------------------
 
 void bm_l2_read(benchmark::State& state, bool quick) {
   guarded(state, [&](const DeviceInfo& info) {
@@ -207,25 +205,7 @@ void bm_l2_read(benchmark::State& state, bool quick) {
     const size_t bytes = std::clamp<size_t>(static_cast<size_t>(info.l2_bytes) / 4, size_t{1} << 20, size_t{64} << 20) / 16 * 16;
     // About 1 GiB of L2 traffic per launch: far past launch overhead.
     const int passes = static_cast<int>(std::max<size_t>(8, (size_t{1} << 30) / bytes));
-    cuda::DeviceBuffer<uint32_t> data(bytes / 4);
-    const unsigned blocks = static_cast<unsigned>(sm_count()) * (2048 / kReadThreads);
-    cuda::DeviceBuffer<uint32_t> out(blocks);
-    Stream stream;
-    fill_pattern_kernel<<<1024, 256, 0, stream.get()>>>(data.data(), data.size());
-    CUDA_CHECK_LAUNCH();
-    const auto timing = ceiling_timing(quick);
-    for (auto _ : state) {
-      const auto t = profiler::time_on_stream(
-          stream.get(),
-          [&] {
-            read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()),
-                                                                    bytes / 16, passes, out.data());
-            CUDA_CHECK_LAUNCH();
-          },
-          timing);
-      report(state, t);
-    }
-    state.counters[kCeilingBytesCounter] = benchmark::Counter(static_cast<double>(bytes) * passes);
+    time_reads(state, quick, bytes, passes);
     state.SetLabel("L2-resident read kernel: " + std::to_string(bytes >> 20) + " MiB (L2 " +
                    std::to_string(static_cast<size_t>(info.l2_bytes) >> 20) + " MiB) read " + std::to_string(passes) +
                    " times per launch, L1 bypassed (__ldcg)");
@@ -342,11 +322,7 @@ void bm_bf16_gemm(benchmark::State& state, bool quick) {
     spec.b_transposed = true;
     spec.dtype = DType::bf16;
     const cuda::GemmPlan gemm(blas, spec, a.data(), b.data(), c.data());
-    const auto timing = ceiling_timing(quick);
-    for (auto _ : state) {
-      const auto t = profiler::time_on_stream(stream.get(), [&] { gemm.run(stream.get()); }, timing);
-      report(state, t);
-    }
+    time_iterations(state, quick, stream.get(), [&] { gemm.run(stream.get()); });
     state.counters[kCeilingFlopsCounter] = benchmark::Counter(2.0 * n * n * n);
     state.SetLabel("cuBLASLt " + std::to_string(n) + "^3 bf16 x bf16 -> bf16, fp32 accumulate" +
                    (gemm.uses_cublaslt() ? "" : " (cuBLAS fallback)"));
