@@ -94,11 +94,8 @@ void publish_cupti_counters(benchmark::State& state, const RunSpec& spec, Worklo
   auto put = [&](const std::string& key, const std::optional<double>& v) {
     if (v) state.counters[key] = benchmark::Counter(*v);
   };
-  if (!measure_counters) {
-    // analytic metrics asked for: nothing to say about counters
-  } else if (!m.counters.available) {
-    state.SetLabel("cupti: " + m.counters.reason);
-  } else {
+  if (measure_counters && !m.counters.available) state.SetLabel("cupti: " + m.counters.reason);
+  if (measure_counters && m.counters.available) {
     put("cupti_dram_bytes", m.counters.dram_bytes);
     put("cupti_dram_read_bytes", m.counters.dram_read_bytes);
     put("cupti_dram_write_bytes", m.counters.dram_write_bytes);

@@ -116,16 +116,16 @@ json roofline_chart(const json& results) {
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0;
   double y_lo = std::numeric_limits<double>::infinity(), y_hi = 0;
   std::vector<std::string> pairs, impls;
-  bool any_dram = false, any_l2 = false;
+  bool any_model = false, any_dram = false, any_l2 = false;
   for (const auto& r : runs_of(results)) {
     const auto t = number(r, {"time_s", "median"});
     if (!t || *t <= 0) continue;
     // Model axes from the analytic numbers kept beside any measured ones.
-    const auto model_flops = number(r, {"flops", "analytic_total"}) ? number(r, {"flops", "analytic_total"})
-                                                                      : number(r, {"flops", "total"});
+    auto model_flops = number(r, {"flops", "analytic_total"});
+    if (!model_flops) model_flops = number(r, {"flops", "total"});
     const auto model_bytes = number(r, {"bytes", "model"});
-    const bool counted_flops = text(r, {"flops", "source"}) == "cupti";
-    const auto flops = number(r, {"flops", "total"});
+    // The measured axes divide counter FLOPs when the counters gave them, else the model's.
+    const auto flops = text(r, {"flops", "source"}) == "cupti" ? number(r, {"flops", "total"}) : model_flops;
     const auto dram = number(r, {"bytes", "measured"});
     const auto l2 = number(r, {"bytes", "measured_l2"});
     json p = json::object();
@@ -139,14 +139,17 @@ json roofline_chart(const json& results) {
       return true;
     };
     const bool has_model = put("model", model_flops, model_bytes);
-    const bool has_dram = put("dram", counted_flops ? flops : model_flops, dram);
-    const bool has_l2 = put("l2", counted_flops ? flops : model_flops, l2);
+    const bool has_dram = put("dram", flops, dram);
+    const bool has_l2 = put("l2", flops, l2);
     if (!has_model && !has_dram && !has_l2) continue;
+    any_model |= has_model;
     any_dram |= has_dram;
     any_l2 |= has_l2;
     push_unique(pairs, text(r, {"pair"}));
     push_unique(impls, text(r, {"impl"}));
     auto fmt_or_dash = [](std::optional<double> v, auto&& f) { return v ? f(*v) : std::string(kDash); };
+    const auto measured_over = number(r, {"bytes", "measured_over_minimum"});
+    const auto model_over = number(r, {"bytes", "model_over_minimum"});
     auto intensity_text = [&](std::optional<double> f, std::optional<double> bytes) {
       return f && bytes && *bytes > 0 ? sig(*f / *bytes) + " FLOP/B" : std::string(kDash);
     };
@@ -160,13 +163,11 @@ json roofline_chart(const json& results) {
         {"gflops", fmt_or_dash(number(r, {"achieved", "flop_per_s"}), [](double v) { return si(v, "FLOP/s"); })},
         {"gbs", fmt_or_dash(number(r, {"achieved", "byte_per_s"}), [](double v) { return si(v, "B/s"); })},
         {"i_model", intensity_text(model_flops, model_bytes)},
-        {"i_dram", intensity_text(counted_flops ? flops : model_flops, dram)},
-        {"i_l2", intensity_text(counted_flops ? flops : model_flops, l2)},
-        {"over_min", fmt_or_dash(number(r, {"bytes", "measured_over_minimum"}) ? number(r, {"bytes", "measured_over_minimum"})
-                                                                               : number(r, {"bytes", "model_over_minimum"}),
-                                 [&](double v) {
-                                   return sig(v) + "\u00d7 (" + (dram ? "measured" : "model") + ")";
-                                 })},
+        {"i_dram", intensity_text(flops, dram)},
+        {"i_l2", intensity_text(flops, l2)},
+        {"over_min", measured_over ? sig(*measured_over) + "\u00d7 (measured)"
+                     : model_over  ? sig(*model_over) + "\u00d7 (model)"
+                                   : std::string(kDash)},
         {"bound", text(r, {"bound"}, std::string(kDash))},
         {"efficiency", fmt_or_dash(number(r, {"roofline", "efficiency"}), [](double v) { return percent(v); })},
     });
@@ -177,13 +178,9 @@ json roofline_chart(const json& results) {
   // The axes offered: analytic always (when any run has it), measured ones when some
   // run was measured. The first offered is shown first, measured before analytic.
   std::vector<const Axes*> offered;
-  for (const auto& a : kAxes) {
-    const std::string key = a.key;
-    const bool present = key == "model" ? std::any_of(points.begin(), points.end(), [](const json& p) { return p.contains("x_model"); })
-                         : key == "dram" ? any_dram
-                                         : any_l2;
-    if (present) offered.push_back(&a);
-  }
+  const bool present[std::size(kAxes)] = {any_model, any_dram, any_l2};
+  for (size_t i = 0; i < std::size(kAxes); ++i)
+    if (present[i]) offered.push_back(&kAxes[i]);
   const std::string initial = any_dram ? "dram" : offered.front()->key;
 
   const auto bandwidth = roof(results, "bandwidth");

@@ -164,7 +164,7 @@ std::string header_section(const json& results, const std::vector<Chart>& charts
   std::string nav = "<a href=\"#claims\">Claims</a>";
   for (const auto& c : charts) nav += fmt::format(" <a href=\"#chart-{}\">{}</a>", esc(c.id), esc(c.id));
   nav += " <a href=\"#comparisons\">Comparisons</a>";
-  if (!kernels_section(results).empty()) nav += " <a href=\"#kernels\">Kernels</a>";
+  if (has_traced_runs(results)) nav += " <a href=\"#kernels\">Kernels</a>";
   nav += " <a href=\"#chart-runs-table\">Runs</a> <a href=\"#machine\">Machine</a>";
   return fmt::format(
       "<header class=\"page-header\">\n<h1>lmroof report</h1>\n<p class=\"subtitle\">{}</p>\n<nav class=\"toc\">{}</nav>\n</header>\n",

@@ -57,6 +57,14 @@ std::string run_details(const nlohmann::json& run) {
 
 }  // namespace
 
+bool has_traced_runs(const nlohmann::json& results) {
+  const nlohmann::json* runs = find(results, {"runs"});
+  if (!runs || !runs->is_array()) return false;
+  for (const auto& r : *runs)
+    if (r.contains("kernels") && r["kernels"].is_object()) return true;
+  return false;
+}
+
 std::string kernels_section(const nlohmann::json& results) {
   const nlohmann::json* runs = find(results, {"runs"});
   if (!runs || !runs->is_array()) return "";

@@ -10,5 +10,7 @@
 namespace lmroof::report {
 
 std::string kernels_section(const nlohmann::json& results);
+// Whether kernels_section() has anything to show (for the page's table of contents).
+bool has_traced_runs(const nlohmann::json& results);
 
 }  // namespace lmroof::report

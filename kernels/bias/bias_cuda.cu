@@ -91,12 +91,9 @@ class CudaBiasWorkload final : public cuda::CudaWorkload {
 
   Validation validate(uint64_t seed) override {
     const auto host = randomize(seed);
-    y_.poison(stream());
-    run();
-    std::vector<float> y = y_.download(stream());
-    std::vector<double> ref(y.size());
-    reference(kind_, dims_, span_of(host.x), span_of(host.w), span_of(host.b), span_of(ref));
-    return {relative_error<float>(span_of(y), span_of(ref)), tolerance_for(dtype_)};
+    return run_against_reference(y_, tolerance_for(dtype_), [&](std::span<double> ref) {
+      reference(kind_, dims_, span_of(host.x), span_of(host.w), span_of(host.b), ref);
+    });
   }
 
  private:

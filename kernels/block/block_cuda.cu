@@ -258,12 +258,9 @@ class CudaBlockWorkload final : public cuda::CudaWorkload {
 
   Validation validate(uint64_t seed) override {
     const auto [x, weights] = randomize(seed);
-    y_.poison(stream());
-    run();
-    std::vector<float> y = y_.download(stream());
-    std::vector<double> ref(y.size());
-    reference(variant_, d_, weights->view(), span_of(x), span_of(ref));
-    return {relative_error<float>(span_of(y), span_of(ref)), tolerance_for(dtype_, /*composite=*/true)};
+    return run_against_reference(y_, tolerance_for(dtype_, /*composite=*/true), [&](std::span<double> ref) {
+      reference(variant_, d_, weights->view(), span_of(x), ref);
+    });
   }
 
   std::map<std::string, double> last_class_seconds() const override {

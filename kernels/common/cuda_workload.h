@@ -4,7 +4,12 @@
 // process serializes with it), and on which the timer records its events.
 #include <cuda_runtime.h>
 
+#include <span>
+#include <vector>
+
+#include "common/cuda_buffer.h"
 #include "common/cuda_check.h"
+#include "common/host_data.h"
 #include "common/workload.h"
 
 namespace lmroof::cuda {
@@ -20,6 +25,20 @@ class CudaWorkload : public Workload {
   CudaWorkload& operator=(const CudaWorkload&) = delete;
 
   cudaStream_t stream() const { return stream_; }
+
+ protected:
+  // The check every CUDA validate() ends with: poisons `out` (an element run() does not
+  // write then fails), runs, downloads, and compares with the float64 reference that
+  // `reference` writes into the span it is given (out's size).
+  template <typename Reference>
+  Validation run_against_reference(DeviceTensor& out, double tolerance, Reference&& reference) {
+    out.poison(stream());
+    run();
+    const std::vector<float> got = out.download(stream());
+    std::vector<double> ref(got.size());
+    reference(std::span<double>(ref));
+    return {relative_error<float>(span_of(got), span_of(ref)), tolerance};
+  }
 
  private:
   cudaStream_t stream_ = nullptr;

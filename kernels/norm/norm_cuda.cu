@@ -489,12 +489,9 @@ class CudaNormWorkload final : public cuda::CudaWorkload {
 
   Validation validate(uint64_t seed) override {
     const auto [x, gamma, beta] = randomize(seed);
-    y_.poison(stream());
-    run();
-    std::vector<float> y = y_.download(stream());
-    std::vector<double> ref(y.size());
-    reference(kind_, dims_, cuda::span_of(x), cuda::span_of(gamma), cuda::span_of(beta), cuda::span_of(ref));
-    return {relative_error<float>(cuda::span_of(y), cuda::span_of(ref)), tolerance_for(dtype_)};
+    return run_against_reference(y_, tolerance_for(dtype_), [&](std::span<double> ref) {
+      reference(kind_, dims_, cuda::span_of(x), cuda::span_of(gamma), cuda::span_of(beta), ref);
+    });
   }
 
  private:
