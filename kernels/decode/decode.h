@@ -54,9 +54,10 @@ Shape complete_shape(Kind kind, const Shape& shape);
 // shorter than kMinChunk positions. For CUDA it returns 1, although the CUDA kernels
 // do split (up to 64 pieces, a count that depends on the SM count and occupancy, so
 // it is not a function of the shape). Their partials are therefore left out of
-// bytes_model. That is under 1 % for MHA and naive, but on an H200 the GPU suite's
-// grouped runs leave out ~4-6 % (GQA) and 13-51 % (MQA, 16k down to 4k context). The
-// partials are a few MB and mostly stay in L2.
+// bytes_model. Computed (not measured) from the split heuristic with an H200's 132 SMs:
+// under 1 % for MHA and naive, but ~4-6 % (GQA) and 13-51 % (MQA, 16k down to 4k
+// context) for the GPU suite's grouped runs. The partials are a few MB and should
+// mostly stay in L2.
 inline constexpr int64_t kTargetItems = 32;
 inline constexpr int64_t kMinChunk = 512;
 int64_t context_splits(Backend backend, Impl impl, Dims d);
