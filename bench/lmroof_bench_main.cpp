@@ -58,7 +58,9 @@ int main(int argc, char** argv) {
       }
     }
     if (!dtype_given && options.backend == Backend::cuda) options.dtype = DType::bf16;
-    if (options.quick) options.repetitions = 2, options.min_time_s = 0.01;
+    if (options.quick)
+      options.repetitions = bench::kQuickRepetitions.repetitions,
+      options.min_time_s = bench::kQuickRepetitions.min_time_s;
     if (ceilings) bench::register_ceiling_benchmarks(options);
     bench::register_pair_benchmarks(options);
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/adaptive_repetitions.h"
 #include "common/workload.h"
 
 namespace benchmark {
@@ -18,8 +19,8 @@ struct SuiteOptions {
   bool quick = false;              // small shapes, few repetitions: for tests and smoke runs
   Backend backend = Backend::cpu;
   DType dtype = DType::fp32;
-  int repetitions = 5;
-  double min_time_s = 0.05;  // per repetition
+  int repetitions = kDefaultRepetitions.repetitions;  // bench/adaptive_repetitions.h says why
+  double min_time_s = kDefaultRepetitions.min_time_s;  // per repetition
   // CUDA only: also measure each run once under CUPTI (range profiler + kernel
   // trace), in passes separate from timing; published as cupti_* counters.
   bool measure_counters = false;

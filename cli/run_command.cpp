@@ -86,7 +86,9 @@ int run(const RunArgs& args) {
     throw std::invalid_argument("the CPU backend runs fp32 only");
   const nlohmann::json metrics = choose_metrics(args.metrics, options.suite.backend);
   options.suite.measure_counters = metrics["source"] == "cupti";
-  if (args.quick) options.suite.repetitions = 2, options.suite.min_time_s = 0.01;
+  if (args.quick)
+    options.suite.repetitions = bench::kQuickRepetitions.repetitions,
+    options.suite.min_time_s = bench::kQuickRepetitions.min_time_s;
   if (args.repetitions > 0) options.suite.repetitions = args.repetitions;
   if (args.min_time > 0) options.suite.min_time_s = args.min_time;
   options.extra_flags = args.benchmark_flags;
