@@ -45,6 +45,46 @@
     recordError("unhandled promise rejection: " + describe(event.reason));
   });
 
+  // Faceted charts (one panel per shape) wrap to the page's width: `columns` is set
+  // from the container's width before the chart is drawn, so nothing scrolls sideways.
+  // Single views (the roofline) use "width": "container" in their spec instead.
+  function fitColumns(spec, target) {
+    if (!spec.facet || !spec.spec || typeof spec.spec.width !== "number") return spec;
+    var spacing = spec.spacing && typeof spec.spacing === "object" ? spec.spacing.column || 20 : spec.spacing || 20;
+    var cell = spec.spec.width + 60 + spacing;  // panel, its own y axis, the gap
+    var available = Math.max(200, target.clientWidth - 24);
+    spec.columns = Math.max(1, Math.floor(available / cell));
+    return spec;
+  }
+
+  // PNG and SVG buttons under each chart: the image comes from the chart's own view.
+  // The last export's size is recorded on the section (data-exported-png/-svg) for tests.
+  function addExportButtons(section, id, view) {
+    var bar = document.createElement("div");
+    bar.className = "chart-actions";
+    ["png", "svg"].forEach(function (format) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "export";
+      button.setAttribute("data-format", format);
+      button.textContent = format.toUpperCase();
+      button.title = "Download this chart as " + format.toUpperCase();
+      button.addEventListener("click", function () {
+        view.toImageURL(format, format === "png" ? 2 : 1).then(function (url) {
+          var link = document.createElement("a");
+          link.href = url;
+          link.download = "lmroof-" + id + "." + format;
+          document.body.appendChild(link);
+          link.click();
+          link.remove();
+          section.setAttribute("data-exported-" + format, url.slice(0, 22));
+        }).catch(function (e) { recordError("export of '" + id + "' as " + format + ": " + describe(e)); });
+      });
+      bar.appendChild(button);
+    });
+    section.appendChild(bar);
+  }
+
   function renderCharts() {
     var charts;
     try {
@@ -59,6 +99,7 @@
       body.setAttribute("data-report-state", "done");
       return;
     }
+    window.lmroofViews = {};
     var rendered = 0;
     var pending = charts.map(function (chart) {
       var target = document.querySelector('#chart-' + chart.id + ' .chart');
@@ -66,15 +107,20 @@
         recordError("no container for chart '" + chart.id + "'");
         return Promise.resolve();
       }
-      return vegaEmbed(target, chart.spec, { renderer: "svg", actions: false, mode: "vega-lite" })
+      var section = target.parentNode;
+      var view = null;
+      return vegaEmbed(target, fitColumns(chart.spec, target), { renderer: "svg", actions: false, mode: "vega-lite" })
         .then(function (result) {
-          return result.view.runAsync();
+          view = result.view;
+          window.lmroofViews[chart.id] = view;
+          return view.runAsync();
         })
         .then(function () {
           if (target.querySelector("svg")) {
             rendered += 1;
             body.setAttribute("data-charts-rendered", String(rendered));
-            target.parentNode.setAttribute("data-rendered", "true");
+            section.setAttribute("data-rendered", "true");
+            addExportButtons(section, chart.id, view);
           } else {
             recordError("chart '" + chart.id + "' produced no <svg>");
           }

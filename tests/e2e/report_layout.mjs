@@ -1,0 +1,231 @@
+// Layout and interaction checks of a report in headless Chromium, driven over the
+// Chrome DevTools protocol (no npm packages: Node's WebSocket, run with
+// --experimental-websocket on Node 20).
+//
+//   node --experimental-websocket tests/e2e/report_layout.mjs REPORT.html [WIDTHxHEIGHT ...]
+//
+// At each window size (default 1400x900 and 800x900) it checks that:
+//   - every chart rendered (data-charts-rendered == data-charts-expected) and the page
+//     recorded no error; nothing reached the browser console (Vega warnings included);
+//   - nothing scrolls sideways: document.documentElement.scrollWidth <= window width;
+//   - the roofline's top lies within two window heights;
+//   - no two facet or column headers' boxes overlap, and no chart text is cut ("…");
+//   - the first screen holds the verdict summary and the key-results table;
+//   - the PNG and SVG export buttons produce images (clicked);
+//   - the roofline's bytes-basis switch changes where the points are drawn (clicked).
+// Exit 0 when all pass, 1 with one line per failure, 77 without Chromium.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const [report, ...sizeArgs] = process.argv.slice(2);
+if (!report) {
+  console.error("usage: report_layout.mjs REPORT.html [WIDTHxHEIGHT ...]");
+  process.exit(2);
+}
+const sizes = (sizeArgs.length ? sizeArgs : ["1400x900", "800x900"]).map((s) => s.split("x").map(Number));
+const browserPath = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
+if (!browserPath) {
+  console.log("SKIP: chromium not installed (scripts/install-deps.sh --test installs it)");
+  process.exit(77);
+}
+const screenshot = process.env.LMROOF_LAYOUT_SCREENSHOT || "";  // FILE.png: the first screen at the first size
+
+const profile = mkdtempSync(join(tmpdir(), "lmroof-layout-"));
+const browser = spawn(browserPath, [
+  "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--remote-debugging-port=0",
+  `--user-data-dir=${profile}`, "about:blank"], { stdio: ["ignore", "ignore", "pipe"] });
+const killer = setTimeout(() => { console.error("FAIL: timed out after 150 s"); cleanup(1); }, 150000);
+function cleanup(code) {
+  clearTimeout(killer);
+  try { browser.kill("SIGKILL"); } catch (e) { /* already gone */ }
+  try { rmSync(profile, { recursive: true, force: true }); } catch (e) { /* best effort */ }
+  process.exit(code);
+}
+
+const wsUrl = await new Promise((ok, fail) => {
+  let text = "";
+  browser.stderr.on("data", (chunk) => {
+    text += chunk;
+    const m = text.match(/DevTools listening on (ws:\/\/\S+)/);
+    if (m) ok(m[1]);
+  });
+  browser.on("exit", (code) => fail(new Error(`chromium exited ${code}: ${text.slice(-400)}`)));
+}).catch((e) => { console.error("FAIL: " + e.message); cleanup(1); });
+
+const ws = new WebSocket(wsUrl);
+await new Promise((ok) => ws.addEventListener("open", ok));
+let nextId = 1;
+const waiting = new Map();
+const listeners = [];
+ws.addEventListener("message", (event) => {
+  const msg = JSON.parse(event.data);
+  if (msg.id && waiting.has(msg.id)) {
+    const { ok, fail } = waiting.get(msg.id);
+    waiting.delete(msg.id);
+    msg.error ? fail(new Error(JSON.stringify(msg.error))) : ok(msg.result);
+  } else if (msg.method) {
+    listeners.forEach((l) => l(msg));
+  }
+});
+function send(method, params = {}, sessionId) {
+  const id = nextId++;
+  ws.send(JSON.stringify({ id, method, params, sessionId }));
+  return new Promise((ok, fail) => waiting.set(id, { ok, fail }));
+}
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+const failures = [];
+const fail = (size, text) => failures.push(`${size}: ${text}`);
+const url = "file://" + resolve(report);
+
+for (const [width, height] of sizes) {
+  const label = `${width}x${height}`;
+  const { targetId } = await send("Target.createTarget", { url: "about:blank" });
+  const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
+  const consoleLines = [];
+  const listener = (msg) => {
+    if (msg.sessionId !== sessionId) return;
+    if (msg.method === "Runtime.consoleAPICalled")
+      consoleLines.push(`console.${msg.params.type}: ` + msg.params.args.map((a) => a.value ?? a.description ?? "").join(" "));
+    if (msg.method === "Runtime.exceptionThrown")
+      consoleLines.push("exception: " + (msg.params.exceptionDetails.exception?.description || msg.params.exceptionDetails.text));
+    if (msg.method === "Log.entryAdded" && ["error", "warning"].includes(msg.params.entry.level))
+      consoleLines.push(`log ${msg.params.entry.level}: ${msg.params.entry.text}`);
+  };
+  listeners.push(listener);
+  await send("Runtime.enable", {}, sessionId);
+  await send("Log.enable", {}, sessionId);
+  await send("Page.enable", {}, sessionId);
+  await send("Emulation.setDeviceMetricsOverride", { width, height, deviceScaleFactor: 1, mobile: false }, sessionId);
+  await send("Page.navigate", { url }, sessionId);
+  const evaluate = async (expression) => {
+    const r = await send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId);
+    if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description || r.exceptionDetails.text);
+    return r.result.value;
+  };
+  let state = "";
+  for (let i = 0; i < 200 && state !== "done"; ++i) {
+    await sleep(250);
+    state = await evaluate("document.body && document.body.getAttribute('data-report-state')").catch(() => "");
+  }
+  if (state !== "done") { fail(label, `the charts did not finish rendering (data-report-state=${state})`); continue; }
+  await sleep(300);  // let the browser lay out the final SVGs
+
+  const page = await evaluate(`(() => {
+    const b = document.body, out = {};
+    out.expected = b.getAttribute("data-charts-expected");
+    out.rendered = b.getAttribute("data-charts-rendered");
+    out.errors = b.getAttribute("data-report-errors") || "0";
+    out.errorText = (document.getElementById("report-errors") || {}).textContent || "";
+    out.scrollWidth = document.documentElement.scrollWidth;
+    out.innerWidth = window.innerWidth;
+    out.innerHeight = window.innerHeight;
+    const wide = [];
+    document.querySelectorAll("body *").forEach((e) => {
+      const r = e.getBoundingClientRect();
+      if (r.right > window.innerWidth + 1 && r.width > 0 && !e.closest("svg")) wide.push((e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + e.className) + " right=" + Math.round(r.right));
+    });
+    out.wide = wide.slice(0, 5);
+    const roof = document.querySelector("#chart-roofline");
+    out.rooflineTop = roof ? roof.getBoundingClientRect().top + window.scrollY : null;
+    const missing = [];
+    document.querySelectorAll("[data-chart]").forEach((s) => { if (!s.querySelector(".chart svg")) missing.push(s.getAttribute("data-chart")); });
+    out.missing = missing;
+    // Facet and column headers: the text of every header group, per chart.
+    const overlaps = [], cut = [];
+    document.querySelectorAll(".chart svg").forEach((svg) => {
+      const chart = svg.closest("[data-chart]").getAttribute("data-chart");
+      const boxes = [];
+      svg.querySelectorAll("g[class*='header'] text, g[class*='title'] text").forEach((t) => {
+        const r = t.getBoundingClientRect();
+        if (r.width > 0) boxes.push({ text: t.textContent, r });
+      });
+      for (let i = 0; i < boxes.length; ++i)
+        for (let j = i + 1; j < boxes.length; ++j) {
+          const a = boxes[i].r, c = boxes[j].r;
+          if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1)
+            overlaps.push(chart + ": '" + boxes[i].text + "' / '" + boxes[j].text + "'");
+        }
+      svg.querySelectorAll("text").forEach((t) => { if (t.textContent.includes("\\u2026")) cut.push(chart + ": '" + t.textContent + "'"); });
+      const r = svg.getBoundingClientRect();
+      if (r.right > window.innerWidth + 1) cut.push(chart + ": the chart is " + Math.round(r.width) + " px wide, ends at " + Math.round(r.right));
+    });
+    out.overlaps = overlaps.slice(0, 5);
+    out.cut = cut.slice(0, 5);
+    const summary = document.querySelector("#verdict-summary");
+    out.summaryBottom = summary ? summary.getBoundingClientRect().bottom + window.scrollY : null;
+    const key = document.querySelector("#key-results");
+    out.keyTop = key ? key.getBoundingClientRect().top + window.scrollY : null;
+    return out;
+  })()`);
+  if (consoleLines.length) fail(label, "console output: " + consoleLines.slice(0, 3).join(" | "));
+  if (page.errors !== "0") fail(label, `the page recorded ${page.errors} error(s): ${page.errorText.slice(0, 300)}`);
+  if (!(Number(page.expected) > 0)) fail(label, `data-charts-expected is '${page.expected}'`);
+  if (page.rendered !== page.expected) fail(label, `${page.rendered} of ${page.expected} charts rendered`);
+  if (page.missing.length) fail(label, "charts without an <svg>: " + page.missing.join(", "));
+  if (page.scrollWidth > page.innerWidth) fail(label, `the page scrolls sideways: scrollWidth ${page.scrollWidth} > ${page.innerWidth} (${page.wide.join("; ")})`);
+  if (page.rooflineTop === null) fail(label, "no #chart-roofline");
+  else if (page.rooflineTop > 2 * page.innerHeight) fail(label, `the roofline starts at ${Math.round(page.rooflineTop)} px, below two screens (${2 * page.innerHeight} px)`);
+  if (page.overlaps.length) fail(label, "overlapping headers: " + page.overlaps.join("; "));
+  if (page.cut.length) fail(label, "cut chart text: " + page.cut.join("; "));
+  if (page.summaryBottom === null) fail(label, "no #verdict-summary");
+  else if (page.summaryBottom > page.innerHeight) fail(label, `the verdict summary ends at ${Math.round(page.summaryBottom)} px, below the first screen`);
+  if (page.keyTop === null) fail(label, "no #key-results table");
+  else if (page.keyTop > page.innerHeight) fail(label, `the key-results table starts at ${Math.round(page.keyTop)} px, below the first screen`);
+
+  if (screenshot && label === `${sizes[0][0]}x${sizes[0][1]}`) {
+    const shot = await send("Page.captureScreenshot", { format: "png", clip: { x: 0, y: 0, width, height, scale: 1 } }, sessionId);
+    writeFileSync(screenshot, Buffer.from(shot.data, "base64"));
+    console.log("screenshot: " + screenshot);
+  }
+
+  // Export: click PNG and SVG under the roofline; each records the image's data URL prefix.
+  const exported = await evaluate(`(async () => {
+    const section = document.querySelector("#chart-roofline");
+    const out = {};
+    for (const format of ["png", "svg"]) {
+      const button = section && section.querySelector("button.export[data-format=" + format + "]");
+      if (!button) { out[format] = "no button"; continue; }
+      button.click();
+      for (let i = 0; i < 40 && !section.getAttribute("data-exported-" + format); ++i) await new Promise((ok) => setTimeout(ok, 100));
+      out[format] = section.getAttribute("data-exported-" + format) || "nothing exported";
+    }
+    return out;
+  })()`);
+  if (!/^data:image\/png/.test(exported.png)) fail(label, "PNG export: " + exported.png);
+  if (!/^(blob:|data:image\/svg)/.test(exported.svg)) fail(label, "SVG export: " + exported.svg);
+
+  // The bytes basis: click each offered option; the points must move for at least one.
+  const basis = await evaluate(`(async () => {
+    const inputs = Array.from(document.querySelectorAll("#chart-roofline input[name='basis'], #chart-roofline input[type=radio]"));
+    if (inputs.length < 2) return { error: "the roofline offers " + inputs.length + " bytes-basis options" };
+    const where = () => Array.from(document.querySelectorAll("#chart-roofline svg g[class*='role-mark'] path[transform]"))
+      .map((p) => p.getAttribute("transform")).join(";");
+    const seen = new Set([where()]);
+    const view = window.lmroofViews && window.lmroofViews.roofline;
+    const picked = [];
+    for (const input of inputs) {
+      input.click();
+      await new Promise((ok) => setTimeout(ok, 400));
+      picked.push(input.value + "=" + (view ? view.signal("basis") : "?"));
+      seen.add(where());
+    }
+    return { options: inputs.map((i) => i.value), picked, distinct: seen.size };
+  })()`);
+  if (basis.error) fail(label, basis.error);
+  else {
+    for (const p of basis.picked) { const [want, got] = p.split("="); if (want !== got) fail(label, `clicking '${want}' set basis to '${got}'`); }
+    if (basis.distinct < 2) fail(label, "switching the bytes basis did not move any point");
+  }
+  if (consoleLines.length) fail(label, "console output after clicks: " + consoleLines.slice(0, 3).join(" | "));
+  console.log(`${label}: ${page.rendered}/${page.expected} charts, scrollWidth ${page.scrollWidth}, roofline at ${Math.round(page.rooflineTop ?? -1)} px, basis options ${(basis.options || []).join("/")}`);
+  listeners.splice(listeners.indexOf(listener), 1);
+  await send("Target.closeTarget", { targetId });
+}
+
+for (const f of failures) console.log("FAIL: " + f);
+console.log(failures.length ? `${failures.length} failure(s) in ${report}` : `PASS: ${report}`);
+cleanup(failures.length ? 1 : 0);
