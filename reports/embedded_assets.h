@@ -9,4 +9,8 @@ std::string_view vega_embed_js();
 std::string_view report_template_html();
 std::string_view report_js();
 std::string_view report_css();
+// Vega-Lite chart templates (reports/template/charts/).
+std::string_view chart_roofline();
+std::string_view chart_pair();
+std::string_view chart_block_shares();
 }  // namespace lmroof::assets

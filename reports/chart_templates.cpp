@@ -1,0 +1,376 @@
+// Fills the Vega-Lite chart templates from the results; see reports/chart_templates.h.
+#include "reports/chart_templates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "analysis/model/numbers.h"
+#include "analysis/statistics.h"
+#include "reports/embedded_assets.h"
+
+namespace lmroof::report {
+
+using nlohmann::json;
+namespace num = lmroof::numbers;
+
+json chart_template(std::string_view name) {
+  std::string_view text;
+  if (name == "roofline.vl.json") text = assets::chart_roofline();
+  else if (name == "pair.vl.json") text = assets::chart_pair();
+  else if (name == "block-shares.vl.json") text = assets::chart_block_shares();
+  else throw std::logic_error(fmt::format("no chart template '{}'", name));
+  return json::parse(text);
+}
+
+void fill_dataset(json& spec, std::string_view name, json rows) { spec["datasets"][std::string(name)] = std::move(rows); }
+
+std::string ivanov_category(std::string_view op_class) {
+  if (op_class == "matrix" || op_class == "attention") return "tensor contraction";
+  if (op_class == "normalization") return "normalization";
+  if (op_class == "elementwise") return "element-wise";
+  return std::string(op_class);
+}
+
+namespace {
+
+// "tokens=4096 · d_model=1024", dimensions in the catalogue's order, `skip` left out.
+std::string shape_label(const model::Results& results, const model::Shape& shape,
+                        const std::vector<std::string>& skip = {}) {
+  std::string out;
+  for (const auto& [name, value] : results.catalogue.ordered(shape)) {
+    if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+    if (!out.empty()) out += " \u00b7 ";
+    out += fmt::format("{}={}", name, value);
+  }
+  return out;
+}
+
+// Catalogue positions: pair i, variant j -> 10 i + j (so a pair's variants are adjacent
+// in every legend and take distinct default shapes).
+struct Order {
+  std::map<std::string, int> pair;
+  std::map<std::pair<std::string, std::string>, int> variant;
+  int pair_of(const std::string& p) const {
+    auto it = pair.find(p);
+    return it == pair.end() ? 1000 : it->second;
+  }
+  int variant_of(const std::string& p, const std::string& v) const {
+    auto it = variant.find({p, v});
+    return it == variant.end() ? 10 * pair_of(p) + 9 : it->second;
+  }
+};
+Order catalogue_order(const model::Results& results) {
+  Order o;
+  int i = 0;
+  for (const auto& p : results.catalogue.pairs) {
+    o.pair[p.name] = i;
+    int j = 0;
+    for (const auto& v : p.variants()) o.variant[{p.name, v}] = 10 * i + j++;
+    ++i;
+  }
+  for (const auto& p : results.pairs_present())
+    if (!o.pair.count(p)) o.pair[p] = i++;
+  return o;
+}
+
+double positive_or_nan(double v) { return v > 0 && std::isfinite(v) ? v : std::numeric_limits<double>::quiet_NaN(); }
+json number_or_null(double v) { return std::isfinite(v) && v > 0 ? json(v) : json(nullptr); }
+
+// The analytic FLOPs (cost model) and the ones the points use on measured axes.
+double analytic_flops(const model::Run& r) { return r.flops.analytic_total > 0 ? r.flops.analytic_total : r.flops.total; }
+double measured_flops(const model::Run& r) { return r.flops.source == "cupti" ? r.flops.total : analytic_flops(r); }
+
+struct Point {
+  double x_minimum, x_model, x_measured, x_l2, y_analytic, y_measured;
+};
+Point place(const model::Run& r) {
+  const double t = r.time_s.median, fa = analytic_flops(r), fm = measured_flops(r);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Point p{nan, nan, nan, nan, nan, nan};
+  if (!(t > 0)) return p;
+  p.x_minimum = positive_or_nan(fa / r.bytes.minimum);
+  p.x_model = positive_or_nan(fa / r.bytes.model);
+  if (r.bytes.measured) p.x_measured = positive_or_nan(fm / *r.bytes.measured);
+  if (r.bytes.measured_l2) p.x_l2 = positive_or_nan(fm / *r.bytes.measured_l2);
+  p.y_analytic = positive_or_nan(fa / t);
+  if (r.bytes.measured || r.bytes.measured_l2) p.y_measured = positive_or_nan(fm / t);
+  return p;
+}
+
+double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
+double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
+
+}  // namespace
+
+json roofline_chart(const model::Results& results) {
+  const Order order = catalogue_order(results);
+  json points = json::array();
+  std::map<std::string, Point> placed;
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0;
+  double y_lo = std::numeric_limits<double>::infinity(), y_hi = 0;
+  bool any_measured = false, any_l2 = false;
+  for (const auto& r : results.runs) {
+    const Point p = place(r);
+    if (!std::isfinite(p.y_analytic) || !std::isfinite(p.x_model)) continue;
+    placed[r.id] = p;
+    for (double x : {p.x_minimum, p.x_model, p.x_measured, p.x_l2})
+      if (std::isfinite(x)) x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
+    for (double y : {p.y_analytic, p.y_measured})
+      if (std::isfinite(y)) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+    any_measured |= std::isfinite(p.x_measured);
+    any_l2 |= std::isfinite(p.x_l2);
+    std::string intensity = fmt::format("{} / {} / {} FLOP/B", num::sig(p.x_minimum), num::sig(p.x_model),
+                                        num::sig(p.x_measured));
+    points.push_back({
+        {"id", r.id},
+        {"pair", r.pair},
+        {"variant", r.variant},
+        {"impl", r.impl},
+        {"pair_order", order.pair_of(r.pair)},
+        {"variant_order", order.variant_of(r.pair, r.variant)},
+        {"shape_label", shape_label(results, r.shape)},
+        {"time", num::si(r.time_s.median, "s")},
+        {"achieved", num::si(p.y_analytic, "FLOP/s")},
+        {"intensity", intensity},
+        {"bound", r.bound ? std::string(model::to_string(*r.bound)) + "-bound" : std::string(num::kDash)},
+        {"efficiency", r.roofline.efficiency ? num::percent(*r.roofline.efficiency) : std::string(num::kDash)},
+        {"x_minimum", number_or_null(p.x_minimum)},
+        {"x_model", number_or_null(p.x_model)},
+        {"x_measured", number_or_null(p.x_measured)},
+        {"x_l2", number_or_null(p.x_l2)},
+        {"y_analytic", number_or_null(p.y_analytic)},
+        {"y_measured", number_or_null(p.y_measured)},
+    });
+  }
+  if (points.empty()) return nullptr;
+
+  // Baseline -> candidate of every comparison whose runs are both on the chart.
+  json arrows = json::array();
+  for (const auto& c : results.comparisons) {
+    auto a = placed.find(c.baseline.run), b = placed.find(c.candidate.run);
+    if (a == placed.end() || b == placed.end()) continue;
+    const Point &p = a->second, &q = b->second;
+    const std::string impl = c.baseline.impl == c.candidate.impl ? c.baseline.impl
+                                                                 : c.baseline.impl + " \u2192 " + c.candidate.impl;
+    arrows.push_back({
+        {"pair", c.pair},
+        {"pair_order", order.pair_of(c.pair)},
+        {"label", fmt::format("{} \u2192 {} ({})", c.baseline.variant, c.candidate.variant, impl)},
+        {"shape", shape_label(results, c.shape)},
+        {"speedup", num::ratio(c.speedup)},
+        {"x_minimum", number_or_null(p.x_minimum)}, {"x2_minimum", number_or_null(q.x_minimum)},
+        {"x_model", number_or_null(p.x_model)}, {"x2_model", number_or_null(q.x_model)},
+        {"x_measured", number_or_null(p.x_measured)}, {"x2_measured", number_or_null(q.x_measured)},
+        {"x_l2", number_or_null(p.x_l2)}, {"x2_l2", number_or_null(q.x_l2)},
+        {"y_analytic", number_or_null(p.y_analytic)}, {"y2_analytic", number_or_null(q.y_analytic)},
+        {"y_measured", number_or_null(p.y_measured)}, {"y2_measured", number_or_null(q.y_measured)},
+    });
+  }
+
+  // Roofs, by the role results.roofs gives them.
+  auto ceiling = [&](const std::optional<std::string>& name) -> const model::Ceiling* {
+    if (!name) return nullptr;
+    const model::Ceiling* c = results.ceiling(*name);
+    return c && c->value > 0 ? c : nullptr;
+  };
+  const model::Ceiling* bandwidth = ceiling(results.roofs.bandwidth);
+  const model::Ceiling* l2 = any_l2 ? ceiling(results.roofs.l2_bandwidth) : nullptr;
+  struct ComputeRoof {
+    const model::Ceiling* ceiling;
+    std::string role;
+  };
+  std::vector<ComputeRoof> compute;
+  if (auto* c = ceiling(results.roofs.vector)) compute.push_back({c, "vector"});
+  if (auto* c = ceiling(results.roofs.matrix)) compute.push_back({c, "matrix"});
+  std::sort(compute.begin(), compute.end(),
+            [](const ComputeRoof& a, const ComputeRoof& b) { return a.ceiling->value > b.ceiling->value; });
+  for (const auto& c : compute) {
+    y_hi = std::max(y_hi, c.ceiling->value);
+    if (bandwidth) x_hi = std::max(x_hi, c.ceiling->value / bandwidth->value);
+  }
+  const double xmin = decade_floor(x_lo / 2), xmax = decade_ceil(x_hi * 3);
+  const double ymin = decade_floor(y_lo / 2), ymax = decade_ceil(y_hi * 2);
+
+  json roofs = json::array(), labels = json::array(), ridges = json::array();
+  auto bandwidth_roof = [&](const model::Ceiling& bw, const char* level) {
+    const double x_start = std::max(xmin, ymin / bw.value);
+    const double x_end = compute.empty() ? std::min(xmax, ymax / bw.value)
+                                         : std::min(xmax, compute.front().ceiling->value / bw.value);
+    roofs.push_back({{"roof", bw.name}, {"x", x_start}, {"y", bw.value * x_start}, {"dash", "solid"}, {"level", level}});
+    roofs.push_back({{"roof", bw.name}, {"x", x_end}, {"y", bw.value * x_end}, {"dash", "solid"}, {"level", level}});
+    // Along the slope, a quarter of the way up; the template turns it to the line's angle.
+    const double x_label = x_start * std::pow(x_end / x_start, 0.25);
+    labels.push_back({{"label", fmt::format("{}{}: {}", bw.name, std::string_view(level) == "l2" ? " (L2)" : "",
+                                            num::si(bw.value, "B/s"))},
+                      {"x", x_label}, {"y", bw.value * x_label}, {"x2", x_end}, {"y2", bw.value * x_end},
+                      {"above", true}, {"align", "left"}, {"level", level}});
+  };
+  if (bandwidth) bandwidth_roof(*bandwidth, "dram");
+  if (l2) bandwidth_roof(*l2, "l2");
+  for (size_t i = 0; i < compute.size(); ++i) {
+    const model::Ceiling& c = *compute[i].ceiling;
+    const std::string dash = compute[i].role == "matrix" ? "dashed" : "solid";
+    const double x_start = bandwidth ? std::max(xmin, c.value / bandwidth->value) : xmin;
+    roofs.push_back({{"roof", c.name}, {"x", x_start}, {"y", c.value}, {"dash", dash}, {"level", "all"}});
+    roofs.push_back({{"roof", c.name}, {"x", xmax}, {"y", c.value}, {"dash", dash}, {"level", "all"}});
+    // The highest roof's label sits above its line, the others below theirs: each label
+    // stays beside its own line even when two roofs are close.
+    const bool above = i == 0;
+    labels.push_back({{"label", fmt::format("{} ({}): {}", c.name, compute[i].role, num::si(c.value, "FLOP/s"))},
+                      {"x", xmax}, {"y", c.value}, {"above", above}, {"align", "right"}, {"level", "all"}});
+    if (bandwidth)
+      ridges.push_back({{"x", c.value / bandwidth->value}, {"y", c.value}, {"above", above}, {"level", "all"},
+                        {"label", fmt::format("ridge {} FLOP/B ({} / {})", num::sig(c.value / bandwidth->value), c.name,
+                                              bandwidth->name)}});
+  }
+
+  json spec = chart_template("roofline.vl.json");
+  fill_dataset(spec, "points", std::move(points));
+  fill_dataset(spec, "arrows", std::move(arrows));
+  fill_dataset(spec, "roofs", std::move(roofs));
+  fill_dataset(spec, "roof_labels", std::move(labels));
+  fill_dataset(spec, "ridges", std::move(ridges));
+  // The bytes bases this results file has, measured first when present.
+  json options = {"minimum", "model"}, names = {"minimum bytes", "model bytes"};
+  if (any_measured) options.push_back("measured"), names.push_back("measured DRAM bytes");
+  if (any_l2) options.push_back("l2"), names.push_back("measured L2 bytes");
+  for (auto& param : spec["params"])
+    if (param.value("name", "") == "basis") {
+      param["value"] = any_measured ? "measured" : "model";
+      param["bind"]["options"] = options;
+      param["bind"]["labels"] = names;
+    }
+  return spec;
+}
+
+json pair_chart(const model::Results& results, const model::CataloguePair& pair) {
+  const Order order = catalogue_order(results);
+  const std::vector<std::string> impls = pair.impls();
+  json rows = json::array();
+  std::vector<std::string> panels;
+  for (const auto& r : results.runs) {
+    if (r.pair != pair.name || !(r.time_s.median > 0)) continue;
+    // The variant's own dimensions (decode's kv_heads, the MLP's d_ff) do not split
+    // panels, so the variants compared sit side by side.
+    const std::string panel = shape_label(results, r.shape, pair.variant_dims);
+    if (std::find(panels.begin(), panels.end(), panel) == panels.end()) panels.push_back(panel);
+    double lo = r.time_s.min, hi = r.time_s.max;
+    std::string spread = "min\u2013max";
+    if (r.time_s.samples.size() >= 3) {
+      const stats::Interval ci = stats::bootstrap_median_interval(r.time_s.samples);
+      lo = ci.low, hi = ci.high, spread = "95% interval";
+    }
+    const auto impl_at = std::find(impls.begin(), impls.end(), r.impl);
+    rows.push_back({
+        {"panel", panel.empty() ? std::string("all shapes") : panel},
+        {"panel_order", std::find(panels.begin(), panels.end(), panel) - panels.begin()},
+        {"impl", r.impl},
+        {"impl_order", impl_at - impls.begin()},
+        {"variant", r.variant},
+        {"variant_order", order.variant_of(r.pair, r.variant)},
+        {"id", r.id},
+        {"shape", shape_label(results, r.shape)},
+        {"median", r.time_s.median},
+        {"lo", lo},
+        {"hi", hi},
+        {"time", fmt::format("{} ({} {} \u2013 {})", num::si(r.time_s.median, "s"), spread, num::si(lo, "s"),
+                             num::si(hi, "s"))},
+        {"repetitions", r.time_s.samples.size()},
+        {"bytes", num::si(r.bytes.model, "B")},
+    });
+  }
+  if (rows.empty()) return nullptr;
+  json spec = chart_template("pair.vl.json");
+  spec["description"] = pair.title + ". " + spec.value("description", "");
+  fill_dataset(spec, "runs", std::move(rows));
+  return spec;
+}
+
+json block_shares_chart(const model::Results& results) {
+  static const std::vector<std::string> kCategories = {"tensor contraction", "normalization", "element-wise"};
+  auto category_order = [](const std::string& c) {
+    auto it = std::find(kCategories.begin(), kCategories.end(), c);
+    return static_cast<int>(it - kCategories.begin());
+  };
+  json rows = json::array();
+  int panel_index = 0;
+  auto add = [&](const std::string& panel, const std::string& category, const std::string& classes, double flop_share,
+                 std::optional<double> time_share) {
+    for (auto [measure, value] : {std::pair{"FLOP share", std::optional<double>(flop_share)},
+                                  std::pair{"runtime share", time_share}}) {
+      if (!value || !(*value >= 0)) continue;
+      rows.push_back({{"panel", panel}, {"panel_order", panel_index}, {"category", category},
+                      {"category_order", category_order(category)}, {"classes", classes}, {"measure", measure},
+                      {"share", *value}, {"text", num::percent(*value)}});
+    }
+  };
+  for (const auto& r : results.runs) {
+    if (!r.breakdown || r.breakdown->classes.empty()) continue;
+    struct Sum {
+      double flops = 0;
+      std::optional<double> time;
+      std::string classes;
+    };
+    std::map<std::string, Sum> by_category;
+    for (const auto& c : r.breakdown->classes) {
+      Sum& s = by_category[ivanov_category(c.op_class)];
+      s.flops += c.flop_share;
+      if (c.time_share) s.time = s.time.value_or(0) + *c.time_share;
+      s.classes += (s.classes.empty() ? "" : ", ") + c.op_class;
+    }
+    const std::string panel = fmt::format("measured: {} / {} \u00b7 {}", r.variant, r.impl, shape_label(results, r.shape));
+    for (const auto& [category, s] : by_category) add(panel, category, s.classes, s.flops, s.time);
+    ++panel_index;
+  }
+  if (rows.empty()) return nullptr;
+  // Ivanov, Dryden, Ben-Nun, Li, Hoefler, "Data Movement Is All You Need" (MLSys 2021), Table 1.
+  const std::string paper = "Ivanov et al. 2021 (paper) \u00b7 BERT-large, V100, PyTorch";
+  add(paper, "tensor contraction", "paper", 0.9980, 0.610);
+  add(paper, "normalization", "paper", 0.0017, 0.255);
+  add(paper, "element-wise", "paper", 0.0003, 0.135);
+  json spec = chart_template("block-shares.vl.json");
+  fill_dataset(spec, "shares", std::move(rows));
+  return spec;
+}
+
+std::vector<Chart> build_charts(const model::Results& results) {
+  std::vector<Chart> charts;
+  auto add = [&](std::string id, std::string title, std::string caption, json spec) {
+    if (!spec.is_null()) charts.push_back({std::move(id), std::move(title), std::move(caption), std::move(spec)});
+  };
+  json roofline = roofline_chart(results);
+  add(std::string(model::kRooflineChart), "Roofline",
+      "One point per run at its median time: x is FLOPs per byte, y the achieved FLOP rate; colour is the pair, shape "
+      "the variant, and an arrow leads from each comparison's baseline to its candidate. Lines are the roofs measured "
+      "on this machine; a diamond marks each ridge point (compute roof / bandwidth roof), left of which a run is "
+      "memory-bound. The bytes basis switches what the intensity divides by: the minimum (each input read once, each "
+      "output written once), the cost model's bytes for this implementation, or measured counters when present. Click "
+      "a pair in the legend to show only it; shift+wheel zooms, shift+drag pans, double-click resets.",
+      std::move(roofline));
+  for (const auto& name : results.pairs_present()) {
+    const model::CataloguePair* pair = results.catalogue.find(name);
+    if (!pair) continue;
+    std::string caption =
+        "Median time per implementation level (x) and variant (colour), one panel per shape; the whiskers are the 95% "
+        "bootstrap interval of the median. Each panel has its own time scale.";
+    if (!pair->variant_dims.empty())
+      caption += fmt::format(" The variants differ in {} by design, so they share a panel.",
+                             fmt::join(pair->variant_dims, ", "));
+    add(pair->chart, pair->title, caption, pair_chart(results, *pair));
+  }
+  add(std::string(model::kBlockSharesChart), "Block: FLOP share vs runtime share",
+      "The block's FLOPs and runtime by operator category, in the categories of Ivanov et al. (\"Data Movement Is All "
+      "You Need\", MLSys 2021): tensor contraction (lmroof's matrix and attention classes), normalization, "
+      "element-wise. The last panel is not measured here: it is their BERT-large figures on a V100 in PyTorch, where "
+      "normalization is 0.17% of the FLOPs but 25.5% of the runtime.",
+      block_shares_chart(results));
+  return charts;
+}
+
+}  // namespace lmroof::report
