@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -300,7 +301,17 @@ std::vector<model::Comparison> comparisons_of(const model::Catalogue& catalogue,
           c.bytes_ratio = cand_bytes / base_bytes;
           c.bytes_basis = measured ? model::BytesBasis::measured : model::BytesBasis::model;
           c.flops_ratio = base.flops.total > 0 ? cand.flops.total / base.flops.total : 0.0;
-          c.noise = std::max(base.time_s.cv, cand.time_s.cv);
+          if (!base.time_s.samples.empty() && !cand.time_s.samples.empty()) {
+            const stats::SpeedupEstimate e = stats::estimate_speedup(base.time_s.samples, cand.time_s.samples);
+            c.speedup = e.speedup;
+            c.noise = e.noise;
+            if (e.has_interval()) c.speedup_low = e.low, c.speedup_high = e.high;
+            c.p_value = e.p_value;
+            c.hodges_lehmann = e.hodges_lehmann;
+            c.repetitions = std::min(e.baseline_samples, e.candidate_samples);
+          } else {
+            c.noise = std::numeric_limits<double>::infinity();  // no repetitions, no interval
+          }
           out.push_back(std::move(c));
         }
       }

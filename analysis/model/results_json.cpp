@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <set>
 
 #include "analysis/model/json_input.h"
@@ -377,7 +379,17 @@ Comparison comparison_from(const JsonCursor& c) {
   x.bytes_ratio = c.at("bytes_ratio").non_negative();
   x.bytes_basis = c.has("bytes_basis") ? basis_from(c.at("bytes_basis")) : BytesBasis::model;
   x.flops_ratio = c.at("flops_ratio").non_negative();
-  x.noise = c.at("noise").non_negative();
+  // null: no interval (too few repetitions); files written before intervals existed
+  // carry the runs' largest cv here and no interval.
+  x.noise = c.at("noise").is_null() ? std::numeric_limits<double>::infinity() : c.at("noise").non_negative();
+  x.speedup_low = opt_positive(c, "speedup_low");
+  x.speedup_high = opt_positive(c, "speedup_high");
+  if (x.speedup_low.has_value() != x.speedup_high.has_value())
+    c.fail("speedup_low and speedup_high must be given together");
+  if (x.speedup_low && *x.speedup_low > *x.speedup_high) c.fail("speedup_low is above speedup_high");
+  if (auto p = c.opt("p_value")) x.p_value = p->fraction();
+  x.hodges_lehmann = opt_positive(c, "hodges_lehmann");
+  if (auto n = c.opt("repetitions")) x.repetitions = n->integer(0, int64_t{1} << 40);
   return x;
 }
 
@@ -405,6 +417,14 @@ ClaimVerdict claim_from(const JsonCursor& c) {
   v.reason = opt_string(c, "reason", kMaxTextLength);
   v.chart = c.at("chart").string();
   if (auto f = c.opt("claims_file")) v.claims_file = f->string(kMaxTextLength);
+  if (auto k = c.opt("evidence_kind")) v.evidence_kind = k->one_of({"measured", "model"});
+  if (auto t = c.opt("cases")) {
+    constexpr int64_t kMax = int64_t{1} << 40;
+    if (auto n = t->opt("holds")) v.cases.holds = n->integer(0, kMax);
+    if (auto n = t->opt("fails")) v.cases.fails = n->integer(0, kMax);
+    if (auto n = t->opt("inconclusive")) v.cases.inconclusive = n->integer(0, kMax);
+    if (auto n = t->opt("not_measured")) v.cases.not_measured = n->integer(0, kMax);
+  }
   return v;
 }
 
@@ -651,7 +671,10 @@ json to_json(const ClaimVerdict& v) {
   for (const auto& e : v.evidence) evidence.push_back({{"run", opt(e.run)}, {"metric", e.metric}, {"value", opt(e.value)}});
   return {{"id", v.id}, {"statement", v.statement}, {"source", v.source}, {"kind", v.kind},
           {"verdict", to_string(v.verdict)}, {"expected", v.expected}, {"measured", v.measured},
-          {"evidence", evidence}, {"reason", opt(v.reason)}, {"chart", v.chart}, {"claims_file", v.claims_file}};
+          {"evidence", evidence}, {"reason", opt(v.reason)}, {"chart", v.chart}, {"claims_file", v.claims_file},
+          {"evidence_kind", v.evidence_kind},
+          {"cases", {{"holds", v.cases.holds}, {"fails", v.cases.fails}, {"inconclusive", v.cases.inconclusive},
+                     {"not_measured", v.cases.not_measured}}}};
 }
 
 json to_json(const Results& r) {
@@ -676,7 +699,11 @@ json to_json(const Results& r) {
                                 {"candidate", compared_json(x.candidate)}, {"shape", shape_json(x.shape)},
                                 {"backend", x.backend}, {"dtype", x.dtype}, {"speedup", x.speedup},
                                 {"bytes_ratio", x.bytes_ratio}, {"bytes_basis", to_string(x.bytes_basis)},
-                                {"flops_ratio", x.flops_ratio}, {"noise", x.noise}});
+                                {"flops_ratio", x.flops_ratio},
+                                {"noise", std::isfinite(x.noise) ? json(x.noise) : json(nullptr)},
+                                {"speedup_low", opt(x.speedup_low)}, {"speedup_high", opt(x.speedup_high)},
+                                {"p_value", opt(x.p_value)}, {"hodges_lehmann", opt(x.hodges_lehmann)},
+                                {"repetitions", x.repetitions}});
   j["claims"] = json::array();
   for (const auto& v : r.claims) j["claims"].push_back(to_json(v));
   j["bench_json"] = r.bench_json;

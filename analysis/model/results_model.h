@@ -256,7 +256,16 @@ struct Comparison {
   double bytes_ratio = 0;  // candidate / baseline bytes (basis below)
   BytesBasis bytes_basis = BytesBasis::model;
   double flops_ratio = 0;
-  double noise = 0;  // largest cv of the two runs
+  // The speedup's statistics from the two runs' repetitions (stats::estimate_speedup,
+  // docs/claims.md#noise): the one noise figure of this comparison, shown wherever it is.
+  // noise: relative half-width of the interval (infinity, JSON null, when either run has
+  // fewer than 3 repetitions: no interval).
+  double noise = 0;
+  std::optional<double> speedup_low, speedup_high;  // 95% bootstrap interval of the speedup
+  std::optional<double> p_value;                     // two-sided Mann-Whitney U test
+  std::optional<double> hodges_lehmann;              // median of baseline_i / candidate_j
+  int64_t repetitions = 0;                           // the smaller side's
+  bool has_interval() const { return speedup_low && speedup_high; }
 };
 
 // ---- claim verdicts (docs/claims.md) ---------------------------------------------
@@ -269,9 +278,20 @@ struct Evidence {
   std::optional<double> value;
 };
 
+// How many of a claim's cases (shapes, run pairs or series) came out each way; the
+// claim's verdict follows from them by the rule in docs/claims.md#aggregation.
+struct CaseTally {
+  int64_t holds = 0, fails = 0, inconclusive = 0, not_measured = 0;
+  int64_t judged() const { return holds + fails + inconclusive; }
+};
+
 struct ClaimVerdict {
   std::string id, statement, source, kind;
   Verdict verdict = Verdict::not_measured;
+  // What decided it: "measured" (times or hardware counters of this machine) or "model"
+  // (the cost model's FLOPs and bytes, which a run cannot contradict). Counted apart.
+  std::string evidence_kind = "measured";
+  CaseTally cases;
   std::string expected, measured;
   std::vector<Evidence> evidence;
   std::optional<std::string> reason;
