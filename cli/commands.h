@@ -25,8 +25,19 @@ int run(const RunArgs& args);
 int report(const std::filesystem::path& results, const std::filesystem::path& html);
 int ceilings(const std::string& backend, bool quick, const std::filesystem::path& json_out);
 int list(bool json);
-int analyze(const std::filesystem::path& bench_json, const std::filesystem::path& results_out);
-int check(const std::vector<std::filesystem::path>& files);
+struct AnalyzeArgs {
+  std::filesystem::path bench_json, out;
+  bool claims = true;
+  std::filesystem::path claims_file;  // empty: built-in claims
+};
+int analyze(const AnalyzeArgs& args);
+
+struct CheckArgs {
+  std::vector<std::string> files;  // [CLAIMS] RESULTS
+  std::string format = "text";     // text | json | markdown
+  bool strict = false;             // inconclusive -> exit 1
+};
+int check(const CheckArgs& args);
 // Empty chip: the current device. Empty metrics: the roofline metrics.
 int counters(const std::string& chip, const std::vector<std::string>& metrics, bool json);
 

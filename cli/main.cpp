@@ -49,15 +49,28 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List pairs, variants, implementation levels and suite shapes");
   list->add_flag("--json", list_json, "Machine-readable output");
 
-  std::string bench_in, analyze_out = "results.json";
-  auto* analyze = app.add_subcommand("analyze", "Turn Google Benchmark JSON from lmroof_bench into results.json");
-  analyze->add_option("bench_json", bench_in, "Google Benchmark JSON (--benchmark_out_format=json)")->required();
-  analyze->add_option("-o,--output", analyze_out, "results.json to write")->capture_default_str();
+  cli::AnalyzeArgs analyze_args;
+  auto* analyze = app.add_subcommand(
+      "analyze", "Turn Google Benchmark JSON from lmroof_bench into results.json, with the claims' verdicts");
+  analyze->add_option("bench_json", analyze_args.bench_json, "Google Benchmark JSON (--benchmark_out_format=json)")->required();
+  analyze->add_option("-o,--output", analyze_args.out, "results.json to write")->required();
+  auto* analyze_claims = analyze->add_option("--claims", analyze_args.claims_file,
+                                             "Claims file to check (default: the built-in lecture claims)")
+                             ->check(CLI::ExistingFile);
+  analyze->add_flag("!--no-claims", analyze_args.claims, "Do not check claims")->excludes(analyze_claims);
+  analyze->footer("Exit codes: 0 written, 2 bad input. `lmroof report RESULTS.json -o report.html` then shows the verdicts.");
 
-  std::vector<std::string> check_files;
-  auto* check = app.add_subcommand("check", "Check claims against a results.json: exit 0 none fails, 1 some fail, 2 bad input");
-  check->add_option("files", check_files, "[CLAIMS.yaml] RESULTS.json (built-in lecture claims when CLAIMS is omitted)")
+  cli::CheckArgs check_args;
+  auto* check = app.add_subcommand("check", "Check claims against a results.json, verdict first");
+  check->add_option("files", check_args.files, "[CLAIMS.yaml] RESULTS.json (built-in lecture claims when CLAIMS is omitted)")
       ->required()->expected(1, 2);
+  check->add_option("--format", check_args.format, "text (for a terminal), json (schema lmroof.check/1) or markdown (a table)")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
+  check->add_flag("--strict", check_args.strict, "Inconclusive counts as failing (exit 1)");
+  check->footer(
+      "Exit codes: 0 no claim fails, 1 a claim fails (with --strict: or is inconclusive), 2 bad input (a file that "
+      "cannot be read, an unknown field, pair or metric, results that are not lmroof.results/1).\n"
+      "Colour on a terminal; set NO_COLOR to turn it off. Verdicts: docs/claims.md.");
 
   std::string counters_chip;
   std::vector<std::string> counters_metrics;
@@ -83,12 +96,9 @@ int main(int argc, char** argv) {
     if (*report) return cli::report(results_in, html_out);
     if (*ceil) return cli::ceilings(ceil_backend, ceil_quick, ceil_json);
     if (*list) return cli::list(list_json);
-    if (*analyze) return cli::analyze(bench_in, analyze_out);
+    if (*analyze) return cli::analyze(analyze_args);
     if (*counters) return cli::counters(counters_chip, counters_metrics, counters_json);
-    if (*check) {
-      std::vector<std::filesystem::path> files(check_files.begin(), check_files.end());
-      return cli::check(files);
-    }
+    if (*check) return cli::check(check_args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmroof: error: %s\n", e.what());
     return 2;

@@ -1,7 +1,11 @@
 // `lmroof report | ceilings | list | analyze | check`.
 #include <fmt/format.h>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "analysis/claims/claims.h"
@@ -71,25 +75,57 @@ int list(bool json) {
   return 0;
 }
 
-int analyze(const std::filesystem::path& bench_json, const std::filesystem::path& results_out) {
+int analyze(const AnalyzeArgs& args) {
   AnalysisOptions options;
-  options.bench_json_name = bench_json.filename().string();
-  const model::Results results = build_results(load_bench_json(bench_json), options);
-  write_results(results, results_out);
-  std::printf("%s\nwrote %s\n", format_runs_table(results).c_str(), results_out.c_str());
+  options.bench_json_name = args.bench_json.filename().string();
+  model::Results results = build_results(load_bench_json(args.bench_json), options);
+  if (args.claims) {
+    const auto claims_file = args.claims_file.empty() ? builtin_claims_path() : args.claims_file;
+    results.claims = check_claims(load_claims(claims_file, results.catalogue), results);
+  }
+  write_results(results, args.out);
+  std::printf("%s", format_runs_table(results).c_str());
+  if (args.claims) std::printf("\nclaims: %s\n", verdict_summary(results.claims).c_str());
+  std::printf("wrote %s\n", args.out.c_str());
   return 0;
 }
 
-int check(const std::vector<std::filesystem::path>& files) {
-  const auto claims_file = files.size() == 2 ? files[0] : builtin_claims_path();
-  const auto results_file = files.back();
+namespace {
+
+// Columns of the terminal on stdout, else $COLUMNS, else 100.
+int terminal_width() {
+  winsize ws{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+  if (const char* c = std::getenv("COLUMNS"); c && std::atoi(c) >= 40) return std::atoi(c);
+  return 100;
+}
+
+// https://no-color.org: colour only on a terminal, and never when NO_COLOR is set and not empty.
+bool use_colour() {
+  const char* no_colour = std::getenv("NO_COLOR");
+  return ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
+}
+
+}  // namespace
+
+int check(const CheckArgs& args) {
+  const std::filesystem::path claims_file = args.files.size() == 2 ? args.files[0] : builtin_claims_path().string();
+  const std::filesystem::path results_file = args.files.back();
   // The results first: their catalogue is what the claims are checked against.
   const model::Results results = load_results(results_file);
   const std::vector<Claim> claims = load_claims(claims_file, results.catalogue);
   const std::vector<model::ClaimVerdict> verdicts = check_claims(claims, results);
-  std::printf("claims: %s\nresults: %s\n\n%s", claims_file.c_str(), results_file.c_str(),
-              format_claims_table(verdicts).c_str());
-  return claims_exit_code(verdicts);
+  const int code = claims_exit_code(verdicts, args.strict);
+  if (args.format == "json") {
+    std::printf("%s\n", claims_check_json(verdicts, results_file.string(), claims_file.string(), args.strict).dump(2).c_str());
+  } else if (args.format == "markdown") {
+    std::printf("%s", format_claims_markdown(verdicts).c_str());
+  } else {
+    std::printf("claims: %s\nresults: %s\n\n%s", claims_file.c_str(), results_file.c_str(),
+                format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
+    if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
+  }
+  return code;
 }
 
 }  // namespace lmroof::cli

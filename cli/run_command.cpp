@@ -111,7 +111,7 @@ int run(const RunArgs& args) {
   write_report(results, args.out / "report.html");
 
   std::printf("%s", format_runs_table(results).c_str());
-  if (args.claims) std::printf("\n%s", format_claims_table(results.claims).c_str());
+  if (args.claims) std::printf("\n%s", format_claims_text(results.claims).c_str());
   std::printf("\nwrote %s, %s and %s\n", (args.out / "results.json").c_str(), (args.out / "report.html").c_str(),
               options.json_out.c_str());
   if (summary.failed > 0) {

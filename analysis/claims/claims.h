@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/model/results_model.h"
 
 namespace lmroof {
@@ -83,8 +85,8 @@ struct Check {
   double max_difference = 0.0;   // within_noise: |speedup - 1| allowed beyond the noise
   // faster, and ratio / scaling of a time: the relative noise of a comparison
   // (docs/claims.md#noise) is at least noise_floor; above max_noise it is inconclusive.
-  double noise_floor = 0.02;
-  double max_noise = 0.25;
+  double noise_floor = 0.01;
+  double max_noise = 0.5;
 
   // ratio, scaling: the metric (docs/claims.md#metrics)
   std::string metric;
@@ -130,12 +132,29 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
 // several runs where one is needed).
 std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results);
 
-// The verdicts as a terminal table (claim, expected, measured, verdict), wrapped to
-// `width` columns, with a one-line tally at the end.
+// The claims in the order the report and `lmroof check` show them: failing first, then
+// inconclusive, not measured, holding (file order within each).
+std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vector<model::ClaimVerdict>& claims);
+// "measured: 6 hold, 1 fails, 3 inconclusive · model: 8 hold": the two kinds of
+// evidence counted apart (docs/claims.md#evidence).
+std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims);
+// For a terminal: per claim the verdict first, then its id, evidence kind, statement,
+// expected, measured and reason, each wrapped to `width` columns (never cut); the
+// summary last. `colour`: ANSI colours for the verdicts.
+std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, int width = 100, bool colour = false);
+// format_claims_text without colour (kept for callers that print a table).
 std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, int width = 100);
+// A GitHub-flavoured Markdown table (verdict, claim, evidence, expected, measured) under
+// the summary, fit for a pull-request comment.
+std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claims);
+// `lmroof check --format json`: schema lmroof.check/1 (docs/claims.md#check-output,
+// docs/check-output.schema.json).
+inline constexpr const char* kCheckOutputSchema = "lmroof.check/1";
+nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
+                                 const std::string& claims_file, bool strict);
 
-// 0 when no claim fails, 1 when any fails.
-int claims_exit_code(const std::vector<model::ClaimVerdict>& claims);
+// 0 when no claim fails, 1 when any fails; with `strict`, 1 also when any is inconclusive.
+int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict = false);
 
 // claims/cs336-lecture3.yaml: the lecture's claims, built in.
 std::filesystem::path builtin_claims_path();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -54,8 +55,6 @@ std::optional<double> number_at(const Run& run, std::string_view field) {
 }
 
 const std::string& run_id(const Run& run) { return run.id; }
-
-double time_cv(const Run& run) { return run.time_s.cv; }
 
 bool is_timed(const std::string& metric) {
   return metric == "time" || metric.rfind("time_s.", 0) == 0 || metric.rfind("achieved.", 0) == 0;
@@ -175,12 +174,16 @@ std::string join_some(const std::vector<std::string>& reasons) {
 
 struct Outcome {
   Verdict verdict = Verdict::not_measured;
+  model::CaseTally cases;
   std::string measured;
   std::vector<model::Evidence> evidence;
   std::string reason;
 };
 
-// All cases must hold for the claim to hold; any failing case fails it.
+// The rule (docs/claims.md#aggregation): any failing case fails the claim; else it
+// holds when at least two thirds of the judged cases hold (so one noisy shape of four
+// does not hide a consistent effect, and the tally says "3 of 4 hold, 1 inconclusive");
+// else it is inconclusive.
 Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::vector<std::string>& notes,
                   const std::string& none_reason) {
   Outcome o;
@@ -209,9 +212,13 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
 
   int counts[4] = {0, 0, 0, 0};
   for (const auto& c : measured) ++counts[static_cast<int>(c.verdict)];
-  o.verdict = counts[static_cast<int>(Verdict::fails)]          ? Verdict::fails
-              : counts[static_cast<int>(Verdict::inconclusive)] ? Verdict::inconclusive
-                                                                : Verdict::holds;
+  const int n_holds = counts[static_cast<int>(Verdict::holds)];
+  const int n_fails = counts[static_cast<int>(Verdict::fails)];
+  const int n_unsure = counts[static_cast<int>(Verdict::inconclusive)];
+  o.cases = {n_holds, n_fails, n_unsure, static_cast<int64_t>(unmeasured_reasons.size())};
+  o.verdict = n_fails                                ? Verdict::fails
+              : 3 * n_holds >= 2 * (n_holds + n_unsure) ? Verdict::holds
+                                                         : Verdict::inconclusive;
   const auto names = labels(measured);
   for (const auto& c : measured)
     for (const auto& e : c.evidence) o.evidence.push_back(e);
@@ -222,9 +229,8 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
     std::vector<std::string> parts;
     for (size_t i = 0; i < measured.size(); ++i)
       parts.push_back(fmt::format("{}: {}{}", names[i], measured[i].measured,
-                                  measured[i].verdict == o.verdict || o.verdict == Verdict::holds
-                                      ? ""
-                                      : fmt::format(" ({})", name(measured[i].verdict))));
+                                  measured[i].verdict == o.verdict ? ""
+                                                                   : fmt::format(" ({})", name(measured[i].verdict))));
     o.measured = join(parts, "; ");
   } else {
     // Many cases: a tally and the one that decides (or the closest call).
@@ -251,8 +257,18 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
                              names[pick], measured[pick].measured);
   }
   if (!note.empty()) o.measured += " (" + note + ")";
+  // Mixed outcomes lead with the tally: "holds on 3 of 4 run pairs, 1 inconclusive: ...".
+  if (measured.size() > 1 && measured.size() <= 4 && (n_unsure || n_fails) && (n_holds || n_fails != static_cast<int>(measured.size()))) {
+    std::vector<std::string> others;
+    if (n_fails && o.verdict != Verdict::fails) others.push_back(fmt::format("{} fail", n_fails));
+    if (n_unsure && o.verdict != Verdict::inconclusive) others.push_back(fmt::format("{} inconclusive", n_unsure));
+    if (n_holds && o.verdict != Verdict::holds) others.push_back(fmt::format("{} hold", n_holds));
+    const int main_count = counts[static_cast<int>(o.verdict)];
+    o.measured = fmt::format("{} on {} of {} {}{}: {}", name(o.verdict), main_count, measured.size(), noun,
+                             others.empty() ? "" : ", " + join(others, ", "), o.measured);
+  }
 
-  if (o.verdict == Verdict::inconclusive) {
+  if (o.verdict == Verdict::inconclusive || (o.verdict == Verdict::holds && n_unsure)) {
     std::vector<std::string> reasons;
     for (size_t i = 0; i < measured.size(); ++i)
       if (measured[i].verdict == Verdict::inconclusive) {
@@ -409,24 +425,68 @@ std::vector<RunPair> pair_runs(const Context& ctx, std::vector<std::string>& not
   return out;
 }
 
-// The relative noise of the ratio of two runs' times (docs/claims.md#noise): the
-// largest of the floor, twice the runs' combined cv, and how far the ratio's
-// sample envelope (best against worst repetition) reaches from the ratio of medians.
-double pair_noise(const Check& ch, const Run& a, const Run& b) {
-  const double cva = time_cv(a), cvb = time_cv(b);
-  double noise = std::max(ch.noise_floor, 2 * std::sqrt(cva * cva + cvb * cvb));
-  // The model guarantees positive times.
-  const double r = a.time_s.median / b.time_s.median;
-  return std::max({noise, (a.time_s.max / b.time_s.min) / r - 1, r / (a.time_s.min / b.time_s.max) - 1});
+// The speedup baseline time / candidate time of two runs with its interval and noise:
+// the comparison's own numbers (stats::estimate_speedup, the same figures results.json's
+// comparisons[] and the report show), widened only when the check asks for a larger
+// noise_floor than the default.
+struct SpeedupStats {
+  double speedup = 0, low = 0, high = 0;
+  double noise = std::numeric_limits<double>::infinity();  // infinite: no interval
+  double p_value = 1;
+  int repetitions = 0;  // the smaller side's
+  bool has_interval() const { return std::isfinite(noise); }
+};
+
+SpeedupStats speedup_stats(const Check& ch, const Run& baseline, const Run& candidate) {
+  SpeedupStats p;
+  p.speedup = baseline.time_s.median / candidate.time_s.median;
+  if (baseline.time_s.samples.empty() || candidate.time_s.samples.empty()) return p;
+  const stats::SpeedupEstimate e = stats::estimate_speedup(baseline.time_s.samples, candidate.time_s.samples);
+  p.speedup = e.speedup;
+  p.p_value = e.p_value;
+  p.repetitions = std::min(e.baseline_samples, e.candidate_samples);
+  if (!e.has_interval()) return p;
+  const double floor = 1 + std::max(0.0, ch.noise_floor);
+  p.low = std::min(e.low, e.speedup / floor);
+  p.high = std::max(e.high, e.speedup * floor);
+  p.noise = std::max(p.high / p.speedup, p.speedup / p.low) - 1;
+  return p;
 }
 
-// Half the spread of one run's samples, relative: sqrt(max / min) - 1.
-double run_spread(const Run& run) {
-  return std::sqrt(run.time_s.max / run.time_s.min) - 1;
+std::string interval_text(const SpeedupStats& p) {
+  if (!p.has_interval()) return "no interval";
+  return fmt::format("95% {}\u2013{}, \u00b1{}", num(p.low), num(p.high), pct(p.noise));
+}
+
+// What would turn an inconclusive comparison into a verdict (docs/claims.md#inconclusive).
+// `threshold`: the speedup the check compares with.
+std::string what_would_decide(const SpeedupStats& p, double threshold, const Run& baseline, const Run& candidate) {
+  if (!p.has_interval())
+    return fmt::format("more repetitions: {} per run give no interval (at least 3; `lmroof run --repetitions 10`)",
+                       p.repetitions);
+  const double fastest = std::min(baseline.time_s.median, candidate.time_s.median);
+  if (fastest < 20e-6)
+    return fmt::format("a larger shape: the faster run takes {}, where timer and launch overheads dominate",
+                       si(fastest, "s"));
+  if (p.noise <= 0.05)
+    return fmt::format("nothing this machine can give: the speedup {} is within the \u00b1{} interval of {}, "
+                       "a difference below what it resolves",
+                       num(p.speedup), pct(p.noise), num(threshold));
+  return fmt::format("a quieter machine or more repetitions (`--repetitions 20`): the interval is \u00b1{}{}",
+                     pct(p.noise), p.repetitions < 10 ? fmt::format(" from {} repetitions", p.repetitions) : "");
 }
 
 std::string too_noisy(double noise, double max_noise) {
-  return fmt::format("the runs are too noisy (+/-{}, above max_noise {}) to judge", pct(noise), pct(max_noise));
+  return fmt::format("the runs are too noisy (\u00b1{}, above max_noise {}) to judge", pct(noise), pct(max_noise));
+}
+
+// Half the spread of one run's median, relative: the larger half-width of its 95%
+// bootstrap interval (sqrt(max / min) - 1 with fewer than 3 samples).
+double run_spread(const Run& run) {
+  if (run.time_s.samples.size() < 3) return std::sqrt(run.time_s.max / run.time_s.min) - 1;
+  const stats::Interval i = stats::bootstrap_median_interval(run.time_s.samples);
+  const double m = run.time_s.median;
+  return std::max(i.high / m, m / i.low) - 1;
 }
 
 // ---- faster ---------------------------------------------------------------------
@@ -434,46 +494,55 @@ std::string too_noisy(double noise, double max_noise) {
 Case faster_case(const Check& ch, const RunPair& p) {
   Case c;
   c.tokens = tokens_of(*p.candidate);
-  const std::optional<double> tc = p.candidate->time_s.median, tb = p.baseline->time_s.median;
-  const double cvc = time_cv(*p.candidate), cvb = time_cv(*p.baseline);
-  const double s = *tb / *tc;
-  const double noise = pair_noise(ch, *p.baseline, *p.candidate);
-  const double lo = s / (1 + noise), hi = s * (1 + noise);
-  c.evidence = {evidence(p.candidate, "time_s.median", *tc), evidence(p.candidate, "time_s.cv", cvc),
-                evidence(p.baseline, "time_s.median", *tb), evidence(p.baseline, "time_s.cv", cvb),
-                evidence(nullptr, "speedup", s), evidence(nullptr, "noise", noise)};
-  c.measured = fmt::format("speedup {} ({} vs {}, noise +/-{})", num(s), si(*tc, "s"), si(*tb, "s"), pct(noise));
-  if (noise > ch.max_noise) {
+  const double tc = p.candidate->time_s.median, tb = p.baseline->time_s.median;
+  const SpeedupStats st = speedup_stats(ch, *p.baseline, *p.candidate);
+  const double s = st.speedup;
+  c.evidence = {evidence(p.candidate, "time_s.median", tc), evidence(p.baseline, "time_s.median", tb),
+                evidence(nullptr, "speedup", s), evidence(nullptr, "speedup_low", st.low),
+                evidence(nullptr, "speedup_high", st.high), evidence(nullptr, "noise", st.noise),
+                evidence(nullptr, "p_value", st.p_value)};
+  c.measured = fmt::format("speedup {} ({}; {} vs {})", num(s), interval_text(st), si(tc, "s"), si(tb, "s"));
+  const double threshold = ch.within_noise ? 1.0 : *ch.factor;
+  if (!st.has_interval()) {
     c.verdict = Verdict::inconclusive;
-    c.reason = too_noisy(noise, ch.max_noise);
-    c.slack = 0;
+    c.reason = "too few repetitions for an interval; would decide it: " +
+               what_would_decide(st, threshold, *p.baseline, *p.candidate);
+    return c;
+  }
+  if (st.noise > ch.max_noise) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = too_noisy(st.noise, ch.max_noise) + "; would decide it: " +
+               what_would_decide(st, threshold, *p.baseline, *p.candidate);
     return c;
   }
   if (!ch.within_noise) {
     const double f = *ch.factor;
-    if (s >= f && lo > 1) {
+    // Holds: at least f, and faster beyond doubt (the interval excludes 1). Fails: even
+    // the interval's upper end falls short of f.
+    if (s >= f && st.low > 1) {
       c.verdict = Verdict::holds;
-    } else if (hi < f) {
+    } else if (st.high < f) {
       c.verdict = Verdict::fails;
     } else {
       c.verdict = Verdict::inconclusive;
-      c.reason = s >= f ? fmt::format("speedup {} is within the runs' noise (+/-{})", num(s), pct(noise))
-                        : fmt::format("speedup {} is below {} but within the runs' noise (+/-{}) of it", num(s),
-                                      num(f), pct(noise));
+      c.reason = (s >= f ? fmt::format("speedup {} but its interval reaches {}", num(s), num(st.low))
+                         : fmt::format("speedup {} is below {} but its interval reaches {}", num(s), num(f),
+                                       num(st.high))) +
+                 "; would decide it: " + what_would_decide(st, f, *p.baseline, *p.candidate);
     }
     c.slack = std::min(std::abs(std::log(s / f)), std::abs(std::log(s)));
     return c;
   }
   const double d = std::abs(s - 1);
-  const double band = std::max(ch.max_difference, noise);
+  const double band = std::max(ch.max_difference, st.noise);
   if (d <= band) {
     c.verdict = Verdict::holds;
-  } else if (d > band + noise) {
+  } else if (d > band + st.noise) {
     c.verdict = Verdict::fails;
   } else {
     c.verdict = Verdict::inconclusive;
-    c.reason = fmt::format("difference {} is beyond {} but within the runs' noise (+/-{}) of it", pct(d),
-                           pct(band), pct(noise));
+    c.reason = fmt::format("difference {} is beyond {} but within the interval (\u00b1{}) of it; would decide it: {}",
+                           pct(d), pct(band), pct(st.noise), what_would_decide(st, 1.0, *p.baseline, *p.candidate));
   }
   c.slack = std::abs(d - band);
   return c;
@@ -506,22 +575,25 @@ Case ratio_case(const Check& ch, const RunPair& p) {
   }
   const double r = *a / *b;
   const bool timed = is_timed(field);
-  const double noise = timed ? pair_noise(ch, *p.candidate, *p.baseline) : 0.0;
+  // A time ratio is the inverse of the comparison's speedup: the same interval, inverted.
+  const SpeedupStats st = timed ? speedup_stats(ch, *p.baseline, *p.candidate) : SpeedupStats{};
+  const double noise = timed ? st.noise : 0.0;
   c.evidence = {evidence(p.candidate, field, *a), evidence(p.baseline, field, *b), evidence(nullptr, "ratio", r)};
   if (timed) c.evidence.push_back(evidence(nullptr, "noise", noise));
   c.measured = fmt::format("{} ratio {} ({} / {}{})", metric_words(field), num(r), metric_value(field, *a),
-                           metric_value(field, *b), timed ? ", noise +/-" + pct(noise) : "");
-  if (timed && noise > ch.max_noise) {
+                           metric_value(field, *b), timed ? ", \u00b1" + pct(noise) : "");
+  if (timed && (!st.has_interval() || noise > ch.max_noise)) {
     c.verdict = Verdict::inconclusive;
-    c.reason = too_noisy(noise, ch.max_noise);
+    c.reason = (st.has_interval() ? too_noisy(noise, ch.max_noise) : std::string("too few repetitions for an interval")) +
+               "; would decide it: " + what_would_decide(st, 1.0, *p.baseline, *p.candidate);
   } else if (ch.range.contains(r)) {
     c.verdict = Verdict::holds;
   } else if ((ch.range.min && r * (1 + noise) < *ch.range.min) || (ch.range.max && r / (1 + noise) > *ch.range.max)) {
     c.verdict = Verdict::fails;
   } else {
     c.verdict = Verdict::inconclusive;
-    c.reason = fmt::format("ratio {} is outside the range but within the runs' noise (+/-{}) of it", num(r),
-                           pct(noise));
+    c.reason = fmt::format("ratio {} is outside the range but within the interval (\u00b1{}) of it; would decide it: {}",
+                           num(r), pct(noise), what_would_decide(st, 1.0, *p.baseline, *p.candidate));
   }
   double slack = 1e300;
   if (ch.range.min) slack = std::min(slack, std::abs(std::log(r / *ch.range.min)));
@@ -649,7 +721,7 @@ Outcome check_scaling(const Context& ctx) {
     const std::string field = resolve_metric(ch.metric, members);
     std::vector<double> xs, ys;
     std::set<double> distinct;
-    double max_cv = 0;
+    double max_spread = 0;  // the widest 95% interval of a run's median, relative
     std::string missing;
     for (const auto* r : members) {
       const double x = *number_at(*r, "shape." + ch.dimension);
@@ -661,7 +733,7 @@ Outcome check_scaling(const Context& ctx) {
       xs.push_back(std::log(x));
       ys.push_back(std::log(*y));
       distinct.insert(x);
-      max_cv = std::max({max_cv, time_cv(*r), run_spread(*r) / 2});
+      max_spread = std::max(max_spread, run_spread(*r));
       c.evidence.push_back(evidence(r, field, *y));
     }
     std::vector<std::string> values;
@@ -692,7 +764,7 @@ Outcome check_scaling(const Context& ctx) {
     const double se = xs.size() > 2 ? std::sqrt(sse / (n - 2) / sxx) : 0.0;
     const double span = std::log(*distinct.rbegin() / *distinct.begin());
     const bool timed = is_timed(field);
-    const double noise = timed ? std::max(ch.noise_floor, 2 * max_cv) : 0.0;
+    const double noise = timed ? std::max(ch.noise_floor, max_spread) : 0.0;
     const double slope_noise = timed ? std::log1p(noise) * 2 / span : 0.0;  // one end up, the other down
     const double off = std::abs(slope - ch.exponent);
     c.evidence.push_back(evidence(nullptr, "slope", slope));
@@ -779,6 +851,26 @@ std::string expected_text(const Check& ch) {
   return "";
 }
 
+// "measured" when the verdict rests on this machine's times or hardware counters,
+// "model" when it follows from the cost model's FLOPs and bytes (docs/claims.md#evidence).
+std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence) {
+  switch (ch.kind) {
+    case CheckKind::faster: return "measured";
+    case CheckKind::share:
+      return ch.time_share.min || ch.time_share.max || ch.time_over_flop_share.min || ch.time_over_flop_share.max
+                 ? "measured"
+                 : "model";
+    case CheckKind::bound:
+    case CheckKind::ratio:
+    case CheckKind::scaling:
+      if (is_timed(ch.metric)) return "measured";
+      for (const auto& e : evidence)
+        if (e.run && (is_timed(e.metric) || e.metric.find("measured") != std::string::npos)) return "measured";
+      return "model";
+  }
+  return "measured";
+}
+
 model::ClaimVerdict check_one(const Claim& claim, const model::Results& results) {
   const Context ctx{claim, results};
   Outcome o;
@@ -803,6 +895,8 @@ model::ClaimVerdict check_one(const Claim& claim, const model::Results& results)
   if (explain && !o.reason.empty()) v.reason = o.reason;
   v.chart = claim.chart;
   v.claims_file = claim.file;
+  v.cases = o.cases;
+  v.evidence_kind = evidence_kind(claim.check, v.evidence);
   return v;
 }
 
@@ -842,10 +936,5 @@ std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, 
   return out;
 }
 
-int claims_exit_code(const std::vector<model::ClaimVerdict>& claims) {
-  for (const auto& c : claims)
-    if (c.verdict == Verdict::fails) return 1;
-  return 0;
-}
 
 }  // namespace lmroof

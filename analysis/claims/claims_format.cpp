@@ -1,5 +1,6 @@
-// The claims table for the terminal: claim, expected, measured, verdict, each cell
-// word-wrapped to its column so the whole table fits `width` columns.
+// The verdicts for people and programs: terminal text (verdict first, every reason
+// wrapped whole, optional colour), a Markdown table for a pull-request comment, and
+// JSON (schema lmroof.check/1, docs/claims.md#check-output).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,90 +12,170 @@ namespace lmroof {
 
 namespace {
 
-// Word-wraps `text` to `width`; words longer than the width are cut. At most
-// `max_lines` lines, the last ending in "..." when text was left out.
-std::vector<std::string> wrap(const std::string& text, size_t width, size_t max_lines) {
+// Word-wraps `text` to `width`; a word longer than the width (a run id) is split after
+// a '/' where one fits, else at the width. Nothing is left out.
+std::vector<std::string> wrap(const std::string& text, size_t width) {
   std::vector<std::string> lines;
   std::istringstream words(text);
   std::string word, line;
-  bool cut = false;
-  auto push = [&](std::string l) {
-    if (lines.size() < max_lines)
-      lines.push_back(std::move(l));
-    else
-      cut = true;
-  };
   while (words >> word) {
-    while (word.size() > width) {  // a run id: split it after a '/' where one fits
-      if (!line.empty()) {
-        push(line);
-        line.clear();
-      }
+    while (word.size() > width) {
+      if (!line.empty()) lines.push_back(line), line.clear();
       size_t cut_at = word.rfind('/', width - 1);
       cut_at = cut_at == std::string::npos || cut_at < width / 2 ? width : cut_at + 1;
-      push(word.substr(0, cut_at));
+      lines.push_back(word.substr(0, cut_at));
       word = word.substr(cut_at);
     }
     if (line.empty())
       line = word;
     else if (line.size() + 1 + word.size() <= width)
       line += " " + word;
-    else {
-      push(line);
-      line = word;
-    }
+    else
+      lines.push_back(line), line = word;
   }
-  if (!line.empty()) push(line);
-  if (cut && !lines.empty()) {
-    auto& last = lines.back();
-    if (last.size() + 4 > width) last = last.substr(0, width > 4 ? width - 4 : 0);
-    last += " ...";
-  }
-  if (lines.empty()) lines.push_back("");
+  if (!line.empty()) lines.push_back(line);
+  if (lines.empty()) lines.emplace_back();
   return lines;
+}
+
+// Display columns of UTF-8 text (continuation bytes take none).
+size_t columns(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+int rank(model::Verdict v) {
+  switch (v) {
+    case model::Verdict::fails: return 0;
+    case model::Verdict::inconclusive: return 1;
+    case model::Verdict::not_measured: return 2;
+    case model::Verdict::holds: return 3;
+  }
+  return 4;
+}
+
+const char* colour_of(model::Verdict v) {
+  switch (v) {
+    case model::Verdict::holds: return "\033[32m";
+    case model::Verdict::fails: return "\033[1;31m";
+    case model::Verdict::inconclusive: return "\033[33m";
+    case model::Verdict::not_measured: return "\033[2m";
+  }
+  return "";
+}
+
+struct Tally {
+  int counts[4] = {0, 0, 0, 0};  // by model::Verdict
+  int total() const { return counts[0] + counts[1] + counts[2] + counts[3]; }
+};
+
+std::string tally_text(const Tally& t) {
+  std::vector<std::string> parts;
+  const model::Verdict order[] = {model::Verdict::holds, model::Verdict::fails, model::Verdict::inconclusive,
+                                  model::Verdict::not_measured};
+  for (auto v : order)
+    if (const int n = t.counts[static_cast<int>(v)])
+      parts.push_back(v == model::Verdict::holds   ? fmt::format("{} hold{}", n, n == 1 ? "s" : "")
+                      : v == model::Verdict::fails ? fmt::format("{} fail{}", n, n == 1 ? "s" : "")
+                                                   : fmt::format("{} {}", n, model::to_string(v)));
+  return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
 }
 
 }  // namespace
 
-std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, int width) {
-  width = std::max(width, 72);
-  constexpr size_t kGap = 2, kVerdict = 12, kMaxLines = 8;
-  size_t id_w = 5;
-  for (const auto& c : claims) id_w = std::max(id_w, c.id.size());
-  id_w = std::min<size_t>({id_w, 28, static_cast<size_t>(width) * 28 / 100});
-  const size_t rest = static_cast<size_t>(width) - id_w - kVerdict - 3 * kGap;  // >= 34
-  const size_t exp_w = rest * 2 / 5;
-  const size_t meas_w = rest - exp_w;
-
-  std::string out;
-  auto row = [&](const std::vector<std::string>& id, const std::vector<std::string>& ex,
-                 const std::vector<std::string>& me, const std::vector<std::string>& ve) {
-    const size_t n = std::max({id.size(), ex.size(), me.size(), ve.size()});
-    auto cell = [](const std::vector<std::string>& c, size_t i) { return i < c.size() ? c[i] : std::string(); };
-    for (size_t i = 0; i < n; ++i) {
-      std::string line = fmt::format("{:<{}}{:{}}{:<{}}{:{}}{:<{}}{:{}}{}", cell(id, i), id_w, "", kGap, cell(ex, i),
-                                     exp_w, "", kGap, cell(me, i), meas_w, "", kGap, cell(ve, i));
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-    }
-  };
-  row({"claim"}, {"expected"}, {"measured"}, {"verdict"});
-  out += std::string(static_cast<size_t>(width), '-') + "\n";
-
-  int counts[4] = {0, 0, 0, 0};
-  for (const auto& c : claims) {
-    ++counts[static_cast<int>(c.verdict)];
-    std::string measured = c.measured;
-    const std::string reason = c.reason.value_or("");
-    if (!reason.empty()) measured = measured.empty() || measured == "-" ? reason : measured + " -- " + reason;
-    row(wrap(c.id, id_w, kMaxLines), wrap(c.expected, exp_w, kMaxLines), wrap(measured, meas_w, kMaxLines),
-        wrap(std::string(model::to_string(c.verdict)), kVerdict, 2));
-  }
-  out += std::string(static_cast<size_t>(width), '-') + "\n";
-  out += fmt::format("{} claim{}: {} hold{}, {} fail{}, {} inconclusive, {} not measured\n", claims.size(),
-                     claims.size() == 1 ? "" : "s", counts[0], counts[0] == 1 ? "s" : "", counts[1],
-                     counts[1] == 1 ? "s" : "", counts[2], counts[3]);
+std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vector<model::ClaimVerdict>& claims) {
+  std::vector<const model::ClaimVerdict*> out;
+  for (const auto& c : claims) out.push_back(&c);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto* a, const auto* b) { return rank(a->verdict) < rank(b->verdict); });
   return out;
+}
+
+std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims) {
+  Tally measured, model_only;
+  for (const auto& c : claims) ++(c.evidence_kind == "model" ? model_only : measured).counts[static_cast<int>(c.verdict)];
+  std::vector<std::string> parts;
+  if (measured.total() || !model_only.total()) parts.push_back("measured: " + tally_text(measured));
+  if (model_only.total()) parts.push_back("model: " + tally_text(model_only));
+  return fmt::format("{}", fmt::join(parts, " \u00b7 "));
+}
+
+std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, int width, bool colour) {
+  width = std::max(width, 60);
+  constexpr size_t kVerdict = 14;  // "NOT MEASURED" + gap
+  const size_t text_w = static_cast<size_t>(width) - kVerdict;
+  std::string out;
+  for (const auto* c : verdicts_in_report_order(claims)) {
+    std::string verdict(model::to_string(c->verdict));
+    std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    const std::string pad(kVerdict - verdict.size(), ' ');
+    const std::string head = fmt::format("{} ({} evidence{})", c->id, c->evidence_kind,
+                                         c->evidence_kind == "model" ? ": follows from the cost model" : "");
+    out += (colour ? std::string(colour_of(c->verdict)) + verdict + "\033[0m" : verdict) + pad + head + "\n";
+    auto field = [&](const char* label, const std::string& text) {
+      if (text.empty() || text == "-") return;
+      const std::string lead = fmt::format("{:<10}", label);
+      const auto lines = wrap(text, text_w - lead.size());
+      for (size_t i = 0; i < lines.size(); ++i)
+        out += std::string(kVerdict, ' ') + (i == 0 ? lead : std::string(lead.size(), ' ')) + lines[i] + "\n";
+    };
+    field("claim", c->statement);
+    field("expected", c->expected);
+    field("measured", c->measured);
+    if (c->reason) field(c->verdict == model::Verdict::inconclusive ? "why" : "reason", *c->reason);
+    out += "\n";
+  }
+  out += fmt::format("{} claim{}: {}\n", claims.size(), claims.size() == 1 ? "" : "s", verdict_summary(claims));
+  return out;
+}
+
+std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, int width) {
+  return format_claims_text(claims, width, false);
+}
+
+std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claims) {
+  static const char* icon[] = {"\u2705", "\u274c", "\u26a0\ufe0f", "\u2796"};  // by model::Verdict
+  std::string out = fmt::format("**lmroof claims** \u2014 {}\n\n", verdict_summary(claims));
+  out += "| verdict | claim | evidence | expected | measured |\n|---|---|---|---|---|\n";
+  for (const auto* c : verdicts_in_report_order(claims)) {
+    std::string measured = c->measured;
+    if (c->reason) measured += (measured.empty() || measured == "-" ? "" : " \u2014 ") + *c->reason;
+    out += fmt::format("| {} {} | `{}` {} | {} | {} | {} |\n", icon[static_cast<int>(c->verdict)],
+                       model::to_string(c->verdict), markdown_cell(c->id), markdown_cell(c->statement),
+                       c->evidence_kind, markdown_cell(c->expected), markdown_cell(measured));
+  }
+  return out;
+}
+
+nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
+                                 const std::string& claims_file, bool strict) {
+  nlohmann::json summary = nlohmann::json::object();
+  for (const char* kind : {"measured", "model"}) {
+    int counts[4] = {0, 0, 0, 0};
+    for (const auto& c : claims)
+      if (c.evidence_kind == kind) ++counts[static_cast<int>(c.verdict)];
+    summary[kind] = {{"holds", counts[0]}, {"fails", counts[1]}, {"inconclusive", counts[2]}, {"not_measured", counts[3]}};
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto* c : verdicts_in_report_order(claims)) list.push_back(model::to_json(*c));
+  return {{"schema", kCheckOutputSchema}, {"results", results_file}, {"claims_file", claims_file},
+          {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)}, {"summary", summary},
+          {"claims", list}};
+}
+
+int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict) {
+  for (const auto& c : claims)
+    if (c.verdict == model::Verdict::fails || (strict && c.verdict == model::Verdict::inconclusive)) return 1;
+  return 0;
 }
 
 }  // namespace lmroof
