@@ -2,6 +2,7 @@
 #include "reports/html_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <map>
 #include <set>
@@ -14,6 +15,8 @@
 
 #include "analysis/atomic_write.h"
 #include "reports/charts.h"
+#include "analysis/claims/claims.h"
+#include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
 #include "reports/kernels_section.h"
@@ -88,24 +91,146 @@ std::string num_cell(std::optional<double> sort_value, const std::string& shown)
 
 // --- sections ---------------------------------------------------------------
 
+std::vector<std::string> unique_dtypes(const Results& results) {
+  std::vector<std::string> out;
+  for (const auto& r : results.runs)
+    if (std::find(out.begin(), out.end(), r.dtype) == out.end()) out.push_back(r.dtype);
+  return out;
+}
+
+// First line of the page: what ran where and when.
 std::string header_section(const Results& results, const std::vector<Chart>& charts) {
   const model::Machine& m = results.machine;
-  std::vector<std::string> facts = {m.backend};
-  if (m.gpu) facts.push_back(m.gpu->name);
-  for (const auto* f : {&m.cpu_model, &m.hostname, &m.date})
-    if (!f->empty()) facts.push_back(*f);
-  facts.push_back(fmt::format("lmroof {} ({})", m.lmroof_version, m.git_commit));
-  std::string subtitle;
-  for (const auto& f : facts) subtitle += (subtitle.empty() ? "" : " \u00b7 ") + esc(f);
-
-  std::string nav = "<a href=\"#claims\">Claims</a>";
+  const std::string device = m.gpu ? m.gpu->name : m.cpu_model;
+  const std::vector<std::string> dtypes = unique_dtypes(results);
+  const std::string date = m.bench_date.value_or(m.date);
+  std::string facts = fmt::format(
+      "<span class=\"fact\"><b>machine</b> {}</span><span class=\"fact\"><b>backend</b> {}</span>"
+      "<span class=\"fact\"><b>dtype</b> {}</span><span class=\"fact\"><b>date</b> {}</span>",
+      esc(device.empty() ? std::string(kDash) : device), esc(m.backend),
+      esc(dtypes.empty() ? std::string(kDash) : fmt::format("{}", fmt::join(dtypes, ", "))),
+      esc(date.empty() ? std::string(kDash) : date.substr(0, 16)));
+  std::string nav = "<a href=\"#key-results\">Key results</a> <a href=\"#claims\">Claims</a>";
   for (const auto& c : charts) nav += fmt::format(" <a href=\"#chart-{}\">{}</a>", esc(c.id), esc(c.id));
   nav += " <a href=\"#comparisons\">Comparisons</a>";
   if (has_traced_runs(results)) nav += " <a href=\"#kernels\">Kernels</a>";
   nav += " <a href=\"#chart-runs-table\">Runs</a> <a href=\"#machine\">Machine</a>";
   return fmt::format(
-      "<header class=\"page-header\">\n<h1>lmroof report</h1>\n<p class=\"subtitle\">{}</p>\n<nav class=\"toc\">{}</nav>\n</header>\n",
-      subtitle, nav);
+      "<header class=\"page-header\">\n<h1>lmroof report</h1>\n<p class=\"facts\">{}</p>\n"
+      "<p class=\"subtitle\">{} \u00b7 lmroof {} ({})</p>\n<nav class=\"toc\">{}</nav>\n</header>\n",
+      facts, esc(m.hostname), esc(m.lmroof_version), esc(m.git_commit), nav);
+}
+
+std::string verdict_badge(model::Verdict v) {
+  const std::string verdict(model::to_string(v));
+  return fmt::format("<span class=\"badge verdict-{}\">{}</span>", verdict_slug(verdict), esc(verdict));
+}
+
+// The verdict summary: both kinds of evidence counted apart, then the failing and the
+// unsure claims, one line each (at most six lines: the first screen has room for the
+// key results too).
+std::string summary_section(const Results& results) {
+  std::string out = "<section id=\"verdict-summary\" class=\"block\">\n";
+  const auto& claims = results.claims;
+  if (claims.empty()) {
+    return out + "<p class=\"empty\">No claims were checked for this run. <code>lmroof run</code> and "
+                 "<code>lmroof analyze</code> check the built-in ones (or <code>--claims FILE</code>); "
+                 "<code>lmroof check RESULTS.json</code> prints verdicts for any results file.</p>\n</section>\n";
+  }
+  auto tally = [&](const char* kind) {
+    int counts[4] = {0, 0, 0, 0};
+    int total = 0;
+    for (const auto& c : claims)
+      if (c.evidence_kind == kind) ++counts[static_cast<int>(c.verdict)], ++total;
+    std::string line;
+    for (auto v : {model::Verdict::fails, model::Verdict::inconclusive, model::Verdict::holds, model::Verdict::not_measured})
+      if (const int n = counts[static_cast<int>(v)])
+        line += fmt::format("<span class=\"count\">{} {}</span>", n, verdict_badge(v));
+    return std::pair{total, line};
+  };
+  const auto [n_measured, measured] = tally("measured");
+  const auto [n_model, model_line] = tally("model");
+  out += "<div class=\"tallies\">";
+  if (n_measured)
+    out += fmt::format("<div class=\"tally\"><span class=\"tally-label\">Measured on this machine</span>{}</div>", measured);
+  if (n_model)
+    out += fmt::format("<div class=\"tally\"><span class=\"tally-label\" title=\"These follow from the cost model's FLOPs "
+                       "and bytes; no timing on this machine can contradict them.\">From the cost model</span>{}</div>",
+                       model_line);
+  out += "</div>\n";
+  std::vector<const model::ClaimVerdict*> shown;
+  for (const auto* c : verdicts_in_report_order(claims))
+    if (c->verdict == model::Verdict::fails || c->verdict == model::Verdict::inconclusive) shown.push_back(c);
+  const size_t kMax = 6;
+  if (!shown.empty()) {
+    out += "<ul class=\"attention\">\n";
+    for (size_t i = 0; i < shown.size() && i < kMax; ++i)
+      out += fmt::format("<li>{} <a href=\"#claim-{}\">{}</a> <span class=\"muted\">{}</span></li>\n",
+                         verdict_badge(shown[i]->verdict), esc(shown[i]->id), esc(shown[i]->statement),
+                         shown[i]->evidence_kind == "model" ? "(cost model)" : "");
+    if (shown.size() > kMax)
+      out += fmt::format("<li class=\"muted\">and {} more in <a href=\"#claims\">Claims</a></li>\n", shown.size() - kMax);
+    out += "</ul>\n";
+  }
+  return out + "</section>\n";
+}
+
+std::string speedup_class(const model::Comparison& c) {
+  if (c.speedup_low && *c.speedup_low > 1) return "gain";
+  if (c.speedup_high && *c.speedup_high < 1) return "loss";
+  return "even";
+}
+
+std::string speedup_text(const model::Comparison& c) {
+  if (!c.has_interval()) return ratio(c.speedup);
+  return fmt::format("{} <span class=\"ci\">[{}\u2013{}]</span>", esc(ratio(c.speedup)), esc(sig(*c.speedup_low)),
+                     esc(sig(*c.speedup_high)));
+}
+
+// Key results: per comparison the pair defines, the speedup at its largest shape (the
+// longest baseline: least timer overhead) with the 95% interval, the range over all
+// shapes and the bytes ratio.
+std::string key_results_section(const Results& results) {
+  std::string out = "<section id=\"key-results\" class=\"block\">\n<h2>Key results</h2>\n";
+  struct Row {
+    const model::Comparison* headline = nullptr;
+    double lo = 1e300, hi = 0;
+    int shapes = 0;
+  };
+  std::vector<std::pair<std::string, Row>> rows;
+  std::map<std::string, size_t> at;
+  for (const auto& c : results.comparisons) {
+    const std::string key = fmt::format("{}|{}|{}|{}|{}|{}", c.pair, c.baseline.variant, c.baseline.impl,
+                                        c.candidate.variant, c.candidate.impl, c.dtype);
+    auto [it, fresh] = at.emplace(key, rows.size());
+    if (fresh) rows.push_back({key, {}});
+    Row& row = rows[it->second].second;
+    const model::Run* base = results.run(c.baseline.run);
+    const model::Run* best = row.headline ? results.run(row.headline->baseline.run) : nullptr;
+    if (!row.headline || (base && best && base->time_s.median > best->time_s.median)) row.headline = &c;
+    row.lo = std::min(row.lo, c.speedup), row.hi = std::max(row.hi, c.speedup);
+    ++row.shapes;
+  }
+  if (rows.empty()) return out + "<p class=\"empty\">No pair comparisons in this run.</p>\n</section>\n";
+  out += "<div class=\"table-wrap\"><table class=\"key-results\">\n<thead><tr><th>pair</th><th>baseline \u2192 candidate</th>"
+         "<th>speedup [95% interval]</th><th>shape</th><th>over shapes</th><th>bytes ratio</th></tr></thead>\n<tbody>\n";
+  for (const auto& [key, row] : rows) {
+    const model::Comparison& c = *row.headline;
+    const std::string impl = c.baseline.impl == c.candidate.impl
+                                 ? c.baseline.impl
+                                 : fmt::format("{} \u2192 {}", c.baseline.impl, c.candidate.impl);
+    out += fmt::format(
+        "<tr><td>{}</td><td>{} \u2192 <b>{}</b> <span class=\"muted\">{}</span></td><td class=\"num {}\">{}</td>"
+        "<td class=\"shape\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} <span class=\"muted\">{}</span></td></tr>\n",
+        esc(c.pair), esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(c), speedup_text(c),
+        esc(shape_label(results.catalogue, c.shape)),
+        row.shapes > 1 ? esc(fmt::format("{}\u2013{} ({} shapes)", sig(row.lo), ratio(row.hi), row.shapes)) : "",
+        esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)));
+  }
+  out += "</tbody></table></div>\n<p class=\"caption\">Speedup = baseline median time / candidate median time (above 1: "
+         "the candidate is faster), at the shape with the longest baseline; green or red only when the 95% interval "
+         "excludes 1. Bytes ratio: candidate / baseline. Every shape is under <a href=\"#comparisons\">Comparisons</a>.</p>\n";
+  return out + "</section>\n";
 }
 
 std::string claims_section(const Results& results, const std::set<std::string>& anchors) {
@@ -113,43 +238,44 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
   std::string out = "<section id=\"claims\" class=\"block\">\n<h2>Claims</h2>\n";
   if (claims.empty()) {
     out += "<p class=\"empty\">No claims were checked for this run (<code>claims</code> is empty). "
-           "<code>lmroof check</code> with a claims file adds them.</p>\n</section>\n";
+           "<code>lmroof analyze BENCH.json -o RESULTS.json</code> checks the built-in claims (or "
+           "<code>--claims FILE</code>) and <code>lmroof check RESULTS.json</code> prints them.</p>\n</section>\n";
     return out;
   }
-  std::map<model::Verdict, int> counts;
   std::set<std::string> files;
-  for (const auto& c : claims) {
-    ++counts[c.verdict];
+  for (const auto& c : claims)
     if (!c.claims_file.empty()) files.insert(c.claims_file);
-  }
-  std::string summary;
-  for (const auto& [v, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, model::to_string(v));
   std::string file_list;
   for (const auto& f : files) file_list += (file_list.empty() ? "" : ", ") + fmt::format("<code>{}</code>", esc(f));
-  out += fmt::format("<p class=\"summary\">{} claim{} checked: {}.{}</p>\n", claims.size(), claims.size() == 1 ? "" : "s",
-                     esc(summary), file_list.empty() ? "" : " From " + file_list + ".");
-  out += "<div class=\"table-wrap\"><table class=\"claims\">\n<thead><tr><th>verdict</th><th>claim</th><th>expected</th>"
-         "<th>measured</th><th>source</th><th>evidence</th></tr></thead>\n<tbody>\n";
+  out += fmt::format("<p class=\"caption\">{}. Failing claims first; open a claim for what was expected, why it is "
+                     "inconclusive, its source and numbers.{}</p>\n",
+                     esc(verdict_summary(claims)), file_list.empty() ? "" : " From " + file_list + ".");
+  out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
-  for (const auto& c : claims) {
-    const std::string verdict(model::to_string(c.verdict));
-    std::string measured = esc(or_dash(c.measured));
-    if (c.reason && !c.reason->empty()) measured += fmt::format("<div class=\"reason\">{}</div>", esc(*c.reason));
-    std::string claim = esc(or_dash(c.statement));
-    std::string meta = c.id;
-    if (!c.kind.empty()) meta += (meta.empty() ? "" : " \u00b7 ") + c.kind;
-    if (!meta.empty()) claim += fmt::format("<div class=\"claim-id\">{}</div>", esc(meta));
-    std::string link = std::string(kDash);
-    if (!c.chart.empty()) {
-      link = anchors.count(c.chart) ? fmt::format("<a href=\"#chart-{0}\">{0}&nbsp;\u2193</a>", esc(c.chart))
-                                    : fmt::format("<span class=\"muted\">{} (not in this report)</span>", esc(c.chart));
+  for (const auto* c : verdicts_in_report_order(claims)) {
+    std::string link;
+    if (!c->chart.empty())
+      link = anchors.count(c->chart) ? fmt::format(" <a class=\"chart-link\" href=\"#chart-{0}\">{0}&nbsp;\u2193</a>", esc(c->chart))
+                                     : fmt::format(" <span class=\"muted\">{} (not in this report)</span>", esc(c->chart));
+    std::string details = fmt::format("<dl><dt>expected</dt><dd>{}</dd><dt>measured</dt><dd>{}</dd>", esc(or_dash(c->expected)),
+                                      esc(or_dash(c->measured)));
+    if (c->reason && !c->reason->empty())
+      details += fmt::format("<dt>{}</dt><dd>{}</dd>", c->verdict == model::Verdict::inconclusive ? "why" : "reason",
+                             esc(*c->reason));
+    details += fmt::format("<dt>source</dt><dd>{}</dd><dt>check</dt><dd><code>{}</code> ({}){}</dd></dl>",
+                           esc(or_dash(c->source)), esc(c->id), esc(c->kind), link);
+    std::string headline = c->reason && c->verdict != model::Verdict::holds ? *c->reason : c->measured;
+    if (headline.size() > 160) {
+      size_t cut = headline.rfind(' ', 150);
+      headline = headline.substr(0, cut == std::string::npos ? 150 : cut) + " \u2026";
     }
     out += fmt::format(
-        "<tr><td><span class=\"badge verdict-{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td class=\"source\">{}</td>"
-        "<td>{}</td></tr>\n",
-        verdict_slug(verdict), esc(verdict), claim, esc(or_dash(c.expected)), measured, esc(or_dash(c.source)), link);
+        "<details class=\"claim\" id=\"claim-{}\"><summary>{} <span class=\"evidence-kind kind-{}\">{}</span> "
+        "<span class=\"statement\">{}</span> <span class=\"headline\">{}</span></summary>{}</details>\n",
+        esc(c->id), verdict_badge(c->verdict), esc(c->evidence_kind),
+        c->evidence_kind == "model" ? "model" : "measured", esc(or_dash(c->statement)), esc(headline), details);
   }
-  out += "</tbody></table></div>\n</section>\n";
+  out += "</div>\n</section>\n";
   return out;
 }
 
@@ -176,33 +302,37 @@ std::string chart_section(const Chart& c) {
       esc(c.id), esc(c.title), esc(c.caption));
 }
 
-std::string comparisons_section(const Results& results) {
+std::string comparisons_section(const Results& results, const std::string& csv_name) {
   const auto& comparisons = results.comparisons;
   std::string out = "<section id=\"comparisons\" class=\"block\">\n<h2>Comparisons</h2>\n";
   if (comparisons.empty()) return out + "<p class=\"empty\">No pair comparisons in this run.</p>\n</section>\n";
-  out += "<p class=\"caption\">speedup = baseline median time / candidate median time (above 1: the candidate is faster); "
-         "ratios are candidate / baseline; noise is the larger coefficient of variation of the two runs.</p>\n"
-         "<div class=\"table-wrap\"><table class=\"comparisons\">\n<thead><tr><th>question</th><th>shape</th>"
-         "<th>baseline \u2192 candidate</th><th>speedup</th><th>bytes ratio</th><th>flops ratio</th><th>noise</th></tr></thead>\n<tbody>\n";
+  out += fmt::format(
+      "<p class=\"caption\">speedup = baseline median time / candidate median time (above 1: the candidate is faster) "
+      "with its 95% bootstrap interval; \u00b1 is the one noise figure of the comparison (the interval's larger "
+      "half-width), the one the claims use; p is the Mann\u2013Whitney U test. Ratios are candidate / baseline. "
+      "<a href=\"{}\" download>CSV</a></p>\n",
+      esc(csv_name));
+  out += "<div class=\"table-wrap\"><table class=\"comparisons\">\n<thead><tr><th>pair</th><th>shape</th>"
+         "<th>baseline \u2192 candidate</th><th>speedup [95%]</th><th>\u00b1</th><th>p</th><th>bytes ratio</th>"
+         "<th>FLOPs ratio</th></tr></thead>\n<tbody>\n";
   for (const auto& c : comparisons) {
-    std::string cls = "num";
-    if (c.speedup - 1 > 2 * c.noise) cls += " gain";
-    else if (1 - c.speedup > 2 * c.noise) cls += " loss";
     out += fmt::format(
-        "<tr><td>{}</td><td class=\"shape\">{}</td><td>{} / {} \u2192 {} / {}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        esc(c.question.empty() ? c.pair : c.question), esc(shape_label(results.catalogue, c.shape)),
-        esc(c.baseline.variant), esc(c.baseline.impl), esc(c.candidate.variant), esc(c.candidate.impl), cls,
-        esc(ratio(c.speedup)), esc(ratio(c.bytes_ratio)), esc(ratio(c.flops_ratio)), esc(percent(c.noise)));
+        "<tr><td>{}</td><td class=\"shape\">{}</td><td>{} / {} \u2192 {} / {}</td><td class=\"num {}\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        esc(c.pair), esc(shape_label(results.catalogue, c.shape)), esc(c.baseline.variant), esc(c.baseline.impl),
+        esc(c.candidate.variant), esc(c.candidate.impl), speedup_class(c), speedup_text(c),
+        esc(std::isfinite(c.noise) ? percent(c.noise) : std::string(kDash)),
+        esc(c.p_value ? sig(*c.p_value, 2) : std::string(kDash)), esc(ratio(c.bytes_ratio)), esc(ratio(c.flops_ratio)));
   }
   return out + "</tbody></table></div>\n</section>\n";
 }
 
-std::string runs_section(const Results& results) {
+std::string runs_section(const Results& results, const std::string& csv_name) {
   const auto& runs = results.runs;
   std::string out = "<section id=\"chart-runs-table\" class=\"block\">\n<h2>All runs</h2>\n";
   if (runs.empty()) return out + "<p class=\"empty\">This results file has no runs.</p>\n</section>\n";
-  out += fmt::format("<p class=\"caption\">{} runs. Click a column header to sort; hover a row for the run id.</p>\n", runs.size());
+  out += fmt::format("<p class=\"caption\">{} runs. Click a column header to sort; hover a row for the run id. "
+                     "<a href=\"{}\" download>CSV</a></p>\n", runs.size(), esc(csv_name));
   out += "<div class=\"table-wrap\"><table id=\"runs-table\" class=\"sortable\">\n<thead><tr>"
          "<th data-type=\"text\">pair</th><th data-type=\"text\">variant</th><th data-type=\"text\">impl</th>"
          "<th data-type=\"text\">shape</th><th data-type=\"num\">median time</th><th data-type=\"num\">GFLOP/s</th>"
@@ -305,7 +435,7 @@ struct Rendered {
   std::vector<Chart> charts;
 };
 
-Rendered render(const Results& results) {
+Rendered render(const Results& results, const std::string& csv_name) {
   Rendered out;
   out.charts = build_charts(results);
 
@@ -314,12 +444,19 @@ Rendered render(const Results& results) {
 
   std::string content = header_section(results, out.charts);
   content += "<main>\n";
-  content += claims_section(results, anchors);
-  content += metrics_banner(results);
-  for (const auto& c : out.charts) content += chart_section(c);
-  content += comparisons_section(results);
+  content += summary_section(results);
+  content += key_results_section(results);
+  bool first = true;
+  for (const auto& c : out.charts) {
+    content += chart_section(c);
+    // The roofline first, then the claims in full, then the pair charts.
+    if (first) content += claims_section(results, anchors) + metrics_banner(results);
+    first = false;
+  }
+  if (out.charts.empty()) content += claims_section(results, anchors) + metrics_banner(results);
+  content += comparisons_section(results, csv_name + ".comparisons.csv");
   content += kernels_section(results);
-  content += runs_section(results);
+  content += runs_section(results, csv_name + ".runs.csv");
   content += machine_section(results);
   content += "</main>\n";
   content += fmt::format(
@@ -355,12 +492,14 @@ Rendered render(const Results& results) {
 
 }  // namespace
 
-std::string render_report_html(const Results& results) { return render(results).html; }
+std::string render_report_html(const Results& results) { return render(results, "report").html; }
 
 void write_report(const Results& results, const std::filesystem::path& html_path) {
-  const Rendered rendered = render(results);
   const std::filesystem::path dir = html_path.parent_path();
   const std::string stem = html_path.stem().string();
+  const Rendered rendered = render(results, stem);
+  write_file_atomically(dir / (stem + ".runs.csv"), report::runs_csv(results));
+  write_file_atomically(dir / (stem + ".comparisons.csv"), report::comparisons_csv(results));
   for (const auto& c : rendered.charts)
     write_file_atomically(dir / fmt::format("{}.{}.vl.json", stem, c.id), c.spec.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   write_file_atomically(html_path, rendered.html);
