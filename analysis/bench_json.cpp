@@ -142,9 +142,13 @@ BenchDocument load_bench_json(const std::filesystem::path& path) {
   if (std::filesystem::exists(traces)) {
     const nlohmann::json t = model::read_json_file(traces);
     const std::string origin = traces.string();
-    doc.kernel_traces = traces_from(JsonCursor(t, origin));
+    doc.kernel_traces = parse_kernel_traces(t, origin);
   }
   return doc;
+}
+
+std::map<std::string, KernelTraceRecord> parse_kernel_traces(const nlohmann::json& doc, const std::string& origin) {
+  return traces_from(JsonCursor(doc, origin));
 }
 
 }  // namespace lmroof

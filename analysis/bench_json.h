@@ -57,5 +57,7 @@ struct BenchDocument {
 // Throws model::InputError naming the file and field.
 BenchDocument load_bench_json(const std::filesystem::path& path);
 BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& origin);
+// A "<bench>.kernels.json" document (profiler/kernel_trace_file.h), validated.
+std::map<std::string, KernelTraceRecord> parse_kernel_traces(const nlohmann::json& doc, const std::string& origin);
 
 }  // namespace lmroof

@@ -435,12 +435,14 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
   return results;
 }
 
-model::Results load_results(const std::filesystem::path& path) {
-  const std::string file = path.string();
-  nlohmann::json doc = model::read_json_file(path);
+model::Results results_from_document(nlohmann::json doc, const std::string& file) {
   // Files written before the catalogue travelled in results.json: this build's.
   if (doc.is_object() && !doc.contains("catalogue")) doc["catalogue"] = model::to_json(registry_catalogue());
   return model::results_from_json(doc, file);
+}
+
+model::Results load_results(const std::filesystem::path& path) {
+  return results_from_document(model::read_json_file(path), path.string());
 }
 
 void write_results(const model::Results& results, const std::filesystem::path& path) {

@@ -32,6 +32,8 @@ model::Catalogue registry_catalogue();
 // Reads and validates a results file; one written before the catalogue travelled in
 // results.json gets this build's registry catalogue.
 model::Results load_results(const std::filesystem::path& path);
+// The same for a document already parsed; `file` names it in errors.
+model::Results results_from_document(nlohmann::json doc, const std::string& file);
 
 // Atomic write (analysis/atomic_write.h).
 void write_results(const model::Results& results, const std::filesystem::path& path);
