@@ -4,18 +4,25 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "analysis/atomic_write.h"
 #include "analysis/claims/claims.h"
+#include "analysis/interrupt_cleanup.h"
+#include "analysis/output_file.h"
+#include "analysis/output_set.h"
 #include "analysis/results.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/summary.h"
 #include "profiler/device_query.h"
+#include "profiler/kernel_trace_file.h"
 #include "registry.h"
 #include "reports/html_report.h"
 
 namespace lmroof::cli {
 
 int report(const std::filesystem::path& results_path, const std::filesystem::path& html) {
+  check_output_file(html, {results_path});
+  settle_output_folder(results_path.parent_path());
   const nlohmann::json results = load_results(results_path);
   write_report(results, html);
   std::printf("wrote %s\n", html.c_str());
@@ -23,6 +30,7 @@ int report(const std::filesystem::path& results_path, const std::filesystem::pat
 }
 
 int ceilings(const std::string& backend_name, bool quick, const std::filesystem::path& json_out) {
+  if (!json_out.empty()) check_output_file(json_out);
   bench::RunnerOptions options;
   options.include_pairs = false;
   options.suite.quick = quick;
@@ -30,11 +38,17 @@ int ceilings(const std::string& backend_name, bool quick, const std::filesystem:
   if (backend_name == "cuda" && !device.available) throw std::runtime_error("--backend cuda: " + device.reason);
   options.suite.backend = backend_name == "cuda" || (backend_name == "auto" && device.available) ? Backend::cuda : Backend::cpu;
   std::fprintf(stderr, "lmroof: measuring %s ceilings\n", to_string(options.suite.backend));
-  const auto tmp_dir = std::filesystem::temp_directory_path() / fmt::format("lmroof-ceilings-{}", ::getpid());
-  options.json_out = json_out.empty() ? tmp_dir / "bench.json" : json_out;
+  // Google Benchmark writes as it goes: into a private file, renamed into place when complete.
+  options.json_out = unique_temp_path(json_out.empty() ? std::filesystem::temp_directory_path() / "lmroof-ceilings.json" : json_out,
+                                      "partial");
+  const RemoveOnInterrupt remove_if_interrupted(options.json_out);
+  struct RemoveUnlessKept {
+    std::filesystem::path path;
+    ~RemoveUnlessKept() { std::error_code ec; std::filesystem::remove(path, ec); }
+  } remove_partial{options.json_out};
   bench::run_benchmarks(options);
   const nlohmann::json results = build_results(load_bench_json(options.json_out), {});
-  if (json_out.empty()) std::filesystem::remove_all(tmp_dir);
+  if (!json_out.empty()) rename_into_place(options.json_out, json_out);
   std::printf("%s", format_ceilings_table(results["ceilings"]).c_str());
   return 0;
 }
@@ -73,6 +87,8 @@ int list(bool json) {
 }
 
 int analyze(const std::filesystem::path& bench_json, const std::filesystem::path& results_out) {
+  check_output_file(results_out, {bench_json, profiler::kernel_traces_path(bench_json)});
+  settle_output_folder(bench_json.parent_path());
   AnalysisOptions options;
   options.bench_json_name = bench_json.filename().string();
   const nlohmann::json results = build_results(load_bench_json(bench_json), options);
@@ -84,6 +100,7 @@ int analyze(const std::filesystem::path& bench_json, const std::filesystem::path
 int check(const std::vector<std::filesystem::path>& files) {
   const auto claims_file = files.size() == 2 ? files[0] : builtin_claims_path();
   const auto results_file = files.back();
+  settle_output_folder(results_file.parent_path());
   const std::vector<Claim> claims = load_claims(claims_file);
   const nlohmann::json results = load_results(results_file);
   const nlohmann::json verdicts = check_claims(claims, results);
