@@ -11,6 +11,7 @@ tmp=$(mktemp -d)
 bg_pids=()
 cleanup() {
   for p in "${bg_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -144,6 +145,24 @@ else
   fail "ambiguous claims: exit $rc, $(tail -1 <<<"$err")"
 fi
 no_leftovers "$tmp/out2" "a run with an ambiguous claim"
+
+# Disk full while staging (a small tmpfs, where this user may mount one): the run
+# fails and the previous set stays as it was. A set is about 1 MB (report.html).
+mkdir "$tmp/small"
+if mount -t tmpfs -o size=1500k tmpfs "$tmp/small" 2>/dev/null; then
+  timeout 300 "$lmroof" "${quick[@]}" --out "$tmp/small/out" >/dev/null 2>&1 || fail "a run into a 1.5 MB tmpfs failed"
+  small_before=$(snapshot "$tmp/small/out")
+  err=$(timeout 300 "$lmroof" "${quick[@]}" --out "$tmp/small/out" 2>&1 >/dev/null); rc=$?
+  if [ "$rc" = 2 ] && grep -q "No space left on device" <<<"$err" && [ "$(snapshot "$tmp/small/out")" = "$small_before" ]; then
+    ok "disk full while staging: exit 2, previous set intact"
+  else
+    fail "disk full: exit $rc, $(tail -1 <<<"$err"), set $([ "$(snapshot "$tmp/small/out")" = "$small_before" ] && echo intact || echo changed)"
+  fi
+  no_leftovers "$tmp/small/out" "disk full"
+  umount "$tmp/small"
+else
+  echo "note: cannot mount a tmpfs here; disk full not tested"
+fi
 
 # --- two runs into one --out: the second fails at once, the first completes ---------
 "$lmroof" run --quick --backend cpu --suite norm --min-time 0.05 --no-claims --out "$out" >"$tmp/a.log" 2>&1 &
