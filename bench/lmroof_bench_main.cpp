@@ -1,75 +1,89 @@
 // A plain Google Benchmark executable over lmroof's suites: every standard flag
 // (--benchmark_filter, --benchmark_format=json, --benchmark_out, --benchmark_repetitions...)
-// works. lmroof's own flags choose the suite and are removed before Google
-// Benchmark sees the command line:
-//   --lmroof_suite=norm,decode   pairs (default: all)
-//   --lmroof_quick               small shapes
-//   --lmroof_backend=cpu|cuda    (default cpu)
-//   --lmroof_dtype=fp32|bf16     (default fp32 on cpu, bf16 on cuda)
-//   --lmroof_no_ceilings         skip the ceiling micro-benchmarks
+// works. lmroof's own --lmroof_* flags choose the suite; CLI11 parses them and hands
+// everything else to Google Benchmark unchanged. Adding a flag is one add_option /
+// add_flag line below.
 // With --benchmark_out=FILE, the CUDA runs' kernel traces go beside it
 // (FILE without extension + ".kernels.json", profiler/kernel_trace_file.h).
+#include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <sstream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "bench/kernel_trace_store.h"
 #include "bench/suite.h"
+#include "registry.h"
+
+namespace {
+
+std::string pair_names() {
+  std::string out;
+  for (const auto& pair : lmroof::all_pairs()) out += (out.empty() ? "" : ",") + pair.name;
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace lmroof;
-  bench::SuiteOptions options;
-  bool ceilings = true, dtype_given = false;
-  std::vector<char*> rest;
-  std::string benchmark_out;
+  CLI::App app{"lmroof_bench: Google Benchmark over lmroof's operator pairs and ceilings.\n"
+               "Every --benchmark_* flag is Google Benchmark's (listed after this).",
+               "lmroof_bench"};
+  app.allow_extras();     // the --benchmark_* flags go to Google Benchmark
+  app.set_help_flag();    // --help is answered below, then by Google Benchmark too
+  std::string suite, backend = "cpu", dtype, benchmark_out;
+  bool quick = false, no_ceilings = false, help = false;
+  app.add_option("--lmroof_suite", suite, "Pairs to run, a comma list of " + pair_names() + " (default: all)");
+  app.add_flag("--lmroof_quick", quick, "Small shapes, 2 repetitions, short minimum time");
+  app.add_option("--lmroof_backend", backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  app.add_option("--lmroof_dtype", dtype, "fp32 or bf16 (default: fp32 on cpu, bf16 on cuda)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
+  app.add_flag("--lmroof_no_ceilings", no_ceilings, "Skip the ceiling micro-benchmarks");
+  app.add_flag("-h,--help", help, "This help, then Google Benchmark's");
+
+  std::vector<std::string> rest;
   try {
-    for (int i = 0; i < argc; ++i) {
-      const std::string_view arg = argv[i];
-      auto value_of = [&](std::string_view flag) { return arg.substr(flag.size()); };
-      if (arg.starts_with("--lmroof_suite=")) {
-        std::stringstream list{std::string(value_of("--lmroof_suite="))};
-        for (std::string item; std::getline(list, item, ',');)
-          if (!item.empty()) options.pairs.push_back(item);
-      } else if (arg == "--lmroof_quick") {
-        options.quick = true;
-      } else if (arg.starts_with("--lmroof_backend=")) {
-        options.backend = parse_backend(value_of("--lmroof_backend="));
-      } else if (arg.starts_with("--lmroof_dtype=")) {
-        options.dtype = parse_dtype(value_of("--lmroof_dtype="));
-        dtype_given = true;
-      } else if (arg == "--lmroof_no_ceilings") {
-        ceilings = false;
-      } else if (arg == "--help" || arg == "-h") {
-        std::puts(
-            "lmroof_bench: Google Benchmark over lmroof's operator pairs and ceilings.\n"
-            "  --lmroof_suite=norm,bias,block,decode  --lmroof_quick  --lmroof_backend=cpu|cuda\n"
-            "  --lmroof_dtype=fp32|bf16  --lmroof_no_ceilings\n"
-            "plus every --benchmark_* flag (see below).\n");
-        rest.push_back(argv[i]);
-      } else {
-        if (arg.starts_with("--benchmark_out=")) benchmark_out = std::string(value_of("--benchmark_out="));
-        rest.push_back(argv[i]);
-      }
+    app.parse(argc, argv);
+    rest = app.remaining();
+    bench::SuiteOptions options;
+    options.backend = parse_backend(backend);
+    options.dtype = !dtype.empty() ? parse_dtype(dtype) : options.backend == Backend::cuda ? DType::bf16 : DType::fp32;
+    if (app.count("--lmroof_suite") > 0) {
+      std::stringstream list{suite};
+      for (std::string item; std::getline(list, item, ',');)
+        if (!item.empty()) options.pairs.push_back(item);
+      if (options.pairs.empty()) throw std::invalid_argument("--lmroof_suite='" + suite + "' names no pair");
     }
-    if (!dtype_given && options.backend == Backend::cuda) options.dtype = DType::bf16;
-    if (options.quick)
+    options.quick = quick;
+    if (quick)
       options.repetitions = bench::kQuickRepetitions.repetitions,
       options.min_time_s = bench::kQuickRepetitions.min_time_s;
-    if (ceilings) bench::register_ceiling_benchmarks(options);
+    if (!no_ceilings) bench::register_ceiling_benchmarks(options);
     bench::register_pair_benchmarks(options);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "lmroof_bench: error: %s (see lmroof_bench --help)\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmroof_bench: error: %s\n", e.what());
     return 2;
   }
-  int rest_argc = static_cast<int>(rest.size());
-  benchmark::Initialize(&rest_argc, rest.data());
-  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
+  if (help) {
+    std::fputs(app.help().c_str(), stdout);
+    std::fflush(stdout);
+    rest.push_back("--help");  // Google Benchmark prints its flags and exits 0
+  }
+  for (const auto& arg : rest)
+    if (arg.starts_with("--benchmark_out=")) benchmark_out = arg.substr(std::string("--benchmark_out=").size());
+
+  std::vector<char*> gb_argv = {argv[0]};
+  for (auto& arg : rest) gb_argv.push_back(arg.data());
+  int gb_argc = static_cast<int>(gb_argv.size());
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   try {

@@ -91,9 +91,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
     total += static_cast<int>(suite_runs(options.suite).size());
   }
 
-  const std::filesystem::path tmp = options.json_out.string() + ".partial";
-  if (options.json_out.has_parent_path()) std::filesystem::create_directories(options.json_out.parent_path());
-  std::vector<std::string> args = {"lmroof", "--benchmark_out=" + tmp.string(), "--benchmark_out_format=json"};
+  std::vector<std::string> args = {"lmroof", "--benchmark_out=" + options.json_out.string(), "--benchmark_out_format=json"};
   args.insert(args.end(), options.extra_flags.begin(), options.extra_flags.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -108,9 +106,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   summary.failed = progress.failed();
   summary.errors = progress.errors();
   benchmark::ClearRegisteredBenchmarks();
-  // Google Benchmark wrote the JSON to a side file; only a complete one takes the real name.
-  std::filesystem::rename(tmp, options.json_out);
-  write_kernel_traces(options.json_out);  // CUDA runs only: bench.kernels.json beside it
+  if (summary.benchmarks > 0) write_kernel_traces(options.json_out);  // CUDA runs only: bench.kernels.json beside it
   return summary;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Runs the registered Google Benchmark suite in-process with a progress display
-// and writes its JSON output atomically.
+// Runs the registered Google Benchmark suite in-process with a progress display.
+// Google Benchmark writes its JSON straight to json_out as it goes: the caller
+// points it at a private path (lmroof run: its staging folder) and publishes it.
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -14,7 +15,7 @@ struct RunnerOptions {
   SuiteOptions suite;
   bool include_pairs = true;
   bool include_ceilings = true;
-  std::filesystem::path json_out;       // Google Benchmark JSON, written atomically
+  std::filesystem::path json_out;       // Google Benchmark JSON (and bench.kernels.json beside it); its folder must exist
   std::vector<std::string> extra_flags;  // passed to Google Benchmark as given
   // Extra bench.json context entries (model::context keys, e.g. the metrics choice),
   // recorded beside the machine facts so analysis needs nothing but the file.
@@ -22,7 +23,7 @@ struct RunnerOptions {
 };
 
 struct RunnerSummary {
-  int benchmarks = 0;
+  int benchmarks = 0;  // 0: nothing matched --benchmark_filter
   int failed = 0;  // benchmarks that reported an error (skipped with a reason)
   std::vector<std::string> errors;
 };

@@ -8,14 +8,16 @@
 namespace lmroof::cli {
 
 struct RunArgs {
-  std::string suite;  // comma list of pairs, empty = all
+  std::string suite;  // comma list of pairs
+  bool suite_given = false;  // --suite given: it must name a pair ('' and ',,,' do not); else all
   bool quick = false;
   std::filesystem::path out = "out";
   std::string backend = "auto";  // cpu | cuda | auto
   std::string dtype;             // empty: fp32 on cpu, bf16 on cuda
   std::string metrics = "auto";  // auto | cupti | analytic
   int repetitions = 0;           // 0: suite default
-  double min_time = 0;           // 0: suite default
+  double min_time = 0;
+  bool min_time_given = false;  // else the suite default
   bool claims = true;
   std::filesystem::path claims_file;  // empty: built-in claims
   std::vector<std::string> benchmark_flags;

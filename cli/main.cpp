@@ -5,17 +5,35 @@
 #include <cstdio>
 #include <exception>
 
+#include "analysis/interrupt_cleanup.h"
+#include "cli/benchmark_flags.h"
 #include "cli/commands.h"
+
+namespace {
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 done; 1 run: some benchmarks could not run, check: some claim fails; 2 bad input or a refused\n"
+    "output (one line on stderr, nothing written); 130/143 interrupted by SIGINT/SIGTERM (earlier outputs kept,\n"
+    "no temporary files left).";
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace lmroof;
+  // First, before any thread exists: an interrupt then removes unfinished outputs.
+  install_interrupt_cleanup("lmroof");
   CLI::App app{"lmroof: roofline measurements of paired LM operators (CS336 lecture 3)", "lmroof"};
+  app.footer(kExitCodes);
   app.require_subcommand(1);
   app.set_version_flag("--version", "lmroof 0.1.0");
 
   cli::RunArgs run_args;
   auto* run = app.add_subcommand("run", "Measure ceilings, run the suite, analyze, check claims, write the report");
-  run->add_option("--suite", run_args.suite, "Pairs to run: a name or a comma list (norm,bias,block,decode); all by default");
+  run->footer(
+      "Outputs: --out holds one run's complete set (bench.json, results.json, report.html, report.*.vl.json) or the\n"
+      "previous one, never a mix: files are written into a private staging folder and published when all succeeded.\n"
+      "A second run into the same --out fails at once (exit 2).\n" + std::string(kExitCodes));
+  auto* suite_opt = run->add_option("--suite", run_args.suite, "Pairs to run: a name or a comma list (see `lmroof list`); all by default");
   run->add_flag("--quick", run_args.quick, "Small shapes and few repetitions (seconds, for smoke tests)");
   run->add_option("--out", run_args.out, "Output folder for results.json, report.html and bench.json")->capture_default_str();
   run->add_option("--backend", run_args.backend, "cpu, cuda, or auto (cuda when a device is present)")
@@ -26,24 +44,27 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cupti", "analytic"}))->capture_default_str();
   run->add_option("--repetitions", run_args.repetitions, "Repetitions per benchmark (default 10, 3 with --quick; bench/adaptive_repetitions.h)")
       ->check(CLI::Range(1, 1000));
-  run->add_option("--min-time", run_args.min_time, "Minimum seconds per repetition")->check(CLI::Range(0.0, 60.0));
+  auto* min_time_opt = run->add_option("--min-time", run_args.min_time, "Minimum seconds per repetition, in (0, 60]");
   run->add_flag("!--no-claims", run_args.claims, "Do not check claims");
   run->add_option("--claims", run_args.claims_file, "Claims file to check (default: the built-in lecture claims)")
       ->check(CLI::ExistingFile);
   run->add_option("--benchmark-flag", run_args.benchmark_flags,
-                  "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm)");
+                  "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm). Passed: " +
+                      cli::allowed_benchmark_flags() + "; the others are refused with the reason");
 
   std::string results_in, html_out;
   auto* report = app.add_subcommand("report", "Write report.html (and its .vl.json charts) from a results.json");
   report->add_option("results", results_in, "results.json")->required();
-  report->add_option("-o,--output", html_out, "HTML file to write")->required();
+  report->add_option("-o,--output", html_out, "HTML file to write (its charts go beside it); replaces only a regular file")->required();
+  report->footer(kExitCodes);
 
   std::string ceil_backend = "auto", ceil_json;
   bool ceil_quick = false;
   auto* ceil = app.add_subcommand("ceilings", "Measure this machine's roofs: bandwidth, FP32 FMA peak, GEMM peak");
   ceil->add_option("--backend", ceil_backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}))->capture_default_str();
   ceil->add_flag("--quick", ceil_quick, "Smaller arrays, fewer repetitions");
-  ceil->add_option("--json", ceil_json, "Also write the Google Benchmark JSON here");
+  ceil->add_option("--json", ceil_json, "Also write the Google Benchmark JSON here; replaces only a regular file");
+  ceil->footer(kExitCodes);
 
   bool list_json = false;
   auto* list = app.add_subcommand("list", "List pairs, variants, implementation levels and suite shapes");
@@ -53,12 +74,12 @@ int main(int argc, char** argv) {
   auto* analyze = app.add_subcommand(
       "analyze", "Turn Google Benchmark JSON from lmroof_bench into results.json, with the claims' verdicts");
   analyze->add_option("bench_json", analyze_args.bench_json, "Google Benchmark JSON (--benchmark_out_format=json)")->required();
-  analyze->add_option("-o,--output", analyze_args.out, "results.json to write")->required();
+  analyze->add_option("-o,--output", analyze_args.out, "results.json to write; replaces only a regular file")->required();
   auto* analyze_claims = analyze->add_option("--claims", analyze_args.claims_file,
                                              "Claims file to check (default: the built-in lecture claims)")
                              ->check(CLI::ExistingFile);
   analyze->add_flag("!--no-claims", analyze_args.claims, "Do not check claims")->excludes(analyze_claims);
-  analyze->footer("Exit codes: 0 written, 2 bad input. `lmroof report RESULTS.json -o report.html` then shows the verdicts.");
+  analyze->footer(std::string(kExitCodes) + "\n`lmroof report RESULTS.json -o report.html` then shows the verdicts.");
 
   cli::CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Check claims against a results.json, verdict first");
@@ -91,6 +112,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  run_args.suite_given = suite_opt->count() > 0;
+  run_args.min_time_given = min_time_opt->count() > 0;
   try {
     if (*run) return cli::run(run_args);
     if (*report) return cli::report(results_in, html_out);

@@ -8,18 +8,25 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "analysis/atomic_write.h"
 #include "analysis/claims/claims.h"
+#include "analysis/interrupt_cleanup.h"
+#include "analysis/output_file.h"
+#include "analysis/output_set.h"
 #include "analysis/results.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/summary.h"
 #include "profiler/device_query.h"
+#include "profiler/kernel_trace_file.h"
 #include "registry.h"
 #include "reports/html_report.h"
 
 namespace lmroof::cli {
 
 int report(const std::filesystem::path& results_path, const std::filesystem::path& html) {
+  check_output_file(html, {results_path});
+  settle_output_folder(results_path.parent_path());
   const model::Results results = load_results(results_path);
   write_report(results, html);
   std::printf("wrote %s\n", html.c_str());
@@ -27,6 +34,7 @@ int report(const std::filesystem::path& results_path, const std::filesystem::pat
 }
 
 int ceilings(const std::string& backend_name, bool quick, const std::filesystem::path& json_out) {
+  if (!json_out.empty()) check_output_file(json_out);
   bench::RunnerOptions options;
   options.include_pairs = false;
   options.suite.quick = quick;
@@ -34,11 +42,17 @@ int ceilings(const std::string& backend_name, bool quick, const std::filesystem:
   if (backend_name == "cuda" && !device.available) throw std::runtime_error("--backend cuda: " + device.reason);
   options.suite.backend = backend_name == "cuda" || (backend_name == "auto" && device.available) ? Backend::cuda : Backend::cpu;
   std::fprintf(stderr, "lmroof: measuring %s ceilings\n", to_string(options.suite.backend));
-  const auto tmp_dir = std::filesystem::temp_directory_path() / fmt::format("lmroof-ceilings-{}", ::getpid());
-  options.json_out = json_out.empty() ? tmp_dir / "bench.json" : json_out;
+  // Google Benchmark writes as it goes: into a private file, renamed into place when complete.
+  options.json_out = unique_temp_path(json_out.empty() ? std::filesystem::temp_directory_path() / "lmroof-ceilings.json" : json_out,
+                                      "partial");
+  const RemoveOnInterrupt remove_if_interrupted(options.json_out);
+  struct RemoveUnlessKept {
+    std::filesystem::path path;
+    ~RemoveUnlessKept() { std::error_code ec; std::filesystem::remove(path, ec); }
+  } remove_partial{options.json_out};
   bench::run_benchmarks(options);
   const model::Results results = build_results(load_bench_json(options.json_out), {});
-  if (json_out.empty()) std::filesystem::remove_all(tmp_dir);
+  if (!json_out.empty()) rename_into_place(options.json_out, json_out);
   std::printf("%s", format_ceilings_table(results.ceilings).c_str());
   return 0;
 }
@@ -76,6 +90,8 @@ int list(bool json) {
 }
 
 int analyze(const AnalyzeArgs& args) {
+  check_output_file(args.out, {args.bench_json, profiler::kernel_traces_path(args.bench_json)});
+  settle_output_folder(args.bench_json.parent_path());
   AnalysisOptions options;
   options.bench_json_name = args.bench_json.filename().string();
   model::Results results = build_results(load_bench_json(args.bench_json), options);
@@ -112,6 +128,7 @@ int check(const CheckArgs& args) {
   const std::filesystem::path claims_file = args.files.size() == 2 ? args.files[0] : builtin_claims_path().string();
   const std::filesystem::path results_file = args.files.back();
   // The results first: their catalogue is what the claims are checked against.
+  settle_output_folder(results_file.parent_path());
   const model::Results results = load_results(results_file);
   const std::vector<Claim> claims = load_claims(claims_file, results.catalogue);
   const std::vector<model::ClaimVerdict> verdicts = check_claims(claims, results);

@@ -1,13 +1,16 @@
 // `lmroof run`: ceilings + suite + analysis + claims + report, with progress.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
 #include "analysis/claims/claims.h"
+#include "analysis/output_set.h"
 #include "analysis/results.h"
 #include "bench/runner.h"
+#include "cli/benchmark_flags.h"
 #include "cli/commands.h"
 #include "cli/summary.h"
 #include "profiler/device_query.h"
@@ -69,15 +72,35 @@ nlohmann::json choose_metrics(const std::string& requested, Backend backend) {
           {"dropped_metrics", a.dropped_metrics}, {"passes", a.passes}};
 }
 
+// Everything a run is given is checked here, before anything is measured.
+void check_run_args(const RunArgs& args, const std::vector<std::string>& pairs) {
+  if (args.out.empty()) throw std::invalid_argument("--out is empty; name an output folder");
+  if (args.suite_given && pairs.empty())
+    throw std::invalid_argument(fmt::format("--suite '{}' names no pair; give a comma list such as {}", args.suite,
+                                            "norm,decode (see `lmroof list`)"));
+  if (args.min_time_given && !(std::isfinite(args.min_time) && args.min_time > 0 && args.min_time <= 60))
+    throw std::invalid_argument(fmt::format("--min-time {}: give seconds in (0, 60]", args.min_time));
+  for (const auto& flag : args.benchmark_flags) check_benchmark_flag(flag);
+}
+
+// "--benchmark_filter=X" as given, for the message when nothing matched it.
+std::string filter_flag(const std::vector<std::string>& flags) {
+  for (auto it = flags.rbegin(); it != flags.rend(); ++it)
+    if (it->find("benchmark_filter") != std::string::npos) return *it;
+  return "the suite";
+}
+
 }  // namespace
 
 int run(const RunArgs& args) {
   bench::RunnerOptions options;
   options.suite.pairs = split_list(args.suite);
-  if (!args.suite.empty() && options.suite.pairs.empty()) throw std::invalid_argument("--suite is empty");
+  check_run_args(args, options.suite.pairs);
   options.suite.quick = args.quick;
   // Fail on a bad pair name before anything slow happens.
   (void)bench::suite_runs(options.suite);
+  std::vector<Claim> claims;
+  if (args.claims) claims = load_claims(args.claims_file.empty() ? builtin_claims_path() : args.claims_file);
 
   options.suite.backend = choose_backend(args.backend);
   options.suite.dtype = !args.dtype.empty() ? parse_dtype(args.dtype)
@@ -90,30 +113,46 @@ int run(const RunArgs& args) {
     options.suite.repetitions = bench::kQuickRepetitions.repetitions,
     options.suite.min_time_s = bench::kQuickRepetitions.min_time_s;
   if (args.repetitions > 0) options.suite.repetitions = args.repetitions;
-  if (args.min_time > 0) options.suite.min_time_s = args.min_time;
+  if (args.min_time_given) options.suite.min_time_s = args.min_time;
   options.extra_flags = args.benchmark_flags;
   options.context.emplace_back(model::context::kMetrics, metrics.dump());
-  options.json_out = args.out / "bench.json";
 
-  std::vector<Claim> claims;
-  if (args.claims) claims = load_claims(args.claims_file.empty() ? builtin_claims_path() : args.claims_file);
+  // Locks --out (a second run fails here) and proves it writable, still before measuring.
+  OutputSet outputs(args.out);
+  options.json_out = outputs.staged("bench.json");
 
   const auto specs = bench::suite_runs(options.suite);
   std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
                options.suite.repetitions, args.out.c_str());
   const bench::RunnerSummary summary = bench::run_benchmarks(options);
+  if (summary.benchmarks == 0)
+    throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
+                                            filter_flag(args.benchmark_flags), args.out.string()));
 
   // The suite and metrics travel in bench.json's context (bench/machine_context.h).
   model::Results results = build_results(load_bench_json(options.json_out), {});
-  if (args.claims) results.claims = check_claims(claims, results);
+  // Some claims problems (a selector that matches two runs) show only against the
+  // results: the measurements are published without verdicts rather than lost.
+  std::string claims_error;
+  if (args.claims) {
+    try {
+      results.claims = check_claims(claims, results);
+    } catch (const ClaimsFileError& e) {
+      claims_error = e.what();
+    }
+  }
 
-  write_results(results, args.out / "results.json");
-  write_report(results, args.out / "report.html");
+  write_results(results, outputs.staged("results.json"));
+  write_report(results, outputs.staged("report.html"));
+  outputs.publish();
 
+  if (!claims_error.empty())
+    throw std::invalid_argument(fmt::format("{} (the measurements are in {}; check them with `lmroof check CLAIMS {}`)",
+                                            claims_error, args.out.string(), (args.out / "results.json").string()));
   std::printf("%s", format_runs_table(results).c_str());
   if (args.claims) std::printf("\n%s", format_claims_text(results.claims).c_str());
   std::printf("\nwrote %s, %s and %s\n", (args.out / "results.json").c_str(), (args.out / "report.html").c_str(),
-              options.json_out.c_str());
+              (args.out / "bench.json").c_str());
   if (summary.failed > 0) {
     std::fprintf(stderr, "lmroof: %d benchmark(s) could not run:\n", summary.failed);
     for (const auto& e : summary.errors) std::fprintf(stderr, "  %s\n", e.c_str());

@@ -6,8 +6,7 @@
 #
 #   bash tests/e2e/report_renders.sh PATH/TO/lmroof SOURCE_DIR
 #
-# Renders with `lmroof report` when the CLI has it, else with the development tool
-# lmroof_render_report beside the lmroof binary. Exit 77 (skipped) without Chromium.
+# Renders with `lmroof report`. Exit 77 (skipped) without Chromium.
 # LMROOF_REPORT_SCREENSHOT=FILE.png also saves a screenshot of the page.
 set -uo pipefail
 
@@ -34,14 +33,7 @@ fail() {
 }
 
 # --- render ----------------------------------------------------------------
-if "$lmroof" report --help 2>&1 | grep -q -- '-o'; then
-  render=("$lmroof" report)
-elif [ -x "$(dirname "$lmroof")/lmroof_render_report" ]; then
-  render=("$(dirname "$lmroof")/lmroof_render_report")
-else
-  fail "neither '$lmroof report' nor $(dirname "$lmroof")/lmroof_render_report can render a report"
-fi
-echo "rendering with: ${render[*]}"
+render=("$lmroof" report)
 "${render[@]}" "$fixture" -o "$work/report.html" || fail "${render[*]} $fixture -o $work/report.html exited $?"
 [ -s "$work/report.html" ] || fail "no report.html written"
 

@@ -1,0 +1,53 @@
+#include "analysis/output_file.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace lmroof {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> why_not_replaceable(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (ec || st.type() == fs::file_type::not_found || st.type() == fs::file_type::regular) return std::nullopt;
+  switch (st.type()) {
+    case fs::file_type::symlink: return "is a symbolic link";
+    case fs::file_type::directory: return "is a directory";
+    case fs::file_type::character: return "is a character device";
+    case fs::file_type::block: return "is a block device";
+    case fs::file_type::fifo: return "is a named pipe";
+    case fs::file_type::socket: return "is a socket";
+    default: return "is not a regular file";
+  }
+}
+
+void check_output_file(const fs::path& path, const std::vector<fs::path>& inputs) {
+  if (path.empty()) throw std::invalid_argument("the output file name is empty");
+  const std::string shown = path.string();
+  if (auto why = why_not_replaceable(path))
+    throw std::invalid_argument(fmt::format("{}: {}; an output replaces only a regular file", shown, *why));
+  if (!path.has_filename() || path.filename() == "." || path.filename() == "..")
+    throw std::invalid_argument(fmt::format("{}: names a folder; give a file name", shown));
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (fs::equivalent(path, input, ec))
+      throw std::invalid_argument(fmt::format("{}: is this command's input {}; write the output elsewhere", shown,
+                                              input.string()));
+  }
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::exists(folder, ec))
+    throw std::invalid_argument(fmt::format("{}: its folder {} does not exist", shown, folder.string()));
+  if (!fs::is_directory(folder, ec))
+    throw std::invalid_argument(fmt::format("{}: {} is not a folder", shown, folder.string()));
+  // access() also reports a read-only file system (EROFS), even to root.
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw std::invalid_argument(fmt::format("{}: cannot write into {}: {}", shown, folder.string(), std::strerror(errno)));
+}
+
+}  // namespace lmroof

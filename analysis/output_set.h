@@ -1,0 +1,65 @@
+#pragma once
+// The files one `lmroof run` writes into its --out folder (bench.json,
+// bench.kernels.json, results.json, report.html, report.*.vl.json) form a set: the
+// folder holds one run's set or the previous run's, never a mix, and a failed or
+// interrupted run leaves the previous set untouched.
+//
+// How (docs/architecture.md, "Outputs"):
+//   - DIR/.lmroof.lock is flock()ed for the whole run: a second run into DIR fails at
+//     once. (The lock file stays; it is empty apart from the holder's pid.)
+//   - Every file is written into a private staging folder, DIR/.lmroof-staging-<pid>-<random>.
+//   - publish() lists the staged files in DIR/.lmroof-staging-*/.lmroof-set, then
+//     writes the journal DIR/.lmroof-publishing (naming the staging folder) atomically:
+//     that is the commit point. It then renames the staged files into DIR,
+//     results.json last, removes the files of the previous set (DIR/.lmroof-set) that
+//     the new one lacks, moves the new list to DIR/.lmroof-set, and removes the
+//     staging folder and the journal.
+//   - A process killed before the commit point leaves DIR's set as it was (its staging
+//     folder is removed by the next run); killed after it, the journal lets the next
+//     run, or a reader calling settle_output_folder, finish the publish. SIGINT/SIGTERM
+//     wait for a publish in progress (InterruptShield) and remove the staging folder.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "analysis/interrupt_cleanup.h"
+
+namespace lmroof {
+
+class OutputSet {
+ public:
+  // Creates `dir` when missing, locks it (std::invalid_argument at once when another
+  // run holds it), finishes a publish a killed run left half done, removes staging
+  // folders of killed runs, and creates this run's staging folder, which also proves
+  // that `dir` is writable. Every failure here is std::invalid_argument, one line
+  // naming `dir`: nothing has been measured yet.
+  explicit OutputSet(std::filesystem::path dir);
+  // Unpublished: removes the staging folder. Releases the lock.
+  ~OutputSet();
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // Where a file of the set is written before publish(): staging folder / name.
+  std::filesystem::path staged(std::string_view name) const { return staging_ / name; }
+
+  // Makes the staged files DIR's set (see above). Throws std::runtime_error when a
+  // rename fails after the commit point; the journal then lets the next run finish it.
+  void publish();
+
+ private:
+  std::filesystem::path dir_;
+  std::filesystem::path staging_;
+  int lock_fd_ = -1;
+  bool published_ = false;
+  std::unique_ptr<RemoveOnInterrupt> remove_staging_if_interrupted_;
+};
+
+// For readers of a file in `dir`: when a killed run left a publish half done there,
+// finishes it (taking the lock, waiting up to a few seconds for a run that is
+// publishing right now), so the reader sees one complete set. No-op otherwise (one
+// stat). Throws std::invalid_argument, one line, when it cannot be finished.
+void settle_output_folder(const std::filesystem::path& dir);
+
+}  // namespace lmroof

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Outputs nothing corrupts (issue #9): `-o` replaces only a regular file and never
+# the command's input, and is checked before any work; a run's --out holds one
+# run's complete set or the previous one; a second run into the same --out fails at
+# once; a failed, refused or interrupted run leaves the previous set byte-identical
+# and no temporary or staging files behind.
+# Usage: outputs_safety.sh LMROOF SOURCE_DIR
+set -uo pipefail
+lmroof=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tmp=$(mktemp -d)
+bg_pids=()
+cleanup() {
+  for p in "${bg_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+out="$tmp/out"
+# Short runs: one pair, small shapes, little time (CI has 2 cores).
+quick=(run --quick --backend cpu --suite norm --min-time 0.002 --repetitions 2 --no-claims)
+
+# The visible files of a folder with their checksums, and its hidden entries.
+snapshot() { (cd "$1" && sha256sum -- * 2>/dev/null; ls -A | grep '^\.' || true); }
+# Nothing but the set and lmroof's two bookkeeping files (.lmroof.lock, .lmroof-set).
+no_leftovers() {
+  local extra
+  extra=$(ls -A "$1" | grep -Ev '^(bench\.json|bench\.kernels\.json|results\.json|report\.html|report\..*\.vl\.json|\.lmroof\.lock|\.lmroof-set)$')
+  [ -z "$extra" ] || fail "$2: left behind in $1: $(echo $extra)"
+}
+
+# expect_error EXPECTED_EXIT PATTERN -- ARGS...: one short line on stderr, that exit code
+expect_error() {
+  local want="$1" pattern="$2"; shift 3
+  local err rc
+  err=$(timeout 120 "$lmroof" "$@" 2>&1 >/dev/null); rc=$?
+  if [ "$rc" != "$want" ]; then fail "lmroof $* exited $rc, expected $want; stderr: $err"; return 1; fi
+  if ! grep -qE -- "$pattern" <<<"$err"; then fail "lmroof $*: stderr lacks /$pattern/: $err"; return 1; fi
+  # progress lines (backend, run count, Google Benchmark's own note on a filter) are not the error
+  if [ "$(grep -Evc '^lmroof: (backend|metrics|[0-9]+ runs)|^Failed to match any benchmarks|^$' <<<"$err")" -gt 1 ]; then
+    fail "lmroof $*: error is not one line: $err"; return 1; fi
+  if grep -q '^\[ *[0-9]*/' <<<"$err"; then fail "lmroof $*: measured before refusing: $err"; return 1; fi
+  ok "lmroof $* -> $rc: $(head -1 <<<"$err")"
+}
+
+# --- a first run: the set everything below must keep intact ------------------------
+timeout 300 "$lmroof" "${quick[@]}" --out "$out" >"$tmp/first.log" 2>&1 || {
+  echo "FAIL: the first run exited $?"; tail -20 "$tmp/first.log"; exit 1; }
+for f in bench.json results.json report.html .lmroof-set; do
+  [ -s "$out/$f" ] || { echo "FAIL: $out/$f missing after a run"; exit 1; }
+done
+ls "$out"/report.*.vl.json >/dev/null 2>&1 || fail "no report.*.vl.json after a run"
+[ "$(ls "$out" | sort)" = "$(sort "$out/.lmroof-set")" ] || fail ".lmroof-set does not list the set: $(cat "$out/.lmroof-set")"
+no_leftovers "$out" "a successful run"
+before=$(snapshot "$out")
+intact() {  # intact WHAT: the first run's set is byte-identical, nothing added
+  if [ "$(snapshot "$out")" = "$before" ]; then ok "$1: previous outputs intact"; else
+    fail "$1: the previous outputs changed"; diff <(echo "$before") <(snapshot "$out") | head -10; fi
+}
+
+# --- -o: only a regular file, never the input, checked first ------------------------
+cp "$out/results.json" "$tmp/r.json"
+cp "$out/bench.json" "$tmp/b.json"
+if mknod "$tmp/dev" c 1 3 2>/dev/null; then
+  expect_error 2 "character device" -- analyze "$out/bench.json" -o "$tmp/dev"
+  expect_error 2 "character device" -- report "$out/results.json" -o "$tmp/dev"
+  expect_error 2 "character device" -- ceilings --quick --backend cpu --json "$tmp/dev"
+  [ -c "$tmp/dev" ] || fail "the device node was replaced"
+else
+  echo "note: mknod not permitted here; device-node targets not tested"
+fi
+echo "keep" >"$tmp/target"
+ln -s "$tmp/target" "$tmp/link"
+expect_error 2 "symbolic link" -- analyze "$out/bench.json" -o "$tmp/link"
+expect_error 2 "symbolic link" -- report "$out/results.json" -o "$tmp/link"
+{ [ -L "$tmp/link" ] && [ "$(cat "$tmp/target")" = keep ]; } || fail "the symlink or its target was replaced"
+mkfifo "$tmp/fifo"
+expect_error 2 "named pipe" -- analyze "$out/bench.json" -o "$tmp/fifo"
+mkdir "$tmp/adir"
+expect_error 2 "is a directory" -- analyze "$out/bench.json" -o "$tmp/adir"
+expect_error 2 "does not exist" -- analyze "$out/bench.json" -o "$tmp/nodir/x.json"
+expect_error 2 "this command's input" -- report "$tmp/r.json" -o "$tmp/r.json"
+expect_error 2 "this command's input" -- analyze "$tmp/b.json" -o "$tmp/b.json"
+(cd "$tmp" && expect_error 2 "this command's input" -- analyze b.json -o ./b.json)
+cmp -s "$tmp/r.json" "$out/results.json" && cmp -s "$tmp/b.json" "$out/bench.json" || fail "an input was overwritten"
+root_before=$(ls -A /)
+expect_error 2 "is a directory" -- report "$out/results.json" -o /
+[ "$(ls -A /)" = "$root_before" ] || fail "report -o / wrote into /: $(diff <(echo "$root_before") <(ls -A /))"
+[ -z "$(ls -A "$tmp/adir")" ] || fail "a refused -o wrote files: $(ls -A "$tmp/adir")"
+ls -A "$tmp" | grep -E '\.tmp$|\.partial$' && fail "temporary files left in $tmp"
+# and a good -o still works
+timeout 60 "$lmroof" report "$out/results.json" -o "$tmp/adir/r.html" >/dev/null 2>&1 && [ -s "$tmp/adir/r.html" ] \
+  && ok "report -o into a folder" || fail "report -o $tmp/adir/r.html failed"
+
+# --- run: every input checked before measuring; refusals leave --out as it was ------
+printf 'claims: [\n' >"$tmp/bad.yaml"
+expect_error 2 "error" -- run --quick --backend cpu --suite norm --claims "$tmp/bad.yaml" --out "$out"
+expect_error 2 "--out is empty" -- run --quick --backend cpu --suite norm --out ''
+expect_error 2 "names no pair" -- run --quick --backend cpu --suite '' --out "$out"
+expect_error 2 "names no pair" -- run --quick --backend cpu --suite ',,,' --out "$out"
+for t in nan -1 inf 0; do
+  expect_error 2 "min-time" -- run --quick --backend cpu --suite norm --min-time "$t" --out "$out"
+done
+expect_error 2 "refused: lmroof writes bench.json" -- run "${quick[@]:1}" --out "$out" --benchmark-flag=--benchmark_out_format=csv
+expect_error 2 "refused: lmroof writes bench.json" -- run "${quick[@]:1}" --out "$out" --benchmark-flag=--benchmark_out=x.json
+expect_error 2 "refused" -- run "${quick[@]:1}" --out "$out" --benchmark-flag=--help
+expect_error 2 "use --repetitions" -- run "${quick[@]:1}" --out "$out" --benchmark-flag=--benchmark_repetitions=3
+expect_error 2 "not passed on" -- run "${quick[@]:1}" --out "$out" --benchmark-flag=--benchmark_nonsense=1
+echo x >"$tmp/afile"
+expect_error 2 "is not a folder" -- run "${quick[@]:1}" --out "$tmp/afile"
+# a folder lmroof cannot write into: chmod where the user is not root, /proc where it is
+if [ "$(id -u)" != 0 ]; then
+  mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+  expect_error 2 "cannot write" -- run "${quick[@]:1}" --out "$tmp/ro"
+else
+  expect_error 2 "cannot (write|create)" -- run "${quick[@]:1}" --out /proc/self/lmroof-out
+fi
+intact "refused runs"
+# a filter that matches nothing: one line, exit 2, previous set untouched
+expect_error 2 "no benchmark matched --benchmark_filter=nomatch" -- run "${quick[@]:1}" --out "$out" --benchmark-flag=--benchmark_filter=nomatch
+intact "a run whose filter matched nothing"
+no_leftovers "$out" "a run whose filter matched nothing"
+
+# A claims file whose problem shows only against the results (a baseline matching
+# several runs): exit 2, but the measurements are published, without verdicts.
+cat >"$tmp/ambiguous.yaml" <<'YAML'
+claims:
+  - id: ambiguous
+    statement: x
+    source: y
+    chart: pair-norm
+    check:
+      kind: faster
+      candidate: {pair: norm, variant: rmsnorm, impl: fused}
+      baseline: {pair: norm}
+      factor: 1.1
+YAML
+err=$(timeout 300 "$lmroof" run --quick --backend cpu --suite norm --min-time 0.002 --repetitions 2 \
+  --claims "$tmp/ambiguous.yaml" --out "$tmp/out2" 2>&1 >/dev/null); rc=$?
+if [ "$rc" = 2 ] && grep -q "matches .* runs.*the measurements are in" <<<"$err" && [ -s "$tmp/out2/results.json" ]; then
+  ok "an ambiguous claim after measuring: exit 2, measurements kept"
+else
+  fail "ambiguous claims: exit $rc, $(tail -1 <<<"$err")"
+fi
+no_leftovers "$tmp/out2" "a run with an ambiguous claim"
+
+# Disk full while staging (a small tmpfs, where this user may mount one): the run
+# fails and the previous set stays as it was. A set is about 1 MB (report.html).
+mkdir "$tmp/small"
+if mount -t tmpfs -o size=1500k tmpfs "$tmp/small" 2>/dev/null; then
+  timeout 300 "$lmroof" "${quick[@]}" --out "$tmp/small/out" >/dev/null 2>&1 || fail "a run into a 1.5 MB tmpfs failed"
+  small_before=$(snapshot "$tmp/small/out")
+  err=$(timeout 300 "$lmroof" "${quick[@]}" --out "$tmp/small/out" 2>&1 >/dev/null); rc=$?
+  if [ "$rc" = 2 ] && grep -q "No space left on device" <<<"$err" && [ "$(snapshot "$tmp/small/out")" = "$small_before" ]; then
+    ok "disk full while staging: exit 2, previous set intact"
+  else
+    fail "disk full: exit $rc, $(tail -1 <<<"$err"), set $([ "$(snapshot "$tmp/small/out")" = "$small_before" ] && echo intact || echo changed)"
+  fi
+  no_leftovers "$tmp/small/out" "disk full"
+  umount "$tmp/small"
+else
+  echo "note: cannot mount a tmpfs here; disk full not tested"
+fi
+
+# --- two runs into one --out: the second fails at once, the first completes ---------
+"$lmroof" run --quick --backend cpu --suite norm --min-time 0.05 --no-claims --out "$out" >"$tmp/a.log" 2>&1 &
+first=$!; bg_pids+=("$first")
+for _ in $(seq 200); do ls -A "$out" | grep -q '^\.lmroof-staging-' && break; sleep 0.05; done
+start=$(date +%s)
+expect_error 2 "another lmroof run \(pid $first\) is writing into this folder" -- "${quick[@]}" --out "$out"
+[ $(($(date +%s) - start)) -le 10 ] || fail "the second run did not fail at once"
+wait "$first"; rc=$?
+[ "$rc" = 0 ] || { fail "the first of two concurrent runs exited $rc"; tail -5 "$tmp/a.log"; }
+python3 -c "import json,sys; json.load(open(sys.argv[1])); json.load(open(sys.argv[2]))" "$out/bench.json" "$out/results.json" \
+  || fail "the first run's bench.json/results.json are not valid JSON"
+[ "$(ls "$out" | sort)" = "$(sort "$out/.lmroof-set")" ] || fail "after two runs, the folder is not one set"
+no_leftovers "$out" "two concurrent runs"
+before=$(snapshot "$out")
+
+# --- interrupted mid-benchmark: previous set intact, nothing left behind ------------
+set -m  # background jobs keep SIGINT (without job control bash makes them ignore it)
+for sig in INT TERM; do
+  "$lmroof" run --quick --backend cpu --suite norm --min-time 0.2 --no-claims --out "$out" >"$tmp/sig.log" 2>&1 &
+  pid=$!; bg_pids+=("$pid")
+  for _ in $(seq 600); do grep -q '^\[ *[0-9]*/' "$tmp/sig.log" 2>/dev/null && break; sleep 0.05; done
+  grep -q '^\[ *[0-9]*/' "$tmp/sig.log" || fail "SIG$sig: the run showed no progress to interrupt"
+  kill -"$sig" "$pid"
+  wait "$pid"; rc=$?
+  want=$([ "$sig" = INT ] && echo 130 || echo 143)
+  [ "$rc" = "$want" ] && ok "SIG$sig mid-benchmark -> exit $rc" || { fail "SIG$sig: exit $rc, expected $want"; tail -3 "$tmp/sig.log"; }
+  intact "SIG$sig mid-benchmark"
+  no_leftovers "$out" "SIG$sig mid-benchmark"
+done
+# SIGKILL cannot be handled: the staging folder stays, the set is intact, and the
+# next command into the folder removes the staging folder.
+"$lmroof" run --quick --backend cpu --suite norm --min-time 0.2 --no-claims --out "$out" >"$tmp/kill.log" 2>&1 &
+pid=$!; bg_pids+=("$pid")
+for _ in $(seq 600); do grep -q '^\[ *[0-9]*/' "$tmp/kill.log" 2>/dev/null && break; sleep 0.05; done
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+set +m
+[ "$(cd "$out" && sha256sum -- *)" = "$(grep -v '^\.' <<<"$before")" ] && ok "SIGKILL mid-benchmark: the set is intact" \
+  || fail "SIGKILL mid-benchmark changed the set"
+expect_error 2 "no benchmark matched" -- run "${quick[@]:1}" --out "$out" --benchmark-flag=--benchmark_filter=nomatch
+no_leftovers "$out" "the run after a SIGKILL"
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "PASS: outputs safety"

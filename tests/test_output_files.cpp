@@ -1,0 +1,194 @@
+// Output safety: the -o checks, atomic writes that replace only regular files, and
+// the output set of `lmroof run` (lock, staging, publish, finishing a publish a
+// killed run left half done). The e2e script tests/e2e/outputs_safety.sh drives the
+// same through the CLI, signals included.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "analysis/atomic_write.h"
+#include "analysis/output_file.h"
+#include "analysis/output_set.h"
+
+namespace lmroof {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OutputFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("lmroof-outputs-" + std::to_string(getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static void put(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+  static std::string get(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  // Every entry of a folder, hidden ones included, sorted.
+  static std::string listing(const fs::path& d) {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(d)) names.insert(e.path().filename().string());
+    std::string out;
+    for (const auto& n : names) out += n + " ";
+    return out;
+  }
+  fs::path dir_;
+};
+
+TEST_F(OutputFilesTest, CheckOutputFileRefusesWhatMustNotBeReplaced) {
+  put(dir_ / "input.json", "{}");
+  fs::create_symlink(dir_ / "input.json", dir_ / "link");
+  fs::create_hard_link(dir_ / "input.json", dir_ / "hard");
+  fs::create_directory(dir_ / "sub");
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+
+  EXPECT_NO_THROW(check_output_file(dir_ / "new.json", {dir_ / "input.json"}));
+  EXPECT_NO_THROW(check_output_file(dir_ / "input.json"));  // a regular file that is not an input
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { check_output_file(dir_ / "link"); }).find("is a symbolic link"), std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir_ / "sub"); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir_ / "fifo"); }).find("is a named pipe"), std::string::npos);
+  EXPECT_NE(message([&] { check_output_file("/dev/null"); }).find("is a character device"), std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir_ / "hard", {dir_ / "input.json"}); }).find("this command's input"),
+            std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir_ / "." / "input.json", {dir_ / "input.json"}); }).find("input"),
+            std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir_ / "missing" / "x.json"); }).find("does not exist"), std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir_ / "input.json" / "x.json"); }).find("is not a folder"), std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(""); }).find("empty"), std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir_ / "nosuch" / ""); }).find("names a folder"), std::string::npos);
+}
+
+TEST_F(OutputFilesTest, AtomicWriteReplacesOnlyRegularFilesAndLeavesNoTemporaryFile) {
+  write_file_atomically(dir_ / "a.json", "one");
+  write_file_atomically(dir_ / "a.json", "two");
+  EXPECT_EQ(get(dir_ / "a.json"), "two");
+  put(dir_ / "target", "keep");
+  fs::create_symlink(dir_ / "target", dir_ / "link");
+  EXPECT_THROW(write_file_atomically(dir_ / "link", "x"), std::runtime_error);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link"));
+  EXPECT_EQ(get(dir_ / "target"), "keep");
+  fs::create_directory(dir_ / "sub");
+  EXPECT_THROW(write_file_atomically(dir_ / "sub", "x"), std::runtime_error);
+  EXPECT_THROW(write_file_atomically(dir_ / "missing" / "a.json", "x"), std::runtime_error);
+  EXPECT_EQ(listing(dir_), "a.json link sub target ");
+  // Two temporary names for one target differ (pid + random).
+  EXPECT_NE(unique_temp_path(dir_ / "a.json"), unique_temp_path(dir_ / "a.json"));
+  EXPECT_EQ(unique_temp_path(dir_ / "a.json").parent_path(), dir_);
+}
+
+TEST_F(OutputFilesTest, PublishReplacesThePreviousSetAndKeepsOtherFiles) {
+  // A folder a run wrote before set lists existed, plus a file of the user's.
+  put(dir_ / "bench.json", "old");
+  put(dir_ / "results.json", "old");
+  put(dir_ / "report.gone.vl.json", "old");
+  put(dir_ / "notes.txt", "mine");
+  {
+    OutputSet set(dir_);
+    put(set.staged("bench.json"), "new");
+    put(set.staged("results.json"), "new");
+    put(set.staged("report.html"), "new");
+    EXPECT_EQ(get(dir_ / "results.json"), "old");  // nothing visible before publish
+    set.publish();
+  }
+  EXPECT_EQ(listing(dir_), ".lmroof-set .lmroof.lock bench.json notes.txt report.html results.json ");
+  EXPECT_EQ(get(dir_ / ".lmroof-set"), "bench.json\nreport.html\nresults.json\n");  // results.json last
+  EXPECT_EQ(get(dir_ / "results.json"), "new");
+  EXPECT_EQ(get(dir_ / "notes.txt"), "mine");
+
+  // The next set lacks report.html: it goes; the set list decides, not the names.
+  {
+    OutputSet set(dir_);
+    put(set.staged("bench.json"), "newer");
+    put(set.staged("results.json"), "newer");
+    set.publish();
+  }
+  EXPECT_EQ(listing(dir_), ".lmroof-set .lmroof.lock bench.json notes.txt results.json ");
+}
+
+TEST_F(OutputFilesTest, AnUnpublishedSetLeavesTheFolderAsItWas) {
+  put(dir_ / "results.json", "old");
+  {
+    OutputSet set(dir_);
+    put(set.staged("results.json"), "new");
+    EXPECT_NE(listing(dir_).find(".lmroof-staging-"), std::string::npos);
+  }  // e.g. an exception before publish()
+  EXPECT_EQ(listing(dir_), ".lmroof.lock results.json ");
+  EXPECT_EQ(get(dir_ / "results.json"), "old");
+}
+
+TEST_F(OutputFilesTest, ASecondSetOnTheSameFolderFailsAtOnce) {
+  OutputSet first(dir_);
+  try {
+    OutputSet second(dir_);
+    FAIL() << "a second set on one folder was allowed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("another lmroof run (pid " + std::to_string(getpid()) + ")"), std::string::npos)
+        << e.what();
+  }
+  put(dir_ / "afile", "x");
+  EXPECT_THROW(OutputSet(dir_ / "afile"), std::invalid_argument);
+  EXPECT_THROW(OutputSet(dir_ / "afile" / "x"), std::invalid_argument);
+}
+
+TEST_F(OutputFilesTest, APublishKilledAfterItsCommitPointIsFinishedByTheNextReader) {
+  // The old set, as a run published it.
+  put(dir_ / "bench.json", "old");
+  put(dir_ / "results.json", "old");
+  put(dir_ / "report.x.vl.json", "old");
+  put(dir_ / ".lmroof-set", "bench.json\nreport.x.vl.json\nresults.json\n");
+  // A run killed mid-publish: journal written, bench.json already moved, results.json not yet.
+  const fs::path staging = dir_ / ".lmroof-staging-1-00000000deadbeef";
+  fs::create_directory(staging);
+  put(staging / ".lmroof-set", "bench.json\nresults.json\n");
+  put(dir_ / "bench.json", "new");
+  put(staging / "results.json", "new");
+  put(dir_ / ".lmroof-publishing", staging.filename().string() + "\n");
+
+  settle_output_folder(dir_);
+  EXPECT_EQ(listing(dir_), ".lmroof-set .lmroof.lock bench.json results.json ");
+  EXPECT_EQ(get(dir_ / "results.json"), "new");
+  EXPECT_EQ(get(dir_ / ".lmroof-set"), "bench.json\nresults.json\n");
+  settle_output_folder(dir_);  // nothing left to do
+  EXPECT_EQ(listing(dir_), ".lmroof-set .lmroof.lock bench.json results.json ");
+}
+
+TEST_F(OutputFilesTest, ANewSetRemovesStagingFoldersOfKilledRuns) {
+  put(dir_ / "results.json", "old");
+  fs::create_directory(dir_ / ".lmroof-staging-1-0000000000000001");
+  put(dir_ / ".lmroof-staging-1-0000000000000001" / "bench.json", "half");
+  put(dir_ / "..lmroof-publishing.1-0000000000000001.tmp", "half");
+  { OutputSet set(dir_); }
+  EXPECT_EQ(listing(dir_), ".lmroof.lock results.json ");
+}
+
+TEST_F(OutputFilesTest, AJournalThatLmroofDidNotWriteIsRefused) {
+  put(dir_ / ".lmroof-publishing", "../../etc\n");
+  EXPECT_THROW(settle_output_folder(dir_), std::invalid_argument);
+  EXPECT_THROW(OutputSet set(dir_), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lmroof
