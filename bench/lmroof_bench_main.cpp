@@ -7,6 +7,7 @@
 //   --lmroof_backend=cpu|cuda    (default cpu)
 //   --lmroof_dtype=fp32|bf16     (default fp32 on cpu, bf16 on cuda)
 //   --lmroof_no_ceilings         skip the ceiling micro-benchmarks
+//   --lmroof_model=NAME|FILE     derive the shapes from a model (docs/models.md)
 // With --benchmark_out=FILE, the CUDA runs' kernel traces go beside it
 // (FILE without extension + ".kernels.json", profiler/kernel_trace_file.h).
 #include <benchmark/benchmark.h>
@@ -43,13 +44,15 @@ int main(int argc, char** argv) {
       } else if (arg.starts_with("--lmroof_dtype=")) {
         options.dtype = parse_dtype(value_of("--lmroof_dtype="));
         dtype_given = true;
+      } else if (arg.starts_with("--lmroof_model=")) {
+        options.shapes.model = find_model(std::string(value_of("--lmroof_model=")));
       } else if (arg == "--lmroof_no_ceilings") {
         ceilings = false;
       } else if (arg == "--help" || arg == "-h") {
         std::puts(
             "lmroof_bench: Google Benchmark over lmroof's operator pairs and ceilings.\n"
             "  --lmroof_suite=norm,bias,block,decode  --lmroof_quick  --lmroof_backend=cpu|cuda\n"
-            "  --lmroof_dtype=fp32|bf16  --lmroof_no_ceilings\n"
+            "  --lmroof_dtype=fp32|bf16  --lmroof_no_ceilings  --lmroof_model=NAME|config.json\n"
             "plus every --benchmark_* flag (see below).\n");
         rest.push_back(argv[i]);
       } else {

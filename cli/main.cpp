@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "cli/shape_options.h"
 
 int main(int argc, char** argv) {
   using namespace lmroof;
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   run->add_option("--benchmark-flag", run_args.benchmark_flags,
                   "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm)");
+  cli::add_shape_options(*run, run_args.shape_args);
 
   std::string results_in, html_out;
   auto* report = app.add_subcommand("report", "Write report.html (and its .vl.json charts) from a results.json");
@@ -45,9 +47,15 @@ int main(int argc, char** argv) {
   ceil->add_flag("--quick", ceil_quick, "Smaller arrays, fewer repetitions");
   ceil->add_option("--json", ceil_json, "Also write the Google Benchmark JSON here");
 
-  bool list_json = false;
+  cli::ListArgs list_args;
   auto* list = app.add_subcommand("list", "List pairs, variants, implementation levels and suite shapes");
-  list->add_flag("--json", list_json, "Machine-readable output");
+  list->add_flag("--json", list_args.json, "Machine-readable output");
+  list->add_flag("--models", list_args.models, "List the built-in model presets with their dimensions");
+  list->add_flag("--quick", list_args.quick, "The shapes --quick runs");
+  list->add_option("--backend", list_args.backend, "Whose suite shapes: cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  list->add_option("--suite", list_args.suite, "Pairs to list: a name or a comma list; all by default")->delimiter(',');
+  cli::add_shape_options(*list, list_args.shape_args);
 
   std::string bench_in, analyze_out = "results.json";
   auto* analyze = app.add_subcommand("analyze", "Turn Google Benchmark JSON from lmroof_bench into results.json");
@@ -82,7 +90,7 @@ int main(int argc, char** argv) {
     if (*run) return cli::run(run_args);
     if (*report) return cli::report(results_in, html_out);
     if (*ceil) return cli::ceilings(ceil_backend, ceil_quick, ceil_json);
-    if (*list) return cli::list(list_json);
+    if (*list) return cli::list(list_args);
     if (*analyze) return cli::analyze(bench_in, analyze_out);
     if (*counters) return cli::counters(counters_chip, counters_metrics, counters_json);
     if (*check) {
