@@ -287,7 +287,7 @@ ModelConfig find_model(const std::string& name_or_path) {
   if (std::filesystem::is_regular_file(name_or_path, ec)) return load_model_config(name_or_path);
   std::string known;
   for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument(fmt::format("--model '{}' is neither a preset ({}) nor a config.json file", name_or_path,
+  throw std::invalid_argument(fmt::format("model '{}' is neither a preset ({}) nor a config.json file", name_or_path,
                                           known.empty() ? "none found in " + models_dir().string() : known));
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Models end to end on the CPU: every preset derives its shapes (lmroof list --model),
-# two real runs (a preset and a config.json by path) carry the model's heads into
-# results.json and the report, and bad model input exits 2 before any benchmark runs.
+# Models end to end on the CPU: every preset derives its shapes (lmroof list --model)
+# and runs (`run --model P --suite decode --quick`, one short repetition each) with the
+# model's heads in results.json and the report; a config.json given by path does too,
+# with --context and --shape; bad model input exits 2 before any benchmark runs.
 # Usage: models.sh LMROOF SOURCE_DIR
 set -uo pipefail
 lmroof="$1"
@@ -13,11 +14,11 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # --- every preset: listed with its dimensions, and its decode shapes carry its heads
 "$lmroof" list --models > "$tmp/models.txt" || fail "lmroof list --models exited $?"
+"$lmroof" list --models --json > "$tmp/models.json" || fail "list --models --json"
 presets=$(ls "$src/kernels/models" | sed -n 's/\.json$//p')
 [ "$(echo "$presets" | wc -l)" -ge 9 ] || fail "fewer than 9 presets in kernels/models"
 for p in $presets; do
   grep -q "^  $p " "$tmp/models.txt" || fail "list --models lacks $p"
-  "$lmroof" list --models --json > "$tmp/models.json" || fail "list --models --json"
   "$lmroof" list --model "$p" --quick --suite decode --json > "$tmp/$p.json" 2> "$tmp/$p.err" ||
     { fail "lmroof list --model $p exited $?: $(cat "$tmp/$p.err")"; continue; }
   python3 - "$tmp/$p.json" "$tmp/models.json" "$p" <<'PY' || fail "list --model $p: shapes do not carry the model's heads"
@@ -63,6 +64,18 @@ run_quick() {  # OUT ARGS...
   timeout 300 "$lmroof" run --suite decode --quick --backend cpu --repetitions 1 --min-time 0.001 --out "$out" "$@" \
     > "$out.stdout" 2> "$out.stderr"
 }
+dims_of() {  # PRESET -> "Q KV HEAD_DIM"
+  python3 -c "import json,sys; d=next(m for m in json.load(open(sys.argv[1])) if m['name']==sys.argv[2])['dims']; \
+print(d['q_heads'], d['kv_heads'], d['head_dim'])" "$tmp/models.json" "$1"
+}
+for p in $presets; do
+  [ "$p" = llama3-8b ] && continue  # below, with more checks
+  if run_quick "$tmp/run-$p" --model "$p"; then
+    check_run "$tmp/run-$p" "$p" $(dims_of "$p") || fail "run of $p"
+  else
+    fail "lmroof run --model $p exited $?: $(tail -3 "$tmp/run-$p.stderr")"
+  fi
+done
 if run_quick "$tmp/llama" --model llama3-8b; then
   check_run "$tmp/llama" llama3-8b 32 8 128 || fail "llama3-8b run"
   grep -q "quick scales the model's runs down" "$tmp/llama.stderr" || fail "--quick does not say it scaled the model down"
@@ -76,6 +89,8 @@ mkdir -p "$tmp/Falcon-Seven"
 cp "$src/kernels/models/falcon-7b.json" "$tmp/Falcon-Seven/config.json"
 if run_quick "$tmp/falcon" --model "$tmp/Falcon-Seven/config.json" --context 64,128 --shape decode:context=256; then
   check_run "$tmp/falcon" Falcon-Seven 71 1 64 || fail "config.json run"
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); c=sorted({x['shape']['context'] for x in r['runs']}); \
+assert c == [64, 128, 256], c" "$tmp/falcon/results.json" || fail "--context 64,128 --shape decode:context=256 gave other contexts"
 else
   fail "lmroof run --model config.json exited $?: $(tail -3 "$tmp/falcon.stderr")"
 fi
