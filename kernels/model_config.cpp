@@ -124,7 +124,7 @@ json parse_bounded(std::string_view text, const std::string& source) {
   };
   try {
     return json::parse(text.begin(), text.end(), guard);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse errors, and out_of_range for numbers such as 1e400
     std::string what = e.what();
     std::replace_if(what.begin(), what.end(), [](unsigned char c) { return c < 0x20; }, ' ');
     throw std::invalid_argument(fmt::format("{}: not valid JSON: {}", source, what));

@@ -140,6 +140,8 @@ TEST(ModelConfig, EveryBadValueGivesOneLineNamingFileAndKey) {
       {"[1, 2]", "must be a JSON object"},
       {"{\"hidden_size\": 64,", "not valid JSON"},
       {"", "not valid JSON"},
+      {"{\"hidden_size\": 1e400}", "not valid JSON"},
+      {"{\"hidden_size\": \"\xff\"}", "not valid JSON"},
   };
   for (const auto& [text, want] : cases) {
     const std::string e = error_of(text);
