@@ -16,6 +16,7 @@
 
 #include "bench/kernel_trace_store.h"
 #include "bench/suite.h"
+#include "model_config.h"
 #include "registry.h"
 
 namespace {
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
                "lmroof_bench"};
   app.allow_extras();     // the --benchmark_* flags go to Google Benchmark
   app.set_help_flag();    // --help is answered below, then by Google Benchmark too
-  std::string suite, backend = "cpu", dtype, benchmark_out;
+  std::string suite, backend = "cpu", dtype, benchmark_out, model;
   bool quick = false, no_ceilings = false, help = false;
   app.add_option("--lmroof_suite", suite, "Pairs to run, a comma list of " + pair_names() + " (default: all)");
   app.add_flag("--lmroof_quick", quick, "Small shapes, 2 repetitions, short minimum time");
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   app.add_option("--lmroof_dtype", dtype, "fp32 or bf16 (default: fp32 on cpu, bf16 on cuda)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_flag("--lmroof_no_ceilings", no_ceilings, "Skip the ceiling micro-benchmarks");
+  app.add_option("--lmroof_model", model, "Derive the shapes from a model: a preset name or a config.json (docs/models.md)");
   app.add_flag("-h,--help", help, "This help, then Google Benchmark's");
 
   std::vector<std::string> rest;
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
       if (options.pairs.empty()) throw std::invalid_argument("--lmroof_suite='" + suite + "' names no pair");
     }
     options.quick = quick;
+    if (!model.empty()) options.shapes.model = find_model(model);
     if (quick)
       options.repetitions = bench::kQuickRepetitions.repetitions,
       options.min_time_s = bench::kQuickRepetitions.min_time_s;

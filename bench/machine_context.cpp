@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/schema.h"
+#include "model_config.h"
 #include "lmroof/build_info.h"
 #include "profiler/device_query.h"
 
@@ -72,8 +73,10 @@ void record_machine_context(const SuiteOptions& suite) {
       {"lmroof_version", build_info::version},
       {"git_commit", build_info::git_commit}};
   record_context(ctx::kBuild, build.dump());
-  const nlohmann::json suite_json = {{"pairs", suite.pairs.empty() ? nlohmann::json(nullptr) : nlohmann::json(suite.pairs)},
-                                     {"quick", suite.quick}};
+  nlohmann::json suite_json = {{"pairs", suite.pairs.empty() ? nlohmann::json(nullptr) : nlohmann::json(suite.pairs)},
+                                {"quick", suite.quick}};
+  // With --model, the config the shapes were derived from (results.json's suite.model).
+  if (suite.shapes.model) suite_json["model"] = model_summary_json(*suite.shapes.model);
   record_context(ctx::kSuite, suite_json.dump());
 }
 

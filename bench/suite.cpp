@@ -13,30 +13,6 @@
 
 namespace lmroof::bench {
 
-std::vector<RunSpec> suite_runs(const SuiteOptions& options) {
-  std::vector<const PairDef*> pairs;
-  if (options.pairs.empty())
-    for (const auto& p : all_pairs()) pairs.push_back(&p);
-  else
-    for (const auto& name : options.pairs) pairs.push_back(&find_pair(name));
-
-  std::vector<RunSpec> runs;
-  for (const PairDef* pair : pairs) {
-    if (options.backend == Backend::cuda && !pair->make_cuda) {
-      if (!options.pairs.empty())
-        throw std::invalid_argument("pair '" + pair->name + "' has no CUDA implementation yet");
-      continue;  // the whole-suite default runs what the backend has
-    }
-    const bool gpu_sized = options.backend == Backend::cuda && !options.quick && !pair->cuda_shapes.empty();
-    const auto& shapes = options.quick ? pair->quick_shapes : gpu_sized ? pair->cuda_shapes : pair->default_shapes;
-    for (const auto& combo : pair->combos)
-      for (const auto& shape : shapes)
-        runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
-                        pair->complete_shape(combo.variant, shape)});
-  }
-  return runs;
-}
-
 namespace {
 
 // Google Benchmark calls a benchmark's function several times (to size the
@@ -163,7 +139,9 @@ void run_pair_benchmark(benchmark::State& state, const RunSpec& spec, bool measu
 
 void register_pair_benchmarks(const SuiteOptions& options) {
   record_machine_context(options);
-  for (const RunSpec& spec : suite_runs(options)) {
+  const std::vector<RunSpec> runs = suite_runs(options);
+  check_memory(runs, options.backend);  // before anything is registered, let alone run
+  for (const RunSpec& spec : runs) {
     auto* b = benchmark::RegisterBenchmark(spec.bench_name().c_str(),
                                            [spec, measure = options.measure_counters](benchmark::State& state) {
                                              run_pair_benchmark(state, spec, measure);

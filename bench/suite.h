@@ -7,6 +7,7 @@
 
 #include "analysis/model/schema.h"
 #include "bench/adaptive_repetitions.h"
+#include "bench/shape_request.h"
 #include "common/workload.h"
 
 namespace benchmark {
@@ -25,10 +26,31 @@ struct SuiteOptions {
   // CUDA only: also measure each run once under CUPTI (range profiler + kernel
   // trace), in passes separate from timing; published as cupti_* counters.
   bool measure_counters = false;
+  // Shapes of the user's choosing (--model, --tokens, --batch, --context, --shape);
+  // inactive by default: the suites' own shapes.
+  ShapeRequest shapes;
 };
 
-// The runs a suite contains, shapes completed; throws std::invalid_argument on an
-// unknown pair.
+// The runs a suite contains, shapes completed, and what the user should know about
+// how they were derived (one line each: the model's notes, --quick's scaling, pairs
+// without a model derivation). Throws std::invalid_argument on an unknown pair, a bad
+// --shape or a shape its pair refuses.
+struct SuitePlan {
+  std::vector<RunSpec> runs;
+  std::vector<std::string> notes;
+};
+SuitePlan plan_suite(const SuiteOptions& options);
+
+// The fewest bytes one run needs in memory: the cost model's minimum (every input and
+// output once, at the run's dtype). Runs go one at a time, so the largest counts.
+double footprint_bytes(const RunSpec& spec);
+// Throws std::invalid_argument naming the largest run, its estimate and the limit when
+// it cannot fit: host memory available (MemAvailable) and, on CUDA, device memory.
+void check_memory(const std::vector<RunSpec>& runs, Backend backend);
+// The same against a given limit; `limit_name` says what it is ("memory on NVIDIA H200").
+void check_footprint(const std::vector<RunSpec>& runs, double limit_bytes, const std::string& limit_name);
+
+// plan_suite(options).runs
 std::vector<RunSpec> suite_runs(const SuiteOptions& options);
 
 void register_pair_benchmarks(const SuiteOptions& options);

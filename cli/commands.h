@@ -7,6 +7,13 @@
 
 namespace lmroof::cli {
 
+// Shapes of the user's choosing (docs/models.md); empty strings: not given.
+struct ShapeArgs {
+  std::string model;  // preset name or config.json
+  std::string tokens, batch, context;
+  std::vector<std::string> shapes;  // PAIR:key=value[,key=value...], repeatable
+};
+
 struct RunArgs {
   std::string suite;  // comma list of pairs
   bool suite_given = false;  // --suite given: it must name a pair ('' and ',,,' do not); else all
@@ -21,12 +28,21 @@ struct RunArgs {
   bool claims = true;
   std::filesystem::path claims_file;  // empty: built-in claims
   std::vector<std::string> benchmark_flags;
+  ShapeArgs shape_args;
 };
 int run(const RunArgs& args);
 
 int report(const std::filesystem::path& results, const std::filesystem::path& html);
 int ceilings(const std::string& backend, bool quick, const std::filesystem::path& json_out);
-int list(bool json);
+struct ListArgs {
+  bool json = false;
+  bool models = false;  // the built-in model presets instead of the pairs
+  bool quick = false;
+  std::string backend = "cpu";  // whose shapes to show: cpu | cuda
+  std::vector<std::string> suite;  // pairs, empty = all
+  ShapeArgs shape_args;
+};
+int list(const ListArgs& args);
 struct AnalyzeArgs {
   std::filesystem::path bench_json, out;
   bool claims = true;

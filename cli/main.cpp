@@ -8,6 +8,7 @@
 #include "analysis/interrupt_cleanup.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
+#include "cli/shape_options.h"
 
 namespace {
 
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   run->add_option("--benchmark-flag", run_args.benchmark_flags,
                   "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm). Passed: " +
                       cli::allowed_benchmark_flags() + "; the others are refused with the reason");
+  cli::add_shape_options(*run, run_args.shape_args);
 
   std::string results_in, html_out;
   auto* report = app.add_subcommand("report", "Write report.html (and its .vl.json charts) from a results.json");
@@ -66,9 +68,15 @@ int main(int argc, char** argv) {
   ceil->add_option("--json", ceil_json, "Also write the Google Benchmark JSON here; replaces only a regular file");
   ceil->footer(kExitCodes);
 
-  bool list_json = false;
+  cli::ListArgs list_args;
   auto* list = app.add_subcommand("list", "List pairs, variants, implementation levels and suite shapes");
-  list->add_flag("--json", list_json, "Machine-readable output");
+  list->add_flag("--json", list_args.json, "Machine-readable output");
+  list->add_flag("--models", list_args.models, "List the built-in model presets with their dimensions");
+  list->add_flag("--quick", list_args.quick, "The shapes --quick runs");
+  list->add_option("--backend", list_args.backend, "Whose suite shapes: cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  list->add_option("--suite", list_args.suite, "Pairs to list: a name or a comma list; all by default")->delimiter(',');
+  cli::add_shape_options(*list, list_args.shape_args);
 
   cli::AnalyzeArgs analyze_args;
   auto* analyze = app.add_subcommand(
@@ -118,7 +126,7 @@ int main(int argc, char** argv) {
     if (*run) return cli::run(run_args);
     if (*report) return cli::report(results_in, html_out);
     if (*ceil) return cli::ceilings(ceil_backend, ceil_quick, ceil_json);
-    if (*list) return cli::list(list_json);
+    if (*list) return cli::list(list_args);
     if (*analyze) return cli::analyze(analyze_args);
     if (*counters) return cli::counters(counters_chip, counters_metrics, counters_json);
     if (*check) return cli::check(check_args);

@@ -4,8 +4,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <stdexcept>
 
 #include "analysis/atomic_write.h"
@@ -16,6 +18,7 @@
 #include "analysis/results.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
+#include "cli/model_summary.h"
 #include "cli/summary.h"
 #include "profiler/device_query.h"
 #include "profiler/kernel_trace_file.h"
@@ -57,33 +60,142 @@ int ceilings(const std::string& backend_name, bool quick, const std::filesystem:
   return 0;
 }
 
-int list(bool json) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& pair : all_pairs()) {
-    nlohmann::json p = {{"pair", pair.name}, {"title", pair.title}, {"summary", pair.summary}, {"combos", nlohmann::json::array()}};
-    for (const auto& c : pair.combos) p["combos"].push_back({{"variant", c.variant}, {"impl", c.impl}});
-    const std::pair<const char*, const std::vector<Shape>*> shape_lists[] = {
-        {"default_shapes", &pair.default_shapes}, {"quick_shapes", &pair.quick_shapes}, {"cuda_shapes", &pair.cuda_shapes}};
-    for (const auto& [key, shapes] : shape_lists) {
-      p[key] = nlohmann::json::array();
-      for (const auto& s : *shapes) p[key].push_back(s.label());
+namespace {
+
+// The shapes of one pair's runs, each with every dimension (completed, kv_heads
+// included) and the variants that run it, in the catalogue's order.
+nlohmann::json shape_table(const std::vector<RunSpec>& runs) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<Shape> seen;
+  for (const auto& r : runs) {
+    size_t i = 0;
+    while (i < seen.size() && !(seen[i] == r.shape)) ++i;
+    if (i == seen.size()) {
+      seen.push_back(r.shape);
+      rows.push_back({{"label", r.shape.label()}, {"dims", nlohmann::json::array()}, {"dtype", to_string(r.dtype)},
+                      {"variants", nlohmann::json::array()}});
+      for (const auto& [k, v] : r.shape.dims()) rows[i]["dims"].push_back({k, v});
     }
-    p["cuda"] = static_cast<bool>(pair.make_cuda);
-    out.push_back(p);
+    auto& variants = rows[i]["variants"];
+    if (std::find(variants.begin(), variants.end(), r.variant) == variants.end()) variants.push_back(r.variant);
+  }
+  return rows;
+}
+
+int list_models(bool json) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& name : preset_names()) {
+    const ModelConfig m = find_model(name);
+    nlohmann::json j = model_summary_json(m);
+    j["summary"] = m.describe();
+    out.push_back(j);
   }
   if (json) {
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  for (const auto& pair : all_pairs()) {
-    std::printf("%s: %s\n  %s\n  variant/impl:", pair.name.c_str(), pair.title.c_str(), pair.summary.c_str());
-    for (const auto& c : pair.combos) std::printf(" %s/%s", c.variant.c_str(), c.impl.c_str());
+  std::printf("built-in models (%s; or --model path/to/config.json):\n", models_dir().c_str());
+  for (const auto& m : out)
+    std::printf("  %-12s %s\n", m["name"].get<std::string>().c_str(), m["summary"].get<std::string>().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int list(const ListArgs& args) {
+  if (args.models) return list_models(args.json);
+  const ShapeArgs& sa = args.shape_args;
+  bench::SuiteOptions base;
+  base.pairs = args.suite;
+  base.shapes = bench::make_shape_request(sa.model, sa.tokens, sa.batch, sa.context, sa.shapes);
+  // Without a request: the three suites as they run (CPU fp32, --quick, the GPU's bf16);
+  // with one: what `lmroof run` with the same options would run on --backend.
+  struct Listing {
+    const char* key;
+    const char* title;
+    bench::SuiteOptions options;
+  };
+  std::vector<Listing> listings;
+  auto with = [&](Backend backend, bool quick) {
+    bench::SuiteOptions o = base;
+    o.backend = backend, o.quick = quick, o.dtype = backend == Backend::cuda ? DType::bf16 : DType::fp32;
+    return o;
+  };
+  std::vector<std::string> notes;
+  if (base.shapes.active()) {
+    const Backend backend = parse_backend(args.backend);
+#ifndef LMROOF_WITH_CUDA
+    if (backend == Backend::cuda)
+      throw std::invalid_argument("--backend cuda: this build has no CUDA backend, so no pair would run");
+#endif
+    listings.push_back({"shapes", "shapes", with(backend, args.quick)});
+    notes = bench::plan_suite(listings.back().options).notes;
+  } else {
+    listings.push_back({"default_shapes", "shapes", with(Backend::cpu, false)});
+    listings.push_back({"quick_shapes", "quick shapes (--quick)", with(Backend::cpu, true)});
+    listings.push_back({"cuda_shapes", "CUDA shapes", with(Backend::cuda, false)});
+  }
+  nlohmann::json out = nlohmann::json::array();
+  std::vector<const PairDef*> pairs;
+  for (const auto& pair : all_pairs())
+    if (args.suite.empty() || std::find(args.suite.begin(), args.suite.end(), pair.name) != args.suite.end())
+      pairs.push_back(&pair);
+  if (!args.suite.empty())
+    for (const auto& name : args.suite) (void)find_pair(name);  // an unknown name fails with the known ones
+  std::vector<bench::SuitePlan> plans;
+  for (const auto& l : listings) {
+    if (base.shapes.active() || l.options.backend == Backend::cpu) {
+      plans.push_back(bench::plan_suite(l.options));
+      continue;
+    }
+    // The GPU's suite shapes, listed whether or not this build has CUDA.
+    bench::SuitePlan gpu;
+    for (const PairDef* pair : pairs) {
+      const auto& shapes = pair->cuda_shapes.empty() ? pair->default_shapes : pair->cuda_shapes;
+      for (const auto& c : pair->combos)
+        for (const auto& s : shapes)
+          gpu.runs.push_back({pair->name, c.variant, c.impl, Backend::cuda, DType::bf16, pair->complete_shape(c.variant, s)});
+    }
+    plans.push_back(gpu);
+  }
+  for (const PairDef* pair : pairs) {
+    nlohmann::json p = {{"pair", pair->name}, {"title", pair->title}, {"summary", pair->summary}, {"combos", nlohmann::json::array()},
+                        {"variant_dims", pair->variant_dims}, {"cuda", static_cast<bool>(pair->make_cuda)}};
+    for (const auto& c : pair->combos) p["combos"].push_back({{"variant", c.variant}, {"impl", c.impl}});
+    for (size_t i = 0; i < listings.size(); ++i) {
+      std::vector<RunSpec> runs;
+      for (const auto& r : plans[i].runs)
+        if (r.pair == pair->name) runs.push_back(r);
+      p[listings[i].key] = shape_table(runs);
+    }
+    out.push_back(p);
+  }
+  if (args.json) {
+    nlohmann::json doc = {{"pairs", out}, {"notes", notes}};
+    if (base.shapes.model) doc["model"] = model_summary_json(*base.shapes.model);
+    std::printf("%s\n", doc.dump(2).c_str());
+    return 0;
+  }
+  for (const auto& note : notes) std::printf("%s\n", note.c_str());
+  if (!notes.empty()) std::printf("\n");
+  for (const auto& p : out) {
+    std::printf("%s: %s\n  %s\n  variant/impl:", p["pair"].get<std::string>().c_str(), p["title"].get<std::string>().c_str(),
+                p["summary"].get<std::string>().c_str());
+    for (const auto& c : p["combos"])
+      std::printf(" %s/%s", c["variant"].get<std::string>().c_str(), c["impl"].get<std::string>().c_str());
     std::printf("\n");
-    for (const auto& [shapes, title] : {std::pair{&pair.default_shapes, "shapes"}, std::pair{&pair.quick_shapes, "quick shapes (--quick)"},
-                                        std::pair{&pair.cuda_shapes, "CUDA shapes (when they differ)"}}) {
-      if (shapes->empty()) continue;
-      std::printf("  %s:\n", title);
-      for (const auto& s : *shapes) std::printf("    %s\n", s.label().c_str());
+    std::set<std::string> pair_variants;
+    for (const auto& c : p["combos"]) pair_variants.insert(c["variant"].get<std::string>());
+    for (const auto& l : listings) {
+      if (p[l.key].empty()) continue;
+      std::printf("  %s:\n", l.title);
+      for (const auto& s : p[l.key]) {
+        std::string variants;
+        for (const auto& v : s["variants"]) variants += (variants.empty() ? "" : ",") + v.get<std::string>();
+        const bool all = s["variants"].size() == pair_variants.size();
+        std::printf("    %s dtype=%s%s\n", s["label"].get<std::string>().c_str(), s["dtype"].get<std::string>().c_str(),
+                    all ? "" : ("  [" + variants + "]").c_str());
+      }
     }
   }
   return 0;

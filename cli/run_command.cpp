@@ -12,6 +12,7 @@
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
+#include "cli/model_summary.h"
 #include "cli/summary.h"
 #include "profiler/device_query.h"
 #include "profiler/metrics.h"
@@ -97,7 +98,9 @@ int run(const RunArgs& args) {
   options.suite.pairs = split_list(args.suite);
   check_run_args(args, options.suite.pairs);
   options.suite.quick = args.quick;
-  // Fail on a bad pair name before anything slow happens.
+  const ShapeArgs& sa = args.shape_args;
+  options.suite.shapes = bench::make_shape_request(sa.model, sa.tokens, sa.batch, sa.context, sa.shapes);
+  // Fail on a bad pair name (or --shape) before anything slow happens.
   (void)bench::suite_runs(options.suite);
   std::vector<Claim> claims;
   if (args.claims) claims = load_claims(args.claims_file.empty() ? builtin_claims_path() : args.claims_file);
@@ -121,7 +124,11 @@ int run(const RunArgs& args) {
   OutputSet outputs(args.out);
   options.json_out = outputs.staged("bench.json");
 
-  const auto specs = bench::suite_runs(options.suite);
+  // Every shape is derived, checked and sized against memory before anything runs.
+  const bench::SuitePlan plan = bench::plan_suite(options.suite);
+  bench::check_memory(plan.runs, options.suite.backend);
+  for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());
+  const auto& specs = plan.runs;
   std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
                options.suite.repetitions, args.out.c_str());
   const bench::RunnerSummary summary = bench::run_benchmarks(options);
@@ -150,7 +157,14 @@ int run(const RunArgs& args) {
     throw std::invalid_argument(fmt::format("{} (the measurements are in {}; check them with `lmroof check CLAIMS {}`)",
                                             claims_error, args.out.string(), (args.out / "results.json").string()));
   std::printf("%s", format_runs_table(results).c_str());
-  if (args.claims) std::printf("\n%s", format_claims_text(results.claims).c_str());
+  const std::string model_line = format_model_line(results);
+  if (!model_line.empty()) std::printf("\n%s", model_line.c_str());
+  if (args.claims) {
+    // The claims are checked on whatever runs the suite made: with --model, the model's.
+    if (options.suite.shapes.model)
+      std::printf("\nclaims checked on runs derived from %s:\n", options.suite.shapes.model->name.c_str());
+    std::printf("\n%s", format_claims_text(results.claims).c_str());
+  }
   std::printf("\nwrote %s, %s and %s\n", (args.out / "results.json").c_str(), (args.out / "report.html").c_str(),
               (args.out / "bench.json").c_str());
   if (summary.failed > 0) {

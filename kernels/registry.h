@@ -10,6 +10,7 @@
 
 #include "common/cost.h"
 #include "common/workload.h"
+#include "model_config.h"
 
 namespace lmroof {
 
@@ -24,6 +25,20 @@ struct ComparisonDef {
   VariantImpl baseline;
   VariantImpl candidate;
   std::string question;  // e.g. "RMSNorm vs LayerNorm, both fused"
+};
+
+// What a pair derives its shapes from when the user names a model (`--model`, docs/models.md).
+struct ModelShapeInputs {
+  const ModelConfig& model;
+  int64_t tokens = 0;             // rows through the token-parallel pairs (norm, bias, block, mlp)
+  int64_t batch = 0;              // sequences decoded at once
+  std::vector<int64_t> contexts;  // decode's context sweep
+};
+
+// One variant's shapes for a model, uncompleted (the suite calls complete_shape on each).
+struct ModelShapes {
+  std::vector<Shape> shapes;       // empty: the pair's kernels cannot represent this model (notes say why)
+  std::vector<std::string> notes;  // what of the model these shapes keep or leave out, one line each
 };
 
 struct PairDef {
@@ -43,6 +58,11 @@ struct PairDef {
   // Completes a user or suite shape for one variant (e.g. decode fills kv_heads,
   // block fills d_ff) and validates it; throws std::invalid_argument with a reason.
   std::function<Shape(const std::string& variant, const Shape& shape)> complete_shape;
+  // Optional: the shapes of one variant for a model. This is the one place a pair maps
+  // a config's dimensions onto its own; a pair opts in by setting it in its
+  // <family>_pair.cpp (see docs/models.md). Without it, `--model` runs the pair's usual
+  // suite shapes and says so (bench::suite_runs).
+  std::function<ModelShapes(const std::string& variant, const ModelShapeInputs& in)> shapes_for_model;
   std::function<Cost(const RunSpec&)> cost;
   std::function<std::unique_ptr<Workload>(const RunSpec&)> make_cpu;
   std::function<std::unique_ptr<Workload>(const RunSpec&)> make_cuda;  // empty without CUDA

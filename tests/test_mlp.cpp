@@ -33,7 +33,9 @@ TEST(MlpShape, DerivesDff) {
   EXPECT_EQ(mlp::default_d_ff(mlp::Kind::gelu, 768), 3072);
   EXPECT_EQ(mlp::default_d_ff(mlp::Kind::swiglu, 768), 2048);   // 8/3·768 = 2048 exactly
   EXPECT_EQ(mlp::default_d_ff(mlp::Kind::swiglu, 4096), 10944);  // ceil(10922.7) = 10923 -> next multiple of 64
-  EXPECT_THROW(find_pair("mlp").complete_shape("gelu", {{"tokens", 4}, {"d_model", 8}, {"d_ff", 16}}),
+  // A given d_ff (a model's own width) is kept; it must be positive.
+  EXPECT_EQ(find_pair("mlp").complete_shape("gelu", {{"tokens", 4}, {"d_model", 8}, {"d_ff", 16}})["d_ff"], 16);
+  EXPECT_THROW(find_pair("mlp").complete_shape("gelu", {{"tokens", 4}, {"d_model", 8}, {"d_ff", 0}}),
                std::invalid_argument);
   EXPECT_THROW(find_pair("mlp").complete_shape("gelu", {{"tokens", 0}, {"d_model", 8}}), std::invalid_argument);
 }

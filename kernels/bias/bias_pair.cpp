@@ -1,4 +1,6 @@
 // Registers the bias pair: variants, implementation levels, suite shapes, comparisons.
+#include <fmt/format.h>
+
 #include "bias/bias.h"
 #include "registry.h"
 
@@ -28,6 +30,12 @@ PairDef bias_pair() {
       {{"nobias", "fused"}, {"bias", "fused"}, "bias add, fused into the GEMM's output"},
   };
   p.complete_shape = [](const std::string&, const Shape& s) { return bias::complete_shape(s); };
+  // A model: its up projection, hidden -> intermediate, over `tokens` rows.
+  p.shapes_for_model = [](const std::string&, const ModelShapeInputs& in) {
+    const ModelConfig& m = in.model;
+    return ModelShapes{{{{"tokens", in.tokens}, {"in_features", m.hidden}, {"out_features", m.d_ff}}},
+                       {fmt::format("bias: {}'s MLP up projection, {} -> {}", m.name, m.hidden, m.d_ff)}};
+  };
   p.cost = [](const RunSpec& r) {
     return bias::cost(bias::parse_kind(r.variant), r.impl == "fused", bias::dims_of(r.shape), dtype_bytes(r.dtype));
   };

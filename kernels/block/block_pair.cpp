@@ -1,4 +1,6 @@
 // Registers the block pair: variants, implementation levels, suite shapes, comparisons.
+#include <fmt/format.h>
+
 #include "block/block.h"
 #include "registry.h"
 
@@ -24,6 +26,39 @@ PairDef block_pair() {
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     block::parse_variant(variant);
     return block::complete_shape(s);
+  };
+  // A model: its hidden, d_ff, heads and head_dim. The block's kernels are RMSNorm,
+  // SwiGLU and MHA with q_heads·head_dim = d_model; what of the model they cannot
+  // represent is said, not silently changed.
+  p.shapes_for_model = [](const std::string&, const ModelShapeInputs& in) {
+    const ModelConfig& m = in.model;
+    ModelShapes out;
+    if (m.q_heads * m.head_dim != m.hidden) {
+      out.notes.push_back(fmt::format("block: skipped for {}: its q_heads x head_dim = {} x {} = {} differs from hidden "
+                                      "{}, and the block kernel projects d_model onto q_heads x head_dim = d_model",
+                                      m.name, m.q_heads, m.head_dim, m.q_heads * m.head_dim, m.hidden));
+      return out;
+    }
+    if (m.head_dim % 2 != 0) {
+      out.notes.push_back(fmt::format("block: skipped for {}: its head_dim {} is odd, and RoPE rotates pairs", m.name,
+                                      m.head_dim));
+      return out;
+    }
+    out.shapes.push_back(
+        {{"tokens", in.tokens}, {"d_model", m.hidden}, {"d_ff", m.d_ff}, {"q_heads", m.q_heads}, {"head_dim", m.head_dim}});
+    out.notes.push_back(fmt::format("block: {}'s own block is {}; serial and parallel both run at its dimensions", m.name,
+                                    m.parallel_block ? "parallel" : "serial"));
+    if (m.norm != NormKind::rmsnorm)
+      out.notes.push_back(fmt::format("block: {} uses LayerNorm; the block kernel runs RMSNorm", m.name));
+    if (!m.gated_mlp)
+      out.notes.push_back(fmt::format("block: {} has a plain {} MLP; the block kernel runs SwiGLU at its d_ff {} "
+                                      "(1.5x the MLP parameters)", m.name, m.activation, m.d_ff));
+    else if (m.activation != "silu" && m.activation != "swish")
+      out.notes.push_back(fmt::format("block: {}'s gated MLP uses {}; the block kernel gates with SiLU", m.name, m.activation));
+    if (m.kv_heads != m.q_heads)
+      out.notes.push_back(fmt::format("block: {} has {} kv heads ({}); the block kernel's attention is MHA ({} kv heads)",
+                                      m.name, m.kv_heads, m.attention_kind(), m.q_heads));
+    return out;
   };
   p.cost = [](const RunSpec& r) {
     return block::cost(block::parse_variant(r.variant), block::dims_of(r.shape), dtype_bytes(r.dtype), r.backend);

@@ -1,4 +1,6 @@
 // Registers the decode pair: variants, implementation levels, suite shapes, comparisons.
+#include <fmt/format.h>
+
 #include "decode/decode.h"
 #include "registry.h"
 
@@ -35,6 +37,40 @@ PairDef decode_pair() {
   };
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     return decode::complete_shape(decode::parse_kind(variant), s);
+  };
+  // A model: its q_heads and head_dim over the context sweep. The variant decides
+  // kv_heads: mha q_heads, mqa 1, gqa the model's own grouping (or, for an MHA or MQA
+  // model, the default grouping), so the model's choice is compared with the others
+  // at the same q_heads.
+  p.shapes_for_model = [](const std::string& variant, const ModelShapeInputs& in) {
+    const ModelConfig& m = in.model;
+    const auto kind = decode::parse_kind(variant);
+    const bool model_groups = m.kv_heads > 1 && m.kv_heads < m.q_heads;
+    const int64_t kv = kind == decode::Kind::gqa && model_groups ? m.kv_heads : decode::default_kv_heads(kind, m.q_heads);
+    ModelShapes out;
+    for (int64_t context : in.contexts)
+      out.shapes.push_back({{"batch", in.batch}, {"q_heads", m.q_heads}, {"kv_heads", kv}, {"head_dim", m.head_dim},
+                            {"context", context}});
+    out.notes.push_back(fmt::format("decode: {} is {} ({} q heads, {} kv heads, head_dim {})", m.name, m.attention_kind(),
+                                    m.q_heads, m.kv_heads, m.head_dim));
+    if (kind == decode::Kind::gqa && !model_groups)
+      out.notes.push_back(fmt::format("decode: {} does not group its kv heads; gqa runs the default grouping, {} kv heads{}",
+                                      m.name, kv, kv == m.q_heads ? " (no divisor of q_heads up to 8 but 1: the same as mha)" : ""));
+    if (m.sliding_window)
+      out.notes.push_back(fmt::format("decode: {} has a sliding window of {}: {} read at most that many cached tokens",
+                                      m.name, *m.sliding_window,
+                                      m.family == "gemma2" ? "its local (every other) layers" : "its layers"));
+    if (m.attn_softcap)
+      out.notes.push_back(fmt::format("decode: {} soft-caps attention logits at {:g}; the decode kernel does not (one "
+                                      "tanh per score, no extra bytes)", m.name, *m.attn_softcap));
+    if (m.max_context)
+      for (int64_t context : in.contexts)
+        if (context > *m.max_context) {
+          out.notes.push_back(fmt::format("decode: context {} is beyond {}'s max_position_embeddings {}", context, m.name,
+                                          *m.max_context));
+          break;
+        }
+    return out;
   };
   p.cost = [](const RunSpec& r) {
     const auto impl = decode::parse_impl(r.impl);

@@ -4,7 +4,8 @@
 //   swiglu: y = Wd · (silu(Wg · x) ⊙ (Wu · x)),    d_ff = 8/3·d      (3 matrices)
 // rounded up to a multiple of 64 as LLaMA does, so the parameters (and FLOPs) of
 // SwiGLU match the 4·d GeLU MLP up to that rounding. No biases. GeLU is the exact
-// erf form. The d_ff of each variant is derived from d_model (a variant dimension).
+// erf form. The d_ff of each variant is derived from d_model (a variant dimension)
+// unless the shape names it (a model's own width: docs/models.md).
 #include <cstdint>
 #include <memory>
 #include <span>

@@ -23,10 +23,10 @@ int64_t default_d_ff(Kind kind, int64_t d_model) {
 
 Shape complete_shape(Kind kind, const Shape& s) {
   require_dims(s, {"tokens", "d_model"});
-  const int64_t d_ff = default_d_ff(kind, s["d_model"]);
-  if (s.has("d_ff") && s["d_ff"] != d_ff)
-    throw std::invalid_argument(fmt::format("mlp d_ff is set by the variant ({} for d_model={}), not {}", d_ff,
-                                            s["d_model"], s["d_ff"]));
+  // The variant sets d_ff (4·d, 8/3·d) unless the shape names one: a model's own width
+  // and its matched-parameter alternative (shapes_for_model), or a user's --shape.
+  if (s.has("d_ff")) require_dims(s, {"d_ff"});
+  const int64_t d_ff = s.has("d_ff") ? s["d_ff"] : default_d_ff(kind, s["d_model"]);
   Shape out{{"tokens", s["tokens"]}, {"d_model", s["d_model"]}, {"d_ff", d_ff}};
   const double matrices = kind == Kind::gelu ? 2 : 3;
   require_elements(out, "the weights", matrices * d_ff * s["d_model"]);

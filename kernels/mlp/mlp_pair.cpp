@@ -1,4 +1,6 @@
 // Registers the mlp pair: SwiGLU at d_ff = 8/3·d vs GeLU at d_ff = 4·d.
+#include <fmt/format.h>
+
 #include "mlp/mlp.h"
 #include "registry.h"
 
@@ -19,6 +21,21 @@ PairDef mlp_pair() {
   p.variant_dims = {"d_ff"};
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     return mlp::complete_shape(mlp::parse_kind(variant), s);
+  };
+  // A model: its own MLP at its d_ff, and the other variant at matched parameters
+  // (3·d·f gated = 2·d·f' plain: f' = 1.5·f, or f = 2/3·f' the other way round).
+  p.shapes_for_model = [](const std::string& variant, const ModelShapeInputs& in) {
+    const ModelConfig& m = in.model;
+    const bool model_variant = (mlp::parse_kind(variant) == mlp::Kind::swiglu) == m.gated_mlp;
+    const int64_t d_ff = model_variant ? m.d_ff : m.gated_mlp ? (3 * m.d_ff + 1) / 2 : (2 * m.d_ff + 1) / 3;
+    ModelShapes out{{{{"tokens", in.tokens}, {"d_model", m.hidden}, {"d_ff", d_ff}}}, {}};
+    out.notes.push_back(fmt::format("mlp: {}'s MLP is {} at d_ff {}; the alternative runs at d_ff {} (same parameters)",
+                                    m.name, m.gated_mlp ? "gated (swiglu variant)" : "plain (gelu variant)", m.d_ff,
+                                    m.gated_mlp ? (3 * m.d_ff + 1) / 2 : (2 * m.d_ff + 1) / 3));
+    if (m.activation != "silu" && m.activation != "swish" && m.activation != "gelu")
+      out.notes.push_back(fmt::format("mlp: {} uses {}; the kernels run {}", m.name, m.activation,
+                                      m.gated_mlp ? "SiLU-gated (swiglu)" : "exact-erf GeLU"));
+    return out;
   };
   p.cost = [](const RunSpec& r) {
     return mlp::cost(mlp::parse_kind(r.variant), mlp::dims_of(r.shape), dtype_bytes(r.dtype));

@@ -1,4 +1,6 @@
 // Registers the norm pair: variants, implementation levels, suite shapes, comparisons.
+#include <fmt/format.h>
+
 #include "norm/norm.h"
 #include "registry.h"
 
@@ -30,6 +32,13 @@ PairDef norm_pair() {
     // unfused keeps two full-size intermediates beside x and y
     require_elements(s, "x", static_cast<double>(s["tokens"]) * s["d_model"]);
     return Shape{{"tokens", s["tokens"]}, {"d_model", s["d_model"]}};
+  };
+  // A model: its tokens × hidden; both norms run, the note says which is the model's.
+  p.shapes_for_model = [](const std::string&, const ModelShapeInputs& in) {
+    const ModelConfig& m = in.model;
+    return ModelShapes{{{{"tokens", in.tokens}, {"d_model", m.hidden}}},
+                       {fmt::format("norm: {} uses {} (eps {:g}); the other norm is the alternative", m.name,
+                                    m.norm == NormKind::rmsnorm ? "RMSNorm" : "LayerNorm", m.norm_eps)}};
   };
   p.cost = [](const RunSpec& r) {
     return norm::cost(norm::parse_kind(r.variant), r.impl == "fused", norm::dims_of(r.shape), dtype_bytes(r.dtype));

@@ -1,0 +1,15 @@
+#include "cli/model_summary.h"
+
+#include <fmt/format.h>
+
+namespace lmroof::cli {
+
+std::string format_model_line(const model::Results& results) {
+  const auto& m = results.machine.suite.model;
+  if (!m) return "";
+  std::string dims;
+  for (const auto& [k, v] : m->dims) dims += fmt::format("{}{} {}", dims.empty() ? "" : ", ", k, v);
+  return fmt::format("model: {} ({}): {}\n", m->name, m->source, dims);
+}
+
+}  // namespace lmroof::cli

@@ -1,0 +1,75 @@
+#pragma once
+// A language model's architecture, read from the Hugging Face `config.json` every
+// open model ships (or from a built-in preset in kernels/models/, stored in that same
+// format). The pairs derive their shapes from it (PairDef::shapes_for_model in
+// registry.h); docs/models.md says how.
+//
+// Keys read (others are ignored): hidden_size | n_embd, num_attention_heads | n_head,
+// num_key_value_heads | n_head_kv | num_kv_heads (absent: MHA; Falcon multi_query: 1),
+// head_dim (absent: hidden / heads), intermediate_size | n_inner | ffn_hidden_size
+// (absent or null in GPT-2/GPT-J/Falcon: 4·hidden), hidden_act | activation_function,
+// num_hidden_layers | n_layer, vocab_size, rms_norm_eps (RMSNorm) or layer_norm_eps |
+// layer_norm_epsilon (LayerNorm), sliding_window (with use_sliding_window),
+// attn_logit_softcapping, final_logit_softcapping, max_position_embeddings |
+// n_positions, and the parallel-block flags parallel_attn (Falcon),
+// use_parallel_residual (GPT-NeoX), new_decoder_architecture (Falcon-40B); GPT-J's
+// block is parallel by design.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+namespace lmroof {
+
+enum class NormKind { layernorm, rmsnorm };
+
+struct ModelConfig {
+  std::string name;    // preset name ("llama3-8b") or the file's stem
+  std::string source;  // the file it was read from
+  std::string family;  // model_type ("llama", "gpt2", ...), "" when absent
+  int64_t hidden = 0;
+  int64_t q_heads = 0;
+  int64_t kv_heads = 0;
+  int64_t head_dim = 0;
+  int64_t d_ff = 0;
+  int64_t layers = 0;
+  int64_t vocab = 0;
+  std::string activation;  // as the config spells it: "silu", "gelu_new", ...
+  // A gated MLP (SwiGLU, GeGLU: three matrices) rather than a plain one (two).
+  bool gated_mlp = false;
+  NormKind norm = NormKind::layernorm;
+  double norm_eps = 0;
+  bool parallel_block = false;
+  std::optional<int64_t> sliding_window;
+  std::optional<double> attn_softcap, final_softcap;
+  std::optional<int64_t> max_context;
+
+  std::string attention_kind() const;  // "MHA", "GQA" or "MQA"
+  // One line: "hidden 4096, 32 q heads, 8 kv heads (GQA), head_dim 128, d_ff 14336 (swiglu), ..."
+  std::string describe() const;
+};
+
+// The largest nesting a config may have; deeper JSON is refused while parsing, before
+// the parser or a destructor recurses that far.
+inline constexpr int kMaxConfigDepth = 64;
+
+// Parses config.json text; `source` names the file in errors. Throws
+// std::invalid_argument with one line naming the file and the key.
+ModelConfig parse_model_config(std::string_view text, const std::string& source, const std::string& name);
+ModelConfig load_model_config(const std::filesystem::path& file);
+
+// What results.json's suite.model records: {"name", "source", "dims": {integer dimensions}}
+// (dims are integers only; kinds are 0/1 flags; absent optional dimensions are left out).
+nlohmann::json model_summary_json(const ModelConfig& model);
+
+// The built-in presets, in kernels/models/ (LMROOF_MODELS_DIR overrides the folder).
+std::filesystem::path models_dir();
+std::vector<std::string> preset_names();  // sorted
+// A preset name, or a path to a config.json. Throws naming both when neither exists.
+ModelConfig find_model(const std::string& name_or_path);
+
+}  // namespace lmroof
