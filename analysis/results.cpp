@@ -11,6 +11,7 @@
 
 #include "analysis/atomic_write.h"
 #include "analysis/machine_info.h"
+#include "analysis/roof_choice.h"
 #include "analysis/roofline.h"
 #include "registry.h"
 
@@ -83,14 +84,20 @@ nlohmann::json ceiling_from(const Group& g) {
       best = std::max(best, flops->second / e->real_time_s);
     }
   }
-  return {{"name", name},
-          {"kind", bandwidth ? "bandwidth" : "compute"},
-          {"backend", backend},
-          {"value", best},
-          {"unit", bandwidth ? "B/s" : "FLOP/s"},
-          {"source", "measured"},
-          {"detail", g.samples.empty() ? "" : g.samples.front()->label},
-          {"samples", g.samples.size()}};
+  nlohmann::json c = {{"name", name},
+                      {"kind", bandwidth ? "bandwidth" : "compute"},
+                      {"backend", backend},
+                      {"value", best},
+                      {"unit", bandwidth ? "B/s" : "FLOP/s"},
+                      {"source", "measured"},
+                      {"detail", g.samples.empty() ? "" : g.samples.front()->label},
+                      {"samples", g.samples.size()}};
+  // roof choice (analysis/roof_choice.h): a ceiling's working set, the capacity of the
+  // cache level it measures and its thread count, when the benchmark published them.
+  for (const char* key : {"working_set_bytes", "cache_bytes", "threads"})
+    if (!g.samples.empty())
+      if (auto it = g.samples.front()->counters.find(key); it != g.samples.front()->counters.end()) c[key] = it->second;
+  return c;
 }
 
 std::optional<Roof> find_roof(const nlohmann::json& ceilings, const std::string& name) {
@@ -182,7 +189,8 @@ nlohmann::json kernels_json(const nlohmann::json* trace) {
   return out;
 }
 
-nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs, const nlohmann::json* trace) {
+nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs, const MachineRoofs& cpu_roofs,
+                        const nlohmann::json* trace) {
   const Cost cost = cost_of(spec);
   std::vector<double> times;
   for (const BenchEntry* e : g.samples) times.push_back(e->real_time_s);
@@ -243,6 +251,11 @@ nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs,
   r["achieved"] = {{"flop_per_s", flops / t}, {"byte_per_s", bytes / t},
                    {"byte_per_s_minimum", cost.bytes_minimum / t}};
   place_on_roofline(r, roofs);
+  // Speed of light: the roof this run is judged against by its traffic and working
+  // set (analysis/roof_choice.h, docs/cost-model.md), CPU runs only for now.
+  r["judged_against"] = spec.backend == Backend::cpu
+                            ? judged_against_json(cost, t, cpu_roofs)
+                            : nlohmann::json{{"roof", nullptr}, {"reason", "roof choice covers CPU runs only"}};
   r["breakdown"] = breakdown_json(cost, g.samples);
   r["kernels"] = kernels_json(trace);
   return r;
@@ -331,11 +344,13 @@ nlohmann::json build_results(const BenchDocument& bench, const AnalysisOptions& 
   Roofs fp32_on_cuda = roofs;  // fp32 GEMMs on the GPU run on CUDA cores: the FMA roof applies
   fp32_on_cuda.matrix = roofs.vector;
 
+  const MachineRoofs cpu_roofs = cpu_roofs_from_ceilings(ceilings);  // for run["judged_against"]
   std::vector<std::pair<RunSpec, nlohmann::json>> runs;
   for (const auto& [spec, g] : pair_groups) {
     const auto trace = bench.kernel_traces.find(spec.bench_name());
     runs.emplace_back(spec, run_json(spec, *g,
                                      spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,
+                                     cpu_roofs,
                                      trace == bench.kernel_traces.end() ? nullptr : &*trace));
   }
 

@@ -106,6 +106,16 @@ Cost cost(Impl impl, Dims d, int64_t splits, int element_bytes) {
     c.bytes_model = c.bytes_minimum + partial;
   else  // every query head streams the K and V rows of its kv head itself
     c.bytes_model = (2 * heads * dh + 2 * heads * L * dh) * s + partial;
+  // Decode only reads, but for out and the partials: half the partials are written.
+  c.bytes_written = heads * dh * s + partial / 2;
+  c.bytes_read = c.bytes_model - c.bytes_written;
+  if (impl == Impl::naive) {
+    // the g query heads of a group run one after the other on the same thread (the
+    // items are scheduled in order), so a kv head's K and V are re-read g - 1 times
+    // while they may still sit in a cache
+    c.bytes_reread = 2 * (heads - B * Hkv) * L * dh * s;
+    c.reread_set_bytes = c.bytes_reread > 0 ? 2 * L * dh * s : 0;
+  }
   return c;
 }
 
