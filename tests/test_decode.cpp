@@ -42,6 +42,14 @@ std::vector<Param> kernel_params() {
   for (const char* impl : kImpls)
     for (const auto& shape : {dec(2, 12, 3, 48, 300), dec(1, 6, 6, 32, 129), dec(1, 6, 1, 32, 600)})
       params.emplace_back("gqa", impl, shape);
+  // The vectorized kernels' edges: group sizes 1, 4, 8, 32 (and 48 and 80: four
+  // vectors of query lanes, and more heads than the fast path takes), head_dim 64,
+  // 96, 128, contexts that end mid-tile and mid-block, one head, split runs.
+  for (const char* impl : kImpls)
+    for (const auto& shape : {dec(1, 1, 1, 128, 333), dec(2, 3, 3, 96, 67), dec(2, 8, 2, 64, 130),
+                              dec(1, 16, 2, 128, 1500), dec(1, 32, 1, 96, 777), dec(1, 32, 1, 128, 1025),
+                              dec(1, 48, 1, 64, 200), dec(1, 80, 1, 16, 100), dec(3, 8, 1, 64, 13)})
+      params.emplace_back("gqa", impl, shape);
   return params;
 }
 
