@@ -29,6 +29,7 @@ std::vector<RunSpec> suite_runs(const SuiteOptions& options) {
     const auto& shapes = options.quick ? pair->quick_shapes : gpu_sized ? pair->cuda_shapes : pair->default_shapes;
     for (const auto& combo : pair->combos)
       for (const auto& shape : shapes)
+        if (pair->runs_on(options.backend, combo.impl))
         runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
                         pair->complete_shape(combo.variant, shape)});
   }

@@ -2,6 +2,7 @@
 // The catalogue of paired operators. Each pair registers its variants,
 // implementation levels, suite shapes, cost model and a factory per backend;
 // the benchmarks, the analysis and the CLI all read this one list.
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -42,6 +43,13 @@ struct PairDef {
   // Completes a user or suite shape for one variant (e.g. decode fills kv_heads,
   // block fills d_ff) and validates it; throws std::invalid_argument with a reason.
   std::function<Shape(const std::string& variant, const Shape& shape)> complete_shape;
+  // Implementation levels with no CUDA kernel (decode's blas, an OpenBLAS peer): the
+  // CUDA suite leaves them out and make_workload refuses them on CUDA.
+  std::vector<std::string> cpu_only_impls;
+  bool runs_on(Backend backend, const std::string& impl) const {
+    return backend == Backend::cpu ||
+           std::find(cpu_only_impls.begin(), cpu_only_impls.end(), impl) == cpu_only_impls.end();
+  }
   std::function<Cost(const RunSpec&)> cost;
   std::function<std::unique_ptr<Workload>(const RunSpec&)> make_cpu;
   std::function<std::unique_ptr<Workload>(const RunSpec&)> make_cuda;  // empty without CUDA

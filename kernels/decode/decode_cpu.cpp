@@ -15,10 +15,13 @@
 
 #include "common/host_data.h"
 #include "decode/decode.h"
+#include "decode/decode_simd.h"
 
 namespace lmroof::decode {
 
 namespace {
+
+using namespace simd;
 
 constexpr int64_t kBlock = 64;  // positions scored before one softmax update
 // The four-row loops below interleave four rows, which the per-instruction stride
@@ -145,9 +148,8 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
 
 // ---- the fast path: register-tiled, vectorized (grouped level) ----------------
 //
-// Written with GCC/Clang vector extensions: a vec<W> is W floats that the compiler
-// lowers to the host's registers (-march=native: one zmm for W = 16 with AVX-512,
-// two ymm with AVX2, SSE otherwise), so one source serves every x86 and ARM host.
+// Written with GCC/Clang vector extensions (decode_simd.h), so one source serves
+// AVX-512, AVX2 and other hosts.
 // The group's queries sit transposed in Qt[x][lane] (one lane per query head, padded
 // to whole vectors), so a score tile is a small GEMM: each K element is broadcast
 // once and multiplied into all the group's queries (no horizontal sums); softmax
@@ -155,76 +157,8 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
 // output in registers while the block's V rows stream past. Groups under 4 queries
 // (MHA) would waste lanes that way, so their scores are dot products along head_dim.
 
-// (GCC ignores vector_size on a dependent alias template, hence one trait per width.)
-template <int W>
-struct VecOf;
-template <>
-struct VecOf<8> {
-  typedef float f __attribute__((vector_size(32)));
-  typedef int32_t i __attribute__((vector_size(32)));
-};
-template <>
-struct VecOf<16> {
-  typedef float f __attribute__((vector_size(64)));
-  typedef int32_t i __attribute__((vector_size(64)));
-};
-template <int W>
-using vec = typename VecOf<W>::f;
-template <int W>
-using ivec = typename VecOf<W>::i;
-
-template <int W>
-[[gnu::always_inline]] inline vec<W> vload(const float* p) {
-  vec<W> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <int W>
-[[gnu::always_inline]] inline void vstore(float* p, vec<W> v) {
-  std::memcpy(p, &v, sizeof v);
-}
-template <int W>
-[[gnu::always_inline]] inline vec<W> vsplat(float s) {
-  return vec<W>{} + s;
-}
-template <int W>
-[[gnu::always_inline]] inline vec<W> vmax(vec<W> a, vec<W> b) {
-  return a > b ? a : b;
-}
-
-// exp(x) for every lane (Cephes expf: range reduction by ln 2, degree-6 polynomial,
-// 2^n into the exponent): ~2 ulp. Inputs are clamped to [-87.3, 88.3], so exp(-inf)
-// gives ~1e-38 instead of 0, harmless where it is used (the first block's rescaling
-// of a zero accumulator and sum).
-template <int W>
-[[gnu::always_inline]] inline vec<W> vexp(vec<W> x) {
-  const vec<W> lo = vsplat<W>(-87.3f), hi = vsplat<W>(88.3f);
-  x = x < lo ? lo : x;
-  x = x > hi ? hi : x;
-  const vec<W> magic = vsplat<W>(12582912.f);  // 1.5·2^23: adding it rounds to an integer
-  const vec<W> n = (x * 1.44269504088896341f + magic) - magic;
-  const vec<W> r = x - n * 0.693359375f + n * 2.12194440e-4f;
-  vec<W> p = vsplat<W>(1.9875691500e-4f);
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  const ivec<W> bits = (__builtin_convertvector(n, ivec<W>) + 127) << 23;
-  vec<W> scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
-}
-
-template <int W>
-[[gnu::always_inline]] inline float vsum(vec<W> v) {
-  float t = 0;
-  for (int i = 0; i < W; ++i) t += v[i];
-  return t;
-}
-
-constexpr int kMaxLanes = 64;  // query heads per work item on the fast path
+constexpr int kMaxLanes = 64;
+constexpr bool kPrefetchNext = false;  // query heads per work item on the fast path
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
@@ -304,7 +238,7 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     const float* __restrict vb = V + j0 * dh;
     // The next block's rows, a few lines per key now, so the stream never waits on
     // the prefetcher's ramp-up at a block boundary.
-    const int64_t next = std::min(kBlock, hi - j0 - nb);
+    const int64_t next = kPrefetchNext ? std::min(kBlock, hi - j0 - nb) : 0;
     for (int64_t x = 0; x < next * dh; x += 16) {
       __builtin_prefetch(kb + nb * dh + x);
       __builtin_prefetch(vb + nb * dh + x);
@@ -380,11 +314,13 @@ FastAttend fast_attend_for(int64_t n, int64_t dh) {
 }  // namespace
 
 size_t cpu_partial_floats(Impl impl, Dims d) {
+  if (impl == Impl::blas) return blas_score_floats(d);
   const int64_t splits = context_splits(Backend::cpu, impl, d);
   return splits > 1 ? static_cast<size_t>(d.batch * d.q_heads * splits * (d.head_dim + 2)) : 0;
 }
 
 void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* v, float* out, float* partials) {
+  if (impl == Impl::blas) return cpu_decode_blas(d, q, k, v, out, partials);
   const int64_t Hq = d.q_heads, Hkv = d.kv_heads, dh = d.head_dim, L = d.context, g = d.group();
   const int64_t splits = context_splits(Backend::cpu, impl, d);
   const int64_t n = impl == Impl::naive ? 1 : g;  // query heads per work item
