@@ -157,8 +157,7 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
 // output in registers while the block's V rows stream past. Groups under 4 queries
 // (MHA) would waste lanes that way, so their scores are dot products along head_dim.
 
-constexpr int kMaxLanes = 64;
-constexpr bool kPrefetchNext = false;  // query heads per work item on the fast path
+constexpr int kMaxLanes = 64;  // query heads per work item on the fast path
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
@@ -236,17 +235,24 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     const int64_t nb = std::min(kBlock, hi - j0);
     const float* __restrict kb = K + j0 * dh;
     const float* __restrict vb = V + j0 * dh;
-    // The next block's rows, a few lines per key now, so the stream never waits on
-    // the prefetcher's ramp-up at a block boundary.
-    const int64_t next = kPrefetchNext ? std::min(kBlock, hi - j0 - nb) : 0;
-    for (int64_t x = 0; x < next * dh; x += 16) {
-      __builtin_prefetch(kb + nb * dh + x);
-      __builtin_prefetch(vb + nb * dh + x);
-    }
+    // While the scores of keys [j, j + t) are computed, their V rows (needed by P·V
+    // right after) and the next block's K rows come in: the score tiles read KT rows
+    // at once, a pattern the hardware prefetchers follow poorly from DRAM (without
+    // this, GQA's DRAM-resident K/V ran at a third of the speed of the L3-resident MQA).
+    const float* __restrict knext = j0 + nb < hi ? kb + nb * dh : nullptr;
+    const int64_t knext_rows = std::min(kBlock, hi - j0 - nb);
+    auto prefetch_rows = [&](int64_t j, int64_t t) {
+      for (int64_t r = j; r < j + t; ++r)
+        for (int64_t x = 0; x < dh; x += 16) {
+          __builtin_prefetch(vb + r * dh + x);
+          if (knext && r < knext_rows) __builtin_prefetch(knext + r * dh + x);
+        }
+    };
     // scores into st[j][lane]
     if (dot) {
       for (int64_t j = 0; j < nb; ++j) {
         const float* __restrict kr = kb + j * dh;
+        prefetch_rows(j, 1);
         for (int64_t i = 0; i < n; ++i) {
           vec<W> a0{}, a1{};
           int64_t x = 0;
@@ -261,8 +267,14 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     } else {
       constexpr int KT = 12 / QV;
       int64_t j = 0;
-      for (; j + KT <= nb; j += KT) score_tile<W, QV, KT>(dh, qt, kb + j * dh, st + j * P);
-      for (; j < nb; ++j) score_tile<W, QV, 1>(dh, qt, kb + j * dh, st + j * P);
+      for (; j + KT <= nb; j += KT) {
+        prefetch_rows(j, KT);
+        score_tile<W, QV, KT>(dh, qt, kb + j * dh, st + j * P);
+      }
+      for (; j < nb; ++j) {
+        prefetch_rows(j, 1);
+        score_tile<W, QV, 1>(dh, qt, kb + j * dh, st + j * P);
+      }
     }
     // online softmax across the query lanes
     for (int v = 0; v < QV; ++v) {
@@ -303,7 +315,11 @@ using FastAttend = void (*)(int64_t, int64_t, float, const float*, const float*,
 // The fast kernel for n query heads per item, or nullptr where it does not apply
 // (head_dim not a multiple of the vector width, more than kMaxLanes heads).
 FastAttend fast_attend_for(int64_t n, int64_t dh) {
-  if (n <= 8 && dh % 8 == 0) return attend_fast<8, 1>;
+  // Under 4 heads the scores are dot products along head_dim: the widest vector that divides it.
+  if (n < 4) return dh % 16 == 0 ? attend_fast<16, 1> : dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
+  // 4-8 heads: 8 lanes (no lanes wasted at group 8; on AVX-512 hosts such as Zen 4,
+  // which split a 512-bit FMA into two 256-bit halves, 8 lanes lose nothing either).
+  if (n <= 8) return dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
   if (dh % 16 != 0) return nullptr;
   if (n <= 16) return attend_fast<16, 1>;
   if (n <= 32) return attend_fast<16, 2>;

@@ -16,6 +16,11 @@ namespace lmroof::decode::simd {
 template <int W>
 struct VecOf;
 template <>
+struct VecOf<4> {
+  typedef float f __attribute__((vector_size(16)));
+  typedef int32_t i __attribute__((vector_size(16)));
+};
+template <>
 struct VecOf<8> {
   typedef float f __attribute__((vector_size(32)));
   typedef int32_t i __attribute__((vector_size(32)));
@@ -82,11 +87,18 @@ template <int W>
   return p * scale;
 }
 
+// Sum of the lanes as a tree of half-width adds (a lane-by-lane loop compiles to a
+// chain of dependent scalar adds).
 template <int W>
 [[gnu::always_inline]] inline float vsum(vec<W> v) {
-  float t = 0;
-  for (int i = 0; i < W; ++i) t += v[i];
-  return t;
+  if constexpr (W == 16 || W == 8) {
+    vec<W / 2> lo, hi;
+    std::memcpy(&lo, &v, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    return vsum<W / 2>(lo + hi);
+  } else {
+    return (v[0] + v[2]) + (v[1] + v[3]);
+  }
 }
 
 
