@@ -13,6 +13,7 @@
 #include "analysis/atomic_write.h"
 #include "analysis/machine_info.h"
 #include "analysis/model/json_input.h"
+#include "analysis/roof_choice.h"
 #include "analysis/roofline.h"
 #include "analysis/statistics.h"
 #include "registry.h"
@@ -106,6 +107,17 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
   c.source = "measured";
   c.detail = g.samples.front()->label;
   c.samples = static_cast<int64_t>(g.samples.size());
+  // For the roof choice (analysis/roof_choice.h): the working set, the capacity of the
+  // cache level a cache ceiling measures and its thread count, when published.
+  const BenchEntry& first = *g.samples.front();
+  auto positive = [&](std::string_view key) -> std::optional<double> {
+    const auto v = counter_of(first, key);
+    if (v && !(*v > 0)) fail(bench, first.pointer + "/" + std::string(key), "must be positive");
+    return v;
+  };
+  c.working_set_bytes = positive(counter::kWorkingSetBytes);
+  c.cache_bytes = positive(counter::kCacheBytes);
+  if (const auto threads = positive(counter::kThreads)) c.threads = static_cast<int64_t>(*threads);
   return c;
 }
 
@@ -146,6 +158,17 @@ Cost recorded_cost(const BenchDocument& bench, const RunSpec& spec, const Group&
   cost.bytes_minimum = *minimum;
   cost.bytes_model = *model_bytes;
   if (!(cost.bytes_model > 0)) fail(bench, first.pointer + "/" + std::string(counter::kBytesModel), "must be positive");
+  // The traffic split the roof choice needs; non-negative, absent when not split.
+  auto split = [&](std::string_view key) {
+    const double v = counter_of(first, key).value_or(0.0);
+    if (v < 0) fail(bench, first.pointer + "/" + std::string(key), "must not be negative");
+    return v;
+  };
+  cost.bytes_read = split(counter::kBytesRead);
+  cost.bytes_written = split(counter::kBytesWritten);
+  cost.working_set_bytes = split(counter::kWorkingSetBytes);
+  cost.bytes_reread = split(counter::kBytesReread);
+  cost.reread_set_bytes = split(counter::kRereadSetBytes);
   for (const auto& [cls, flops] : class_counters({&first}, counter::kClassFlopsPrefix)) {
     const double m = counter_of(first, std::string(counter::kClassFlopsMatrixPrefix) + cls).value_or(0);
     cost.flops_by_class[cls] = FlopCount{m, flops - m, 0};
@@ -198,7 +221,8 @@ std::optional<model::Kernels> kernels_of(const KernelTraceRecord* trace) {
   return out;
 }
 
-model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& g, const Roofs& roofs) {
+model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& g, const Roofs& roofs,
+                  const MachineRoofs& cpu_roofs) {
   const Cost cost = recorded_cost(bench, spec, g);
   std::vector<double> times;
   for (const BenchEntry* e : g.samples) times.push_back(e->real_time_s);
@@ -256,6 +280,14 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
   if (use_measured && measured_l2 && *measured_l2 > 0) r.intensity.measured_l2 = flops / *measured_l2;
   r.achieved = {flops / t.median, bytes / t.median, cost.bytes_minimum / t.median};
   place_on_roofline(r, roofs);
+  // Speed of light: the roof this run is judged against by its traffic and working
+  // set (analysis/roof_choice.h, docs/cost-model.md), CPU runs only for now.
+  if (spec.backend == Backend::cpu) {
+    r.judged_against = judged_against(cost, t.median, cpu_roofs);
+  } else {
+    r.judged_against = model::JudgedAgainst{};
+    r.judged_against->reason = "roof choice covers CPU runs only";
+  }
   r.breakdown = breakdown_of(cost, g.samples);
   const auto trace = bench.kernel_traces.find(r.id);
   r.kernels = kernels_of(trace == bench.kernel_traces.end() ? nullptr : &trace->second);
@@ -410,9 +442,11 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
   Roofs fp32_on_cuda = roofs;  // fp32 GEMMs on the GPU run on CUDA cores: the FMA roof applies
   fp32_on_cuda.matrix = roofs.vector;
 
+  const MachineRoofs cpu_roofs = cpu_roofs_from_ceilings(results.ceilings);  // for each run's judged_against
   for (const auto& [spec, g] : pair_groups)
-    results.runs.push_back(
-        run_of(bench, spec, *g, spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs));
+    results.runs.push_back(run_of(bench, spec, *g,
+                                  spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,
+                                  cpu_roofs));
   if (!results.index()) {
     std::set<std::string> seen;
     for (const auto& [spec, g] : pair_groups)

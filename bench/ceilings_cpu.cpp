@@ -1,18 +1,27 @@
-// CPU ceiling micro-benchmarks: STREAM-style copy and triad over arrays far larger
-// than the last-level cache, an FP32 FMA peak from independent vector FMA chains,
-// and the SGEMM peak of OpenBLAS. All use every OpenMP thread. Bandwidth counts
-// bytes read plus bytes written; stores are ordinary (not non-temporal) stores,
-// the same kind the operator kernels use, so the roof is one they can reach.
+// CPU ceiling micro-benchmarks, one per level and direction of the memory
+// hierarchy: a read-only sweep and STREAM-style copies (ordinary and streaming
+// stores) and triad over arrays far larger than the last-level cache; read-only
+// sweeps of per-thread working sets sized from the L1d, L2 and L3 capacities the OS
+// reports; an FP32 FMA peak from independent vector FMA chains and the SGEMM peak
+// of OpenBLAS. All use every OpenMP thread. Bandwidth counts bytes read plus bytes
+// written. Every bandwidth ceiling publishes its working set (and the cache
+// levels their capacity), so analysis can place each run against the level its own
+// working set fits (analysis/roof_choice.h).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <fmt/format.h>
 #include <immintrin.h>
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "analysis/model/schema.h"
 #include "bench/machine_context.h"
 #include "bench/suite.h"
 #include "common/host_data.h"
@@ -60,6 +69,144 @@ std::unique_ptr<float[], FreeDeleter> aligned_floats(int64_t n) {
   return std::unique_ptr<float[], FreeDeleter>(static_cast<float*>(std::aligned_alloc(64, n * sizeof(float))));
 }
 
+// ---- read-only sweeps --------------------------------------------------------
+
+// Sums n floats (n a multiple of 128) into eight independent accumulators: one
+// vector load per add, no stores, so the loop is as fast as the loads are served.
+float sum_floats(const float* __restrict a, int64_t n) {
+#ifdef __AVX512F__
+  __m512 acc[8];
+  for (auto& v : acc) v = _mm512_setzero_ps();
+  for (int64_t i = 0; i < n; i += 128)
+    for (int u = 0; u < 8; ++u) acc[u] = _mm512_add_ps(acc[u], _mm512_load_ps(a + i + 16 * u));
+  for (int u = 1; u < 8; ++u) acc[0] = _mm512_add_ps(acc[0], acc[u]);
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, acc[0]);
+  float total = 0;
+  for (float v : lanes) total += v;
+  return total;
+#else
+  float acc[8][16] = {};
+  for (int64_t i = 0; i < n; i += 128)
+    for (int u = 0; u < 8; ++u)
+#pragma omp simd
+      for (int l = 0; l < 16; ++l) acc[u][l] += a[i + 16 * u + l];
+  float total = 0;
+  for (auto& row : acc)
+    for (float v : row) total += v;
+  return total;
+#endif
+}
+
+// One cache level as the OS describes it for cpu0.
+struct CacheLevel {
+  int level = 0;
+  int64_t bytes = 0;     // capacity of one instance
+  int shared_by = 1;     // logical CPUs sharing one instance
+};
+
+int64_t parse_size(const std::string& text) {  // "32K", "1024K", "32768K", "32M"
+  if (text.empty()) return 0;
+  int64_t v = std::atoll(text.c_str());
+  const char unit = text.find_first_not_of("0123456789") == std::string::npos ? ' ' : text[text.find_first_not_of("0123456789")];
+  if (unit == 'K') v <<= 10;
+  if (unit == 'M') v <<= 20;
+  if (unit == 'G') v <<= 30;
+  return v;
+}
+
+int count_cpus(const std::string& list) {  // "0-1", "0,2-3"
+  int n = 0;
+  size_t pos = 0;
+  while (pos < list.size()) {
+    const size_t comma = list.find(',', pos);
+    const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const size_t dash = item.find('-');
+    n += dash == std::string::npos ? 1 : std::atoi(item.c_str() + dash + 1) - std::atoi(item.c_str()) + 1;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return std::max(n, 1);
+}
+
+// Data (or unified) cache `level` from /sys (sysconf as a fallback: glibc's
+// _SC_LEVEL3_CACHE_SIZE reads CPUID, which some hypervisors fill oddly: 320 MiB
+// for a 32 MiB L3 on the development VM, so /sys comes first).
+CacheLevel cache_level(int level) {
+  CacheLevel c;
+  c.level = level;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+    std::ifstream lvl(dir + "level"), type(dir + "type"), size(dir + "size"), shared(dir + "shared_cpu_list");
+    int l = 0;
+    std::string t, sz, sh;
+    if (!(lvl >> l) || !(type >> t) || !(size >> sz)) continue;
+    if (l != level || t == "Instruction") continue;
+    c.bytes = parse_size(sz);
+    if (shared >> sh) c.shared_by = count_cpus(sh);
+    return c;
+  }
+  const int name = level == 1 ? _SC_LEVEL1_DCACHE_SIZE : level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE;
+  const long v = sysconf(name);
+  c.bytes = v > 0 ? v : 0;
+  c.shared_by = level == 3 ? 1 << 16 : 1;  // unknown: assume private L1/L2, one shared L3
+  return c;
+}
+
+// Each thread sweeps its own buffer of `per_thread` bytes `passes` times per
+// iteration; the buffers are first touched by their threads (local pages) and stay
+// put between iterations, so after the warm-up every load hits the level they fit.
+void bm_read_level(benchmark::State& state, const CacheLevel& cache, int64_t per_thread, int64_t capacity) {
+  const int threads = omp_get_max_threads();
+  const int64_t n = std::max<int64_t>(128, per_thread / 4 / 128 * 128);
+  // about 256 MiB of loads per thread and iteration: long enough to amortise the
+  // parallel region, short enough for the quick suite
+  const int64_t passes = std::max<int64_t>(1, (int64_t{256} << 20) / (n * 4));
+  std::vector<std::unique_ptr<float[], FreeDeleter>> buffers(threads);
+  auto sweep = [&](int64_t reps) {
+    float sink = 0;
+#pragma omp parallel reduction(+ : sink)
+    {
+      auto& buf = buffers[omp_get_thread_num()];
+      if (!buf) {
+        buf = aligned_floats(n);
+        for (int64_t i = 0; i < n; ++i) buf[i] = 1e-3f * static_cast<float>(i % 97);
+      }
+      for (int64_t r = 0; r < reps; ++r) sink += sum_floats(buf.get(), n);
+    }
+    return sink;
+  };
+  sweep(1);  // first touch and warm the level
+  for (auto _ : state) benchmark::DoNotOptimize(sweep(passes));
+  state.counters[kCeilingBytesCounter] = static_cast<double>(threads) * n * 4 * passes;
+  state.counters[std::string(model::counter::kWorkingSetBytes)] = static_cast<double>(threads) * n * 4;
+  state.counters[std::string(model::counter::kCacheBytes)] = static_cast<double>(capacity);
+  state.counters[std::string(model::counter::kThreads)] = threads;
+  state.SetLabel(fmt::format("read, L{}: {} threads x {} KiB (L{} {} KiB x {}, shared by {} cpu(s))", cache.level,
+                             threads, n * 4 >> 10, cache.level, cache.bytes >> 10, capacity / std::max<int64_t>(1, cache.bytes),
+                             cache.shared_by));
+}
+
+// DRAM: one array far larger than the last-level cache, read once per iteration.
+void bm_read_dram(benchmark::State& state, int64_t n) {
+  auto a = aligned_floats(n);
+  fill_uniform({a.get(), static_cast<size_t>(n)}, 1);  // also the first touch, on all threads
+  const int threads = omp_get_max_threads();
+  const int64_t per = n / threads / 128 * 128;
+  auto sweep = [&] {
+    float sink = 0;
+#pragma omp parallel reduction(+ : sink)
+    sink += sum_floats(a.get() + omp_get_thread_num() * per, per);
+    return sink;
+  };
+  sweep();
+  for (auto _ : state) benchmark::DoNotOptimize(sweep());
+  state.counters[kCeilingBytesCounter] = static_cast<double>(per) * threads * 4;
+  state.counters[std::string(model::counter::kWorkingSetBytes)] = static_cast<double>(per) * threads * 4;
+  state.counters[std::string(model::counter::kThreads)] = threads;
+  state.SetLabel(fmt::format("read, DRAM: 1 array x {} MiB, {} threads", n * 4 >> 20, threads));
+}
+
 void bm_copy(benchmark::State& state, int64_t n, bool streaming) {
   // 64-byte aligned so streaming stores are legal on every vector.
   auto a = aligned_floats(n), b = aligned_floats(n);
@@ -72,6 +219,8 @@ void bm_copy(benchmark::State& state, int64_t n, bool streaming) {
     benchmark::ClobberMemory();
   }
   state.counters[kCeilingBytesCounter] = 2.0 * n * sizeof(float);
+  state.counters[std::string(model::counter::kWorkingSetBytes)] = 2.0 * n * sizeof(float);
+  state.counters[std::string(model::counter::kThreads)] = omp_get_max_threads();
   state.SetLabel(fmt::format("2 arrays x {} MiB, {} threads, {} stores", n * 4 >> 20, omp_get_max_threads(),
                              streaming ? "streaming (non-temporal)" : "vector"));
 }
@@ -87,6 +236,7 @@ void bm_triad(benchmark::State& state, int64_t n) {
     benchmark::ClobberMemory();
   }
   state.counters[kCeilingBytesCounter] = 3.0 * n * sizeof(float);
+  state.counters[std::string(model::counter::kWorkingSetBytes)] = 3.0 * n * sizeof(float);
   state.SetLabel(fmt::format("3 arrays x {} MiB, {} threads", n * 4 >> 20, omp_get_max_threads()));
 }
 
@@ -178,6 +328,23 @@ int register_ceiling_benchmarks(const SuiteOptions& options) {
     b->Repetitions(reps)->MinTime(min_time)->UseRealTime()->Unit(benchmark::kMillisecond);
     ++registered;
   };
+  // The read sweep keeps the full 128 MiB even in the quick suite: a 32 MiB array
+  // would sit in a 32 MiB L3 and measure that instead (it costs a few ms).
+  tune(benchmark::RegisterBenchmark("ceiling/cpu/read", [](benchmark::State& s) { bm_read_dram(s, kStreamElements); }));
+  // Cache levels: half of what the threads' share of each level holds, so the
+  // sweep fits with room for the stack, the code and the other thread's lines.
+  const int threads = omp_get_max_threads();
+  for (int level = 1; level <= 3; ++level) {
+    const CacheLevel cache = cache_level(level);
+    if (cache.bytes <= 0) continue;  // not reported: no roof for that level (never a guessed one)
+    const int instances = cache.shared_by >= threads ? 1 : (threads + cache.shared_by - 1) / cache.shared_by;
+    const int64_t capacity = cache.bytes * instances;
+    const int64_t per_thread = capacity / 2 / threads;
+    tune(benchmark::RegisterBenchmark(fmt::format("ceiling/cpu/l{}_read", level).c_str(),
+                                      [cache, per_thread, capacity](benchmark::State& s) {
+                                        bm_read_level(s, cache, per_thread, capacity);
+                                      }));
+  }
   tune(benchmark::RegisterBenchmark("ceiling/cpu/copy", [n](benchmark::State& s) { bm_copy(s, n, false); }));
   tune(benchmark::RegisterBenchmark("ceiling/cpu/copy_nt", [n](benchmark::State& s) { bm_copy(s, n, true); }));
   tune(benchmark::RegisterBenchmark("ceiling/cpu/triad", [n](benchmark::State& s) { bm_triad(s, n); }));

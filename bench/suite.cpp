@@ -47,6 +47,14 @@ void set_cost_counters(benchmark::State& state, const Cost& cost) {
   state.counters[key(c::kFlopsSpecial)] = Counter(cost.flops.special);
   state.counters[key(c::kBytesMinimum)] = Counter(cost.bytes_minimum);
   state.counters[key(c::kBytesModel)] = Counter(cost.bytes_model);
+  // The traffic split the roof choice reads (analysis/roof_choice.h); left out when 0.
+  const std::pair<std::string_view, double> split[] = {{c::kBytesRead, cost.bytes_read},
+                                                       {c::kBytesWritten, cost.bytes_written},
+                                                       {c::kWorkingSetBytes, cost.working_set_bytes},
+                                                       {c::kBytesReread, cost.bytes_reread},
+                                                       {c::kRereadSetBytes, cost.reread_set_bytes}};
+  for (const auto& [name, value] : split)
+    if (value > 0) state.counters[key(name)] = Counter(value);
   state.counters[key(c::kIntensity)] = Counter(cost.bytes_model > 0 ? cost.flops.total() / cost.bytes_model : 0);
   state.counters[key(c::kFlopRate)] = Counter(cost.flops.total(), Counter::kIsIterationInvariantRate, Counter::kIs1000);
   state.counters[key(c::kByteRate)] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate, Counter::kIs1000);

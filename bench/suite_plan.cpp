@@ -194,9 +194,10 @@ SuitePlan plan_suite(const SuiteOptions& options) {
     const auto& suite_shapes = options.quick ? pair->quick_shapes : gpu_sized ? pair->cuda_shapes : pair->default_shapes;
     if (!req.active()) {
       for (const auto& combo : pair->combos)
-        for (const auto& shape : suite_shapes)
-          plan.runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
-                               pair->complete_shape(combo.variant, shape)});
+        if (pair->runs_on(options.backend, combo.impl))
+          for (const auto& shape : suite_shapes)
+            plan.runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
+                                 pair->complete_shape(combo.variant, shape)});
       continue;
     }
 
@@ -208,6 +209,7 @@ SuitePlan plan_suite(const SuiteOptions& options) {
     std::vector<std::vector<std::string>> override_errors(req.overrides.size());
 
     for (const auto& combo : pair->combos) {
+      if (!pair->runs_on(options.backend, combo.impl)) continue;  // e.g. decode's blas on CUDA
       std::vector<Shape> shapes = variant_shapes(*pair, combo.variant, req, sizes, suite_shapes, plan.notes);
       add_overrides(*pair, combo.variant, req.overrides, suite_shapes, shapes, override_took_variant_dims,
                     override_errors);

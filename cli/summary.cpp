@@ -15,15 +15,19 @@ std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
 
 std::string format_runs_table(const model::Results& results) {
   std::string out = format_ceilings_table(results.ceilings) + "\n";
-  out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6}\n", "run", "median", "bandwidth", "FLOP rate",
-                     "FLOP/B", "bound", "roof%");
+  out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {}\n", "run", "median", "bandwidth", "FLOP rate",
+                     "FLOP/B", "bound", "roof%", "SoL%", "judged against");
   for (const auto& r : results.runs) {
     const std::string eff = r.roofline.efficiency ? numbers::sig(100 * *r.roofline.efficiency, 2) : "-";
     std::string id = r.id;
     if (id.size() > 58) id = id.substr(0, 55) + "...";
-    out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6}\n", id, numbers::si(r.time_s.median, "s"),
+    // Speed of light: the fraction of the roof this run is judged against (analysis/roof_choice.h).
+    const model::JudgedAgainst* judged = r.judged_against && r.judged_against->roof ? &*r.judged_against : nullptr;
+    const std::string sol = judged ? numbers::sig(100 * judged->fraction, 2) : "-";
+    out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {}\n", id, numbers::si(r.time_s.median, "s"),
                        numbers::si(r.achieved.byte_per_s, "B/s"), numbers::si(r.achieved.flop_per_s, "FLOP/s"),
-                       numbers::sig(r.intensity.value), r.bound ? model::to_string(*r.bound) : "-", eff);
+                       numbers::sig(r.intensity.value), r.bound ? model::to_string(*r.bound) : "-", eff, sol,
+                       judged ? *judged->roof : "");
   }
   return out;
 }

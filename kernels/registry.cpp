@@ -50,6 +50,8 @@ std::unique_ptr<Workload> make_workload(const RunSpec& spec) {
   throw std::invalid_argument("this build has no CUDA backend (configure with nvcc present)");
 #endif
   if (!pair.make_cuda) throw std::invalid_argument(fmt::format("pair '{}' has no CUDA implementation yet", pair.name));
+  if (!pair.runs_on(Backend::cuda, spec.impl))
+    throw std::invalid_argument(fmt::format("{}/{} runs on the CPU only", pair.name, spec.impl));
   return pair.make_cuda(full);
 }
 

@@ -2,6 +2,7 @@
 // The catalogue of paired operators. Each pair registers its variants,
 // implementation levels, suite shapes, cost model and a factory per backend;
 // the benchmarks, the analysis and the CLI all read this one list.
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -63,6 +64,13 @@ struct PairDef {
   // <family>_pair.cpp (see docs/models.md). Without it, `--model` runs the pair's usual
   // suite shapes and says so (bench::suite_runs).
   std::function<ModelShapes(const std::string& variant, const ModelShapeInputs& in)> shapes_for_model;
+  // Implementation levels with no CUDA kernel (decode's blas, an OpenBLAS peer): the
+  // CUDA suite leaves them out and make_workload refuses them on CUDA.
+  std::vector<std::string> cpu_only_impls;
+  bool runs_on(Backend backend, const std::string& impl) const {
+    return backend == Backend::cpu ||
+           std::find(cpu_only_impls.begin(), cpu_only_impls.end(), impl) == cpu_only_impls.end();
+  }
   std::function<Cost(const RunSpec&)> cost;
   std::function<std::unique_ptr<Workload>(const RunSpec&)> make_cpu;
   std::function<std::unique_ptr<Workload>(const RunSpec&)> make_cuda;  // empty without CUDA

@@ -24,7 +24,7 @@ Shape dec(int64_t batch, int64_t q_heads, int64_t kv_heads, int64_t head_dim, in
 }
 
 const char* const kVariants[] = {"mha", "gqa", "mqa"};
-const char* const kImpls[] = {"naive", "grouped"};
+const char* const kImpls[] = {"naive", "grouped", "blas"};
 
 // Awkward on purpose: one position, one head, head_dim not a multiple of 16,
 // contexts that are not multiples of the 64-position block, q_heads not a multiple
@@ -41,6 +41,14 @@ std::vector<Param> kernel_params() {
   // gqa with a given kv_heads (group 4, group 1 and one kv head)
   for (const char* impl : kImpls)
     for (const auto& shape : {dec(2, 12, 3, 48, 300), dec(1, 6, 6, 32, 129), dec(1, 6, 1, 32, 600)})
+      params.emplace_back("gqa", impl, shape);
+  // The vectorized kernels' edges: group sizes 1, 4, 8, 32 (and 48 and 80: four
+  // vectors of query lanes, and more heads than the fast path takes), head_dim 64,
+  // 96, 128, contexts that end mid-tile and mid-block, one head, split runs.
+  for (const char* impl : kImpls)
+    for (const auto& shape : {dec(1, 1, 1, 128, 333), dec(2, 3, 3, 96, 67), dec(2, 8, 2, 64, 130),
+                              dec(1, 16, 2, 128, 1500), dec(1, 32, 1, 96, 777), dec(1, 32, 1, 128, 1025),
+                              dec(1, 48, 1, 64, 200), dec(1, 80, 1, 16, 100), dec(3, 8, 1, 64, 13)})
       params.emplace_back("gqa", impl, shape);
   return params;
 }
@@ -88,7 +96,7 @@ TEST(DecodeKernelsRun, RepeatedRunsGiveTheSameAnswer) {
   // The benchmark runs the kernel many times on the same buffers; a split run
   // reuses its partials. Two runs over stale out/partials must still be right.
   const uint64_t seed = test::fresh_seed();
-  for (const auto impl : {decode::Impl::naive, decode::Impl::grouped}) {
+  for (const auto impl : {decode::Impl::naive, decode::Impl::grouped, decode::Impl::blas}) {
     const decode::Dims d{1, 8, 1, 40, 1200};  // MQA; grouped splits into 3 pieces
     std::vector<float> q(d.batch * d.q_heads * d.head_dim), k(d.batch * d.kv_heads * d.context * d.head_dim),
         v(k.size()), out(q.size()), partials(decode::cpu_partial_floats(impl, d));
@@ -129,6 +137,19 @@ TEST(DecodeCost, HandComputed) {
   // bf16: minimum = (64 + 512) * 2 = 1152; partials stay fp32
   EXPECT_DOUBLE_EQ(decode::cost(decode::Impl::grouped, d, 1, 2).bytes_minimum, 1152);
   EXPECT_DOUBLE_EQ(decode::cost(decode::Impl::grouped, d, 3, 2).bytes_model, 1152 + 960);
+  // blas: the 4 x 16 fp32 scores are written, read and rewritten by the softmax, read
+  // by the second GEMM: 4 * 64 * 4 = 1024 bytes more; never split
+  const auto b = decode::cost(decode::Impl::blas, d, 1, 4);
+  EXPECT_DOUBLE_EQ(b.bytes_model, 2304 + 1024);
+  EXPECT_DOUBLE_EQ(b.bytes_written, (4 * 8) * 4 + 512);  // out and half the scores' round trip
+  EXPECT_DOUBLE_EQ(b.flops.total(), g.flops.total());
+  EXPECT_EQ(decode::context_splits(Backend::cpu, decode::Impl::blas, {1, 8, 1, 40, 1200}), 1);
+  // naive re-reads each kv head's K and V g - 1 = 1 more time: 2 * (4 - 2) * 16 * 8 * 4
+  EXPECT_DOUBLE_EQ(n.bytes_reread, 2048);
+  EXPECT_DOUBLE_EQ(n.reread_set_bytes, 2 * 16 * 8 * 4);
+  EXPECT_DOUBLE_EQ(g.bytes_reread, 0);
+  EXPECT_DOUBLE_EQ(g.bytes_read + g.bytes_written, g.bytes_model);
+  EXPECT_DOUBLE_EQ(g.bytes_written, 4 * 8 * 4);  // out only
   // MHA (Hkv = Hq): naive and grouped move the same bytes
   const decode::Dims mha{1, 4, 4, 8, 16};
   EXPECT_DOUBLE_EQ(decode::cost(decode::Impl::naive, mha, 1, 4).bytes_model,
@@ -144,6 +165,16 @@ TEST(DecodeCost, RegistryAgrees) {
   EXPECT_DOUBLE_EQ(c.bytes_minimum, (32768.0 + 8388608.0) * 4);
   EXPECT_DOUBLE_EQ(c.bytes_model, c.bytes_minimum + 2.0 * 128 * 8 * 130 * 4);
   EXPECT_DOUBLE_EQ(c.flops.matrix, 128.0 * 4 * 8192 * 128);
+}
+
+TEST(DecodeBlas, IsCpuOnly) {
+  // The CUDA suite leaves the blas level out and the factory refuses it with a reason.
+  const auto& pair = find_pair("decode");
+  EXPECT_TRUE(pair.runs_on(Backend::cpu, "blas"));
+  EXPECT_FALSE(pair.runs_on(Backend::cuda, "blas"));
+  EXPECT_TRUE(pair.runs_on(Backend::cuda, "grouped"));
+  EXPECT_THROW(make_workload({"decode", "mqa", "blas", Backend::cuda, DType::bf16, dec(1, 8, 64, 8)}),
+               std::invalid_argument);
 }
 
 TEST(DecodeShape, FillsKvHeads) {

@@ -195,7 +195,31 @@ Ceiling ceiling_from(const JsonCursor& c) {
   x.source = c.at("source").one_of({"measured", "datasheet"});
   if (auto d = c.opt("detail")) x.detail = d->string(kMaxTextLength);
   if (auto s = c.opt("samples")) x.samples = s->integer(0, kMaxCount);
+  if (auto w = c.opt("working_set_bytes")) x.working_set_bytes = w->positive();
+  if (auto b = c.opt("cache_bytes")) x.cache_bytes = b->positive();
+  if (auto t = c.opt("threads")) x.threads = t->integer(1, 1 << 20);
   return x;
+}
+
+JudgedAgainst judged_from(const JsonCursor& c) {
+  JudgedAgainst j;
+  if (auto r = c.opt("roof")) {
+    j.roof = r->string();
+    j.unit = c.at("unit").one_of({"B/s", "FLOP/s"});
+    j.value = c.at("value").positive();
+    j.seconds = c.at("seconds").positive();
+    j.fraction = c.at("fraction").positive();
+    j.rule = c.at("rule").string(kMaxTextLength);
+  } else {
+    j.reason = c.at("reason").string(kMaxTextLength);
+  }
+  return j;
+}
+
+json judged_json(const JudgedAgainst& j) {
+  if (!j.roof) return {{"roof", nullptr}, {"reason", opt(j.reason)}};
+  return {{"roof", *j.roof}, {"unit", j.unit}, {"value", j.value}, {"seconds", j.seconds},
+          {"fraction", j.fraction}, {"rule", j.rule}};
 }
 
 TimeStats time_stats_from(const JsonCursor& c) {
@@ -359,6 +383,7 @@ Run run_from(const JsonCursor& c) {
   r.achieved = achieved_from(c.at("achieved"));
   r.roofline = roofline_from(c.at("roofline"));
   if (auto b = c.opt("bound")) r.bound = b->one_of({"memory", "compute"}) == "memory" ? Bound::memory : Bound::compute;
+  if (auto j = c.opt("judged_against")) r.judged_against = judged_from(*j);
   if (auto b = c.opt("breakdown")) r.breakdown = breakdown_from(*b);
   if (auto k = c.opt("kernels")) r.kernels = kernels_from(*k);
   if (r.intensity.bytes == BytesBasis::measured && !r.bytes.measured)
@@ -665,6 +690,7 @@ json to_json(const Run& r) {
                     {"byte_per_s_minimum", r.achieved.byte_per_s_minimum}}},
       {"roofline", roofline_json(r.roofline)},
       {"bound", r.bound ? json(to_string(*r.bound)) : json(nullptr)},
+      {"judged_against", r.judged_against ? judged_json(*r.judged_against) : json(nullptr)},
       {"breakdown", r.breakdown ? breakdown_json(*r.breakdown) : json(nullptr)},
       {"kernels", r.kernels ? kernels_json(*r.kernels) : json(nullptr)},
   };
@@ -688,9 +714,14 @@ json to_json(const Results& r) {
   j["metrics"] = to_json(r.metrics);
   j["catalogue"] = to_json(r.catalogue);
   j["ceilings"] = json::array();
-  for (const auto& c : r.ceilings)
-    j["ceilings"].push_back({{"name", c.name}, {"kind", to_string(c.kind)}, {"backend", c.backend}, {"value", c.value},
-                             {"unit", c.unit()}, {"source", c.source}, {"detail", c.detail}, {"samples", c.samples}});
+  for (const auto& c : r.ceilings) {
+    json cj = {{"name", c.name}, {"kind", to_string(c.kind)}, {"backend", c.backend}, {"value", c.value},
+               {"unit", c.unit()}, {"source", c.source}, {"detail", c.detail}, {"samples", c.samples}};
+    if (c.working_set_bytes) cj["working_set_bytes"] = *c.working_set_bytes;
+    if (c.cache_bytes) cj["cache_bytes"] = *c.cache_bytes;
+    if (c.threads) cj["threads"] = *c.threads;
+    j["ceilings"].push_back(std::move(cj));
+  }
   j["roofs"] = {{"bandwidth", opt(r.roofs.bandwidth)}, {"vector", opt(r.roofs.vector)},
                 {"matrix", opt(r.roofs.matrix)}, {"l2_bandwidth", opt(r.roofs.l2_bandwidth)}};
   j["runs"] = json::array();

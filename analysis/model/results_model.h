@@ -135,6 +135,10 @@ struct Ceiling {
   std::string source = "measured";  // "measured" | "datasheet"
   std::string detail;
   int64_t samples = 0;
+  // CPU ceilings (bench/ceilings_cpu.cpp): the bytes the benchmark touched, the
+  // capacity of the cache level it measures, and the threads it ran.
+  std::optional<double> working_set_bytes, cache_bytes;
+  std::optional<int64_t> threads;
   std::string_view unit() const { return kind == CeilingKind::bandwidth ? "B/s" : "FLOP/s"; }
 };
 
@@ -196,6 +200,18 @@ struct RooflinePlacement {
 
 enum class Bound { memory, compute };
 
+// "Speed of light": the roof this run is judged against by its traffic and working
+// set (analysis/roof_choice.h, docs/cost-model.md), and its fraction of it.
+struct JudgedAgainst {
+  std::optional<std::string> roof;  // nullopt: not judged, `reason` says why
+  std::string unit;                 // "B/s" | "FLOP/s"
+  double value = 0;                 // the roof's rate for this run's traffic
+  double seconds = 0;               // the run's time at that roof
+  double fraction = 0;              // seconds / measured median
+  std::string rule;
+  std::optional<std::string> reason;
+};
+
 struct ClassShare {
   std::string op_class;  // JSON "class"
   double flops = 0, flop_share = 0, bytes_model = 0;
@@ -234,6 +250,7 @@ struct Run {
   Achieved achieved;
   RooflinePlacement roofline;
   std::optional<Bound> bound;
+  std::optional<JudgedAgainst> judged_against;
   std::optional<Breakdown> breakdown;
   std::optional<Kernels> kernels;
 };

@@ -22,6 +22,17 @@ inline constexpr std::string_view kFlopsVector = "flops_vector";
 inline constexpr std::string_view kFlopsSpecial = "flops_special";
 inline constexpr std::string_view kBytesMinimum = "bytes_minimum";
 inline constexpr std::string_view kBytesModel = "bytes_model";
+// The model bytes by direction, the distinct bytes touched and the bytes re-read by
+// design (kernels/common/cost.h): what decides which roof a run is judged against
+// (analysis/roof_choice.h). Absent: not split.
+inline constexpr std::string_view kBytesRead = "bytes_read";
+inline constexpr std::string_view kBytesWritten = "bytes_written";
+inline constexpr std::string_view kWorkingSetBytes = "working_set_bytes";  // also on ceilings
+inline constexpr std::string_view kBytesReread = "bytes_reread";
+inline constexpr std::string_view kRereadSetBytes = "reread_set_bytes";
+// Ceilings: the capacity of the cache level a cache ceiling measures, and its threads.
+inline constexpr std::string_view kCacheBytes = "cache_bytes";
+inline constexpr std::string_view kThreads = "threads";
 inline constexpr std::string_view kIntensity = "intensity";
 inline constexpr std::string_view kFlopRate = "FLOP/s";
 inline constexpr std::string_view kByteRate = "bytes/s";

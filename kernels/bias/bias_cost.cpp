@@ -42,6 +42,8 @@ Cost cost(Kind kind, bool fused, Dims d, int element_bytes) {
   // bias_cpu.cpp), so nothing is added. unfused: the separate pass y += b reads y back
   // and writes it again.
   c.bytes_model = c.bytes_minimum + (has_bias && !fused ? 2 * T * O * s : 0);
+  c.bytes_written = T * O * s * (has_bias && !fused ? 2 : 1);
+  c.bytes_read = c.bytes_model - c.bytes_written;
   return c;
 }
 

@@ -40,6 +40,21 @@ struct Cost {
   // What this implementation moves by design (extra passes, intermediates,
   // re-reads), assuming nothing stays in cache between passes.
   double bytes_model = 0;
+  // The model bytes by direction (bytes_read + bytes_written = bytes_model when
+  // given; both 0 when a pair does not split them). Which memory roof a run can
+  // reach depends on it: a read-only stream is faster than a copy on most CPUs.
+  double bytes_read = 0;
+  double bytes_written = 0;
+  // Distinct bytes the run touches (inputs, outputs and intermediates, each once):
+  // what must fit a cache level for that level's roof to be the limit. 0 means
+  // bytes_minimum (no intermediates).
+  double working_set_bytes = 0;
+  // The part of bytes_read this implementation re-reads by design (naive decode's
+  // query heads each streaming their shared kv head), and the data one work item
+  // re-reads (reread_set_bytes): when that set fits a cache on every thread at once,
+  // the re-reads are served there, not by DRAM. Both 0 when nothing is re-read.
+  double bytes_reread = 0;
+  double reread_set_bytes = 0;
   // Composite operators only: FLOPs and model bytes per operator class.
   std::map<std::string, FlopCount> flops_by_class;
   std::map<std::string, double> bytes_by_class;

@@ -11,6 +11,9 @@
 // row is loaded once and used by all g query heads of its group). Both use an
 // online (flash-decoding style) softmax and, when there are too few
 // (batch, head) work items to fill the threads, split the context and combine.
+// "blas" (CPU only) is the formulation a framework runs: per (sequence, kv head),
+// scores = Q·Kᵀ and out = P·V as two OpenBLAS sgemm calls with the group's query
+// heads folded into M, a row softmax between them over scores kept in memory.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -23,7 +26,7 @@ namespace lmroof::decode {
 
 enum class Kind { mha, gqa, mqa };
 Kind parse_kind(std::string_view variant);
-enum class Impl { naive, grouped };
+enum class Impl { naive, grouped, blas };
 Impl parse_impl(std::string_view impl);
 
 struct Dims {
@@ -64,16 +67,21 @@ int64_t context_splits(Backend backend, Impl impl, Dims d);
 
 // `splits` as context_splits gives it; each split beyond one writes and the combine
 // reads back head_dim + 2 floats (unnormalised output, running max, running sum)
-// per query head.
+// per query head. blas never splits; its scores make a round trip through memory.
 Cost cost(Impl impl, Dims d, int64_t splits, int element_bytes);
 
 // float64 reference: two-pass softmax per (batch, query head).
 void reference(Dims d, std::span<const float> q, std::span<const float> k, std::span<const float> v,
                std::span<double> out);
 
-// CPU kernel. `partials` must hold cpu_partial_floats(impl, d) floats (none without a split).
+// CPU kernel. `partials` must hold cpu_partial_floats(impl, d) floats (none without a
+// split; for blas, the scores of one (sequence, kv head) per thread).
 size_t cpu_partial_floats(Impl impl, Dims d);
 void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* v, float* out, float* partials);
+
+// The blas level (decode_blas_cpu.cpp): `scores` holds blas_score_floats(d) floats.
+size_t blas_score_floats(Dims d);
+void cpu_decode_blas(Dims d, const float* q, const float* k, const float* v, float* out, float* scores);
 
 std::unique_ptr<Workload> make_cpu(const RunSpec& spec);
 std::unique_ptr<Workload> make_cuda(const RunSpec& spec);  // kernels/decode/decode_cuda.cu

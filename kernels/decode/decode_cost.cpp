@@ -18,6 +18,7 @@ Kind parse_kind(std::string_view variant) {
 Impl parse_impl(std::string_view impl) {
   if (impl == "naive") return Impl::naive;
   if (impl == "grouped") return Impl::grouped;
+  if (impl == "blas") return Impl::blas;
   throw std::invalid_argument(fmt::format("decode has no implementation '{}'", impl));
 }
 
@@ -75,7 +76,7 @@ Shape complete_shape(Kind kind, const Shape& s) {
 }
 
 int64_t context_splits(Backend backend, Impl impl, Dims d) {
-  if (backend == Backend::cuda) return 1;
+  if (backend == Backend::cuda || impl == Impl::blas) return 1;
   const int64_t items = d.batch * (impl == Impl::naive ? d.q_heads : d.kv_heads);
   if (items >= kTargetItems) return 1;
   const int64_t wanted = (kTargetItems + items - 1) / items;
@@ -102,10 +103,24 @@ Cost cost(Impl impl, Dims d, int64_t splits, int element_bytes) {
   c.bytes_minimum = (2 * heads * dh + 2 * B * Hkv * L * dh) * s;
   // split-K: each piece writes head_dim + 2 fp32 values per query head and the combine reads them back
   const double partial = splits > 1 ? 2 * heads * static_cast<double>(splits) * (dh + 2) * 4 : 0;
-  if (impl == Impl::grouped)
-    c.bytes_model = c.bytes_minimum + partial;
-  else  // every query head streams the K and V rows of its kv head itself
+  // blas: the scores (fp32) are written by the first GEMM, read and rewritten by the
+  // softmax, read by the second GEMM
+  const double scores = impl == Impl::blas ? 4 * heads * L * 4 : 0;
+  if (impl == Impl::naive)  // every query head streams the K and V rows of its kv head itself
     c.bytes_model = (2 * heads * dh + 2 * heads * L * dh) * s + partial;
+  else
+    c.bytes_model = c.bytes_minimum + partial + scores;
+  // Decode only reads, but for out, half the partials and half the scores' round trip.
+  c.bytes_written = heads * dh * s + partial / 2 + scores / 2;
+  c.bytes_read = c.bytes_model - c.bytes_written;
+  if (impl == Impl::blas) c.working_set_bytes = c.bytes_minimum + heads * L * 4;
+  if (impl == Impl::naive) {
+    // the g query heads of a group run one after the other on the same thread (the
+    // items are scheduled in order), so a kv head's K and V are re-read g - 1 times
+    // while they may still sit in a cache
+    c.bytes_reread = 2 * (heads - B * Hkv) * L * dh * s;
+    c.reread_set_bytes = c.bytes_reread > 0 ? 2 * L * dh * s : 0;
+  }
   return c;
 }
 

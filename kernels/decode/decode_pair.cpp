@@ -10,10 +10,11 @@ PairDef decode_pair() {
   PairDef p;
   p.name = "decode";
   p.title = "Decode pair: MHA vs GQA vs MQA attention at decode time";
-  p.summary = "Decode attention over a KV cache: MHA vs GQA vs MQA, each query head streaming K/V (naive) or "
-              "one K/V read per kv-head group (grouped)";
-  p.combos = {{"mha", "naive"}, {"mha", "grouped"}, {"gqa", "naive"},
-              {"gqa", "grouped"}, {"mqa", "naive"}, {"mqa", "grouped"}};
+  p.summary = "Decode attention over a KV cache: MHA vs GQA vs MQA, each query head streaming K/V (naive), "
+              "one K/V read per kv-head group (grouped), or two OpenBLAS GEMMs per group (blas, CPU only)";
+  p.combos = {{"mha", "naive"}, {"mha", "grouped"}, {"mha", "blas"},   {"gqa", "naive"},
+              {"gqa", "grouped"}, {"gqa", "blas"},  {"mqa", "naive"}, {"mqa", "grouped"}, {"mqa", "blas"}};
+  p.cpu_only_impls = {"blas"};
   // One batch/head configuration over a context sweep (1024 ... 8192), so "decode
   // time grows linearly with context" can be checked on the default suite. kv_heads
   // is filled per variant (mha 32, gqa 4, mqa 1). Batch 4 keeps the largest MHA
@@ -34,6 +35,10 @@ PairDef decode_pair() {
       {{"mha", "grouped"}, {"mqa", "grouped"}, "MQA vs MHA: one kv head"},
       {{"gqa", "naive"}, {"gqa", "grouped"}, "GQA: K/V read once per group vs once per query head"},
       {{"mqa", "naive"}, {"mqa", "grouped"}, "MQA: K/V read once vs once per query head"},
+      // the fused kernel against what a framework runs (CPU only)
+      {{"mha", "blas"}, {"mha", "grouped"}, "MHA: fused grouped kernel vs two OpenBLAS GEMMs"},
+      {{"gqa", "blas"}, {"gqa", "grouped"}, "GQA: fused grouped kernel vs two OpenBLAS GEMMs"},
+      {{"mqa", "blas"}, {"mqa", "grouped"}, "MQA: fused grouped kernel vs two OpenBLAS GEMMs"},
   };
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     return decode::complete_shape(decode::parse_kind(variant), s);

@@ -56,6 +56,9 @@ Cost cost(Kind kind, Dims d, int element_bytes) {
   // read by the activation pass, its result written, read by the second GEMM.
   const double hidden_in = kind == Kind::gelu ? T * F : 2 * T * F;
   c.bytes_model = c.bytes_minimum + (hidden_in /*write*/ + hidden_in /*read*/ + T * F /*write*/ + T * F /*read*/) * s;
+  c.bytes_written = (T * D + hidden_in + T * F) * s;  // y, the GEMM's hidden output, the activation's
+  c.bytes_read = c.bytes_model - c.bytes_written;
+  c.working_set_bytes = c.bytes_minimum + (hidden_in + T * F) * s;
   return c;
 }
 

@@ -55,12 +55,19 @@ Cost cost(Kind kind, bool fused, Dims d, int element_bytes) {
     c.flops.special = T;
     c.bytes_minimum = (2 * TD + D) * s;
   }
+  const double params = kind == Kind::layernorm ? 2 * D : D;
   if (fused) {
     c.bytes_model = c.bytes_minimum;
+    c.bytes_read = (TD + params) * s;  // x, gamma (and beta)
+    c.bytes_written = TD * s;          // y
   } else {
-    double elements = 0;
-    for (const auto& p : unfused_passes(kind, d)) elements += p.read_elements + p.write_elements;
-    c.bytes_model = elements * s;
+    double reads = 0, writes = 0;
+    for (const auto& p : unfused_passes(kind, d)) reads += p.read_elements, writes += p.write_elements;
+    c.bytes_model = (reads + writes) * s;
+    c.bytes_read = reads * s;
+    c.bytes_written = writes * s;
+    // every pass writes a tensor of its own: x, the parameters and all of those
+    c.working_set_bytes = (TD + params + writes) * s;
   }
   return c;
 }

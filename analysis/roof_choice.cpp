@@ -1,0 +1,134 @@
+#include "analysis/roof_choice.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace lmroof {
+
+namespace {
+
+std::string gib(double bytes) { return fmt::format("{:.3g} MiB", bytes / (1 << 20)); }
+
+// The innermost cache level that holds `bytes`; nullptr when none does.
+const CacheRoof* level_holding(const std::vector<CacheRoof>& caches, double bytes) {
+  for (const auto& c : caches)
+    if (bytes > 0 && bytes <= c.capacity_bytes) return &c;
+  return nullptr;
+}
+
+struct MemoryTime {
+  std::string roof;
+  double seconds = 0;
+  std::string rule;
+};
+
+std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
+  const double bytes = t.bytes_read + t.bytes_written;
+  if (bytes <= 0) return MemoryTime{"none", 0, "the run moves no bytes"};
+  if (const CacheRoof* fit = level_holding(r.caches, t.working_set_bytes))
+    return MemoryTime{fit->name, bytes / fit->value,
+                      fmt::format("its working set ({}) fits {} ({}): all its bytes at that level's read roof",
+                                  gib(t.working_set_bytes), fit->name.substr(0, 2), gib(fit->capacity_bytes))};
+  if (!r.copy && !r.copy_nt) return std::nullopt;
+  const bool nt = r.copy_nt && (!r.copy || *r.copy_nt > *r.copy);
+  const double copy = nt ? *r.copy_nt : *r.copy;
+  const char* copy_name = nt ? "copy_nt" : "copy";
+  const double read = r.read.value_or(copy);  // no read roof measured: reads at the copy rate
+  const char* read_name = r.read ? "read" : copy_name;
+
+  const double once = std::max(0.0, t.bytes_read - t.bytes_reread);
+  const double paired = std::min(once, t.bytes_written);
+  double seconds = 2 * paired / copy + (once - paired) / read + (t.bytes_written - paired) / copy;
+  std::vector<std::string> parts;
+  // A part is named when it carries at least 5% of the bytes.
+  if (2 * paired + (t.bytes_written - paired) >= 0.05 * bytes) parts.push_back(copy_name);
+  if (once - paired >= 0.05 * bytes && std::find(parts.begin(), parts.end(), read_name) == parts.end())
+    parts.push_back(read_name);
+  std::string rule = fmt::format("its working set ({}) fits no cache: {} read once and {} written stream from DRAM "
+                                 "(as many reads as writes at the best copy, {}, the other reads at the read roof)",
+                                 gib(t.working_set_bytes), gib(once), gib(t.bytes_written), copy_name);
+  if (t.bytes_reread > 0) {
+    const CacheRoof* fit = level_holding(r.caches, t.reread_set_bytes * r.threads);
+    seconds += t.bytes_reread / (fit ? fit->value : read);
+    const std::string from = fit ? fit->name : read_name;
+    if (t.bytes_reread >= 0.05 * bytes && std::find(parts.begin(), parts.end(), from) == parts.end())
+      parts.push_back(from);
+    rule += fmt::format("; {} re-read by design come from {} ({} per thread{})", gib(t.bytes_reread),
+                        fit ? fit->name.substr(0, 2) : std::string("DRAM"), gib(t.reread_set_bytes),
+                        fit ? fmt::format(", {} threads fit its {}", r.threads, gib(fit->capacity_bytes)) : "");
+  }
+  if (parts.empty()) parts.push_back(read_name);
+  std::string name;
+  for (const auto& p : parts) name += (name.empty() ? "" : "+") + p;
+  return MemoryTime{name, seconds, rule};
+}
+
+}  // namespace
+
+Traffic traffic_of(const Cost& cost) {
+  Traffic t;
+  t.flops = cost.flops.total();
+  if (cost.bytes_read + cost.bytes_written > 0) {
+    t.bytes_read = cost.bytes_read;
+    t.bytes_written = cost.bytes_written;
+  } else {
+    t.bytes_read = t.bytes_written = cost.bytes_model / 2;
+  }
+  t.bytes_reread = cost.bytes_reread;
+  t.reread_set_bytes = cost.reread_set_bytes;
+  t.working_set_bytes = cost.working_set_bytes > 0 ? cost.working_set_bytes : cost.bytes_minimum;
+  return t;
+}
+
+std::optional<RoofChoice> choose_roof(const Traffic& t, const MachineRoofs& r) {
+  const auto memory = memory_time(t, r);
+  const bool has_compute = r.fp32_fma && *r.fp32_fma > 0;
+  if (!memory && !has_compute) return std::nullopt;
+  if (!memory && t.bytes_read + t.bytes_written > 0) return std::nullopt;  // half a verdict is a wrong one
+  const double compute_s = has_compute ? t.flops / *r.fp32_fma : 0;
+  if (t.flops > 0 && !has_compute) return std::nullopt;
+  if (has_compute && t.flops > 0 && (!memory || compute_s >= memory->seconds))
+    return RoofChoice{"fp32_fma", "FLOP/s", *r.fp32_fma, compute_s,
+                      fmt::format("compute-bound: its FLOPs take longer at the FP32 FMA peak ({:.3g} ms) than its "
+                                  "bytes at the memory roof ({:.3g} ms)",
+                                  compute_s * 1e3, memory ? memory->seconds * 1e3 : 0.0)};
+  if (!memory || memory->seconds <= 0) return std::nullopt;
+  const double bytes = t.bytes_read + t.bytes_written;
+  return RoofChoice{memory->roof, "B/s", bytes / memory->seconds, memory->seconds, "memory-bound: " + memory->rule};
+}
+
+MachineRoofs cpu_roofs_from_ceilings(const std::vector<model::Ceiling>& ceilings) {
+  MachineRoofs r;
+  for (const auto& c : ceilings) {
+    if (c.backend != "cpu" || c.source != "measured" || !(c.value > 0)) continue;
+    if (c.name == "read") r.read = c.value;
+    if (c.name == "copy") r.copy = c.value;
+    if (c.name == "copy_nt") r.copy_nt = c.value;
+    if (c.name == "fp32_fma") r.fp32_fma = c.value;
+    if (c.threads) r.threads = std::max<int>(1, static_cast<int>(*c.threads));
+    if (c.name.size() == 7 && c.name[0] == 'l' && c.name.substr(2) == "_read" && c.cache_bytes)
+      r.caches.push_back({c.name, *c.cache_bytes, c.value});
+  }
+  std::sort(r.caches.begin(), r.caches.end(),
+            [](const CacheRoof& a, const CacheRoof& b) { return a.capacity_bytes < b.capacity_bytes; });
+  return r;
+}
+
+model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, const MachineRoofs& roofs) {
+  model::JudgedAgainst j;
+  const auto choice = choose_roof(traffic_of(cost), roofs);
+  if (!choice || !(measured_seconds > 0) || !(choice->seconds > 0) || !(choice->value > 0)) {
+    j.reason = "the roofs this run needs were not measured";
+    return j;
+  }
+  j.roof = choice->roof;
+  j.unit = choice->unit;
+  j.value = choice->value;
+  j.seconds = choice->seconds;
+  j.fraction = choice->seconds / measured_seconds;
+  j.rule = choice->rule;
+  return j;
+}
+
+}  // namespace lmroof

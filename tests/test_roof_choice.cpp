@@ -1,0 +1,202 @@
+// The roof-choice rule (analysis/roof_choice.h) on traffic worked out by hand: which
+// roof, at what rate, and the time a run would take at it.
+#include <gtest/gtest.h>
+
+#include "analysis/roof_choice.h"
+#include "common/cost.h"
+#include "registry.h"
+
+namespace lmroof {
+namespace {
+
+constexpr double MiB = 1 << 20;
+constexpr double G = 1e9;
+
+// A small machine: DRAM read 40 GB/s, copy 30, copy_nt 36; L1 64 KiB at 800 GB/s,
+// L2 2 MiB at 400, L3 32 MiB at 200; FP32 FMA 200 GFLOP/s; two threads.
+MachineRoofs machine() {
+  MachineRoofs r;
+  r.read = 40 * G;
+  r.copy = 30 * G;
+  r.copy_nt = 36 * G;
+  r.fp32_fma = 200 * G;
+  r.caches = {{"l1_read", 64 * 1024, 800 * G}, {"l2_read", 2 * MiB, 400 * G}, {"l3_read", 32 * MiB, 200 * G}};
+  r.threads = 2;
+  return r;
+}
+
+Traffic stream(double read, double written, double working_set) {
+  Traffic t;
+  t.bytes_read = read;
+  t.bytes_written = written;
+  t.working_set_bytes = working_set;
+  return t;
+}
+
+TEST(RoofChoice, ReadOnlyStreamGetsTheReadRoof) {
+  // 512 MiB read, 64 KiB written (decode's output): 0.01% writes
+  const auto c = choose_roof(stream(512 * MiB, 64 * 1024, 512 * MiB), machine());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->roof, "read");
+  EXPECT_EQ(c->unit, "B/s");
+  // 64 KiB pairs with 64 KiB of reads at the copy roof, the rest at the read roof
+  const double expected = 2 * 65536 / (36 * G) + (512 * MiB - 65536) / (40 * G);
+  EXPECT_DOUBLE_EQ(c->seconds, expected);
+  EXPECT_DOUBLE_EQ(c->value, (512 * MiB + 65536) / expected);
+}
+
+TEST(RoofChoice, CopyStreamGetsTheBestCopy) {
+  // a fused norm: read x (+ gamma), write y, 256 MiB in all
+  const auto c = choose_roof(stream(128 * MiB + 16384, 128 * MiB, 256 * MiB), machine());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->roof, "copy_nt");  // streaming stores measured faster than ordinary ones
+  EXPECT_NEAR(c->value, 36 * G, 0.001 * G);
+  // with ordinary stores measured faster, that copy is the roof
+  MachineRoofs m = machine();
+  m.copy = 50 * G;
+  EXPECT_EQ(choose_roof(stream(128 * MiB, 128 * MiB, 256 * MiB), m)->roof, "copy");
+  EXPECT_DOUBLE_EQ(choose_roof(stream(128 * MiB, 128 * MiB, 256 * MiB), m)->value, 50 * G);
+}
+
+TEST(RoofChoice, MixedStreamSplitsIntoCopyAndRead) {
+  // 3 parts read, 1 written: 1+1 at the copy roof, 2 at the read roof
+  const auto c = choose_roof(stream(300 * MiB, 100 * MiB, 400 * MiB), machine());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->roof, "copy_nt+read");
+  EXPECT_DOUBLE_EQ(c->seconds, 200 * MiB / (36 * G) + 200 * MiB / (40 * G));
+  // more writes than reads: the extra writes at the copy roof
+  const auto w = choose_roof(stream(100 * MiB, 300 * MiB, 400 * MiB), machine());
+  EXPECT_EQ(w->roof, "copy_nt");
+  EXPECT_DOUBLE_EQ(w->seconds, 200 * MiB / (36 * G) + 200 * MiB / (36 * G));
+}
+
+TEST(RoofChoice, WorkingSetInACacheGetsThatLevel) {
+  EXPECT_EQ(choose_roof(stream(16 * 1024, 16 * 1024, 32 * 1024), machine())->roof, "l1_read");
+  EXPECT_EQ(choose_roof(stream(1 * MiB, 0, 1 * MiB), machine())->roof, "l2_read");
+  const auto c = choose_roof(stream(10 * MiB, 10 * MiB, 20 * MiB), machine());
+  EXPECT_EQ(c->roof, "l3_read");
+  EXPECT_DOUBLE_EQ(c->seconds, 20 * MiB / (200 * G));
+  // just over L3: DRAM
+  EXPECT_EQ(choose_roof(stream(17 * MiB, 17 * MiB, 34 * MiB), machine())->roof, "copy_nt");
+  // no cache ceilings measured: DRAM roofs, never an invented cache roof
+  MachineRoofs m = machine();
+  m.caches.clear();
+  EXPECT_EQ(choose_roof(stream(1 * MiB, 0, 1 * MiB), m)->roof, "read");
+}
+
+TEST(RoofChoice, RereadsComeFromTheCacheThatHoldsEveryThreadsSet) {
+  // naive GQA: 64 MiB of K/V streamed once, re-read 7 more times (448 MiB), one kv
+  // head's K and V (4 MiB) per thread: 2 threads x 4 MiB fit L3, not L2
+  Traffic t = stream(512 * MiB, 64 * 1024, 64 * MiB);
+  t.bytes_reread = 448 * MiB;
+  t.reread_set_bytes = 4 * MiB;
+  const auto c = choose_roof(t, machine());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->roof, "read+l3_read");
+  const double expected = 2 * 65536 / (36 * G) + (64 * MiB - 65536) / (40 * G) + 448 * MiB / (200 * G);
+  EXPECT_DOUBLE_EQ(c->seconds, expected);
+  // a re-read set too large for L3 on both threads: the re-reads come from DRAM
+  t.reread_set_bytes = 20 * MiB;
+  EXPECT_EQ(choose_roof(t, machine())->roof, "read");
+}
+
+TEST(RoofChoice, ComputeBoundGetsTheFmaPeak) {
+  // 1 GFLOP over 8 MiB: 5 ms at the peak, 0.2 ms at the read roof
+  Traffic t = stream(8 * MiB, 0, 64 * MiB);
+  t.flops = 1e9;
+  const auto c = choose_roof(t, machine());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->roof, "fp32_fma");
+  EXPECT_EQ(c->unit, "FLOP/s");
+  EXPECT_DOUBLE_EQ(c->value, 200 * G);
+  EXPECT_DOUBLE_EQ(c->seconds, 1e9 / (200 * G));
+  // the same FLOPs over 1 GiB: memory takes longer
+  t.bytes_read = 1024 * MiB;
+  EXPECT_EQ(choose_roof(t, machine())->roof, "read");
+}
+
+TEST(RoofChoice, MissingRoofsGiveNoVerdict) {
+  MachineRoofs none;
+  EXPECT_FALSE(choose_roof(stream(MiB, MiB, 2 * MiB), none));
+  // a memory roof without the FMA peak cannot judge a run with FLOPs
+  MachineRoofs m = machine();
+  m.fp32_fma.reset();
+  Traffic t = stream(MiB, MiB, 64 * MiB);
+  t.flops = 10;
+  EXPECT_FALSE(choose_roof(t, m));
+  // no read ceiling: reads at the copy roof, named so
+  m = machine();
+  m.read.reset();
+  EXPECT_EQ(choose_roof(stream(512 * MiB, 0, 512 * MiB), m)->roof, "copy_nt");
+}
+
+TEST(RoofChoice, TrafficFromCost) {
+  Cost c;
+  c.flops.matrix = 10;
+  c.bytes_minimum = 100;
+  c.bytes_model = 300;
+  // no direction split: a copy, half each way; working set = minimum
+  Traffic t = traffic_of(c);
+  EXPECT_DOUBLE_EQ(t.bytes_read, 150);
+  EXPECT_DOUBLE_EQ(t.bytes_written, 150);
+  EXPECT_DOUBLE_EQ(t.working_set_bytes, 100);
+  EXPECT_DOUBLE_EQ(t.flops, 10);
+  c.bytes_read = 280;
+  c.bytes_written = 20;
+  c.working_set_bytes = 120;
+  t = traffic_of(c);
+  EXPECT_DOUBLE_EQ(t.bytes_read, 280);
+  EXPECT_DOUBLE_EQ(t.bytes_written, 20);
+  EXPECT_DOUBLE_EQ(t.working_set_bytes, 120);
+}
+
+TEST(RoofChoice, EveryCpuRunOfTheDefaultSuiteSplitsItsBytes) {
+  // These pairs' costs say which way their bytes go, and the split adds up (a pair
+  // without the split is judged as a copy: traffic_of).
+  for (const char* name : {"norm", "bias", "decode", "mlp"})
+    for (const auto& pair = find_pair(name); const auto& combo : pair.combos)
+      for (const auto& shape : pair.default_shapes) {
+        const RunSpec spec{pair.name, combo.variant, combo.impl, Backend::cpu, DType::fp32,
+                           pair.complete_shape(combo.variant, shape)};
+        const Cost c = cost_of(spec);
+        EXPECT_NEAR(c.bytes_read + c.bytes_written, c.bytes_model, 1e-9 * c.bytes_model) << spec.bench_name();
+        EXPECT_LE(c.bytes_reread, c.bytes_read) << spec.bench_name();
+      }
+}
+
+TEST(RoofChoice, ReadsTheCpuCeilings) {
+  auto ceiling = [](std::string name, std::string backend, double value, std::optional<int64_t> threads = {},
+                    std::optional<double> cache = {}) {
+    model::Ceiling c;
+    c.name = std::move(name);
+    c.backend = std::move(backend);
+    c.value = value;
+    c.threads = threads;
+    c.cache_bytes = cache;
+    return c;
+  };
+  const std::vector<model::Ceiling> ceilings = {
+      ceiling("read", "cpu", 40e9, 2),
+      ceiling("copy_nt", "cpu", 36e9),
+      ceiling("l3_read", "cpu", 200e9, {}, 33554432),
+      ceiling("l1_read", "cpu", 800e9, {}, 65536),
+      ceiling("fp32_fma", "cpu", 200e9),
+      ceiling("dram_copy", "cuda", 4e12),
+      ceiling("l2_read", "cpu", 0, {}, 2097152),  // failed: ignored
+  };
+  const MachineRoofs m = cpu_roofs_from_ceilings(ceilings);
+  EXPECT_DOUBLE_EQ(*m.read, 40e9);
+  EXPECT_FALSE(m.copy);
+  EXPECT_DOUBLE_EQ(*m.copy_nt, 36e9);
+  EXPECT_DOUBLE_EQ(*m.fp32_fma, 200e9);
+  EXPECT_EQ(m.threads, 2);
+  ASSERT_EQ(m.caches.size(), 2u);
+  EXPECT_EQ(m.caches[0].name, "l1_read");  // innermost first
+  EXPECT_EQ(m.caches[1].name, "l3_read");
+  const model::JudgedAgainst j = judged_against(Cost{}, 1.0, m);
+  EXPECT_FALSE(j.roof);  // moves nothing, computes nothing: no verdict
+  EXPECT_TRUE(j.reason);
+}
+
+}  // namespace
+}  // namespace lmroof
