@@ -28,9 +28,11 @@ std::vector<RunSpec> suite_runs(const SuiteOptions& options) {
     const bool gpu_sized = options.backend == Backend::cuda && !options.quick && !pair->cuda_shapes.empty();
     const auto& shapes = options.quick ? pair->quick_shapes : gpu_sized ? pair->cuda_shapes : pair->default_shapes;
     for (const auto& combo : pair->combos)
-      for (const auto& shape : shapes)
+      for (const auto& shape : shapes) {
+        if (pair->runs_shape && !pair->runs_shape(combo, shape)) continue;
         runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
                         pair->complete_shape(combo.variant, shape)});
+      }
   }
   return runs;
 }
