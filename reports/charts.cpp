@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/attention_chart.h"
 #include "reports/format.h"
 
 namespace lmroof::report {
@@ -319,7 +320,7 @@ json roofline_chart(const json& results) {
 json pair_chart(const json& results, std::string_view pair) {
   // Dimensions a variant decides (decode's kv_heads) would split one shape into
   // one column per variant; group by the rest.
-  const bool decode = pair == "decode";
+  const bool decode = pair == "decode" || pair == "attention";
   std::vector<const json*> runs;
   double max_time = 0, max_bytes = 0;
   for (const auto& r : runs_of(results)) {
@@ -519,8 +520,15 @@ std::vector<Chart> build_charts(const json& results) {
         "Left: median time per variant and implementation, one column per shape, the error bars spanning the fastest "
         "and slowest repetition. Right: the bytes the cost model says each run must move. Each column has its own "
         "y scale.";
-    if (pair == "decode") caption += " kv_heads follows the variant and is shown in the bar label.";
+    if (pair == "decode" || pair == "attention")
+      caption += " kv_heads follows the variant and is shown in the bar label.";
     add("pair-" + pair, pair_title(pair), caption, pair_chart(results, pair));
+    if (pair == "attention")
+      add("attention-intensity", "Attention decode: intensity vs batch",
+          "Each decode run's FLOPs per byte against its batch size (solid), beside Shazeer's prediction "
+          "Θ(1/(n/d + 1/b)) with the cost model's constants (dashed): it rises with b while the weights dominate "
+          "the bytes and flattens once the KV cache does (b ≈ 2d/n for MHA); GQA and MQA shrink the cache term.",
+          attention_intensity_chart(results));
   }
   add("block-shares", "Block: FLOP share vs runtime share",
       "Per operator class, the share of the block's FLOPs and of its runtime. The last panel is not measured here: it "

@@ -7,9 +7,11 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/attention_intensity.h"
 #include "attention/attention.h"
 #include "bench/suite.h"
 #include "registry.h"
+#include "reports/attention_chart.h"
 #include "test_support.h"
 
 namespace lmroof {
@@ -157,8 +159,35 @@ TEST(AttentionSuite, PhasesTakeTheirOwnShapes) {
       }
     }
     EXPECT_EQ(prefill, 3) << "quick " << quick;  // one prefill shape per variant
-    EXPECT_EQ(decode, quick ? 9 : 21) << "quick " << quick;
+    EXPECT_EQ(decode, quick ? 9 : 18) << "quick " << quick;
   }
+}
+
+TEST(AttentionIntensity, ShazeerPredictionByHand) {
+  // MHA, d = 2048, n = 512, b = 4, fp32: W = 4d², n·Dkv/W = n/(4d) = 1/16, so
+  // I = 1 / (4·(1/8 + 1/16)) = 4/3 = (4/s)/(2/b + n/d)
+  const double d = 2048;
+  EXPECT_DOUBLE_EQ(shazeer_decode_intensity({4, 512, d, d, d}, 4), 4.0 / 3);
+  // one kv head of 128 (MQA, 16 heads): W = (2048 + 256)·2048 + 2048² = 8912896,
+  // n·Dkv/W = 65536/8912896, b = 16 (1/32)
+  EXPECT_DOUBLE_EQ(shazeer_decode_intensity({16, 512, d, d, 128}, 2), 1.0 / (2 * (1.0 / 32 + 65536.0 / 8912896)));
+  const nlohmann::json run = {{"pair", "attention"}, {"impl", "decode"}, {"dtype", "fp32"},
+                              {"shape", {{"batch", 4}, {"context", 512}, {"d_model", 2048}, {"q_heads", 16},
+                                         {"kv_heads", 16}, {"head_dim", 128}}},
+                              {"intensity", {{"model", 1.3}}}};
+  ASSERT_TRUE(shazeer_decode_intensity(run).has_value());
+  EXPECT_DOUBLE_EQ(*shazeer_decode_intensity(run), 4.0 / 3);
+  nlohmann::json prefill = run;
+  prefill["impl"] = "prefill";
+  EXPECT_FALSE(shazeer_decode_intensity(prefill).has_value());
+  nlohmann::json missing = run;
+  missing["shape"].erase("kv_heads");
+  EXPECT_FALSE(shazeer_decode_intensity(missing).has_value());
+  // the chart: one run row and one prediction row per decode run, nothing for prefill
+  const nlohmann::json chart = report::attention_intensity_chart({{"runs", {run, prefill}}});
+  ASSERT_FALSE(chart.is_null());
+  EXPECT_EQ(chart["data"]["values"].size(), 2u);
+  EXPECT_TRUE(report::attention_intensity_chart({{"runs", {prefill}}}).is_null());
 }
 
 }  // namespace

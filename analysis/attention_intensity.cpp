@@ -1,0 +1,26 @@
+#include "analysis/attention_intensity.h"
+
+namespace lmroof {
+
+double shazeer_decode_intensity(const DecodeLayerDims& d, double s) {
+  const double weights = (d.q_dim + 2 * d.kv_dim) * d.d_model + d.d_model * d.q_dim;
+  return 1.0 / (s * (1.0 / (2 * d.batch) + d.context * d.kv_dim / weights));
+}
+
+std::optional<double> shazeer_decode_intensity(const nlohmann::json& run) {
+  if (run.value("pair", "") != "attention" || run.value("impl", "") != "decode") return std::nullopt;
+  const auto shape = run.find("shape");
+  if (shape == run.end() || !shape->is_object()) return std::nullopt;
+  auto dim = [&](const char* name) -> std::optional<double> {
+    const auto it = shape->find(name);
+    if (it == shape->end() || !it->is_number() || it->get<double>() <= 0) return std::nullopt;
+    return it->get<double>();
+  };
+  const auto b = dim("batch"), n = dim("context"), d = dim("d_model"), hq = dim("q_heads"), hkv = dim("kv_heads"),
+             dh = dim("head_dim");
+  if (!b || !n || !d || !hq || !hkv || !dh) return std::nullopt;
+  const double s = run.value("dtype", "fp32") == "bf16" ? 2 : 4;
+  return shazeer_decode_intensity({*b, *n, *d, *hq * *dh, *hkv * *dh}, s);
+}
+
+}  // namespace lmroof
