@@ -27,7 +27,9 @@ PairDef window_pair() {
     p.default_shapes.push_back(stack(1, 32, 8, 64, n, 4096));
     p.cuda_shapes.push_back(stack(8, 32, 8, 128, n, 4096));
   }
-  for (int64_t n : {64, 128, 256, 512}) p.quick_shapes.push_back(stack(1, 8, 2, 32, n, 128));
+  // --quick: the same W and contexts (the claims name them) with one kv head of 16
+  // (128 bytes per position and layer)
+  for (int64_t n : {2048, 4096, 8192, 16384}) p.quick_shapes.push_back(stack(1, 4, 1, 16, n, 4096));
   p.comparisons = {
       {{"full", "grouped"}, {"sliding", "grouped"}, "sliding window vs full attention: min(n, W) cache rows per layer"},
       {{"full", "grouped"}, {"interleave_1_1", "grouped"}, "1 global : 1 local vs all global"},
