@@ -4,7 +4,8 @@ namespace lmroof {
 
 double shazeer_decode_intensity(const DecodeLayerDims& d, double s) {
   const double weights = (d.q_dim + 2 * d.kv_dim) * d.d_model + d.d_model * d.q_dim;
-  return 1.0 / (s * (1.0 / (2 * d.batch) + d.context * d.kv_dim / weights));
+  const double flops = 2 * weights + 4 * d.context * d.q_dim;
+  return flops / (s * (weights / d.batch + 2 * d.context * d.kv_dim));
 }
 
 std::optional<double> shazeer_decode_intensity(const nlohmann::json& run) {

@@ -1,16 +1,17 @@
 #pragma once
 // Shazeer's (2019) prediction of an attention layer's arithmetic intensity during
 // incremental decoding, Θ(1/(n/d + 1/b)), with the constants of lmroof's cost model
-// kept (docs/cost-model.md#attention): per decoded token the projections do
-// 2·W matrix FLOPs over W weight elements (W = (Dq + 2·Dkv)·d + d·Dq), read once per
-// step for all b tokens, and the token's cache is 2·n·Dkv elements. Keeping only those
-// two byte terms and the projection FLOPs,
+// kept (docs/cost-model.md#attention). Per decoded token: the projections do 2·W
+// matrix FLOPs (W = (Dq + 2·Dkv)·d + d·Dq weight elements, read once per step for all
+// b tokens) and the attention 4·n·Dq; the token's cache is 2·n·Dkv elements. Keeping
+// only these (no activations, no softmax),
 //
-//   bytes / FLOP ≈ s·(1/(2b) + n·Dkv/W)   and   I ≈ 1 / (s·(1/(2b) + n·Dkv/W)),
+//   I ≈ (2·W + 4·n·Dq) / (s·(W/b + 2·n·Dkv)),
 //
-// which for MHA (Dkv = d, W = 4d²) is (4/s) / (2/b + n/d): rising with b while 1/b
-// dominates, flat once n/d does. The report draws it beside each decode run's
-// intensity (cost model, or measured bytes where counters exist).
+// which for MHA (Dq = Dkv = d, W = 4d²) is (8d² + 4nd) / (s·(4d²/b + 2nd)) ≈
+// (4/s) / (2/b + n/d) for n ≪ d: rising with b while the weights dominate, flat once
+// the cache does. The report draws it beside each decode run's intensity (cost
+// model, or measured bytes where counters exist).
 #include <cstdint>
 #include <optional>
 

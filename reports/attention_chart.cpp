@@ -34,7 +34,7 @@ json attention_intensity_chart(const json& results) {
     run_row["text"] = sig(*intensity) + " FLOP/B" + (flops ? ", " + si(*flops, "FLOP/s") + " achieved" : "");
     rows.push_back(run_row);
     json pred_row = base;
-    pred_row["series"] = "Shazeer: 1/(s(1/2b + n·Dkv/W))";
+    pred_row["series"] = "Shazeer: (2W + 4n·Dq) / (s·(W/b + 2n·Dkv))";
     pred_row["intensity"] = *predicted;
     pred_row["text"] = sig(*predicted) + " FLOP/B predicted";
     rows.push_back(pred_row);

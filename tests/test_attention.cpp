@@ -164,19 +164,19 @@ TEST(AttentionSuite, PhasesTakeTheirOwnShapes) {
 }
 
 TEST(AttentionIntensity, ShazeerPredictionByHand) {
-  // MHA, d = 2048, n = 512, b = 4, fp32: W = 4d², n·Dkv/W = n/(4d) = 1/16, so
-  // I = 1 / (4·(1/8 + 1/16)) = 4/3 = (4/s)/(2/b + n/d)
+  // MHA, d = 2048, n = 512, b = 4, fp32: W = 4d² = 16777216, FLOPs 2W + 4nd = 37748736,
+  // bytes 4·(W/4 + 2nd) = 25165824: I = 1.5
   const double d = 2048;
-  EXPECT_DOUBLE_EQ(shazeer_decode_intensity({4, 512, d, d, d}, 4), 4.0 / 3);
-  // one kv head of 128 (MQA, 16 heads): W = (2048 + 256)·2048 + 2048² = 8912896,
-  // n·Dkv/W = 65536/8912896, b = 16 (1/32)
-  EXPECT_DOUBLE_EQ(shazeer_decode_intensity({16, 512, d, d, 128}, 2), 1.0 / (2 * (1.0 / 32 + 65536.0 / 8912896)));
+  EXPECT_DOUBLE_EQ(shazeer_decode_intensity({4, 512, d, d, d}, 4), 1.5);
+  // MQA (one kv head of 128), b = 16, bf16: W = (2048 + 256)·2048 + 2048² = 8912896,
+  // FLOPs 2W + 4·512·2048 = 22020096, bytes 2·(W/16 + 2·512·128) = 1376256: I = 16
+  EXPECT_DOUBLE_EQ(shazeer_decode_intensity({16, 512, d, d, 128}, 2), 16.0);
   const nlohmann::json run = {{"pair", "attention"}, {"impl", "decode"}, {"dtype", "fp32"},
                               {"shape", {{"batch", 4}, {"context", 512}, {"d_model", 2048}, {"q_heads", 16},
                                          {"kv_heads", 16}, {"head_dim", 128}}},
                               {"intensity", {{"model", 1.3}}}};
   ASSERT_TRUE(shazeer_decode_intensity(run).has_value());
-  EXPECT_DOUBLE_EQ(*shazeer_decode_intensity(run), 4.0 / 3);
+  EXPECT_DOUBLE_EQ(*shazeer_decode_intensity(run), 1.5);
   nlohmann::json prefill = run;
   prefill["impl"] = "prefill";
   EXPECT_FALSE(shazeer_decode_intensity(prefill).has_value());
