@@ -49,6 +49,9 @@ std::vector<Param> kernel_params() {
     params.emplace_back("gqa", phase, layer(2, 32, 4, 2, 16, 33));
     params.emplace_back("mha", phase, layer(1, 24, 3, 3, 20, 2));
   }
+  // decode past the streamed projections' 16 rows (sgemm), and with 3 outputs per weight block
+  params.emplace_back("gqa", "decode", layer(17, 32, 4, 40));
+  params.emplace_back("mqa", "decode", with_head_dim(layer(16, 30, 2, 9), 3));
   return params;
 }
 

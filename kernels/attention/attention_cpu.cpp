@@ -1,9 +1,14 @@
 // CPU kernels of the attention pair.
 //
-//   projections  OpenBLAS cblas_sgemm (its own OpenMP threads): activations [rows, in]
-//                times weights [out, in]ᵀ. Prefill: one GEMM for q|k|v. Decode: one GEMM
-//                each for q, k and v (M = batch), so that k and v land as contiguous
-//                [batch, kv_heads, head_dim] rows that are copied into the cache.
+//   projections  activations [rows, in] times weights [out, in]ᵀ. Prefill: one GEMM for
+//                q|k|v, OpenBLAS cblas_sgemm (its own OpenMP threads). Decode: one each
+//                for q, k and v (M = batch), so that k and v land as contiguous
+//                [batch, kv_heads, head_dim] rows that are copied into the cache; up to
+//                kStreamRows rows they stream the weights once (gemm_stream: 4 × 4 blocks
+//                of weight rows and rows of x in registers; x stays in L2), because
+//                OpenBLAS 0.3.21's sgemm packs the weight panels at small M and so moves
+//                them ~3 times (measured 2-3x slower than a stream at M = 1); beyond
+//                that, sgemm.
 //   cache        [B, Hkv, n, dh]: prefill writes all n positions (a relayout of k and v),
 //                decode writes position n − 1.
 //   attention    prefill: per (sequence, query head, 64-query tile) task over OpenMP
@@ -82,6 +87,54 @@ void causal_attention(const Dims& d, const float* q, int64_t ldq, const float* k
   }
 }
 
+constexpr int64_t kStreamRows = 16;
+
+// y[m, o] = Σ_k x[m, k] · w[o, k] for m < M <= kStreamRows: each weight row is read
+// from memory once. A task takes four weight rows and, four rows of x at a time, keeps
+// the 4 × 4 dot products in registers (eight loads per sixteen multiply-adds), so
+// that even at M = 16 (~8 FLOP per weight byte, about a small CPU's ridge) the
+// arithmetic keeps up with the stream. Rows past N or M alias row 0 and are dropped.
+void gemm_stream(int64_t M, int64_t N, int64_t K, const float* x, const float* w, float* y, int64_t ldy) {
+  const int64_t blocks = (N + 3) / 4;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t o0 = blk * 4, rows = std::min<int64_t>(4, N - o0);
+    const float* __restrict w0 = w + o0 * K;
+    const float* __restrict w1 = rows > 1 ? w0 + K : w0;
+    const float* __restrict w2 = rows > 2 ? w0 + 2 * K : w0;
+    const float* __restrict w3 = rows > 3 ? w0 + 3 * K : w0;
+    for (int64_t m0 = 0; m0 < M; m0 += 4) {
+      const int64_t ms = std::min<int64_t>(4, M - m0);
+      const float* __restrict x0 = x + m0 * K;
+      const float* __restrict x1 = ms > 1 ? x0 + K : x0;
+      const float* __restrict x2 = ms > 2 ? x0 + 2 * K : x0;
+      const float* __restrict x3 = ms > 3 ? x0 + 3 * K : x0;
+      float a00 = 0, a01 = 0, a02 = 0, a03 = 0, a10 = 0, a11 = 0, a12 = 0, a13 = 0;
+      float a20 = 0, a21 = 0, a22 = 0, a23 = 0, a30 = 0, a31 = 0, a32 = 0, a33 = 0;
+#pragma omp simd reduction(+ : a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33)
+      for (int64_t k = 0; k < K; ++k) {
+        const float v0 = w0[k], v1 = w1[k], v2 = w2[k], v3 = w3[k];
+        const float u0 = x0[k], u1 = x1[k], u2 = x2[k], u3 = x3[k];
+        a00 += u0 * v0, a01 += u0 * v1, a02 += u0 * v2, a03 += u0 * v3;
+        a10 += u1 * v0, a11 += u1 * v1, a12 += u1 * v2, a13 += u1 * v3;
+        a20 += u2 * v0, a21 += u2 * v1, a22 += u2 * v2, a23 += u2 * v3;
+        a30 += u3 * v0, a31 += u3 * v1, a32 += u3 * v2, a33 += u3 * v3;
+      }
+      const float sums[4][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23}, {a30, a31, a32, a33}};
+      for (int64_t i = 0; i < ms; ++i)
+        for (int64_t r = 0; r < rows; ++r) y[(m0 + i) * ldy + o0 + r] = sums[i][r];
+    }
+  }
+}
+
+// The decode projections: a stream of the weights at small M, else sgemm.
+void project(int64_t M, int64_t N, int64_t K, const float* x, const float* w, float* y, int64_t ldy) {
+  if (M <= kStreamRows)
+    gemm_stream(M, N, K, x, w, y, ldy);
+  else
+    gemm_nt(M, N, K, x, K, w, K, y, ldy);
+}
+
 class CpuAttentionWorkload final : public Workload {
  public:
   explicit CpuAttentionWorkload(const RunSpec& spec)
@@ -143,9 +196,9 @@ class CpuAttentionWorkload final : public Workload {
     float* k = q + B * Dq;
     float* v = k + B * Dkv;
     const float* w = host_.w_qkv.data();
-    gemm_nt(B, Dq, dm, host_.x.data(), dm, w, dm, q, Dq);
-    gemm_nt(B, Dkv, dm, host_.x.data(), dm, w + Dq * dm, dm, k, Dkv);
-    gemm_nt(B, Dkv, dm, host_.x.data(), dm, w + (Dq + Dkv) * dm, dm, v, Dkv);
+    project(B, Dq, dm, host_.x.data(), w, q, Dq);
+    project(B, Dkv, dm, host_.x.data(), w + Dq * dm, k, Dkv);
+    project(B, Dkv, dm, host_.x.data(), w + (Dq + Dkv) * dm, v, Dkv);
     for (int64_t r = 0; r < B * Hkv; ++r) {  // row (b, kv head) -> cache position n - 1
       const int64_t dst = (r * n + n - 1) * dh;
       std::memcpy(host_.k_cache.data() + dst, k + r * dh, dh * sizeof(float));
@@ -153,7 +206,7 @@ class CpuAttentionWorkload final : public Workload {
     }
     decode::cpu_decode(decode::Impl::grouped, d_.decode_dims(), q, host_.k_cache.data(), host_.v_cache.data(),
                        o_.data(), partials_.data());
-    gemm_nt(B, dm, Dq, o_.data(), Dq, host_.w_o.data(), Dq, y_.data(), dm);
+    project(B, dm, Dq, o_.data(), host_.w_o.data(), y_.data(), dm);
   }
 
   Phase phase_;
