@@ -23,13 +23,13 @@ PairDef window_pair() {
   // caches (48 MiB at n = 2048) exceed a 32 MiB L3; the largest (full, n = 16384) is
   // 384 MiB. GPU: 8 sequences of head_dim 128 (bf16: the same 4 KiB per position and
   // sequence, 3 GiB for full at 16k).
-  for (int64_t n : {2048, 4096, 8192, 16384}) {
-    p.default_shapes.push_back(stack(1, 32, 8, 64, n, 4096));
-    p.cuda_shapes.push_back(stack(8, 32, 8, 128, n, 4096));
-  }
+  // The CPU suite skips 8192 to stay within its time budget: W/2, W and 4W still give
+  // the claims their three points of full attention's growth.
+  for (int64_t n : {2048, 4096, 16384}) p.default_shapes.push_back(stack(1, 32, 8, 64, n, 4096));
+  for (int64_t n : {2048, 4096, 8192, 16384}) p.cuda_shapes.push_back(stack(8, 32, 8, 128, n, 4096));
   // --quick: the same W and contexts (the claims name them) with one kv head of 16
   // (128 bytes per position and layer)
-  for (int64_t n : {2048, 4096, 8192, 16384}) p.quick_shapes.push_back(stack(1, 4, 1, 16, n, 4096));
+  for (int64_t n : {2048, 4096, 16384}) p.quick_shapes.push_back(stack(1, 4, 1, 16, n, 4096));
   p.comparisons = {
       {{"full", "grouped"}, {"sliding", "grouped"}, "sliding window vs full attention: min(n, W) cache rows per layer"},
       {{"full", "grouped"}, {"interleave_1_1", "grouped"}, "1 global : 1 local vs all global"},
