@@ -13,6 +13,7 @@
 #include "analysis/atomic_write.h"
 #include "analysis/machine_info.h"
 #include "analysis/model/json_input.h"
+#include "analysis/attention_intensity.h"
 #include "analysis/roof_choice.h"
 #include "analysis/roofline.h"
 #include "analysis/statistics.h"
@@ -288,6 +289,7 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
     r.judged_against = model::JudgedAgainst{};
     r.judged_against->reason = "roof choice covers CPU runs only";
   }
+  r.predicted_intensity = shazeer_decode_intensity(r);
   r.breakdown = breakdown_of(cost, g.samples);
   const auto trace = bench.kernel_traces.find(r.id);
   r.kernels = kernels_of(trace == bench.kernel_traces.end() ? nullptr : &trace->second);

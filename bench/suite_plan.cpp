@@ -195,9 +195,11 @@ SuitePlan plan_suite(const SuiteOptions& options) {
     if (!req.active()) {
       for (const auto& combo : pair->combos)
         if (pair->runs_on(options.backend, combo.impl))
-          for (const auto& shape : suite_shapes)
+          for (const auto& shape : suite_shapes) {
+            if (pair->runs_shape && !pair->runs_shape(combo, shape)) continue;  // e.g. attention's phase shapes
             plan.runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
                                  pair->complete_shape(combo.variant, shape)});
+          }
       continue;
     }
 

@@ -52,6 +52,9 @@ struct PairDef {
   // The default suite on the GPU, when it needs larger shapes than the CPU's to
   // fill the device (empty: default_shapes).
   std::vector<Shape> cuda_shapes;
+  // Which suite shapes a combination runs (empty: every combination runs every
+  // shape). The attention pair's prefill and decode phases take different sizes.
+  std::function<bool(const VariantImpl& combo, const Shape& suite_shape)> runs_shape;
   std::vector<ComparisonDef> comparisons;
   // Dimensions the variant decides (decode's kv_heads): two runs of different
   // variants are compared when their shapes agree on every other dimension.
@@ -92,5 +95,7 @@ PairDef bias_pair();
 PairDef block_pair();
 PairDef decode_pair();
 PairDef mlp_pair();
+PairDef attention_pair();
+PairDef window_pair();
 
 }  // namespace lmroof

@@ -13,6 +13,7 @@
 #include "analysis/model/numbers.h"
 #include "analysis/statistics.h"
 #include "reports/embedded_assets.h"
+#include "reports/attention_chart.h"
 
 namespace lmroof::report {
 
@@ -24,6 +25,7 @@ json chart_template(std::string_view name) {
   if (name == "roofline.vl.json") text = assets::chart_roofline();
   else if (name == "pair.vl.json") text = assets::chart_pair();
   else if (name == "block-shares.vl.json") text = assets::chart_block_shares();
+  else if (name == "intensity-vs-batch.vl.json") text = assets::chart_intensity_vs_batch();
   else throw std::logic_error(fmt::format("no chart template '{}'", name));
   return json::parse(text);
 }
@@ -373,6 +375,12 @@ std::vector<Chart> build_charts(const model::Results& results) {
                              fmt::join(pair->variant_dims, ", "));
     add(pair->chart, pair->title, caption, pair_chart(results, *pair));
   }
+  // Intensity against batch, beside the analytic prediction, wherever runs carry one.
+  add("intensity-vs-batch", "Decode intensity vs batch, beside Shazeer's prediction",
+      "Each decode run's FLOPs per byte against its batch size (solid), beside Shazeer's (2019) prediction "
+      "Θ(1/(n/d + 1/b)) with the cost model's constants (dashed): it rises with b while the weights dominate the "
+      "bytes and flattens once the KV cache does (b ≈ 2d/n for MHA); GQA and MQA shrink the cache term.",
+      attention_intensity_chart(results));
   add(std::string(model::kBlockSharesChart), "Block: FLOP share vs runtime share",
       "The block's FLOPs and runtime by operator category, in the categories of Ivanov et al. (\"Data Movement Is All "
       "You Need\", MLSys 2021): tensor contraction (lmroof's matrix and attention classes), normalization, "

@@ -13,4 +13,5 @@ std::string_view report_css();
 std::string_view chart_roofline();
 std::string_view chart_pair();
 std::string_view chart_block_shares();
+std::string_view chart_intensity_vs_batch();
 }  // namespace lmroof::assets

@@ -65,6 +65,10 @@ const std::vector<std::tuple<std::string, std::string, std::string>> kCombos = {
     {"decode", "mha", "naive"},       {"decode", "mha", "grouped"},   {"decode", "gqa", "naive"},
     {"decode", "gqa", "grouped"},     {"decode", "mqa", "naive"},     {"decode", "mqa", "grouped"},
     {"mlp", "gelu", "fused"},         {"mlp", "swiglu", "fused"},
+    {"attention", "mha", "prefill"},  {"attention", "mha", "decode"}, {"attention", "gqa", "prefill"},
+    {"attention", "gqa", "decode"},   {"attention", "mqa", "prefill"}, {"attention", "mqa", "decode"},
+    {"window", "full", "grouped"},    {"window", "sliding", "grouped"}, {"window", "interleave_1_1", "grouped"},
+    {"window", "interleave_1_5", "grouped"},
 };
 
 std::vector<Shape> shapes_for(const std::string& pair) {
@@ -133,6 +137,21 @@ std::vector<Shape> shapes_for(const std::string& pair) {
         {{"batch", 1}, {"q_heads", 32}, {"head_dim", 96}, {"context", 120}},   // (96, 2); gqa (96, 1)
         {{"batch", 1}, {"q_heads", 64}, {"head_dim", 128}, {"context", 90}},   // (128, 4)
         {{"batch", 1}, {"q_heads", 32}, {"head_dim", 256}, {"context", 60}},   // (256, 2)
+    };
+  if (pair == "attention")
+    return {
+        {{"batch", 1}, {"d_model", 64}, {"q_heads", 1}, {"context", 1}},     // one token, one head
+        {{"batch", 2}, {"d_model", 256}, {"q_heads", 4}, {"context", 65}},   // context past a 64 tile
+        {{"batch", 3}, {"d_model", 384}, {"q_heads", 6}, {"context", 130}},  // gqa g = 6, mqa g = 6
+        {{"batch", 2}, {"d_model", 128}, {"q_heads", 8}, {"head_dim", 24}, {"context", 77}},  // Hq·dh != d
+        {{"batch", 4}, {"d_model", 512}, {"q_heads", 8}, {"context", 300}},  // several sequences, odd context
+    };
+  if (pair == "window")  // decode's CUDA kernel per layer, caches of n or min(n, W) rows
+    return {
+        {{"batch", 1}, {"q_heads", 1}, {"kv_heads", 1}, {"head_dim", 64}, {"context", 1}, {"window", 1}},
+        {{"batch", 2}, {"q_heads", 8}, {"kv_heads", 2}, {"head_dim", 64}, {"context", 300}, {"window", 1}},
+        {{"batch", 1}, {"q_heads", 8}, {"kv_heads", 2}, {"head_dim", 128}, {"context", 500}, {"window", 4096}},
+        {{"batch", 2}, {"q_heads", 32}, {"kv_heads", 4}, {"head_dim", 128}, {"context", 5000}, {"window", 700}},
     };
   return {};
 }

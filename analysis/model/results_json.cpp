@@ -384,6 +384,7 @@ Run run_from(const JsonCursor& c) {
   r.roofline = roofline_from(c.at("roofline"));
   if (auto b = c.opt("bound")) r.bound = b->one_of({"memory", "compute"}) == "memory" ? Bound::memory : Bound::compute;
   if (auto j = c.opt("judged_against")) r.judged_against = judged_from(*j);
+  if (auto p = c.opt("predicted_intensity")) r.predicted_intensity = p->positive();
   if (auto b = c.opt("breakdown")) r.breakdown = breakdown_from(*b);
   if (auto k = c.opt("kernels")) r.kernels = kernels_from(*k);
   if (r.intensity.bytes == BytesBasis::measured && !r.bytes.measured)
@@ -691,6 +692,7 @@ json to_json(const Run& r) {
       {"roofline", roofline_json(r.roofline)},
       {"bound", r.bound ? json(to_string(*r.bound)) : json(nullptr)},
       {"judged_against", r.judged_against ? judged_json(*r.judged_against) : json(nullptr)},
+      {"predicted_intensity", opt(r.predicted_intensity)},
       {"breakdown", r.breakdown ? breakdown_json(*r.breakdown) : json(nullptr)},
       {"kernels", r.kernels ? kernels_json(*r.kernels) : json(nullptr)},
   };

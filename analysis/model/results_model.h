@@ -251,6 +251,9 @@ struct Run {
   RooflinePlacement roofline;
   std::optional<Bound> bound;
   std::optional<JudgedAgainst> judged_against;
+  // An analytic prediction of this run's intensity, where the pair has one (the
+  // attention pair's decode: Shazeer 2019, analysis/attention_intensity.h). FLOP/byte.
+  std::optional<double> predicted_intensity;
   std::optional<Breakdown> breakdown;
   std::optional<Kernels> kernels;
 };
