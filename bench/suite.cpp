@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -27,10 +28,14 @@ std::vector<RunSpec> suite_runs(const SuiteOptions& options) {
     }
     const bool gpu_sized = options.backend == Backend::cuda && !options.quick && !pair->cuda_shapes.empty();
     const auto& shapes = options.quick ? pair->quick_shapes : gpu_sized ? pair->cuda_shapes : pair->default_shapes;
-    for (const auto& combo : pair->combos)
+    for (const auto& combo : pair->combos) {
+      if (options.backend == Backend::cuda && std::find(pair->cpu_only_impls.begin(), pair->cpu_only_impls.end(),
+                                                        combo.impl) != pair->cpu_only_impls.end())
+        continue;
       for (const auto& shape : shapes)
         runs.push_back({pair->name, combo.variant, combo.impl, options.backend, options.dtype,
                         pair->complete_shape(combo.variant, shape)});
+    }
   }
   return runs;
 }

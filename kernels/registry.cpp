@@ -7,7 +7,8 @@
 namespace lmroof {
 
 const std::vector<PairDef>& all_pairs() {
-  static const std::vector<PairDef> pairs = {norm_pair(), bias_pair(), block_pair(), decode_pair(), mlp_pair()};
+  static const std::vector<PairDef> pairs = {norm_pair(), bias_pair(), block_pair(), decode_pair(), mlp_pair(),
+                                                 stability_pair()};
   return pairs;
 }
 

@@ -39,6 +39,9 @@ struct PairDef {
   // Dimensions the variant decides (decode's kv_heads): two runs of different
   // variants are compared when their shapes agree on every other dimension.
   std::vector<std::string> variant_dims;
+  // Implementation levels the CUDA backend does not have (its factory refuses them):
+  // the CUDA suite leaves them out.
+  std::vector<std::string> cpu_only_impls;
   // Completes a user or suite shape for one variant (e.g. decode fills kv_heads,
   // block fills d_ff) and validates it; throws std::invalid_argument with a reason.
   std::function<Shape(const std::string& variant, const Shape& shape)> complete_shape;
@@ -63,5 +66,6 @@ PairDef bias_pair();
 PairDef block_pair();
 PairDef decode_pair();
 PairDef mlp_pair();
+PairDef stability_pair();
 
 }  // namespace lmroof
