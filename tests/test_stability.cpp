@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "common/host_data.h"
 #include "registry.h"
 #include "stability/stability.h"
 #include "test_support.h"
