@@ -2,6 +2,8 @@
 // (a head of head_dim, a token's vocab logits, a query's keys) is read from memory
 // once and any second look at it (the sum after the max) comes from L1/L2. The
 // passes follow stability::passes() one for one.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -83,21 +85,53 @@ float row_max(int64_t W, const float* __restrict x) {
   return m;
 }
 
+// The sum of exp(c − m) over a row (c = cap·tanh(x/cap) when cap > 0), written to
+// `out` too when it is not null. The sum is compute work on a row already in L1/L2;
+// `next` (the following row, or null) is pulled into L2 alongside, a chunk per chunk,
+// so that DRAM keeps streaming while the exponentials are computed and the next row's
+// max pass reads from cache.
+constexpr int64_t kChunk = 512;  // floats: 32 cache lines
+
+template <bool kCap, bool kStore>
+float chunk_exp_sum(int64_t j0, int64_t j1, const float* __restrict x, float cap, float inv, float m,
+                    float* __restrict out) {
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t j = j0; j < j1; ++j) {
+    const float e = fast_exp((kCap ? capped(x[j], cap, inv) : x[j]) - m);
+    if constexpr (kStore) out[j] = e;
+    sum += e;
+  }
+  return sum;
+}
+
+template <bool kCap, bool kStore>
+float row_exp_sum(int64_t W, const float* __restrict x, float cap, float m, const float* next,
+                  float* __restrict out) {
+  const float inv = kCap ? 1.0f / cap : 0.f;
+  float total = 0;
+  for (int64_t j0 = 0; j0 < W; j0 += kChunk) {
+    const int64_t j1 = std::min(W, j0 + kChunk);
+    if (next)
+      for (int64_t j = j0; j < j1; j += 16) _mm_prefetch(reinterpret_cast<const char*>(next + j), _MM_HINT_T1);
+    total += chunk_exp_sum<kCap, kStore>(j0, j1, x, cap, inv, m, out);
+  }
+  return total;
+}
+
+float row_exp_sum(int64_t W, const float* x, float cap, float m, const float* next, float* out) {
+  if (cap > 0)
+    return out ? row_exp_sum<true, true>(W, x, cap, m, next, out) : row_exp_sum<true, false>(W, x, cap, m, next, out);
+  return out ? row_exp_sum<false, true>(W, x, cap, m, next, out) : row_exp_sum<false, false>(W, x, cap, m, next, out);
+}
+
 // logsumexp of a row, of cap·tanh(x/cap) when cap > 0. tanh is increasing, so the
 // capped row's max is the cap of the raw max: the cap is applied once per element,
-// in the sum (the row is back in L1/L2 by then).
-float row_logsumexp(int64_t W, const float* __restrict x, float cap) {
+// in the sum.
+float row_logsumexp(int64_t W, const float* __restrict x, float cap, const float* next) {
   const float m_raw = row_max(W, x);
-  float sum = 0;
-  if (cap > 0) {
-    const float inv = 1.0f / cap, m = capped(m_raw, cap, inv);
-#pragma omp simd reduction(+ : sum)
-    for (int64_t j = 0; j < W; ++j) sum += fast_exp(capped(x[j], cap, inv) - m);
-    return m + std::log(sum);
-  }
-#pragma omp simd reduction(+ : sum)
-  for (int64_t j = 0; j < W; ++j) sum += fast_exp(x[j] - m_raw);
-  return m_raw + std::log(sum);
+  const float m = cap > 0 ? capped(m_raw, cap, 1.0f / cap) : m_raw;
+  return m + std::log(row_exp_sum(W, x, cap, m, next, nullptr));
 }
 
 // loss[t] = lse_t − c[t, target_t] + zcoef·lse_t² (c: logits, capped when cap > 0).
@@ -106,7 +140,7 @@ void cross_entropy_pass(int64_t T, int64_t V, const float* logits, const int32_t
 #pragma omp parallel for schedule(static)
   for (int64_t t = 0; t < T; ++t) {
     const float* row = logits + t * V;
-    const float lse = row_logsumexp(V, row, cap);
+    const float lse = row_logsumexp(V, row, cap, t + 1 < T ? row + V : nullptr);
     const float x = row[targets[t]];
     const float target = cap > 0 ? capped(x, cap, 1.0f / cap) : x;
     loss[t] = lse - target + zcoef * lse * lse;
@@ -115,7 +149,7 @@ void cross_entropy_pass(int64_t T, int64_t V, const float* logits, const int32_t
 
 void logsumexp_pass(int64_t T, int64_t V, const float* logits, float* z) {
 #pragma omp parallel for schedule(static)
-  for (int64_t t = 0; t < T; ++t) z[t] = row_logsumexp(V, logits + t * V, 0.f);
+  for (int64_t t = 0; t < T; ++t) z[t] = row_logsumexp(V, logits + t * V, 0.f, t + 1 < T ? logits + (t + 1) * V : nullptr);
 }
 
 void add_zloss_pass(int64_t T, const float* z, float coef, float* loss) {
@@ -130,16 +164,8 @@ void softmax_pass(int64_t R, int64_t W, const float* scores, float cap, float* p
     const float* __restrict s = scores + r * W;
     float* __restrict out = p + r * W;
     const float m_raw = row_max(W, s);
-    float sum = 0;
-    if (cap > 0) {
-      const float inv = 1.0f / cap, m = capped(m_raw, cap, inv);
-#pragma omp simd reduction(+ : sum)
-      for (int64_t j = 0; j < W; ++j) sum += (out[j] = fast_exp(capped(s[j], cap, inv) - m));
-    } else {
-#pragma omp simd reduction(+ : sum)
-      for (int64_t j = 0; j < W; ++j) sum += (out[j] = fast_exp(s[j] - m_raw));
-    }
-    const float inv_sum = 1.0f / sum;
+    const float m = cap > 0 ? capped(m_raw, cap, 1.0f / cap) : m_raw;
+    const float inv_sum = 1.0f / row_exp_sum(W, s, cap, m, r + 1 < R ? s + W : nullptr, out);
 #pragma omp simd
     for (int64_t j = 0; j < W; ++j) out[j] *= inv_sum;
   }
