@@ -3,6 +3,7 @@
 // scores (max, then the sum of exponentials from L1/L2, then the probabilities),
 // one thread per element for the soft-capping pass. The passes follow
 // stability::passes(); the unfused soft-cap keeps its capped tensor in fp32.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
