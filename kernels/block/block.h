@@ -28,6 +28,8 @@
 //               RoPE (Dehghani et al. 2023; OLMo 2; per head as Gemma 3 and Qwen 3).
 //   softcap=c   attention scores soft-capped to c·tanh(s/c) before the softmax
 //               (Gemma 2: c = 50).
+//   Both run on the CPU backend; the CUDA factory refuses them (and the CUDA suite
+//   shapes leave them off).
 // Implementation levels:
 //   fused    the RMSNorm is one pass, attention keeps its score tile in cache (CPU),
 //            SwiGLU is one pass; QK-norm runs inside the RoPE pass, the soft-cap inside
