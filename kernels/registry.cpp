@@ -8,7 +8,7 @@ namespace lmroof {
 
 const std::vector<PairDef>& all_pairs() {
   static const std::vector<PairDef> pairs = {norm_pair(), bias_pair(), block_pair(), decode_pair(), mlp_pair(),
-                                                 attention_pair(), window_pair()};
+                                                 attention_pair(), window_pair(), stability_pair()};
   return pairs;
 }
 

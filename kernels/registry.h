@@ -67,8 +67,9 @@ struct PairDef {
   // <family>_pair.cpp (see docs/models.md). Without it, `--model` runs the pair's usual
   // suite shapes and says so (bench::suite_runs).
   std::function<ModelShapes(const std::string& variant, const ModelShapeInputs& in)> shapes_for_model;
-  // Implementation levels with no CUDA kernel (decode's blas, an OpenBLAS peer): the
-  // CUDA suite leaves them out and make_workload refuses them on CUDA.
+  // Implementation levels with no CUDA kernel (decode's blas, an OpenBLAS peer; the
+  // block's unfused level): the CUDA suite leaves them out and make_workload refuses
+  // them on CUDA.
   std::vector<std::string> cpu_only_impls;
   bool runs_on(Backend backend, const std::string& impl) const {
     return backend == Backend::cpu ||
@@ -97,5 +98,6 @@ PairDef decode_pair();
 PairDef mlp_pair();
 PairDef attention_pair();
 PairDef window_pair();
+PairDef stability_pair();
 
 }  // namespace lmroof

@@ -41,10 +41,15 @@ const Shape kShapes[] = {
     {{"tokens", 130}, {"d_model", 256}},
     {{"tokens", 65}, {"d_model", 192}, {"d_ff", 100}, {"head_dim", 32}},
     {{"tokens", 40}, {"d_model", 128}, {"head_dim", 2}},
+    // the options: QK-norm and the soft-cap, one token and a partial query tile
+    {{"tokens", 1}, {"d_model", 64}, {"qk_norm", 1}, {"softcap", 50}},
+    {{"tokens", 77}, {"d_model", 96}, {"head_dim", 48}, {"qk_norm", 1}},
+    {{"tokens", 130}, {"d_model", 128}, {"head_dim", 32}, {"softcap", 2}},  // a cap that bites
+    {{"tokens", 65}, {"d_model", 192}, {"d_ff", 100}, {"head_dim", 6}, {"qk_norm", 1}, {"softcap", 5}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cpu, BlockKernels,
-                         ::testing::Combine(::testing::Values("serial", "parallel"), ::testing::Values("fused"),
+                         ::testing::Combine(::testing::Values("serial", "parallel"), ::testing::Values("fused", "unfused"),
                                             ::testing::ValuesIn(kShapes)),
                          test::param_name);
 
@@ -101,8 +106,14 @@ TEST(BlockShape, RejectsBadShapes) {
   bad({{"tokens", 1 << 20}, {"d_model", 1 << 14}});            // activations too large
   bad({{"tokens", 8}, {"d_model", 1 << 16}});                  // weights too large
   EXPECT_THROW(pair.complete_shape("sequential", {{"tokens", 8}, {"d_model", 64}}), std::invalid_argument);
-  EXPECT_THROW(make_workload(RunSpec{"block", "serial", "unfused", Backend::cpu, DType::fp32,
+  EXPECT_THROW(make_workload(RunSpec{"block", "serial", "eager", Backend::cpu, DType::fp32,
                                      {{"tokens", 8}, {"d_model", 64}}}),
+               std::invalid_argument);
+  bad({{"tokens", 8}, {"d_model", 64}, {"qk_norm", 2}});
+  bad({{"tokens", 8}, {"d_model", 64}, {"softcap", -1}});
+  // the unfused level's scores (H·T² floats) beyond the element limit: refused when built
+  EXPECT_THROW(make_workload(RunSpec{"block", "serial", "unfused", Backend::cpu, DType::fp32,
+                                     {{"tokens", 16384}, {"d_model", 64}, {"head_dim", 2}, {"d_ff", 1}}}),
                std::invalid_argument);
 }
 
@@ -172,6 +183,56 @@ TEST(BlockCost, CudaCountsMaterialisedScores) {
   EXPECT_DOUBLE_EQ(g.flops.total(), c.flops.total());
 }
 
+// The options, same shape as HandComputed (T=2, d=4, f=8, h=2, H=2, P=3, fp32):
+//   qk_norm: normalization vector + 2·(4·T·d + 2·T·H) = 80 -> 152, special + 2·T·H = 8 -> 12,
+//            bytes + 2·h·s = 16 -> 176; minimum 736 + 16 = 752
+//   softcap: attention vector + 2·H·P = 12 -> 48, special + H·P = 6 -> 12
+// unfused (eager), no options: normalization 2·(7TD + 6T + D)·4 = 576; attention
+//   (4TD + 8HT² + T²)·4 = (32 + 64 + 4)·4 = 400; elementwise (20TD + 5TF + 2·3TD)·4 + 16·T·h
+//   = 1152 + 64 = 1216; matrix 1088 as fused; the FLOPs of fused.
+// unfused with both options: normalization 576 + 2·(7TD + 6TH + h)·4 = 576 + 656 = 1232;
+//   attention 400 + 6HT²·4 = 592.
+TEST(BlockCost, HandComputedOptionsAndUnfused) {
+  const Shape base{{"tokens", 2}, {"d_model", 4}, {"d_ff", 8}, {"head_dim", 2}};
+  Shape opts = base;
+  opts.set("qk_norm", 1);
+  opts.set("softcap", 50);
+  const Cost f = cost_of(block_spec("serial", opts));
+  EXPECT_DOUBLE_EQ(f.flops_by_class.at(kClassNormalization).vector, 152);
+  EXPECT_DOUBLE_EQ(f.flops_by_class.at(kClassNormalization).special, 12);
+  EXPECT_DOUBLE_EQ(f.bytes_by_class.at(kClassNormalization), 176);
+  EXPECT_DOUBLE_EQ(f.flops_by_class.at(kClassAttention).vector, 48);
+  EXPECT_DOUBLE_EQ(f.flops_by_class.at(kClassAttention).special, 12);
+  EXPECT_DOUBLE_EQ(f.bytes_minimum, 752);
+
+  const RunSpec u{"block", "serial", "unfused", Backend::cpu, DType::fp32, base};
+  const Cost e = cost_of(u), fused = cost_of(block_spec("serial", base));
+  EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassNormalization), 576);
+  EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassAttention), 400);
+  EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassElementwise), 1216);
+  EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassMatrix), 1088);
+  EXPECT_DOUBLE_EQ(e.flops.total(), fused.flops.total());
+  EXPECT_DOUBLE_EQ(e.bytes_minimum, fused.bytes_minimum);
+
+  const Cost eo = cost_of({"block", "serial", "unfused", Backend::cpu, DType::fp32, opts});
+  EXPECT_DOUBLE_EQ(eo.bytes_by_class.at(kClassNormalization), 1232);
+  EXPECT_DOUBLE_EQ(eo.bytes_by_class.at(kClassAttention), 592);
+  EXPECT_DOUBLE_EQ(eo.flops.total(), f.flops.total());
+}
+
+TEST(BlockShape, OptionsAppearOnlyWhenOn) {
+  const Shape off = block::complete_shape({{"tokens", 4}, {"d_model", 64}, {"qk_norm", 0}, {"softcap", 0}});
+  EXPECT_FALSE(off.has("qk_norm"));
+  EXPECT_FALSE(off.has("softcap"));
+  const Shape on = block::complete_shape({{"tokens", 4}, {"d_model", 64}, {"softcap", 50}, {"qk_norm", 1}});
+  EXPECT_EQ(on["qk_norm"], 1);
+  EXPECT_EQ(on["softcap"], 50);
+  EXPECT_EQ(block::complete_shape(on), on);
+  const block::Dims d = block::dims_of(on);
+  EXPECT_TRUE(d.qk_norm);
+  EXPECT_EQ(d.softcap, 50);
+}
+
 TEST(BlockCost, ClassesSumToTotals) {
   const auto& pair = find_pair("block");
   std::vector<Shape> shapes = pair.default_shapes;
@@ -211,8 +272,10 @@ TEST(BlockCost, ParallelSavesTrafficNotFlops) {
 }
 
 TEST(BlockTimers, ClassSecondsCoverAllClassesWithinWallTime) {
-  for (const char* variant : {"serial", "parallel"}) {
-    auto workload = make_workload(block_spec(variant, {{"tokens", 64}, {"d_model", 256}}));
+  for (const char* variant : {"serial", "parallel"})
+    for (const char* impl : {"fused", "unfused"}) {
+    auto workload = make_workload(
+        RunSpec{"block", variant, impl, Backend::cpu, DType::fp32, {{"tokens", 64}, {"d_model", 256}}});
     EXPECT_TRUE(workload->last_class_seconds().empty() || workload->last_class_seconds().size() == 4);
     workload->run();  // warm up
     const auto start = std::chrono::steady_clock::now();

@@ -69,7 +69,15 @@ const std::vector<std::tuple<std::string, std::string, std::string>> kCombos = {
     {"attention", "gqa", "decode"},   {"attention", "mqa", "prefill"}, {"attention", "mqa", "decode"},
     {"window", "full", "grouped"},    {"window", "sliding", "grouped"}, {"window", "interleave_1_1", "grouped"},
     {"window", "interleave_1_5", "grouped"},
+    {"stability", "qknorm", "without"},        {"stability", "qknorm", "unfused"},
+    {"stability", "qknorm", "fused"},          {"stability", "zloss", "without"},
+    {"stability", "zloss", "unfused"},         {"stability", "zloss", "fused"},
+    {"stability", "logit_softcap", "without"}, {"stability", "logit_softcap", "unfused"},
+    {"stability", "logit_softcap", "fused"},   {"stability", "attn_softcap", "without"},
+    {"stability", "attn_softcap", "unfused"},  {"stability", "attn_softcap", "fused"},
 };
+
+bool cpu_only(const PairDef& pair, const std::string& impl) { return !pair.runs_on(Backend::cuda, impl); }
 
 std::vector<Shape> shapes_for(const std::string& pair) {
   if (pair == "norm")
@@ -153,6 +161,17 @@ std::vector<Shape> shapes_for(const std::string& pair) {
         {{"batch", 1}, {"q_heads", 8}, {"kv_heads", 2}, {"head_dim", 128}, {"context", 500}, {"window", 4096}},
         {{"batch", 2}, {"q_heads", 32}, {"kv_heads", 4}, {"head_dim", 128}, {"context", 5000}, {"window", 700}},
     };
+  // Each configuration gives every variant its own dimensions: one token and one head,
+  // head_dim 6 (3 pairs), vocabularies and key counts that are no multiple of the 256
+  // threads of a row or of a vector, a Gemma-sized vocabulary.
+  if (pair == "stability")
+    return {
+        {{"tokens", 1}, {"q_heads", 1}, {"kv_heads", 1}, {"head_dim", 2}, {"vocab", 1}, {"context", 1}},
+        {{"tokens", 3}, {"q_heads", 2}, {"kv_heads", 1}, {"head_dim", 6}, {"vocab", 1001}, {"context", 17}},
+        {{"tokens", 7}, {"q_heads", 5}, {"kv_heads", 5}, {"head_dim", 130}, {"vocab", 257}, {"context", 300}},
+        {{"tokens", 65}, {"q_heads", 8}, {"kv_heads", 2}, {"head_dim", 128}, {"vocab", 32003}, {"context", 2049}},
+        {{"tokens", 2}, {"q_heads", 4}, {"kv_heads", 4}, {"head_dim", 256}, {"vocab", 256000}, {"context", 4096}},
+    };
   return {};
 }
 
@@ -201,6 +220,21 @@ TEST(CudaKernelCoverage, EveryRegisteredComboIsTested) {
           << pair.name << "/" << combo.variant << "/" << combo.impl << " has no CUDA test";
     }
   }
+}
+
+// Levels the CUDA backend lacks (the block's unfused level) are refused with a reason
+// (exit 2 from the CLI), and the CUDA suite leaves them out.
+TEST(CudaKernelCoverage, CpuOnlyLevelsAreRefused) {
+  for (const auto& pair : all_pairs())
+    for (const auto& combo : pair.combos) {
+      if (!cpu_only(pair, combo.impl)) continue;
+      EXPECT_EQ(std::find(kCombos.begin(), kCombos.end(), std::make_tuple(pair.name, combo.variant, combo.impl)),
+                kCombos.end());
+      const Shape shape = find_pair(pair.name).quick_shapes.front();
+      EXPECT_THROW(make_workload(RunSpec{pair.name, combo.variant, combo.impl, Backend::cuda, DType::bf16, shape}),
+                   std::invalid_argument)
+          << pair.name << "/" << combo.variant << "/" << combo.impl;
+    }
 }
 
 TEST(CudaKernelCoverage, TestShapesAreValid) {

@@ -22,6 +22,24 @@
 //             rounded up to a multiple of 64.
 // The serial block runs four GEMMs: QKV (one GEMM, N = 3d), O, gate|up (one GEMM,
 // N = 2·d_ff, as fused gate_up projections do), down. The parallel block runs two.
+//
+// Options (shape dimensions, absent = 0):
+//   qk_norm=1   RMSNorm of every q and k head (gamma_q, gamma_k of head_dim) before
+//               RoPE (Dehghani et al. 2023; OLMo 2; per head as Gemma 3 and Qwen 3).
+//   softcap=c   attention scores soft-capped to c·tanh(s/c) before the softmax
+//               (Gemma 2: c = 50).
+//   Both run on the CPU backend; the CUDA factory refuses them (and the CUDA suite
+//   shapes leave them off).
+// Implementation levels:
+//   fused    the RMSNorm is one pass, attention keeps its score tile in cache (CPU),
+//            SwiGLU is one pass; QK-norm runs inside the RoPE pass, the soft-cap inside
+//            the softmax.
+//   unfused  (CPU only) every norm, RoPE, activation and softmax step its own pass over
+//            memory, as eager PyTorch (Hugging Face Llama / Gemma 2) runs them: RMSNorm
+//            and QK-norm as the norm pair's six primitive passes, RoPE as
+//            neg/cat/·cos/·sin/+ passes, attention with the full T×T scores per head
+//            in memory (QKᵀ, ·scale, [/cap, tanh, ·cap], +mask, softmax, ·V), SwiGLU
+//            as silu then ·up. The GEMMs are the fused level's.
 // Cost formulas: docs/cost-model.md#block.
 #include <cstdint>
 #include <memory>
@@ -47,6 +65,8 @@ struct Dims {
   int64_t d_ff;
   int64_t q_heads;
   int64_t head_dim;
+  bool qk_norm = false;
+  int64_t softcap = 0;  // 0: no soft-cap
 };
 // Reads a completed shape (see complete_shape).
 Dims dims_of(const Shape& shape);
@@ -57,13 +77,17 @@ int64_t default_d_ff(int64_t d_model);
 // Fills d_ff (when absent), head_dim (64, or d_model / q_heads when only q_heads is
 // given) and q_heads (d_model / head_dim), then validates: every dimension positive,
 // d_model = q_heads · head_dim, head_dim even (RoPE rotates pairs), tensors within
-// the element limit. Returns tokens, d_model, d_ff, q_heads, head_dim in that order.
+// the element limit, qk_norm 0 or 1, softcap >= 0. Returns tokens, d_model, d_ff,
+// q_heads, head_dim in that order, then qk_norm and softcap when they are not 0.
 // Throws std::invalid_argument with a one-line reason.
 Shape complete_shape(const Shape& shape);
 
 // The backends differ only in attention bytes: the CUDA path materialises the T×T scores
 // of every head in memory, the CPU path keeps a score tile in cache.
-Cost cost(Variant variant, Dims d, int element_bytes, Backend backend = Backend::cpu);
+Cost cost(Variant variant, Dims d, int element_bytes, Backend backend = Backend::cpu, bool unfused = false);
+
+// The eager RoPE's passes read full-width fp32 cos/sin tables [tokens, head_dim] (as
+// Hugging Face builds them); the fused level reads the half-width ones below.
 
 // A row-major [out, in] weight matrix whose rows are `ld` floats apart.
 struct Linear {
@@ -75,6 +99,8 @@ struct Linear {
 struct WeightsView {
   const float* gamma1 = nullptr;  // the (first) RMSNorm
   const float* gamma2 = nullptr;  // serial only: RMSNorm before the MLP
+  const float* gamma_q = nullptr;  // QK-norm: [head_dim] each
+  const float* gamma_k = nullptr;
   Linear wqkv;                    // [3d, d]: rows Wq, Wk, Wv
   Linear wgate, wup;              // [d_ff, d]
   Linear wo;                      // [d, d]
@@ -89,6 +115,7 @@ struct HostWeights {
   Variant variant;
   Dims dims;
   std::vector<float> gamma1, gamma2;  // gamma2 empty for parallel
+  std::vector<float> gamma_q, gamma_k;  // QK-norm, [head_dim] each (drawn whether used or not)
   std::vector<float> w_in;
   std::vector<float> w_out;   // serial: Wo [d, d]; parallel: [Wo | Wdown] [d, d + d_ff]
   std::vector<float> w_down;  // serial: Wdown [d, d_ff]; parallel: empty

@@ -15,7 +15,13 @@ Variant parse_variant(std::string_view variant) {
 }
 
 Dims dims_of(const Shape& shape) {
-  return {shape["tokens"], shape["d_model"], shape["d_ff"], shape["q_heads"], shape["head_dim"]};
+  return {shape["tokens"],
+          shape["d_model"],
+          shape["d_ff"],
+          shape["q_heads"],
+          shape["head_dim"],
+          shape.has("qk_norm") && shape["qk_norm"] != 0,
+          shape.has("softcap") ? shape["softcap"] : 0};
 }
 
 int64_t default_d_ff(int64_t d_model) { return (8 * d_model + 191) / 192 * 64; }
@@ -25,6 +31,11 @@ Shape complete_shape(const Shape& s) {
   const int64_t T = s["tokens"], D = s["d_model"];
   for (const char* name : {"d_ff", "q_heads", "head_dim"})
     if (s.has(name)) require_dims(s, {name});
+  const int64_t qk_norm = s.has("qk_norm") ? s["qk_norm"] : 0, softcap = s.has("softcap") ? s["softcap"] : 0;
+  if (qk_norm != 0 && qk_norm != 1)
+    throw std::invalid_argument(fmt::format("block: qk_norm={} must be 0 or 1", qk_norm));
+  if (softcap < 0 || softcap > kMaxDim)
+    throw std::invalid_argument(fmt::format("block: softcap={} must be 0 (off) or a positive cap", softcap));
 
   int64_t dh = kDefaultHeadDim;
   if (s.has("head_dim")) {
@@ -51,10 +62,12 @@ Shape complete_shape(const Shape& s) {
   require_elements(out, "w_in", (3 * Dd + 2 * Fd) * Dd);
   require_elements(out, "w_out", Dd * (Dd + Fd));
   require_elements(out, "qkv|gate|up", Td * (3 * Dd + 2 * Fd));
+  if (qk_norm) out.set("qk_norm", 1);
+  if (softcap) out.set("softcap", softcap);
   return out;
 }
 
-Cost cost(Variant variant, Dims d, int element_bytes, Backend backend) {
+Cost cost(Variant variant, Dims d, int element_bytes, Backend backend, bool unfused) {
   const double T = static_cast<double>(d.tokens), D = static_cast<double>(d.d_model),
                F = static_cast<double>(d.d_ff), H = static_cast<double>(d.q_heads),
                dh = static_cast<double>(d.head_dim), s = element_bytes;
@@ -70,6 +83,14 @@ Cost cost(Variant variant, Dims d, int element_bytes, Backend backend) {
   fn.vector = norms * rms.flops.vector;
   fn.special = norms * rms.flops.special;
   c.bytes_by_class[kClassNormalization] = norms * rms.bytes_model;
+  // QK-norm: the same RMSNorm over the T·H head rows of q and of k (2·T·d elements).
+  const Cost qk = norm::cost(norm::Kind::rmsnorm, /*fused=*/true, {d.tokens * d.q_heads, d.head_dim}, element_bytes);
+  if (d.qk_norm) {
+    fn.vector += 2 * qk.flops.vector;
+    fn.special += 2 * qk.flops.special;
+    // fused into the RoPE pass: only the two gammas are new bytes
+    c.bytes_by_class[kClassNormalization] += 2 * dh * s;
+  }
 
   // matrix: 2·T·in·out per projection; the same total for both variants,
   // 2T(3D·D + D·D + 2F·D + F·D) = 2T(4D² + 3DF).
@@ -87,6 +108,10 @@ Cost cost(Variant variant, Dims d, int element_bytes, Backend backend) {
   fa.matrix = H * 2 * (2 * dh * P);
   fa.vector = H * 4 * P + H * T + TD;
   fa.special = H * P;
+  if (d.softcap > 0) {  // per score: / cap, · cap and one tanh
+    fa.vector += 2 * H * P;
+    fa.special += H * P;
+  }
   // Per head: read q, k, v and write the output once (4·T·D over the heads).
   //   cpu:  the score tile (64 queries × keys) and the head's k, v stay in cache between
   //         query tiles, so the scores add nothing.
@@ -110,10 +135,24 @@ Cost cost(Variant variant, Dims d, int element_bytes, Backend backend) {
   // The tables are fp32 on both backends whatever the storage dtype: 4 bytes each.
   c.bytes_by_class[kClassElementwise] = s * (4 * TD + 3 * TF + residuals * 3 * TD) + 4.0 * T * dh;
 
+  if (unfused) {
+    // Eager: the FLOPs above, every step its own pass (docs/cost-model.md#block, unfused).
+    const double TT = T * T, HTT = H * TT, Tdh = T * dh;
+    const Cost rms_eager = norm::cost(norm::Kind::rmsnorm, /*fused=*/false, {d.tokens, d.d_model}, element_bytes);
+    const Cost qk_eager =
+        norm::cost(norm::Kind::rmsnorm, /*fused=*/false, {d.tokens * d.q_heads, d.head_dim}, element_bytes);
+    c.bytes_by_class[kClassNormalization] = norms * rms_eager.bytes_model + (d.qk_norm ? 2 * qk_eager.bytes_model : 0);
+    // QKᵀ 2TD + HT², ·scale 2HT², [/cap, tanh, ·cap 6HT²], +mask HT² + T² + HT²,
+    // softmax 2HT², ·V HT² + 2TD
+    c.bytes_by_class[kClassAttention] = s * (4 * TD + (8 + (d.softcap > 0 ? 6 : 0)) * HTT + TT);
+    // RoPE per tensor (q, k): neg(x2) TD, cat 2TD, x·cos 2TD + table, rot·sin 2TD + table,
+    // + 3TD; the full-width tables are fp32 [T, dh]. SwiGLU: silu 2TF, ·up 3TF.
+    c.bytes_by_class[kClassElementwise] = s * (2 * 10 * TD + 5 * TF + residuals * 3 * TD) + 2 * 2 * 4.0 * Tdh;
+  }
   for (const auto& [cls, f] : c.flops_by_class) c.flops += f;
   for (const auto& [cls, b] : c.bytes_by_class) c.bytes_model += b;
   // x in, y out, every weight once (serial has one more gamma than parallel).
-  c.bytes_minimum = s * (2 * TD + weights + norms * D);
+  c.bytes_minimum = s * (2 * TD + weights + norms * D + (d.qk_norm ? 2 * dh : 0));
   return c;
 }
 

@@ -1,6 +1,8 @@
-// CPU kernels for the block pair ("fused" level, both variants).
+// CPU kernels for the block pair, both variants, both implementation levels.
 //
-//   normalization  norm::cpu_fused (RMSNorm), one read of the input, one write.
+// "fused":
+//   normalization  norm::cpu_fused (RMSNorm), one read of the input, one write; QK-norm
+//                  inside the RoPE pass (each head normalised while in registers).
 //   matrix         OpenBLAS cblas_sgemm, activations [T, in] times weights [out, in]ᵀ,
 //                  using OpenBLAS's own (OpenMP) threads.
 //   attention      per (head, 64-query tile) task, tasks spread over OpenMP threads
@@ -8,14 +10,22 @@
 //                  keys 0..end of tile (one single-threaded sgemm), causal softmax in
 //                  place (fast vectorised exp), O = P v (sgemm), then O rows scaled by
 //                  1/sum. The score tile (64 × T floats) stays in L2.
+//                  The soft-cap, when on, is applied to the tile's scores in cache.
 //   elementwise    RoPE in place on q and k, silu(g)·u, residual adds; OpenMP over rows.
+//
+// "unfused" (eager, block.h): the same GEMMs and residual adds; every other step is an
+// OpenMP pass over memory of its own, in the order of docs/cost-model.md#block: the
+// norm pair's unfused RMSNorm (norm::cpu_unfused), QK-norm as the same six passes over
+// the head rows, RoPE as neg/cat/·cos/·sin/+, attention with every head's T×T scores
+// in memory (sgemm per head, ·scale, /cap, tanh, ·cap, +mask, softmax, sgemm), SwiGLU
+// as silu then ·up.
 //
 // run() times every phase with steady_clock and keeps the seconds per operator class.
 #include <cblas.h>
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -23,6 +33,7 @@
 #include <vector>
 
 #include "block/block.h"
+#include "common/fast_math.h"
 #include "common/host_data.h"
 #include "norm/norm.h"
 
@@ -32,25 +43,6 @@ namespace {
 
 constexpr int64_t kQueryTile = 64;
 
-// exp(x), vectorisable (Cephes expf: x = n·ln 2 + r with |r| <= ln 2 / 2, exp(r) by a
-// degree-5 polynomial, 2^n by building the exponent bits; ~2 ulp). Inputs below -87 give
-// ~1e-38 instead of 0 and inputs above 88 saturate: harmless for softmax (x <= 0) and silu.
-inline float fast_exp(float x_in) {
-  const float x = std::min(88.0f, std::max(-87.0f, x_in));
-  // n = round(x / ln 2) by the 1.5·2^23 trick (std::floor would block vectorisation)
-  const float fx = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  const float r = (x - fx * 0.693359375f) - fx * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float y = p * r * r + r + 1.0f;
-  const int32_t e = (static_cast<int32_t>(fx) + 127) << 23;
-  return y * std::bit_cast<float>(e);
-}
-
 void gemm_nt(int64_t M, int64_t N, int64_t K, const float* a, int64_t lda, const float* w, int64_t ldw, float* c,
              int64_t ldc) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
@@ -58,15 +50,32 @@ void gemm_nt(int64_t M, int64_t N, int64_t K, const float* a, int64_t lda, const
 }
 
 // In place on the q and k heads of a [T, ld] buffer whose columns 0..2D are q then k.
-void rope(const Dims& d, float* qk, int64_t ld, const float* cos_table, const float* sin_table) {
-  const int64_t half = d.head_dim / 2, heads = 2 * d.q_heads;
+// With d.qk_norm each head is RMS-normalised (gamma_q for q heads, gamma_k for k heads)
+// in the same pass, before it is rotated.
+void rope(const Dims& d, float* qk, int64_t ld, const float* cos_table, const float* sin_table,
+          const float* gamma_q, const float* gamma_k) {
+  const int64_t half = d.head_dim / 2, heads = 2 * d.q_heads, dh = d.head_dim;
 #pragma omp parallel for schedule(static)
   for (int64_t t = 0; t < d.tokens; ++t) {
     const float* __restrict c = cos_table + t * half;
     const float* __restrict s = sin_table + t * half;
     for (int64_t h = 0; h < heads; ++h) {
-      float* __restrict p1 = qk + t * ld + h * d.head_dim;
+      float* __restrict p1 = qk + t * ld + h * dh;
       float* __restrict p2 = p1 + half;
+      if (d.qk_norm) {
+        const float* __restrict g = h < d.q_heads ? gamma_q : gamma_k;
+        float ms = 0;
+#pragma omp simd reduction(+ : ms)
+        for (int64_t i = 0; i < dh; ++i) ms += p1[i] * p1[i];
+        const float rstd = 1.0f / std::sqrt(ms / static_cast<float>(dh) + norm::kEps);
+#pragma omp simd
+        for (int64_t i = 0; i < half; ++i) {
+          const float x1 = p1[i] * rstd * g[i], x2 = p2[i] * rstd * g[i + half];
+          p1[i] = x1 * c[i] - x2 * s[i];
+          p2[i] = x2 * c[i] + x1 * s[i];
+        }
+        continue;
+      }
 #pragma omp simd
       for (int64_t i = 0; i < half; ++i) {
         const float x1 = p1[i], x2 = p2[i];
@@ -96,6 +105,11 @@ void attention(const Dims& d, const float* q, const float* k, const float* v, in
     for (int64_t r = 0; r < rows; ++r) {
       float* __restrict row = s + r * keys;
       const int64_t n = q0 + r + 1;  // keys 0..q0+r are visible
+      if (d.softcap > 0) {
+        const float cap = static_cast<float>(d.softcap), inv = 1.0f / cap;
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) row[j] = cap * fast_tanh(row[j] * inv);
+      }
       float m = row[0];
 #pragma omp simd reduction(max : m)
       for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
@@ -137,10 +151,172 @@ void add(int64_t n, const float* __restrict a, const float* __restrict b, float*
   for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
 }
 
+// ---- the unfused (eager) level's passes --------------------------------------------
+
+// `rows` rows of `w` floats, row r = (t, h) at p + t·ld + h·w with h < per_token: a
+// [T, D] activation (per_token 1, w = D) or its heads (per_token H, w = dh), in place
+// in the GEMM output whose rows are ld apart.
+struct Rows {
+  float* p;
+  int64_t rows, per_token, w, ld;
+  float* row(int64_t r) const { return p + (r / per_token) * ld + (r % per_token) * w; }
+};
+
+// RMSNorm over the rows of v, in place, as the norm pair's six unfused passes
+// (norm::unfused_passes): sq = x·x, ms = sq.mean(-1), v = ms + eps, rstd = rsqrt(v),
+// xn = x·rstd, y = xn·gamma. `tmp` holds rows·w floats, `stat` 3·rows.
+void eager_rmsnorm(const Rows& v, const float* gamma, float* tmp, float* stat) {
+  const int64_t R = v.rows, w = v.w;
+  float *ms = stat, *ve = stat + R, *rstd = stat + 2 * R;
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    const float* x = v.row(r);
+#pragma omp simd
+    for (int64_t i = 0; i < w; ++i) tmp[r * w + i] = x[i] * x[i];
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    float sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < w; ++i) sum += tmp[r * w + i];
+    ms[r] = sum / static_cast<float>(w);
+  }
+#pragma omp parallel for simd schedule(static)
+  for (int64_t r = 0; r < R; ++r) ve[r] = ms[r] + norm::kEps;
+#pragma omp parallel for simd schedule(static)
+  for (int64_t r = 0; r < R; ++r) rstd[r] = 1.0f / std::sqrt(ve[r]);
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    const float* x = v.row(r);
+#pragma omp simd
+    for (int64_t i = 0; i < w; ++i) tmp[r * w + i] = x[i] * rstd[r];
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    float* y = v.row(r);
+#pragma omp simd
+    for (int64_t i = 0; i < w; ++i) y[i] = tmp[r * w + i] * gamma[i];
+  }
+}
+
+// Hugging Face's apply_rotary_pos_emb on the heads of v (T·H rows of dh), in place:
+// y = x·cos + rotate_half(x)·sin, rotate_half(x) = cat(−x2, x1), five passes. The tables
+// are full width [T, dh] (both halves), as Hugging Face builds them. `neg` holds
+// T·D/2 floats, `rot`, `a`, `b` T·D each.
+void eager_rope(const Rows& v, const float* cos_full, const float* sin_full, float* neg, float* rot, float* a,
+                float* b) {
+  const int64_t R = v.rows, dh = v.w, half = dh / 2, H = v.per_token;
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    const float* x = v.row(r);
+#pragma omp simd
+    for (int64_t i = 0; i < half; ++i) neg[r * half + i] = -x[half + i];
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    const float* x = v.row(r);
+    for (int64_t i = 0; i < half; ++i) rot[r * dh + i] = neg[r * half + i];
+    for (int64_t i = 0; i < half; ++i) rot[r * dh + half + i] = x[i];
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    const float* x = v.row(r);
+    const float* c = cos_full + (r / H) * dh;
+#pragma omp simd
+    for (int64_t i = 0; i < dh; ++i) a[r * dh + i] = x[i] * c[i];
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    const float* sn = sin_full + (r / H) * dh;
+#pragma omp simd
+    for (int64_t i = 0; i < dh; ++i) b[r * dh + i] = rot[r * dh + i] * sn[i];
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < R; ++r) {
+    float* y = v.row(r);
+#pragma omp simd
+    for (int64_t i = 0; i < dh; ++i) y[i] = a[r * dh + i] + b[r * dh + i];
+  }
+}
+
+// One elementwise pass over n floats.
+template <typename F>
+void eager_map(int64_t n, float* x, F&& f) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) x[i] = f(x[i]);
+}
+
+// Eager attention: per head S = q kᵀ into `scores` [H, T, T], then ·scale, (/cap, tanh,
+// ·cap), + mask (0 or −inf, [T, T]), softmax over each full row, O = P v; each step one
+// pass over all the scores. q, k, v: heads at columns h·dh of [T, ld_in]; out [T, ld_out].
+void eager_attention(const Dims& d, const float* q, const float* k, const float* v, int64_t ld_in, float* out,
+                     int64_t ld_out, float* scores, const float* mask) {
+  const int64_t T = d.tokens, H = d.q_heads, dh = d.head_dim, TT = T * T, n = H * TT;
+  for (int64_t h = 0; h < H; ++h)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(T), static_cast<int>(T),
+                static_cast<int>(dh), 1.0f, q + h * dh, static_cast<int>(ld_in), k + h * dh, static_cast<int>(ld_in),
+                0.0f, scores + h * TT, static_cast<int>(T));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  eager_map(n, scores, [scale](float x) { return x * scale; });
+  if (d.softcap > 0) {
+    const float cap = static_cast<float>(d.softcap);
+    eager_map(n, scores, [cap](float x) { return x / cap; });
+    eager_map(n, scores, [](float x) { return fast_tanh(x); });
+    eager_map(n, scores, [cap](float x) { return x * cap; });
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < H * T; ++r) {
+    float* row = scores + r * T;
+    const float* m = mask + (r % T) * T;
+#pragma omp simd
+    for (int64_t j = 0; j < T; ++j) row[j] += m[j];
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < H * T; ++r) {
+    float* __restrict row = scores + r * T;
+    float m = row[0];
+#pragma omp simd reduction(max : m)
+    for (int64_t j = 0; j < T; ++j) m = std::max(m, row[j]);
+    float sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < T; ++j) sum += (row[j] = fast_exp(row[j] - m));  // −inf: ~1e-38
+    const float inv = 1.0f / sum;
+#pragma omp simd
+    for (int64_t j = 0; j < T; ++j) row[j] *= inv;
+  }
+  for (int64_t h = 0; h < H; ++h)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(T), static_cast<int>(dh),
+                static_cast<int>(T), 1.0f, scores + h * TT, static_cast<int>(T), v + h * dh, static_cast<int>(ld_in),
+                0.0f, out + h * dh, static_cast<int>(ld_out));
+}
+
+// act_fn(gate) * up as two passes: s = silu(g) into `tmp` [T, F], then out = s·u.
+void eager_swiglu(int64_t T, int64_t F, const float* g, const float* u, int64_t ld_in, float* out, int64_t ld_out,
+                  float* tmp) {
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < T; ++t) {
+    const float* __restrict gr = g + t * ld_in;
+    float* __restrict sr = tmp + t * F;
+#pragma omp simd
+    for (int64_t j = 0; j < F; ++j) sr[j] = gr[j] / (1.0f + fast_exp(-gr[j]));
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < T; ++t) {
+    const float* __restrict sr = tmp + t * F;
+    const float* __restrict ur = u + t * ld_in;
+    float* __restrict o = out + t * ld_out;
+#pragma omp simd
+    for (int64_t j = 0; j < F; ++j) o[j] = sr[j] * ur[j];
+  }
+}
+
 class CpuBlockWorkload final : public Workload {
  public:
   explicit CpuBlockWorkload(const RunSpec& spec)
-      : variant_(parse_variant(spec.variant)), d_(dims_of(spec.shape)), w_(variant_, d_) {
+      : variant_(parse_variant(spec.variant)),
+        unfused_(spec.impl == "unfused"),
+        d_(dims_of(spec.shape)),
+        w_(variant_, d_) {
     const int64_t T = d_.tokens, D = d_.d_model, F = d_.d_ff;
     x_.resize(T * D);
     y_.resize(T * D);
@@ -157,6 +333,7 @@ class CpuBlockWorkload final : public Workload {
     }
     scores_.resize(static_cast<size_t>(omp_get_max_threads()) * kQueryTile * T);
     rope_tables(d_, cos_, sin_);
+    if (unfused_) allocate_eager();
     randomize(1);
   }
 
@@ -190,23 +367,97 @@ class CpuBlockWorkload final : public Workload {
     seconds_[cls] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  // The fused RMSNorm of kernels/norm (beta unused).
-  void rmsnorm(const float* in, const float* gamma, float* out) const {
-    norm::cpu_fused(norm::Kind::rmsnorm, {d_.tokens, d_.d_model}, in, gamma, nullptr, out);
+  // The RMSNorm of kernels/norm (beta unused): fused, or its unfused primitive passes.
+  void rmsnorm(const float* in, const float* gamma, float* out) {
+    phase(kClassNormalization, [&] {
+      if (unfused_)
+        norm::cpu_unfused(norm::Kind::rmsnorm, {d_.tokens, d_.d_model}, in, gamma, nullptr, out, norm_tmp_.data());
+      else
+        norm::cpu_fused(norm::Kind::rmsnorm, {d_.tokens, d_.d_model}, in, gamma, nullptr, out);
+    });
+  }
+
+  // QK-norm (when on) and RoPE on the q and k heads at columns [0, 2D) of qk [T, ld].
+  void qk_rope(float* qk, int64_t ld) {
+    if (!unfused_) {
+      phase(kClassElementwise,
+            [&] { rope(d_, qk, ld, cos_.data(), sin_.data(), w_.gamma_q.data(), w_.gamma_k.data()); });
+      return;
+    }
+    const int64_t T = d_.tokens, H = d_.q_heads, dh = d_.head_dim;
+    const Rows q{qk, T * H, H, dh, ld}, k{qk + d_.d_model, T * H, H, dh, ld};
+    if (d_.qk_norm)
+      phase(kClassNormalization, [&] {
+        eager_rmsnorm(q, w_.gamma_q.data(), eager_a_.data(), eager_stat_.data());
+        eager_rmsnorm(k, w_.gamma_k.data(), eager_a_.data(), eager_stat_.data());
+      });
+    phase(kClassElementwise, [&] {
+      for (const Rows& v : {q, k})
+        eager_rope(v, cos_full_.data(), sin_full_.data(), eager_neg_.data(), eager_rot_.data(), eager_a_.data(),
+                   eager_b_.data());
+    });
+  }
+
+  void attend(const float* q, int64_t ld_in, float* out, int64_t ld_out) {
+    const int64_t D = d_.d_model;
+    phase(kClassAttention, [&] {
+      if (unfused_)
+        eager_attention(d_, q, q + D, q + 2 * D, ld_in, out, ld_out, eager_scores_.data(), mask_.data());
+      else
+        attention(d_, q, q + D, q + 2 * D, ld_in, out, ld_out, scores_.data());
+    });
+  }
+
+  void act(const float* g, const float* u, int64_t ld_in, float* out, int64_t ld_out) {
+    phase(kClassElementwise, [&] {
+      if (unfused_)
+        eager_swiglu(d_.tokens, d_.d_ff, g, u, ld_in, out, ld_out, eager_silu_.data());
+      else
+        swiglu(d_.tokens, d_.d_ff, g, u, ld_in, out, ld_out);
+    });
+  }
+
+  // Buffers of the unfused level: the norm's and QK-norm's intermediates, RoPE's, every
+  // head's T×T scores and the causal mask, silu(gate), the full-width RoPE tables.
+  void allocate_eager() {
+    const int64_t T = d_.tokens, D = d_.d_model, F = d_.d_ff, H = d_.q_heads, dh = d_.head_dim;
+    if (static_cast<double>(H) * static_cast<double>(T) * static_cast<double>(T) >
+        static_cast<double>(kMaxTensorElements))
+      throw std::invalid_argument(fmt::format("block unfused: the scores would hold {} x {}^2 elements (limit {})", H,
+                                              T, kMaxTensorElements));
+    norm_tmp_.resize(norm::cpu_unfused_scratch_floats({T, D}));
+    eager_stat_.resize(3 * T * H);
+    eager_neg_.resize(T * D / 2);
+    eager_rot_.resize(T * D);
+    eager_a_.resize(T * D);
+    eager_b_.resize(T * D);
+    eager_scores_.resize(static_cast<size_t>(H * T * T));
+    mask_.resize(static_cast<size_t>(T * T));
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t j = 0; j < T; ++j) mask_[i * T + j] = j <= i ? 0.f : -INFINITY;
+    eager_silu_.resize(T * F);
+    const int64_t half = dh / 2;
+    cos_full_.resize(T * dh);
+    sin_full_.resize(T * dh);
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t i = 0; i < dh; ++i) {
+        cos_full_[t * dh + i] = cos_[t * half + i % half];
+        sin_full_[t * dh + i] = sin_[t * half + i % half];
+      }
   }
 
   void run_serial() {
     const int64_t T = d_.tokens, D = d_.d_model, F = d_.d_ff;
     float* q = qkv_.data();
-    phase(kClassNormalization, [&] { rmsnorm(x_.data(), w_.gamma1.data(), n_.data()); });
+    rmsnorm(x_.data(), w_.gamma1.data(), n_.data());
     phase(kClassMatrix, [&] { gemm_nt(T, 3 * D, D, n_.data(), D, w_.w_in.data(), D, q, 3 * D); });
-    phase(kClassElementwise, [&] { rope(d_, q, 3 * D, cos_.data(), sin_.data()); });
-    phase(kClassAttention, [&] { attention(d_, q, q + D, q + 2 * D, 3 * D, attn_.data(), D, scores_.data()); });
+    qk_rope(q, 3 * D);
+    attend(q, 3 * D, attn_.data(), D);
     phase(kClassMatrix, [&] { gemm_nt(T, D, D, attn_.data(), D, w_.w_out.data(), D, m_.data(), D); });
     phase(kClassElementwise, [&] { add(T * D, x_.data(), m_.data(), h_.data()); });
-    phase(kClassNormalization, [&] { rmsnorm(h_.data(), w_.gamma2.data(), n_.data()); });
+    rmsnorm(h_.data(), w_.gamma2.data(), n_.data());
     phase(kClassMatrix, [&] { gemm_nt(T, 2 * F, D, n_.data(), D, w_.w_in.data() + 3 * D * D, D, gu_.data(), 2 * F); });
-    phase(kClassElementwise, [&] { swiglu(T, F, gu_.data(), gu_.data() + F, 2 * F, act_.data(), F); });
+    act(gu_.data(), gu_.data() + F, 2 * F, act_.data(), F);
     phase(kClassMatrix, [&] { gemm_nt(T, D, F, act_.data(), F, w_.w_down.data(), F, m_.data(), D); });
     phase(kClassElementwise, [&] { add(T * D, h_.data(), m_.data(), y_.data()); });
   }
@@ -215,11 +466,11 @@ class CpuBlockWorkload final : public Workload {
     const int64_t T = d_.tokens, D = d_.d_model, F = d_.d_ff, ld = 3 * D + 2 * F;
     float* z = qkv_.data();  // [T, 3D + 2F]: q | k | v | gate | up
     float* cat = attn_.data();  // [T, D + F]: attn | silu(gate)·up
-    phase(kClassNormalization, [&] { rmsnorm(x_.data(), w_.gamma1.data(), n_.data()); });
+    rmsnorm(x_.data(), w_.gamma1.data(), n_.data());
     phase(kClassMatrix, [&] { gemm_nt(T, ld, D, n_.data(), D, w_.w_in.data(), D, z, ld); });
-    phase(kClassElementwise, [&] { rope(d_, z, ld, cos_.data(), sin_.data()); });
-    phase(kClassAttention, [&] { attention(d_, z, z + D, z + 2 * D, ld, cat, D + F, scores_.data()); });
-    phase(kClassElementwise, [&] { swiglu(T, F, z + 3 * D, z + 3 * D + F, ld, cat + D, D + F); });
+    qk_rope(z, ld);
+    attend(z, ld, cat, D + F);
+    act(z + 3 * D, z + 3 * D + F, ld, cat + D, D + F);
     phase(kClassMatrix, [&] { gemm_nt(T, D, D + F, cat, D + F, w_.w_out.data(), D + F, m_.data(), D); });
     phase(kClassElementwise, [&] { add(T * D, x_.data(), m_.data(), y_.data()); });
   }
@@ -230,16 +481,20 @@ class CpuBlockWorkload final : public Workload {
   }
 
   Variant variant_;
+  bool unfused_;
   Dims d_;
   HostWeights w_;
   std::vector<float> x_, y_, n_, qkv_, attn_, m_, h_, gu_, act_, scores_, cos_, sin_;
+  std::vector<float> norm_tmp_, eager_stat_, eager_neg_, eager_rot_, eager_a_, eager_b_, eager_scores_, mask_,
+      eager_silu_, cos_full_, sin_full_;
   std::map<std::string, double> seconds_;
 };
 
 }  // namespace
 
 std::unique_ptr<Workload> make_cpu(const RunSpec& spec) {
-  if (spec.impl != "fused") throw std::invalid_argument("block has only the 'fused' implementation level");
+  if (spec.impl != "fused" && spec.impl != "unfused")
+    throw std::invalid_argument("block has the 'fused' and 'unfused' implementation levels only");
   return std::make_unique<CpuBlockWorkload>(spec);
 }
 

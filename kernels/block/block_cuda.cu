@@ -457,7 +457,11 @@ class CudaBlockWorkload final : public cuda::CudaWorkload {
 }  // namespace
 
 std::unique_ptr<Workload> make_cuda(const RunSpec& spec) {
-  if (spec.impl != "fused") throw std::invalid_argument("block has only the 'fused' implementation level");
+  if (spec.impl != "fused")
+    throw std::invalid_argument("block: the CUDA backend has the 'fused' implementation level only (unfused: CPU)");
+  const Dims d = dims_of(spec.shape);
+  if (d.qk_norm || d.softcap > 0)
+    throw std::invalid_argument("block: qk_norm and softcap run on the CPU backend only");
   return cuda::with_storage_type(spec.dtype, [&]<typename T>() -> std::unique_ptr<Workload> {
     return std::make_unique<CudaBlockWorkload<T>>(spec);
   });

@@ -11,18 +11,26 @@ PairDef block_pair() {
   p.name = "block";
   p.title = "Block pair: serial vs parallel transformer block";
   p.summary =
-      "pre-norm decoder block (RMSNorm, RoPE, causal MHA, SwiGLU): serial vs parallel (GPT-J/PaLM, "
-      "one fused input GEMM and one fused output GEMM)";
-  p.combos = {{"serial", "fused"}, {"parallel", "fused"}};
+      "pre-norm decoder block (RMSNorm, RoPE, causal MHA, SwiGLU; options qk_norm and softcap): serial vs "
+      "parallel (GPT-J/PaLM, one fused input GEMM and one fused output GEMM), fused or unfused (eager: every "
+      "norm, RoPE, activation and softmax step its own pass)";
+  p.combos = {{"serial", "fused"}, {"parallel", "fused"}, {"serial", "unfused"}, {"parallel", "unfused"}};
   // head_dim 64, d_ff = 8/3·d rounded up to 64 (2752 at d_model 1024); sized so that one
-  // run stays well under 300 ms on two CPU cores.
+  // run stays well under 300 ms on two CPU cores (the unfused level about twice that).
+  // The second shape turns on QK-norm and Gemma 2's attention soft-cap (50). (The
+  // T = 1024 shape of the fused-only suite went to keep the default suite under its
+  // time budget once the unfused level doubled the block's runs.)
   p.default_shapes = {block::complete_shape({{"tokens", 512}, {"d_model", 1024}}),
-                      block::complete_shape({{"tokens", 1024}, {"d_model", 1024}})};
+                      block::complete_shape({{"tokens", 512}, {"d_model", 1024}, {"qk_norm", 1}, {"softcap", 50}})};
   p.quick_shapes = {block::complete_shape({{"tokens", 64}, {"d_model", 256}})};
   // GPU: head_dim 128 as in LLaMA-class models, sequences long enough for attention to matter.
   p.cuda_shapes = {block::complete_shape({{"tokens", 2048}, {"d_model", 2048}, {"head_dim", 128}}),
                    block::complete_shape({{"tokens", 4096}, {"d_model", 4096}, {"head_dim", 128}})};
-  p.comparisons = {{{"serial", "fused"}, {"parallel", "fused"}, "parallel block vs serial block"}};
+  p.comparisons = {{{"serial", "fused"}, {"parallel", "fused"}, "parallel block vs serial block"},
+                   {{"serial", "unfused"}, {"parallel", "unfused"}, "parallel block vs serial block, unfused (eager)"},
+                   {{"serial", "unfused"}, {"serial", "fused"}, "serial block: fused vs unfused (eager)"},
+                   {{"parallel", "unfused"}, {"parallel", "fused"}, "parallel block: fused vs unfused (eager)"}};
+  p.cpu_only_impls = {"unfused"};
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     block::parse_variant(variant);
     return block::complete_shape(s);
@@ -61,7 +69,8 @@ PairDef block_pair() {
     return out;
   };
   p.cost = [](const RunSpec& r) {
-    return block::cost(block::parse_variant(r.variant), block::dims_of(r.shape), dtype_bytes(r.dtype), r.backend);
+    return block::cost(block::parse_variant(r.variant), block::dims_of(r.shape), dtype_bytes(r.dtype), r.backend,
+                       r.impl == "unfused");
   };
   p.make_cpu = block::make_cpu;
 #ifdef LMROOF_WITH_CUDA

@@ -18,6 +18,8 @@ HostWeights::HostWeights(Variant v, Dims d) : variant(v), dims(d) {
   const int64_t D = d.d_model, F = d.d_ff;
   gamma1.resize(D);
   if (v == Variant::serial) gamma2.resize(D);
+  gamma_q.resize(d.head_dim);
+  gamma_k.resize(d.head_dim);
   w_in.resize((3 * D + 2 * F) * D);
   if (v == Variant::serial) {
     w_out.resize(D * D);
@@ -32,6 +34,8 @@ void HostWeights::randomize(uint64_t seed) {
   const float sd = 1.0f / std::sqrt(static_cast<float>(D)), sf = 1.0f / std::sqrt(static_cast<float>(F));
   fill_uniform(gamma1, seed, 0.5f, 1.5f);
   fill_uniform(gamma2, seed + 1, 0.5f, 1.5f);
+  fill_uniform(gamma_q, seed + 5, 0.5f, 1.5f);
+  fill_uniform(gamma_k, seed + 6, 0.5f, 1.5f);
   fill_uniform(w_in, seed + 2, -sd, sd);
   if (variant == Variant::serial) {
     fill_uniform(w_out, seed + 3, -sd, sd);
@@ -52,6 +56,8 @@ WeightsView HostWeights::view() const {
   WeightsView v;
   v.gamma1 = gamma1.data();
   v.gamma2 = variant == Variant::serial ? gamma2.data() : nullptr;
+  v.gamma_q = gamma_q.data();
+  v.gamma_k = gamma_k.data();
   v.wqkv = {w_in.data(), D};
   v.wgate = {w_in.data() + 3 * D * D, D};
   v.wup = {w_in.data() + (3 * D + F) * D, D};
@@ -135,8 +141,10 @@ void rope(const Dims& d, double* x) {
     }
 }
 
-// Causal softmax(q kᵀ / sqrt(dh)) v per head; q, k, v, out are [T, D].
+// Causal softmax(q kᵀ / sqrt(dh)) v per head, the scores soft-capped when d.softcap > 0;
+// q, k, v, out are [T, D].
 void attention(const Dims& d, const double* q, const double* k, const double* v, double* out) {
+  const double cap = static_cast<double>(d.softcap);
   const int64_t T = d.tokens, D = d.d_model, dh = d.head_dim;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dh));
 #pragma omp parallel
@@ -152,6 +160,7 @@ void attention(const Dims& d, const double* q, const double* k, const double* v,
           double s = 0;
           for (int64_t e = 0; e < dh; ++e) s += qi[e] * kj[e];
           p[j] = s * scale;
+          if (cap > 0) p[j] = cap * std::tanh(p[j] / cap);
           m = std::max(m, p[j]);
         }
         double sum = 0;
@@ -186,6 +195,10 @@ void reference(Variant variant, Dims d, const WeightsView& w, std::span<const fl
   linear(T, D, D, n.data(), wq, q.data(), false);
   linear(T, D, D, n.data(), wk, k.data(), false);
   linear(T, D, D, n.data(), wv, v.data(), false);
+  if (d.qk_norm) {  // per head: [T, D] is [T·H, dh]
+    rmsnorm(T * d.q_heads, d.head_dim, q.data(), w.gamma_q, q.data());
+    rmsnorm(T * d.q_heads, d.head_dim, k.data(), w.gamma_k, k.data());
+  }
   rope(d, q.data());
   rope(d, k.data());
   attention(d, q.data(), k.data(), v.data(), att.data());

@@ -14,12 +14,14 @@ for f in results.json report.html bench.json; do
 done
 ls "$tmp/out" | grep -q 'partial\|\.tmp' && { echo "FAIL: temporary files left behind"; ls "$tmp/out"; exit 1; }
 grep -q '\[ *[0-9]*/[0-9]*' "$tmp/stderr" || { echo "FAIL: no progress lines on stderr"; exit 1; }
-python3 - "$tmp/out/results.json" <<'PY'
+"$lmroof" list --json > "$tmp/pairs.json"
+python3 - "$tmp/out/results.json" "$tmp/pairs.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["schema"] == "lmroof.results/1", r["schema"]
 pairs = {run["pair"] for run in r["runs"]}
-assert {"norm", "bias", "block", "decode", "mlp", "attention", "window"} <= pairs, pairs
+registered = {p["pair"] for p in json.load(open(sys.argv[2]))}  # every pair the registry lists
+assert pairs == registered, (pairs, registered)
 names = {c["name"] for c in r["ceilings"]}
 assert {"copy", "copy_nt", "triad", "fp32_fma", "sgemm"} <= names, names
 for c in r["ceilings"]:
