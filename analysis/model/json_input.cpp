@@ -1,0 +1,195 @@
+#include "analysis/model/json_input.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace lmroof::model {
+
+namespace {
+
+// A short, one-line rendering of a bad value for the message.
+std::string shown(const nlohmann::json& j) {
+  if (j.is_string()) {
+    std::string s = j.get<std::string>();
+    if (s.size() > 40) return fmt::format("a string of {} characters", s.size());
+    return nlohmann::json(s).dump();
+  }
+  if (j.is_object() || j.is_array()) return std::string("an ") + j.type_name();
+  return j.dump();
+}
+
+void line_column(std::string_view text, size_t byte, size_t& line, size_t& column) {
+  line = 1, column = 1;
+  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') ++line, column = 1;
+    else ++column;
+  }
+}
+
+struct TooDeep {
+  size_t byte;
+};
+
+}  // namespace
+
+nlohmann::json parse_json(std::string_view text, const std::string& origin) {
+  // The callback sees every value start with its depth; stopping past the limit keeps
+  // the parser (and every later recursive walk: dump, destructor, validation) shallow.
+  size_t position = 0;
+  const nlohmann::json::parser_callback_t limit = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+    if ((event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start) &&
+        depth >= kMaxJsonDepth)
+      throw TooDeep{position};
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text.begin(), text.end(), limit);
+  } catch (const TooDeep&) {
+    throw InputError(fmt::format("{}: JSON nested deeper than {} levels", origin, kMaxJsonDepth));
+  } catch (const nlohmann::json::parse_error& e) {
+    size_t line = 0, column = 0;
+    line_column(text, e.byte, line, column);
+    std::string what = e.what();
+    if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
+    throw InputError(fmt::format("{}:{}:{}: malformed JSON: {}", origin, line, column, what));
+  }
+}
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(fmt::format("{}: is a directory", path.string()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open file", path.string()));
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxInputBytes)
+    throw InputError(fmt::format("{}: {} bytes is larger than the {} byte limit", path.string(), size, kMaxInputBytes));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+nlohmann::json read_json_file(const std::filesystem::path& path) {
+  return parse_json(read_text_file(path), path.string());
+}
+
+std::string pointer_append(const std::string& pointer, std::string_view key) {
+  std::string out = pointer + "/";
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+JsonCursor::JsonCursor(const nlohmann::json& value, const std::string& file, std::string pointer)
+    : value_(&value), file_(&file), pointer_(std::move(pointer)) {}
+
+void JsonCursor::fail(std::string_view problem) const {
+  throw InputError(fmt::format("{}: {}: {}", *file_, pointer_.empty() ? "/" : pointer_, problem));
+}
+
+void JsonCursor::require_object() const {
+  if (!value_->is_object()) fail(fmt::format("must be an object (is {})", shown(*value_)));
+}
+
+bool JsonCursor::has(std::string_view key) const {
+  return value_->is_object() && value_->find(key) != value_->end();
+}
+
+JsonCursor JsonCursor::at(std::string_view key) const {
+  require_object();
+  const auto it = value_->find(key);
+  if (it == value_->end()) fail(fmt::format("missing '{}'", key));
+  return JsonCursor(*it, *file_, pointer_append(pointer_, key));
+}
+
+std::optional<JsonCursor> JsonCursor::opt(std::string_view key) const {
+  require_object();
+  const auto it = value_->find(key);
+  if (it == value_->end() || it->is_null()) return std::nullopt;
+  return JsonCursor(*it, *file_, pointer_append(pointer_, key));
+}
+
+std::vector<JsonCursor> JsonCursor::items() const {
+  if (!value_->is_array()) fail(fmt::format("must be an array (is {})", shown(*value_)));
+  std::vector<JsonCursor> out;
+  out.reserve(value_->size());
+  for (size_t i = 0; i < value_->size(); ++i) out.emplace_back((*value_)[i], *file_, fmt::format("{}/{}", pointer_, i));
+  return out;
+}
+
+std::vector<std::pair<std::string, JsonCursor>> JsonCursor::members() const {
+  require_object();
+  std::vector<std::pair<std::string, JsonCursor>> out;
+  for (const auto& [k, v] : value_->items()) out.emplace_back(k, JsonCursor(v, *file_, pointer_append(pointer_, k)));
+  return out;
+}
+
+std::string JsonCursor::string(size_t max_length) const {
+  if (!value_->is_string()) fail(fmt::format("must be a string (is {})", shown(*value_)));
+  const auto& s = value_->get_ref<const std::string&>();
+  if (s.size() > max_length) fail(fmt::format("a string of {} characters is longer than the limit of {}", s.size(), max_length));
+  return s;
+}
+
+std::string JsonCursor::one_of(std::initializer_list<std::string_view> allowed) const {
+  std::string s = string();
+  for (auto a : allowed)
+    if (s == a) return s;
+  std::string list;
+  for (auto a : allowed) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", a);
+  fail(fmt::format("must be one of {} (is {})", list, shown(*value_)));
+}
+
+bool JsonCursor::boolean() const {
+  if (!value_->is_boolean()) fail(fmt::format("must be true or false (is {})", shown(*value_)));
+  return value_->get<bool>();
+}
+
+double JsonCursor::number() const {
+  if (!value_->is_number()) fail(fmt::format("must be a number (is {})", shown(*value_)));
+  const double v = value_->get<double>();
+  if (!std::isfinite(v)) fail("must be a finite number");
+  return v;
+}
+
+double JsonCursor::positive() const {
+  const double v = number();
+  if (!(v > 0)) fail(fmt::format("must be a positive number (is {})", shown(*value_)));
+  return v;
+}
+
+double JsonCursor::non_negative() const {
+  const double v = number();
+  if (v < 0) fail(fmt::format("must not be negative (is {})", shown(*value_)));
+  return v;
+}
+
+double JsonCursor::fraction() const {
+  const double v = number();
+  if (v < 0 || v > 1 + 1e-9) fail(fmt::format("must be a fraction in [0, 1] (is {})", shown(*value_)));
+  return v;
+}
+
+int64_t JsonCursor::integer(int64_t min, int64_t max) const {
+  if (!value_->is_number_integer() && !(value_->is_number_float() && std::isfinite(value_->get<double>()) &&
+                                        value_->get<double>() == std::floor(value_->get<double>())))
+    fail(fmt::format("must be an integer (is {})", shown(*value_)));
+  // Compare as double first so huge floats and unsigned values cannot wrap.
+  const double d = value_->get<double>();
+  if (d < static_cast<double>(min) || d > static_cast<double>(max))
+    fail(fmt::format("must be an integer in [{}, {}] (is {})", min, max, shown(*value_)));
+  return value_->is_number_unsigned() ? static_cast<int64_t>(value_->get<uint64_t>()) : value_->get<int64_t>();
+}
+
+std::vector<std::string> JsonCursor::strings(size_t max_length) const {
+  std::vector<std::string> out;
+  for (const auto& item : items()) out.push_back(item.string(max_length));
+  return out;
+}
+
+}  // namespace lmroof::model

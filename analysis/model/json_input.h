@@ -1,0 +1,73 @@
+#pragma once
+// Reading JSON that came from outside: parsing with a nesting-depth limit (a deeply
+// nested document cannot exhaust the stack of anything that walks it later) and a
+// cursor that knows its JSON pointer, so every validation error names file and field:
+//   "results.json: /runs/3/time_s/median: must be a positive number (is -1)".
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/model/input_error.h"
+
+namespace lmroof::model {
+
+inline constexpr int kMaxJsonDepth = 64;
+// Identifiers, names and labels; long free text (claim sentences, measured summaries).
+inline constexpr size_t kMaxNameLength = 1024;
+inline constexpr size_t kMaxTextLength = 64 * 1024;
+inline constexpr uintmax_t kMaxInputBytes = uintmax_t{2} << 30;  // 2 GiB
+
+// Parses `text`; malformed JSON or nesting deeper than kMaxJsonDepth throws
+// InputError "ORIGIN:LINE:COLUMN: ...".
+nlohmann::json parse_json(std::string_view text, const std::string& origin);
+// Reads and parses a file ("FILE: cannot open file", size-limited).
+nlohmann::json read_json_file(const std::filesystem::path& path);
+// The whole file as text, size-limited; throws InputError naming it.
+std::string read_text_file(const std::filesystem::path& path);
+
+// "/runs/3" + "time_s" -> "/runs/3/time_s" (RFC 6901 escaping of ~ and /).
+std::string pointer_append(const std::string& pointer, std::string_view key);
+
+// A JSON value and where it is. Accessors check type and range and throw InputError
+// "FILE: POINTER: problem".
+class JsonCursor {
+ public:
+  JsonCursor(const nlohmann::json& value, const std::string& file, std::string pointer = "");
+
+  const nlohmann::json& json() const { return *value_; }
+  const std::string& pointer() const { return pointer_; }
+  const std::string& file() const { return *file_; }
+  [[noreturn]] void fail(std::string_view problem) const;
+
+  bool is_null() const { return value_->is_null(); }
+  // Object members: `at` requires the key, `opt` gives nullopt when absent or null.
+  JsonCursor at(std::string_view key) const;
+  std::optional<JsonCursor> opt(std::string_view key) const;
+  bool has(std::string_view key) const;
+  // Arrays.
+  std::vector<JsonCursor> items() const;        // requires an array
+  std::vector<std::pair<std::string, JsonCursor>> members() const;  // requires an object
+  void require_object() const;
+
+  std::string string(size_t max_length = kMaxNameLength) const;
+  std::string one_of(std::initializer_list<std::string_view> allowed) const;
+  bool boolean() const;
+  double number() const;        // finite
+  double positive() const;      // finite, > 0
+  double non_negative() const;  // finite, >= 0
+  double fraction() const;      // finite, in [0, 1] (with rounding slack)
+  int64_t integer(int64_t min, int64_t max) const;
+  std::vector<std::string> strings(size_t max_length = kMaxNameLength) const;
+
+ private:
+  const nlohmann::json* value_;
+  const std::string* file_;
+  std::string pointer_;
+};
+
+}  // namespace lmroof::model

@@ -1,0 +1,749 @@
+// results.json <-> model::Results: every field validated once, here.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "analysis/model/json_input.h"
+#include "analysis/model/results_model.h"
+
+namespace lmroof::model {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kMaxDimValue = int64_t{1} << 40;
+constexpr int64_t kMaxCount = int64_t{1} << 50;
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<double> opt_number(const JsonCursor& c, std::string_view key) {
+  auto v = c.opt(key);
+  return v ? std::optional<double>(v->number()) : std::nullopt;
+}
+std::optional<double> opt_non_negative(const JsonCursor& c, std::string_view key) {
+  auto v = c.opt(key);
+  return v ? std::optional<double>(v->non_negative()) : std::nullopt;
+}
+std::optional<double> opt_positive(const JsonCursor& c, std::string_view key) {
+  auto v = c.opt(key);
+  return v ? std::optional<double>(v->positive()) : std::nullopt;
+}
+std::optional<std::string> opt_string(const JsonCursor& c, std::string_view key, size_t max = kMaxNameLength) {
+  auto v = c.opt(key);
+  return v ? std::optional<std::string>(v->string(max)) : std::nullopt;
+}
+
+// An identifier-like name: non-empty, no control characters.
+std::string name_of(const JsonCursor& c) {
+  std::string s = c.string();
+  if (s.empty()) c.fail("must not be empty");
+  for (unsigned char ch : s)
+    if (ch < 0x20 || ch == 0x7f) c.fail("must not contain control characters");
+  return s;
+}
+
+Shape shape_from(const JsonCursor& c) {
+  Shape s;
+  for (const auto& [k, v] : c.members()) {
+    if (k.empty() || k.size() > kMaxNameLength) v.fail("dimension names must be 1 to 1024 characters");
+    s[k] = v.integer(1, kMaxDimValue);
+  }
+  return s;
+}
+
+json shape_json(const Shape& s) {
+  json j = json::object();
+  for (const auto& [k, v] : s) j[k] = v;
+  return j;
+}
+
+// ---- machine, suite, metrics ----------------------------------------------------
+
+ModelConfig model_config_from(const JsonCursor& c) {
+  ModelConfig m;
+  m.name = name_of(c.at("name"));
+  m.source = c.at("source").string(kMaxTextLength);
+  if (auto dims = c.opt("dims"))
+    for (const auto& [k, v] : dims->members()) m.dims[k] = v.integer(0, kMaxDimValue);
+  return m;
+}
+
+Suite suite_from(const JsonCursor& c) {
+  Suite s;
+  c.require_object();
+  if (auto pairs = c.opt("pairs")) {
+    std::vector<std::string> names;
+    for (const auto& p : pairs->items()) names.push_back(name_of(p));
+    s.pairs = names;
+  }
+  if (auto q = c.opt("quick")) s.quick = q->boolean();
+  if (auto m = c.opt("model")) s.model = model_config_from(*m);
+  return s;
+}
+
+Gpu gpu_from(const JsonCursor& c) {
+  Gpu g;
+  g.name = c.at("name").string();
+  g.compute_capability = c.at("compute_capability").string();
+  g.sm_count = c.at("sm_count").integer(0, kMaxCount);
+  g.memory_bytes = c.at("memory_bytes").non_negative();
+  g.l2_bytes = c.at("l2_bytes").non_negative();
+  if (auto d = c.opt("driver")) g.driver = d->json().is_number() ? d->json().dump() : d->string();
+  return g;
+}
+
+json gpu_json(const Gpu& g) {
+  return {{"name", g.name}, {"compute_capability", g.compute_capability}, {"sm_count", g.sm_count},
+          {"memory_bytes", g.memory_bytes}, {"l2_bytes", g.l2_bytes}, {"driver", g.driver}};
+}
+
+Machine machine_from(const JsonCursor& c) {
+  Machine m;
+  m.backend = c.at("backend").one_of({"cpu", "cuda"});
+  m.cpu_model = c.at("cpu_model").string();
+  m.cores = c.at("cores").integer(1, 1 << 24);
+  m.threads = c.at("threads").integer(1, 1 << 24);
+  m.cpu_mhz = opt_non_negative(c, "cpu_mhz");
+  if (auto g = c.opt("gpu")) m.gpu = gpu_from(*g);
+  m.compiler = c.at("compiler").string();
+  m.build_type = c.at("build_type").string();
+  m.build_flags = c.at("build_flags").string(kMaxTextLength);
+  m.cuda_compiler = opt_string(c, "cuda_compiler");
+  m.lmroof_version = c.at("lmroof_version").string();
+  m.git_commit = c.at("git_commit").string();
+  m.bench_date = opt_string(c, "bench_date");
+  m.date = c.at("date").string();
+  m.hostname = c.at("hostname").string();
+  if (auto s = c.opt("suite")) m.suite = suite_from(*s);
+  return m;
+}
+
+Metrics metrics_from(const JsonCursor& c) {
+  Metrics m;
+  m.source = c.at("source").one_of({"analytic", "cupti"});
+  m.reason = opt_string(c, "reason", kMaxTextLength);
+  m.chip = opt_string(c, "chip");
+  if (auto v = c.opt("metrics")) m.metrics = v->strings();
+  if (auto v = c.opt("dropped_metrics")) m.dropped_metrics = v->strings();
+  if (auto v = c.opt("passes")) m.passes = v->integer(0, kMaxCount);
+  return m;
+}
+
+// ---- catalogue --------------------------------------------------------------------
+
+VariantImpl variant_impl_from(const JsonCursor& c) { return {name_of(c.at("variant")), name_of(c.at("impl"))}; }
+
+bool valid_chart_id(std::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  return std::all_of(id.begin(), id.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-'; });
+}
+
+std::string chart_id_from(const JsonCursor& c) {
+  std::string id = c.string();
+  if (!valid_chart_id(id)) c.fail(fmt::format("a chart id must be 1 to 128 of a-z, 0-9 and '-' (is {})", json(id).dump()));
+  return id;
+}
+
+Catalogue catalogue_from(const JsonCursor& c) {
+  Catalogue cat;
+  std::set<std::string> names, charts;
+  for (const auto& p : c.at("pairs").items()) {
+    CataloguePair pair;
+    pair.name = name_of(p.at("name"));
+    if (!names.insert(pair.name).second) p.at("name").fail(fmt::format("pair '{}' is listed twice", pair.name));
+    pair.title = p.at("title").string(kMaxTextLength);
+    if (auto s = p.opt("summary")) pair.summary = s->string(kMaxTextLength);
+    pair.chart = chart_id_from(p.at("chart"));
+    if (!charts.insert(pair.chart).second) p.at("chart").fail(fmt::format("chart id '{}' is used twice", pair.chart));
+    for (const auto& combo : p.at("combos").items()) pair.combos.push_back(variant_impl_from(combo));
+    if (auto d = p.opt("dims")) pair.dims = d->strings();
+    if (auto d = p.opt("variant_dims")) pair.variant_dims = d->strings();
+    if (auto cmps = p.opt("comparisons"))
+      for (const auto& cmp : cmps->items())
+        pair.comparisons.push_back({variant_impl_from(cmp.at("baseline")), variant_impl_from(cmp.at("candidate")),
+                                    cmp.at("question").string(kMaxTextLength)});
+    cat.pairs.push_back(std::move(pair));
+  }
+  if (auto d = c.opt("dimension_order")) cat.dimension_order = d->strings();
+  if (auto ch = c.opt("charts"))
+    for (const auto& id : ch->items()) cat.charts.push_back(chart_id_from(id));
+  return cat;
+}
+
+json variant_impl_json(const VariantImpl& v) { return {{"variant", v.variant}, {"impl", v.impl}}; }
+
+// ---- ceilings, runs --------------------------------------------------------------
+
+Ceiling ceiling_from(const JsonCursor& c) {
+  Ceiling x;
+  x.name = name_of(c.at("name"));
+  x.kind = c.at("kind").one_of({"bandwidth", "compute"}) == "bandwidth" ? CeilingKind::bandwidth : CeilingKind::compute;
+  x.backend = c.at("backend").one_of({"cpu", "cuda"});
+  x.value = c.at("value").positive();
+  const std::string unit = c.at("unit").one_of({"B/s", "FLOP/s"});
+  if (unit != x.unit()) c.at("unit").fail(fmt::format("a {} ceiling is in {}", to_string(x.kind), x.unit()));
+  x.source = c.at("source").one_of({"measured", "datasheet"});
+  if (auto d = c.opt("detail")) x.detail = d->string(kMaxTextLength);
+  if (auto s = c.opt("samples")) x.samples = s->integer(0, kMaxCount);
+  return x;
+}
+
+TimeStats time_stats_from(const JsonCursor& c) {
+  TimeStats t;
+  t.median = c.at("median").positive();
+  t.min = c.at("min").positive();
+  t.max = c.at("max").positive();
+  t.mean = c.at("mean").positive();
+  t.cv = c.at("cv").non_negative();
+  if (t.min > t.max) c.at("min").fail("is larger than max");
+  const auto samples = c.at("samples").items();
+  if (samples.empty()) c.at("samples").fail("must hold at least one sample");
+  for (const auto& s : samples) t.samples.push_back(s.positive());
+  return t;
+}
+
+Flops flops_from(const JsonCursor& c) {
+  Flops f;
+  f.total = c.at("total").non_negative();
+  f.matrix = c.at("matrix").non_negative();
+  f.vector = c.at("vector").non_negative();
+  f.special = c.at("special").non_negative();
+  f.source = c.at("source").one_of({"analytic", "cupti"});
+  f.analytic_total = c.has("analytic_total") ? c.at("analytic_total").non_negative() : f.total;
+  return f;
+}
+
+Bytes bytes_from(const JsonCursor& c) {
+  Bytes b;
+  b.minimum = c.at("minimum").non_negative();
+  b.model = c.at("model").positive();
+  b.measured = opt_non_negative(c, "measured");
+  b.measured_source = opt_string(c, "measured_source");
+  b.measured_reason = opt_string(c, "measured_reason", kMaxTextLength);
+  b.measured_l2 = opt_non_negative(c, "measured_l2");
+  b.model_over_minimum = opt_non_negative(c, "model_over_minimum");
+  b.measured_over_minimum = opt_non_negative(c, "measured_over_minimum");
+  return b;
+}
+
+BytesBasis basis_from(const JsonCursor& c) {
+  return c.one_of({"model", "measured"}) == "model" ? BytesBasis::model : BytesBasis::measured;
+}
+
+Intensity intensity_from(const JsonCursor& c) {
+  Intensity i;
+  i.value = c.at("value").non_negative();
+  i.bytes = basis_from(c.at("bytes"));
+  i.minimum = opt_non_negative(c, "minimum");
+  i.model = c.at("model").non_negative();
+  i.measured = opt_non_negative(c, "measured");
+  i.measured_l2 = opt_non_negative(c, "measured_l2");
+  return i;
+}
+
+Achieved achieved_from(const JsonCursor& c) {
+  return {c.at("flop_per_s").non_negative(), c.at("byte_per_s").non_negative(),
+          c.at("byte_per_s_minimum").non_negative()};
+}
+
+RooflinePlacement roofline_from(const JsonCursor& c) {
+  RooflinePlacement r;
+  r.bandwidth_roof = opt_string(c, "bandwidth_roof");
+  r.bandwidth = opt_positive(c, "bandwidth");
+  r.compute_roof = opt_string(c, "compute_roof");
+  r.compute = opt_positive(c, "compute");
+  r.ridge = opt_positive(c, "ridge");
+  r.attainable_flop_per_s = opt_non_negative(c, "attainable_flop_per_s");
+  r.efficiency = opt_non_negative(c, "efficiency");
+  r.bandwidth_utilization = opt_non_negative(c, "bandwidth_utilization");
+  r.l2_bandwidth_roof = opt_string(c, "l2_bandwidth_roof");
+  r.l2_bandwidth = opt_positive(c, "l2_bandwidth");
+  r.l2_bandwidth_utilization = opt_non_negative(c, "l2_bandwidth_utilization");
+  if (r.bandwidth_roof.has_value() != r.bandwidth.has_value()) c.fail("bandwidth_roof and bandwidth go together");
+  if (r.compute_roof.has_value() != r.compute.has_value()) c.fail("compute_roof and compute go together");
+  return r;
+}
+
+json roofline_json(const RooflinePlacement& r) {
+  return {{"bandwidth_roof", opt(r.bandwidth_roof)}, {"bandwidth", opt(r.bandwidth)},
+          {"compute_roof", opt(r.compute_roof)}, {"compute", opt(r.compute)}, {"ridge", opt(r.ridge)},
+          {"attainable_flop_per_s", opt(r.attainable_flop_per_s)}, {"efficiency", opt(r.efficiency)},
+          {"bandwidth_utilization", opt(r.bandwidth_utilization)}, {"l2_bandwidth_roof", opt(r.l2_bandwidth_roof)},
+          {"l2_bandwidth", opt(r.l2_bandwidth)}, {"l2_bandwidth_utilization", opt(r.l2_bandwidth_utilization)}};
+}
+
+Breakdown breakdown_from(const JsonCursor& c) {
+  Breakdown b;
+  b.time_source = c.at("time_source").one_of({"phase_timers", "cupti", "none"});
+  for (const auto& k : c.at("classes").items()) {
+    ClassShare s;
+    s.op_class = name_of(k.at("class"));
+    s.flops = k.at("flops").non_negative();
+    s.flop_share = k.at("flop_share").fraction();
+    s.bytes_model = k.at("bytes_model").non_negative();
+    s.time_s = opt_non_negative(k, "time_s");
+    if (auto ts = k.opt("time_share")) s.time_share = ts->fraction();
+    b.classes.push_back(std::move(s));
+  }
+  return b;
+}
+
+json breakdown_json(const Breakdown& b) {
+  json classes = json::array();
+  for (const auto& s : b.classes)
+    classes.push_back({{"class", s.op_class}, {"flops", s.flops}, {"flop_share", s.flop_share},
+                       {"bytes_model", s.bytes_model}, {"time_s", opt(s.time_s)}, {"time_share", opt(s.time_share)}});
+  return {{"time_source", b.time_source}, {"classes", classes}};
+}
+
+std::vector<int64_t> dims3(const JsonCursor& c) {
+  std::vector<int64_t> out;
+  const auto items = c.items();
+  if (items.size() > 3) c.fail("must hold at most 3 numbers");
+  for (const auto& v : items) out.push_back(v.integer(0, int64_t{1} << 32));
+  return out;
+}
+
+Kernels kernels_from(const JsonCursor& c) {
+  Kernels k;
+  k.source = c.at("source").string();
+  k.available = c.at("available").boolean();
+  k.reason = opt_string(c, "reason", kMaxTextLength);
+  if (auto d = c.opt("dropped_records")) k.dropped_records = d->integer(0, kMaxCount);
+  k.total_s = c.at("total_s").non_negative();
+  for (const auto& e : c.at("list").items()) {
+    KernelTime t;
+    t.name = e.at("name").string(kMaxTextLength);
+    t.op_class = e.at("class").string();
+    t.grid = dims3(e.at("grid"));
+    t.block = dims3(e.at("block"));
+    t.time_s = e.at("time_s").non_negative();
+    t.share = e.at("share").fraction();
+    k.list.push_back(std::move(t));
+  }
+  return k;
+}
+
+json kernels_json(const Kernels& k) {
+  json list = json::array();
+  for (const auto& t : k.list)
+    list.push_back({{"name", t.name}, {"class", t.op_class}, {"grid", t.grid}, {"block", t.block},
+                    {"time_s", t.time_s}, {"share", t.share}});
+  return {{"source", k.source}, {"available", k.available}, {"reason", opt(k.reason)},
+          {"dropped_records", k.dropped_records}, {"total_s", k.total_s}, {"list", list}};
+}
+
+Run run_from(const JsonCursor& c) {
+  Run r;
+  r.id = name_of(c.at("id"));
+  r.pair = name_of(c.at("pair"));
+  r.variant = name_of(c.at("variant"));
+  r.impl = name_of(c.at("impl"));
+  r.backend = c.at("backend").one_of({"cpu", "cuda"});
+  r.dtype = c.at("dtype").one_of({"fp32", "bf16", "fp16"});
+  r.shape = shape_from(c.at("shape"));
+  r.time_s = time_stats_from(c.at("time_s"));
+  r.flops = flops_from(c.at("flops"));
+  r.bytes = bytes_from(c.at("bytes"));
+  r.intensity = intensity_from(c.at("intensity"));
+  r.achieved = achieved_from(c.at("achieved"));
+  r.roofline = roofline_from(c.at("roofline"));
+  if (auto b = c.opt("bound")) r.bound = b->one_of({"memory", "compute"}) == "memory" ? Bound::memory : Bound::compute;
+  if (auto b = c.opt("breakdown")) r.breakdown = breakdown_from(*b);
+  if (auto k = c.opt("kernels")) r.kernels = kernels_from(*k);
+  if (r.intensity.bytes == BytesBasis::measured && !r.bytes.measured)
+    c.at("intensity").at("bytes").fail("says measured but bytes.measured is null");
+  return r;
+}
+
+ComparedRun compared_from(const JsonCursor& c) {
+  return {name_of(c.at("variant")), name_of(c.at("impl")), name_of(c.at("run"))};
+}
+
+Comparison comparison_from(const JsonCursor& c) {
+  Comparison x;
+  x.pair = name_of(c.at("pair"));
+  x.question = c.at("question").string(kMaxTextLength);
+  x.baseline = compared_from(c.at("baseline"));
+  x.candidate = compared_from(c.at("candidate"));
+  x.shape = shape_from(c.at("shape"));
+  x.backend = c.at("backend").one_of({"cpu", "cuda"});
+  x.dtype = c.at("dtype").one_of({"fp32", "bf16", "fp16"});
+  x.speedup = c.at("speedup").positive();
+  x.bytes_ratio = c.at("bytes_ratio").non_negative();
+  x.bytes_basis = c.has("bytes_basis") ? basis_from(c.at("bytes_basis")) : BytesBasis::model;
+  x.flops_ratio = c.at("flops_ratio").non_negative();
+  x.noise = c.at("noise").non_negative();
+  return x;
+}
+
+json compared_json(const ComparedRun& r) { return {{"variant", r.variant}, {"impl", r.impl}, {"run", r.run}}; }
+
+Verdict verdict_from(const JsonCursor& c) {
+  const std::string v = c.one_of({"holds", "fails", "inconclusive", "not measured"});
+  if (v == "holds") return Verdict::holds;
+  if (v == "fails") return Verdict::fails;
+  if (v == "inconclusive") return Verdict::inconclusive;
+  return Verdict::not_measured;
+}
+
+ClaimVerdict claim_from(const JsonCursor& c) {
+  ClaimVerdict v;
+  v.id = name_of(c.at("id"));
+  v.statement = c.at("statement").string(kMaxTextLength);
+  v.source = c.at("source").string(kMaxTextLength);
+  v.kind = c.at("kind").string();
+  v.verdict = verdict_from(c.at("verdict"));
+  v.expected = c.at("expected").string(kMaxTextLength);
+  v.measured = c.at("measured").string(kMaxTextLength);
+  for (const auto& e : c.at("evidence").items())
+    v.evidence.push_back({opt_string(e, "run"), e.at("metric").string(), opt_number(e, "value")});
+  v.reason = opt_string(c, "reason", kMaxTextLength);
+  v.chart = c.at("chart").string();
+  if (auto f = c.opt("claims_file")) v.claims_file = f->string(kMaxTextLength);
+  return v;
+}
+
+}  // namespace
+
+// ---- names ---------------------------------------------------------------------------
+
+std::string_view to_string(CeilingKind kind) { return kind == CeilingKind::bandwidth ? "bandwidth" : "compute"; }
+std::string_view to_string(BytesBasis basis) { return basis == BytesBasis::model ? "model" : "measured"; }
+std::string_view to_string(Bound bound) { return bound == Bound::memory ? "memory" : "compute"; }
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::holds: return "holds";
+    case Verdict::fails: return "fails";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::not_measured: return "not measured";
+  }
+  return "not measured";
+}
+
+// ---- catalogue helpers -------------------------------------------------------------
+
+std::vector<std::string> CataloguePair::variants() const {
+  std::vector<std::string> out;
+  for (const auto& c : combos)
+    if (std::find(out.begin(), out.end(), c.variant) == out.end()) out.push_back(c.variant);
+  return out;
+}
+
+std::vector<std::string> CataloguePair::impls() const {
+  std::vector<std::string> out;
+  for (const auto& c : combos)
+    if (std::find(out.begin(), out.end(), c.impl) == out.end()) out.push_back(c.impl);
+  return out;
+}
+
+const CataloguePair* Catalogue::find(std::string_view pair) const {
+  for (const auto& p : pairs)
+    if (p.name == pair) return &p;
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, int64_t>> Catalogue::ordered(const Shape& shape) const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& d : dimension_order)
+    if (auto it = shape.find(d); it != shape.end()) out.emplace_back(d, it->second);
+  for (const auto& [d, v] : shape)
+    if (std::find(dimension_order.begin(), dimension_order.end(), d) == dimension_order.end()) out.emplace_back(d, v);
+  return out;
+}
+
+std::string chart_id_for_pair(std::string_view pair) {
+  std::string id = "pair-";
+  for (char ch : pair) {
+    if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) id += ch;
+    else if (ch >= 'A' && ch <= 'Z') id += static_cast<char>(ch - 'A' + 'a');
+    else if (id.back() != '-') id += '-';
+  }
+  while (id.size() > 5 && id.back() == '-') id.pop_back();
+  if (id.size() > 100) id.resize(100);
+  return id;
+}
+
+// ---- Results -------------------------------------------------------------------------
+
+const Ceiling* Results::ceiling(std::string_view name) const {
+  for (const auto& c : ceilings)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+bool Results::index() {
+  run_index_.clear();
+  for (size_t i = 0; i < runs.size(); ++i) run_index_.emplace(runs[i].id, i);
+  return run_index_.size() == runs.size();
+}
+
+const Run* Results::run(std::string_view id) const {
+  if (run_index_.size() == runs.size()) {
+    auto it = run_index_.find(id);
+    return it == run_index_.end() ? nullptr : &runs[it->second];
+  }
+  for (const auto& r : runs)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+std::vector<std::string> Results::pairs_present() const {
+  std::set<std::string_view> seen;
+  for (const auto& r : runs) seen.insert(r.pair);
+  std::vector<std::string> out;
+  for (const auto& p : catalogue.pairs)
+    if (seen.erase(p.name)) out.push_back(p.name);
+  for (const auto& r : runs)
+    if (seen.erase(r.pair)) out.push_back(r.pair);
+  return out;
+}
+
+Results results_from_json(const json& doc, const std::string& file) {
+  const JsonCursor root(doc, file);
+  root.require_object();
+  if (!root.has("schema")) root.fail(fmt::format("missing 'schema': not a {} document", kResultsSchema));
+  const std::string schema = root.at("schema").string();
+  if (schema != kResultsSchema)
+    root.at("schema").fail(fmt::format("this lmroof reads {} documents (is {})", kResultsSchema, json(schema).dump()));
+  Results r;
+  r.machine = machine_from(root.at("machine"));
+  r.metrics = root.opt("metrics") ? metrics_from(root.at("metrics")) : Metrics{};
+  if (auto c = root.opt("catalogue")) r.catalogue = catalogue_from(*c);
+
+  std::set<std::string> ceiling_names;
+  for (const auto& c : root.at("ceilings").items()) {
+    Ceiling x = ceiling_from(c);
+    if (x.backend != r.machine.backend)
+      c.at("backend").fail(fmt::format("a {} ceiling in a {} results file", x.backend, r.machine.backend));
+    ceiling_names.insert(x.name);
+    r.ceilings.push_back(std::move(x));
+  }
+  if (auto roofs = root.opt("roofs")) {
+    auto roof = [&](std::string_view key) -> std::optional<std::string> {
+      auto v = roofs->opt(key);
+      if (!v) return std::nullopt;
+      std::string name = v->string();
+      const Ceiling* c = nullptr;
+      for (const auto& x : r.ceilings)
+        if (x.name == name && x.source == "measured") c = &x;
+      if (!c) v->fail(fmt::format("names no measured ceiling ('{}')", name));
+      return name;
+    };
+    r.roofs = {roof("bandwidth"), roof("vector"), roof("matrix"), roof("l2_bandwidth")};
+  }
+
+  const auto runs = root.at("runs").items();
+  r.runs.reserve(runs.size());
+  for (const auto& c : runs) {
+    Run run = run_from(c);
+    if (run.backend != r.machine.backend)
+      c.at("backend").fail(fmt::format("a {} run in a {} results file", run.backend, r.machine.backend));
+    if (!r.catalogue.pairs.empty() && !r.catalogue.find(run.pair))
+      c.at("pair").fail(fmt::format("pair '{}' is not in the catalogue", run.pair));
+    for (auto [roof, key] : {std::pair{&run.roofline.bandwidth_roof, "bandwidth_roof"},
+                             std::pair{&run.roofline.compute_roof, "compute_roof"},
+                             std::pair{&run.roofline.l2_bandwidth_roof, "l2_bandwidth_roof"}})
+      if (*roof && !ceiling_names.count(**roof))
+        c.at("roofline").at(key).fail(fmt::format("names no ceiling of this file ('{}')", **roof));
+    r.runs.push_back(std::move(run));
+  }
+  if (!r.index()) {
+    std::set<std::string_view> seen;
+    for (size_t i = 0; i < r.runs.size(); ++i)
+      if (!seen.insert(r.runs[i].id).second) runs[i].at("id").fail(fmt::format("run id '{}' appears twice", r.runs[i].id));
+  }
+  if (auto skipped = root.opt("skipped"))
+    for (const auto& s : skipped->items()) r.skipped.push_back({s.at("id").string(), s.at("reason").string(kMaxTextLength)});
+  for (const auto& c : root.at("comparisons").items()) {
+    Comparison x = comparison_from(c);
+    for (auto [side, key] : {std::pair{&x.baseline, "baseline"}, std::pair{&x.candidate, "candidate"}})
+      if (!r.run(side->run)) c.at(key).at("run").fail(fmt::format("names no run of this file ('{}')", side->run));
+    r.comparisons.push_back(std::move(x));
+  }
+  if (auto claims = root.opt("claims"))
+    for (const auto& c : claims->items()) r.claims.push_back(claim_from(c));
+  if (auto b = root.opt("bench_json")) r.bench_json = b->string(kMaxTextLength);
+  return r;
+}
+
+Catalogue catalogue_from_json(const json& doc, const std::string& file) { return catalogue_from(JsonCursor(doc, file)); }
+Suite suite_from_json(const json& doc, const std::string& file) { return suite_from(JsonCursor(doc, file)); }
+Metrics metrics_from_json(const json& doc, const std::string& file) { return metrics_from(JsonCursor(doc, file)); }
+
+Results load_results(const std::filesystem::path& path) {
+  return results_from_json(read_json_file(path), path.string());
+}
+
+// ---- to_json -----------------------------------------------------------------------
+
+json to_json(const Suite& s) {
+  json j = {{"pairs", s.pairs ? json(*s.pairs) : json(nullptr)}, {"quick", s.quick}};
+  if (s.model) j["model"] = {{"name", s.model->name}, {"source", s.model->source}, {"dims", s.model->dims}};
+  return j;
+}
+
+json to_json(const Metrics& m) {
+  json j = {{"source", m.source}, {"reason", opt(m.reason)}};
+  if (m.chip) j["chip"] = *m.chip;
+  if (!m.metrics.empty()) j["metrics"] = m.metrics;
+  if (!m.dropped_metrics.empty()) j["dropped_metrics"] = m.dropped_metrics;
+  if (m.passes) j["passes"] = *m.passes;
+  return j;
+}
+
+json to_json(const Machine& m) {
+  json j = {{"backend", m.backend}, {"cpu_model", m.cpu_model}, {"cores", m.cores}, {"threads", m.threads},
+            {"gpu", m.gpu ? gpu_json(*m.gpu) : json(nullptr)}, {"compiler", m.compiler},
+            {"build_type", m.build_type}, {"build_flags", m.build_flags}, {"cuda_compiler", opt(m.cuda_compiler)},
+            {"lmroof_version", m.lmroof_version}, {"git_commit", m.git_commit}, {"date", m.date},
+            {"hostname", m.hostname}, {"suite", to_json(m.suite)}};
+  if (m.cpu_mhz) j["cpu_mhz"] = *m.cpu_mhz;
+  if (m.bench_date) j["bench_date"] = *m.bench_date;
+  return j;
+}
+
+json to_json(const Catalogue& c) {
+  json pairs = json::array();
+  for (const auto& p : c.pairs) {
+    json combos = json::array(), cmps = json::array();
+    for (const auto& v : p.combos) combos.push_back(variant_impl_json(v));
+    for (const auto& x : p.comparisons)
+      cmps.push_back({{"baseline", variant_impl_json(x.baseline)}, {"candidate", variant_impl_json(x.candidate)},
+                      {"question", x.question}});
+    pairs.push_back({{"name", p.name}, {"title", p.title}, {"summary", p.summary}, {"chart", p.chart},
+                     {"combos", combos}, {"dims", p.dims}, {"variant_dims", p.variant_dims}, {"comparisons", cmps}});
+  }
+  return {{"pairs", pairs}, {"dimension_order", c.dimension_order}, {"charts", c.charts}};
+}
+
+json to_json(const Run& r) {
+  json samples = r.time_s.samples;
+  return {
+      {"id", r.id}, {"pair", r.pair}, {"variant", r.variant}, {"impl", r.impl}, {"backend", r.backend},
+      {"dtype", r.dtype}, {"shape", shape_json(r.shape)},
+      {"time_s", {{"median", r.time_s.median}, {"min", r.time_s.min}, {"max", r.time_s.max},
+                  {"mean", r.time_s.mean}, {"cv", r.time_s.cv}, {"samples", samples}}},
+      {"flops", {{"total", r.flops.total}, {"matrix", r.flops.matrix}, {"vector", r.flops.vector},
+                 {"special", r.flops.special}, {"source", r.flops.source}, {"analytic_total", r.flops.analytic_total}}},
+      {"bytes", {{"minimum", r.bytes.minimum}, {"model", r.bytes.model}, {"measured", opt(r.bytes.measured)},
+                 {"measured_source", opt(r.bytes.measured_source)}, {"measured_reason", opt(r.bytes.measured_reason)},
+                 {"measured_l2", opt(r.bytes.measured_l2)}, {"model_over_minimum", opt(r.bytes.model_over_minimum)},
+                 {"measured_over_minimum", opt(r.bytes.measured_over_minimum)}}},
+      {"intensity", {{"value", r.intensity.value}, {"bytes", to_string(r.intensity.bytes)},
+                     {"minimum", opt(r.intensity.minimum)}, {"model", r.intensity.model},
+                     {"measured", opt(r.intensity.measured)}, {"measured_l2", opt(r.intensity.measured_l2)}}},
+      {"achieved", {{"flop_per_s", r.achieved.flop_per_s}, {"byte_per_s", r.achieved.byte_per_s},
+                    {"byte_per_s_minimum", r.achieved.byte_per_s_minimum}}},
+      {"roofline", roofline_json(r.roofline)},
+      {"bound", r.bound ? json(to_string(*r.bound)) : json(nullptr)},
+      {"breakdown", r.breakdown ? breakdown_json(*r.breakdown) : json(nullptr)},
+      {"kernels", r.kernels ? kernels_json(*r.kernels) : json(nullptr)},
+  };
+}
+
+json to_json(const ClaimVerdict& v) {
+  json evidence = json::array();
+  for (const auto& e : v.evidence) evidence.push_back({{"run", opt(e.run)}, {"metric", e.metric}, {"value", opt(e.value)}});
+  return {{"id", v.id}, {"statement", v.statement}, {"source", v.source}, {"kind", v.kind},
+          {"verdict", to_string(v.verdict)}, {"expected", v.expected}, {"measured", v.measured},
+          {"evidence", evidence}, {"reason", opt(v.reason)}, {"chart", v.chart}, {"claims_file", v.claims_file}};
+}
+
+json to_json(const Results& r) {
+  json j;
+  j["schema"] = kResultsSchema;
+  j["machine"] = to_json(r.machine);
+  j["metrics"] = to_json(r.metrics);
+  j["catalogue"] = to_json(r.catalogue);
+  j["ceilings"] = json::array();
+  for (const auto& c : r.ceilings)
+    j["ceilings"].push_back({{"name", c.name}, {"kind", to_string(c.kind)}, {"backend", c.backend}, {"value", c.value},
+                             {"unit", c.unit()}, {"source", c.source}, {"detail", c.detail}, {"samples", c.samples}});
+  j["roofs"] = {{"bandwidth", opt(r.roofs.bandwidth)}, {"vector", opt(r.roofs.vector)},
+                {"matrix", opt(r.roofs.matrix)}, {"l2_bandwidth", opt(r.roofs.l2_bandwidth)}};
+  j["runs"] = json::array();
+  for (const auto& run : r.runs) j["runs"].push_back(to_json(run));
+  j["skipped"] = json::array();
+  for (const auto& s : r.skipped) j["skipped"].push_back({{"id", s.id}, {"reason", s.reason}});
+  j["comparisons"] = json::array();
+  for (const auto& x : r.comparisons)
+    j["comparisons"].push_back({{"pair", x.pair}, {"question", x.question}, {"baseline", compared_json(x.baseline)},
+                                {"candidate", compared_json(x.candidate)}, {"shape", shape_json(x.shape)},
+                                {"backend", x.backend}, {"dtype", x.dtype}, {"speedup", x.speedup},
+                                {"bytes_ratio", x.bytes_ratio}, {"bytes_basis", to_string(x.bytes_basis)},
+                                {"flops_ratio", x.flops_ratio}, {"noise", x.noise}});
+  j["claims"] = json::array();
+  for (const auto& v : r.claims) j["claims"].push_back(to_json(v));
+  j["bench_json"] = r.bench_json;
+  return j;
+}
+
+// ---- metrics by name -------------------------------------------------------------------
+
+namespace {
+using Getter = std::function<std::optional<double>(const Run&)>;
+const std::vector<std::pair<std::string, Getter>>& metric_table() {
+  static const std::vector<std::pair<std::string, Getter>> table = {
+      {"time_s.median", [](const Run& r) { return std::optional(r.time_s.median); }},
+      {"time_s.min", [](const Run& r) { return std::optional(r.time_s.min); }},
+      {"time_s.max", [](const Run& r) { return std::optional(r.time_s.max); }},
+      {"time_s.mean", [](const Run& r) { return std::optional(r.time_s.mean); }},
+      {"time_s.cv", [](const Run& r) { return std::optional(r.time_s.cv); }},
+      {"flops.total", [](const Run& r) { return std::optional(r.flops.total); }},
+      {"flops.matrix", [](const Run& r) { return std::optional(r.flops.matrix); }},
+      {"flops.vector", [](const Run& r) { return std::optional(r.flops.vector); }},
+      {"flops.special", [](const Run& r) { return std::optional(r.flops.special); }},
+      {"flops.analytic_total", [](const Run& r) { return std::optional(r.flops.analytic_total); }},
+      {"bytes.minimum", [](const Run& r) { return std::optional(r.bytes.minimum); }},
+      {"bytes.model", [](const Run& r) { return std::optional(r.bytes.model); }},
+      {"bytes.measured", [](const Run& r) { return r.bytes.measured; }},
+      {"bytes.measured_l2", [](const Run& r) { return r.bytes.measured_l2; }},
+      {"bytes.model_over_minimum", [](const Run& r) { return r.bytes.model_over_minimum; }},
+      {"bytes.measured_over_minimum", [](const Run& r) { return r.bytes.measured_over_minimum; }},
+      {"intensity.value", [](const Run& r) { return std::optional(r.intensity.value); }},
+      {"intensity.minimum", [](const Run& r) { return r.intensity.minimum; }},
+      {"intensity.model", [](const Run& r) { return std::optional(r.intensity.model); }},
+      {"intensity.measured", [](const Run& r) { return r.intensity.measured; }},
+      {"intensity.measured_l2", [](const Run& r) { return r.intensity.measured_l2; }},
+      {"achieved.flop_per_s", [](const Run& r) { return std::optional(r.achieved.flop_per_s); }},
+      {"achieved.byte_per_s", [](const Run& r) { return std::optional(r.achieved.byte_per_s); }},
+      {"achieved.byte_per_s_minimum", [](const Run& r) { return std::optional(r.achieved.byte_per_s_minimum); }},
+      {"roofline.bandwidth", [](const Run& r) { return r.roofline.bandwidth; }},
+      {"roofline.compute", [](const Run& r) { return r.roofline.compute; }},
+      {"roofline.ridge", [](const Run& r) { return r.roofline.ridge; }},
+      {"roofline.attainable_flop_per_s", [](const Run& r) { return r.roofline.attainable_flop_per_s; }},
+      {"roofline.efficiency", [](const Run& r) { return r.roofline.efficiency; }},
+      {"roofline.bandwidth_utilization", [](const Run& r) { return r.roofline.bandwidth_utilization; }},
+      {"roofline.l2_bandwidth", [](const Run& r) { return r.roofline.l2_bandwidth; }},
+      {"roofline.l2_bandwidth_utilization", [](const Run& r) { return r.roofline.l2_bandwidth_utilization; }},
+  };
+  return table;
+}
+}  // namespace
+
+const std::vector<std::string>& run_metric_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, get] : metric_table()) out.push_back(name);
+    return out;
+  }();
+  return names;
+}
+
+bool is_run_metric(std::string_view name) {
+  const auto& names = run_metric_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::optional<double> run_metric(const Run& run, std::string_view name) {
+  for (const auto& [n, get] : metric_table())
+    if (n == name) return get(run);
+  throw std::invalid_argument(fmt::format("unknown run metric '{}'", name));
+}
+
+}  // namespace lmroof::model

@@ -1,0 +1,342 @@
+#pragma once
+// results.json as C++ types (docs/results-schema.md). Analysis builds a Results and
+// writes it with to_json; the report, the claims checker and the CLI read it back
+// with results_from_json and use the fields, never string look-ups.
+//
+// results_from_json validates every field once: type, finiteness, range, non-negative
+// counters, positive times, unique run ids, known schema, string lengths. Unknown keys
+// are ignored (adding a field does not bump the schema version); a missing optional
+// field reads as "not measured". Problems throw model::InputError, one line:
+//   "FILE: /runs/3/time_s/median: must be a positive number (is -1)".
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/model/input_error.h"
+#include "analysis/model/schema.h"
+
+namespace lmroof::model {
+
+// Named problem-size dimensions ("tokens" -> 4096). Display order comes from the
+// catalogue (Catalogue::dimension_order), not from this map.
+using Shape = std::map<std::string, int64_t>;
+
+// ---- where the numbers came from ------------------------------------------------
+
+struct Gpu {
+  std::string name;
+  std::string compute_capability;  // "9.0"
+  int64_t sm_count = 0;
+  double memory_bytes = 0;
+  double l2_bytes = 0;
+  std::string driver;
+};
+
+// The model config a suite was sized from (`lmroof run --model NAME|config.json`).
+struct ModelConfig {
+  std::string name;    // "llama-3-8b"
+  std::string source;  // "built-in" or the config file given
+  std::map<std::string, int64_t> dims;  // d_model, d_ff, q_heads, ...
+};
+
+struct Suite {
+  std::optional<std::vector<std::string>> pairs;  // nullopt: every pair
+  bool quick = false;
+  std::optional<ModelConfig> model;
+};
+
+struct Machine {
+  std::string backend;  // "cpu" | "cuda"
+  std::string cpu_model;
+  int64_t cores = 0;
+  int64_t threads = 0;
+  std::optional<double> cpu_mhz;
+  std::optional<Gpu> gpu;
+  std::string compiler, build_type, build_flags;
+  std::optional<std::string> cuda_compiler;
+  std::string lmroof_version, git_commit;
+  std::optional<std::string> bench_date;  // when the benchmarks ran
+  std::string date;                        // when analysis wrote the file (ISO 8601 UTC)
+  std::string hostname;
+  Suite suite;
+};
+
+struct Metrics {
+  std::string source = "analytic";  // "analytic" | "cupti"
+  std::optional<std::string> reason;
+  std::optional<std::string> chip;
+  std::vector<std::string> metrics;
+  std::vector<std::string> dropped_metrics;
+  std::optional<int64_t> passes;
+};
+
+// ---- the catalogue of pairs (kernels/registry, exported at analysis time) -------
+
+struct VariantImpl {
+  std::string variant;
+  std::string impl;
+  bool operator==(const VariantImpl&) const = default;
+};
+
+struct ComparisonDef {
+  VariantImpl baseline;
+  VariantImpl candidate;
+  std::string question;
+};
+
+struct CataloguePair {
+  std::string name;     // may hold any characters ("moe(top2)"); never used as a path or a CSS id
+  std::string title;    // "Norm pair: LayerNorm vs RMSNorm"
+  std::string summary;
+  std::string chart;    // its report chart id: [a-z0-9-]+, unique ("pair-norm")
+  std::vector<VariantImpl> combos;
+  std::vector<std::string> dims;          // shape dimensions in display order
+  std::vector<std::string> variant_dims;  // dimensions the variant decides (decode's kv_heads)
+  std::vector<ComparisonDef> comparisons;
+
+  std::vector<std::string> variants() const;  // in combo order, unique
+  std::vector<std::string> impls() const;
+};
+
+struct Catalogue {
+  std::vector<CataloguePair> pairs;          // registry order
+  std::vector<std::string> dimension_order;  // every dimension any pair uses
+  std::vector<std::string> charts;           // every chart id a claim may link to, page order
+
+  const CataloguePair* find(std::string_view pair) const;
+  // The shape's dimensions in dimension_order, unknown names after them.
+  std::vector<std::pair<std::string, int64_t>> ordered(const Shape& shape) const;
+};
+
+// Report chart ids that are not a pair's.
+inline constexpr std::string_view kRooflineChart = "roofline";
+inline constexpr std::string_view kBlockSharesChart = "block-shares";
+inline constexpr std::string_view kRunsTableChart = "runs-table";
+// "pair-" + the name reduced to [a-z0-9-] (other characters become '-'); the caller
+// makes it unique.
+std::string chart_id_for_pair(std::string_view pair);
+
+// ---- measurements --------------------------------------------------------------
+
+enum class CeilingKind { bandwidth, compute };
+
+struct Ceiling {
+  std::string name;
+  CeilingKind kind = CeilingKind::bandwidth;
+  std::string backend;
+  double value = 0;  // best repetition, B/s or FLOP/s, > 0
+  std::string source = "measured";  // "measured" | "datasheet"
+  std::string detail;
+  int64_t samples = 0;
+  std::string_view unit() const { return kind == CeilingKind::bandwidth ? "B/s" : "FLOP/s"; }
+};
+
+// The ceilings the roofline uses, by name (each names an entry of Results::ceilings).
+struct Roofs {
+  std::optional<std::string> bandwidth, vector, matrix, l2_bandwidth;
+};
+
+struct TimeStats {
+  double median = 0, min = 0, max = 0, mean = 0, cv = 0;
+  std::vector<double> samples;  // seconds per repetition, each > 0
+};
+
+struct Flops {
+  double total = 0, matrix = 0, vector = 0, special = 0;
+  std::string source = "analytic";  // "analytic" | "cupti"
+  double analytic_total = 0;
+};
+
+struct Bytes {
+  double minimum = 0;
+  double model = 0;
+  std::optional<double> measured;  // DRAM bytes from counters
+  std::optional<std::string> measured_source;
+  std::optional<std::string> measured_reason;  // why not measured
+  std::optional<double> measured_l2;
+  std::optional<double> model_over_minimum;
+  std::optional<double> measured_over_minimum;
+};
+
+enum class BytesBasis { model, measured };
+
+struct Intensity {
+  double value = 0;  // FLOPs per byte, bytes of kind `bytes`
+  BytesBasis bytes = BytesBasis::model;
+  std::optional<double> minimum;  // null when bytes.minimum is 0
+  double model = 0;
+  std::optional<double> measured;
+  std::optional<double> measured_l2;
+};
+
+struct Achieved {
+  double flop_per_s = 0, byte_per_s = 0, byte_per_s_minimum = 0;
+};
+
+struct RooflinePlacement {
+  std::optional<std::string> bandwidth_roof;
+  std::optional<double> bandwidth;
+  std::optional<std::string> compute_roof;
+  std::optional<double> compute;
+  std::optional<double> ridge;
+  std::optional<double> attainable_flop_per_s;
+  std::optional<double> efficiency;
+  std::optional<double> bandwidth_utilization;
+  std::optional<std::string> l2_bandwidth_roof;
+  std::optional<double> l2_bandwidth;
+  std::optional<double> l2_bandwidth_utilization;
+};
+
+enum class Bound { memory, compute };
+
+struct ClassShare {
+  std::string op_class;  // JSON "class"
+  double flops = 0, flop_share = 0, bytes_model = 0;
+  std::optional<double> time_s, time_share;
+};
+
+struct Breakdown {
+  std::string time_source;  // "phase_timers" | "cupti" | "none"
+  std::vector<ClassShare> classes;
+};
+
+struct KernelTime {
+  std::string name;
+  std::string op_class;  // JSON "class"
+  std::vector<int64_t> grid, block;
+  double time_s = 0, share = 0;
+};
+
+struct Kernels {
+  std::string source = "cupti_trace";
+  bool available = false;
+  std::optional<std::string> reason;
+  int64_t dropped_records = 0;
+  double total_s = 0;
+  std::vector<KernelTime> list;
+};
+
+struct Run {
+  std::string id;
+  std::string pair, variant, impl, backend, dtype;
+  Shape shape;
+  TimeStats time_s;
+  Flops flops;
+  Bytes bytes;
+  Intensity intensity;
+  Achieved achieved;
+  RooflinePlacement roofline;
+  std::optional<Bound> bound;
+  std::optional<Breakdown> breakdown;
+  std::optional<Kernels> kernels;
+};
+
+struct Skipped {
+  std::string id;
+  std::string reason;
+};
+
+struct ComparedRun {
+  std::string variant, impl, run;
+};
+
+struct Comparison {
+  std::string pair, question;
+  ComparedRun baseline, candidate;
+  Shape shape;
+  std::string backend, dtype;
+  double speedup = 0;      // baseline median time / candidate median time
+  double bytes_ratio = 0;  // candidate / baseline bytes (basis below)
+  BytesBasis bytes_basis = BytesBasis::model;
+  double flops_ratio = 0;
+  double noise = 0;  // largest cv of the two runs
+};
+
+// ---- claim verdicts (docs/claims.md) ---------------------------------------------
+
+enum class Verdict { holds, fails, inconclusive, not_measured };
+
+struct Evidence {
+  std::optional<std::string> run;  // null for derived numbers (speedup, slope)
+  std::string metric;
+  std::optional<double> value;
+};
+
+struct ClaimVerdict {
+  std::string id, statement, source, kind;
+  Verdict verdict = Verdict::not_measured;
+  std::string expected, measured;
+  std::vector<Evidence> evidence;
+  std::optional<std::string> reason;
+  std::string chart;
+  std::string claims_file;
+};
+
+// ---- the document -----------------------------------------------------------------
+
+struct Results {
+  Machine machine;
+  Metrics metrics;
+  Catalogue catalogue;
+  std::vector<Ceiling> ceilings;
+  Roofs roofs;
+  std::vector<Run> runs;
+  std::vector<Skipped> skipped;
+  std::vector<Comparison> comparisons;
+  std::vector<ClaimVerdict> claims;
+  std::string bench_json = "bench.json";
+
+  const Ceiling* ceiling(std::string_view name) const;
+  const Run* run(std::string_view id) const;  // O(log n) after index(); linear before
+  // Builds the id index (from_json calls it); false when two runs share an id.
+  bool index();
+  // Pairs that have runs, in catalogue order, then any the catalogue lacks.
+  std::vector<std::string> pairs_present() const;
+
+ private:
+  std::map<std::string, size_t, std::less<>> run_index_;
+};
+
+// ---- names -------------------------------------------------------------------------
+
+std::string_view to_string(CeilingKind kind);
+std::string_view to_string(BytesBasis basis);
+std::string_view to_string(Bound bound);
+std::string_view to_string(Verdict verdict);  // "not measured" with a space
+
+// ---- JSON ------------------------------------------------------------------------
+
+// Validates and converts; `file` names the document in errors. Throws InputError.
+Results results_from_json(const nlohmann::json& doc, const std::string& file);
+// Reads, parses (depth- and size-limited) and validates a results file.
+Results load_results(const std::filesystem::path& path);
+
+nlohmann::json to_json(const Results& results);
+nlohmann::json to_json(const Run& run);
+nlohmann::json to_json(const Catalogue& catalogue);
+nlohmann::json to_json(const ClaimVerdict& verdict);
+nlohmann::json to_json(const Suite& suite);
+nlohmann::json to_json(const Metrics& metrics);
+nlohmann::json to_json(const Machine& machine);
+
+Catalogue catalogue_from_json(const nlohmann::json& doc, const std::string& file);
+Suite suite_from_json(const nlohmann::json& doc, const std::string& file);
+Metrics metrics_from_json(const nlohmann::json& doc, const std::string& file);
+
+// ---- a run's numbers by name (claims metrics, docs/claims.md#metrics) ----------------
+
+// Every "object.field" name a claim may use ("time_s.median", "bytes.model", ...).
+const std::vector<std::string>& run_metric_names();
+bool is_run_metric(std::string_view name);
+// The value of a named metric on a run; nullopt when it was not measured. Throws
+// std::invalid_argument for a name run_metric_names() lacks.
+std::optional<double> run_metric(const Run& run, std::string_view name);
+
+}  // namespace lmroof::model

@@ -1,0 +1,61 @@
+#pragma once
+// The names two programs must agree on, spelled once: the results schema id, the
+// counters lmroof's benchmarks publish in Google Benchmark's JSON (bench/ writes
+// them, analysis/ reads them) and the context keys that carry the machine facts
+// recorded at measurement time (benchmark::AddCustomContext).
+#include <string_view>
+
+namespace lmroof::model {
+
+// results.json (docs/results-schema.md). A reader accepts exactly this version.
+inline constexpr std::string_view kResultsSchema = "lmroof.results/1";
+
+namespace counter {
+// Ceiling benchmarks: what one iteration moved or computed.
+inline constexpr std::string_view kCeilingBytes = "ceiling_bytes";
+inline constexpr std::string_view kCeilingFlops = "ceiling_flops";
+// Pair benchmarks: the cost model's numbers for the run, written at measurement time
+// so analysis never recomputes them from its own build.
+inline constexpr std::string_view kFlops = "flops";
+inline constexpr std::string_view kFlopsMatrix = "flops_matrix";
+inline constexpr std::string_view kFlopsVector = "flops_vector";
+inline constexpr std::string_view kFlopsSpecial = "flops_special";
+inline constexpr std::string_view kBytesMinimum = "bytes_minimum";
+inline constexpr std::string_view kBytesModel = "bytes_model";
+inline constexpr std::string_view kIntensity = "intensity";
+inline constexpr std::string_view kFlopRate = "FLOP/s";
+inline constexpr std::string_view kByteRate = "bytes/s";
+// Composite runs: per operator class "<prefix><class>".
+inline constexpr std::string_view kClassFlopsPrefix = "class_flops/";
+inline constexpr std::string_view kClassFlopsMatrixPrefix = "class_flops_matrix/";
+inline constexpr std::string_view kClassBytesModelPrefix = "class_bytes_model/";
+inline constexpr std::string_view kClassTimePrefix = "class_time_s/";         // phase timers
+inline constexpr std::string_view kCuptiClassTimePrefix = "cupti_class_time_s/";  // CUPTI kernel trace
+// CUPTI hardware counters (CUDA runs measured with --metrics cupti).
+inline constexpr std::string_view kCuptiDramBytes = "cupti_dram_bytes";
+inline constexpr std::string_view kCuptiDramReadBytes = "cupti_dram_read_bytes";
+inline constexpr std::string_view kCuptiDramWriteBytes = "cupti_dram_write_bytes";
+inline constexpr std::string_view kCuptiWritebackBytes = "cupti_writeback_bytes";
+inline constexpr std::string_view kCuptiL2Bytes = "cupti_l2_bytes";
+inline constexpr std::string_view kCuptiFlops = "cupti_flops";
+inline constexpr std::string_view kCuptiFlopsTensor = "cupti_flops_tensor";
+inline constexpr std::string_view kCuptiFlopsCudaCore = "cupti_flops_cuda_core";
+inline constexpr std::string_view kCuptiSmClockHz = "cupti_sm_clock_hz";
+inline constexpr std::string_view kCuptiPasses = "cupti_passes";
+// The label of a run whose counters could not be read starts with this.
+inline constexpr std::string_view kCuptiLabelPrefix = "cupti:";
+}  // namespace counter
+
+// bench.json "context" keys lmroof adds (Google Benchmark's own are host_name,
+// num_cpus, mhz_per_cpu, date, ...). Each value is a string (AddCustomContext); the
+// JSON-valued ones hold a JSON document.
+namespace context {
+inline constexpr std::string_view kCpuModel = "lmroof_cpu_model";
+inline constexpr std::string_view kThreads = "lmroof_threads";
+inline constexpr std::string_view kGpu = "lmroof_gpu";      // JSON object or "null"
+inline constexpr std::string_view kBuild = "lmroof_build";  // JSON: compiler, build_type, ...
+inline constexpr std::string_view kSuite = "lmroof_suite";      // JSON: model::Suite
+inline constexpr std::string_view kMetrics = "lmroof_metrics";  // JSON: model::Metrics
+}  // namespace context
+
+}  // namespace lmroof::model

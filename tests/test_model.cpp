@@ -1,0 +1,185 @@
+// The results model (analysis/model/): one validating reader, one writer. Every field
+// of a run, changed to a wrong type or an impossible value, is rejected with its path.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "analysis/model/json_input.h"
+#include "analysis/model/numbers.h"
+#include "analysis/model/results_model.h"
+#include "analysis/statistics.h"
+
+namespace lmroof {
+namespace {
+
+using nlohmann::json;
+
+json small_results() { return model::read_json_file(std::string(LMROOF_TEST_DATA) + "/results_small.json"); }
+
+std::string error_of(const json& doc) {
+  try {
+    (void)model::results_from_json(doc, "r.json");
+  } catch (const model::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Model, ReadsAndWritesARealResultsFile) {
+  const json doc = small_results();
+  const model::Results r = model::results_from_json(doc, "results_small.json");
+  ASSERT_FALSE(r.runs.empty());
+  EXPECT_EQ(r.runs.size(), doc["runs"].size());
+  EXPECT_EQ(r.runs[0].id, doc["runs"][0]["id"].get<std::string>());
+  EXPECT_DOUBLE_EQ(r.runs[0].time_s.median, doc["runs"][0]["time_s"]["median"].get<double>());
+  EXPECT_EQ(r.run(r.runs.back().id), &r.runs.back());
+  // Written and read back, the document is the same model.
+  const json again = model::to_json(r);
+  const model::Results r2 = model::results_from_json(again, "again.json");
+  EXPECT_EQ(model::to_json(r2), again);
+  EXPECT_EQ(again["schema"], model::kResultsSchema);
+}
+
+TEST(Model, RejectsUnknownSchemaAndEmptyNames) {
+  json doc = small_results();
+  doc["schema"] = "lmroof.results/2";
+  EXPECT_EQ(error_of(doc), "r.json: /schema: this lmroof reads lmroof.results/1 documents (is \"lmroof.results/2\")");
+  doc.erase("schema");
+  EXPECT_NE(error_of(doc).find("r.json: /: missing 'schema'"), std::string::npos);
+  EXPECT_NE(error_of(json::array()).find("r.json: /: must be an object"), std::string::npos);
+}
+
+TEST(Model, RejectsDuplicateRunIds) {
+  json doc = small_results();
+  doc["runs"].push_back(doc["runs"][0]);
+  const std::string last = std::to_string(doc["runs"].size() - 1);
+  EXPECT_NE(error_of(doc).find("/runs/" + last + "/id: run id"), std::string::npos) << error_of(doc);
+}
+
+TEST(Model, RejectsCudaRunsInACpuFile) {
+  json doc = small_results();
+  doc["runs"][0]["backend"] = "cuda";
+  EXPECT_NE(error_of(doc).find("/runs/0/backend: a cuda run in a cpu results file"), std::string::npos);
+}
+
+TEST(Model, RejectsLongStrings) {
+  json doc = small_results();
+  doc["machine"]["hostname"] = std::string(2'000'000, 'h');
+  EXPECT_NE(error_of(doc).find("/machine/hostname: a string of 2000000 characters is longer"), std::string::npos);
+}
+
+TEST(Model, DepthLimitOnParse) {
+  std::string deep(5000, '[');
+  deep += std::string(5000, ']');
+  try {
+    (void)model::parse_json(deep, "deep.json");
+    FAIL() << "no error";
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("deep.json: JSON nested deeper than 64 levels"), std::string::npos);
+  }
+  // Very deep too: the parser stops long before the stack matters.
+  std::string deeper(200000, '[');
+  EXPECT_THROW((void)model::parse_json(deeper, "x"), model::InputError);
+  EXPECT_NO_THROW((void)model::parse_json("[[[[1]]]]", "x"));
+  try {
+    (void)model::parse_json("{\"a\": }", "bad.json");
+    FAIL();
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json:1:"), std::string::npos);
+  }
+}
+
+// Every leaf of a run, in turn: a wrong type (a string where a number is, a number
+// where a string is, ...) and, for numbers, an impossible value. Each must be an
+// error naming that leaf's path, or a value the reader accepts unchanged (optional
+// fields may be null).
+void for_each_leaf(const json& j, const std::string& pointer, const std::function<void(const std::string&, const json&)>& f) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) for_each_leaf(v, model::pointer_append(pointer, k), f);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) for_each_leaf(j[i], pointer + "/" + std::to_string(i), f);
+  } else {
+    f(pointer, j);
+  }
+}
+
+TEST(Model, EveryRunFieldMutatedIsRejectedWithItsPath) {
+  const json doc = small_results();
+  int checked = 0;
+  for_each_leaf(doc["runs"][0], "/runs/0", [&](const std::string& path, const json& value) {
+    std::vector<json> bad;
+    if (value.is_number()) {
+      bad = {json("12"), json(-1.0), json::array()};
+    } else if (value.is_string()) {
+      bad = {json(3), json::object()};
+    } else if (value.is_boolean()) {
+      bad = {json("yes")};
+    } else {
+      bad = {json(true), json(-1)};  // a null optional: a value of the wrong kind
+    }
+    for (const json& b : bad) {
+      json mutated = doc;
+      mutated[json::json_pointer(path)] = b;
+      const std::string err = error_of(mutated);
+      if (value.is_number() && b.is_number() && err.empty()) {
+        // A negative value where the field allows it (none in a run today) would land here.
+        ADD_FAILURE() << path << " = -1 was accepted";
+        continue;
+      }
+      EXPECT_FALSE(err.empty()) << path << " = " << b.dump() << " was accepted";
+      // The message names the field or one of its parents (a pair of related fields).
+      const std::string parent = path.substr(0, path.rfind('/'));
+      EXPECT_TRUE(err.find("r.json: " + path) != std::string::npos || err.find("r.json: " + parent) != std::string::npos)
+          << path << " = " << b.dump() << ": " << err;
+      ++checked;
+    }
+  });
+  EXPECT_GT(checked, 60);
+}
+
+TEST(Model, RunMetricsByName) {
+  const model::Results r = model::results_from_json(small_results(), "r.json");
+  const auto& run = r.runs[0];
+  EXPECT_EQ(model::run_metric(run, "time_s.median"), run.time_s.median);
+  EXPECT_EQ(model::run_metric(run, "bytes.model"), run.bytes.model);
+  EXPECT_TRUE(model::is_run_metric("intensity.model"));
+  EXPECT_FALSE(model::is_run_metric("bytes.modle"));
+  EXPECT_THROW((void)model::run_metric(run, "bytes.modle"), std::invalid_argument);
+}
+
+TEST(Model, ChartIdsAreSafe) {
+  EXPECT_EQ(model::chart_id_for_pair("norm"), "pair-norm");
+  EXPECT_EQ(model::chart_id_for_pair("moe(top2)"), "pair-moe-top2");
+  EXPECT_EQ(model::chart_id_for_pair("moe.v2"), "pair-moe-v2");
+  EXPECT_EQ(model::chart_id_for_pair("/../../../tmp/x/owned"), "pair-tmp-x-owned");
+  json doc = small_results();
+  doc["catalogue"] = {{"pairs", {{{"name", "norm"}, {"title", "t"}, {"chart", "../x"}, {"combos", json::array()}}}}};
+  EXPECT_NE(error_of(doc).find("/catalogue/pairs/0/chart: a chart id must be"), std::string::npos) << error_of(doc);
+}
+
+TEST(Statistics, MedianMeanCv) {
+  const std::vector<double> odd = {3, 1, 2}, even = {4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(stats::median(odd), 2);
+  EXPECT_DOUBLE_EQ(stats::median(even), 2.5);
+  EXPECT_DOUBLE_EQ(stats::mean(even), 2.5);
+  EXPECT_NEAR(stats::stddev(odd), 1.0, 1e-12);
+  EXPECT_NEAR(stats::cv(odd), 0.5, 1e-12);
+  EXPECT_EQ(stats::cv(std::vector<double>{5}), 0);
+  const auto s = stats::summarize(even);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 4);
+}
+
+TEST(Numbers, OneFormatting) {
+  EXPECT_EQ(numbers::si(1.27e-3, "s"), "1.27 ms");
+  EXPECT_EQ(numbers::sig(1.5), "1.50");
+  EXPECT_EQ(numbers::percent(0.0123), "1.23%");
+  EXPECT_EQ(numbers::integer_or_sig(4096), "4096");
+  EXPECT_EQ(numbers::si(std::nan(""), "s"), numbers::kDash);
+}
+
+}  // namespace
+}  // namespace lmroof
