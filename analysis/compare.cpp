@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/significance.h"
+#include "analysis/statistics.h"
 
 namespace lmroof::compare {
 
@@ -39,6 +39,7 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
   RunChange c;
   c.key = next.key;
   c.id = next.id;
+  c.label = next.label.empty() ? describe(next.key) : next.label;
   c.base = numbers(base);
   c.next = numbers(next);
   if (base.roof_fraction && next.roof_fraction) c.roof_fraction_change = *next.roof_fraction - *base.roof_fraction;
@@ -79,6 +80,7 @@ RunChange only(const RunTimes& run, Verdict verdict) {
   RunChange c;
   c.key = run.key;
   c.id = run.id;
+  c.label = run.label.empty() ? describe(run.key) : run.label;
   (verdict == Verdict::only_base ? c.base : c.next) = numbers(run);
   c.verdict = verdict;
   return c;
@@ -162,6 +164,7 @@ nlohmann::json to_json(const Report& report) {
     if (c.speedup)
       speedup = {{"estimate", *c.speedup}, {"low", optional_number(c.speedup_low)}, {"high", optional_number(c.speedup_high)}};
     runs.push_back({{"id", c.id},
+                    {"label", c.label},
                     {"pair", c.key.pair},
                     {"variant", c.key.variant},
                     {"impl", c.key.impl},

@@ -23,10 +23,11 @@ struct RunKey {
   auto operator<=>(const RunKey&) const = default;
 };
 
-// One run of one file, as compare needs it (filled by compare_input.h from a results file).
+// One run of one file, as compare needs it (compare_input.h fills it from a results file).
 struct RunTimes {
   RunKey key;
   std::string id;
+  std::string label;                      // "norm/rmsnorm/fused/cpu/fp32 tokens=4096 d_model=1024"
   std::vector<double> samples;            // seconds per repetition
   double median = 0;                      // the file's own median (time_s.median)
   std::optional<double> roof_fraction;    // achieved / attainable FLOP/s (roofline.efficiency)
@@ -59,7 +60,8 @@ struct SideNumbers {
 
 struct RunChange {
   RunKey key;
-  std::string id;  // the new file's run id (the base's when only in base)
+  std::string id;     // the new file's run id (the base's when only in base)
+  std::string label;  // as RunTimes::label
   std::optional<SideNumbers> base, next;
   // Present when the run is in both files.
   // base / new median of the repetition samples (> 1: faster), and its interval

@@ -8,8 +8,8 @@
 
 namespace lmroof::compare {
 
-// Loads a results file. Throws (one line, "FILE: /runs/3/time_s/samples: ...") for
-// a file that is not a results document, or a run without usable repetition times.
+// Loads and validates a results file (model::load_results). Throws model::InputError,
+// one line naming the file and the field ("FILE: /runs/3/time_s/samples/1: ...").
 Side read_side(const std::filesystem::path& path);
 
 }  // namespace lmroof::compare

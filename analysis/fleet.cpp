@@ -1,133 +1,65 @@
 // Results files -> fleet::Fleet, and the merged file; see analysis/fleet.h.
 #include "analysis/fleet.h"
 
-#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "analysis/results.h"
-
 namespace lmroof::fleet {
 
 namespace {
 
-using nlohmann::json;
-
-std::string text_at(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::optional<double> number_at(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_number() || !std::isfinite(it->get<double>())) return std::nullopt;
-  return it->get<double>();
-}
-
-const json& object_at(const json& obj, const char* key) {
-  static const json empty = json::object();
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_object() ? *it : empty;
-}
-
-const json& array_at(const json& obj, const char* key) {
-  static const json empty = json::array();
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_array() ? *it : empty;
-}
-
-[[noreturn]] void bad(const std::string& file, const std::string& where, const std::string& why) {
-  throw std::invalid_argument(fmt::format("{}: {}: {}", file, where, why));
-}
-
-// The ceiling a roof names, when it was measured.
-std::optional<Roof> roof(const json& doc, const char* which, const std::string& file) {
-  const std::string name = text_at(object_at(doc, "roofs"), which);
-  if (name.empty()) return std::nullopt;
-  const json& ceilings = array_at(doc, "ceilings");
-  for (size_t i = 0; i < ceilings.size(); ++i) {
-    if (text_at(ceilings[i], "name") != name) continue;
-    auto value = number_at(ceilings[i], "value");
-    if (!value || *value <= 0) bad(file, fmt::format("/ceilings/{}/value", i), "expected a positive number");
-    return Roof{name, *value};
-  }
-  bad(file, std::string("/roofs/") + which, fmt::format("names '{}', which is not in /ceilings", name));
-}
-
-std::string shape_text(const json& shape) {
-  std::string out;
-  for (const auto& [name, value] : shape.items()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value.dump());
-  return out;
+// The ceiling a roof names (the model checked that it exists).
+std::optional<Roof> roof(const model::Results& results, const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  const model::Ceiling* c = results.ceiling(*name);
+  if (!c) return std::nullopt;
+  return Roof{c->name, c->value};
 }
 
 Machine read_machine(const std::filesystem::path& path) {
-  const std::string file = path.string();
-  json doc;
-  try {
-    doc = load_results(path);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(e.what());  // already "FILE: ..."
-  }
   Machine m;
-  m.file = file;
-  const json& machine = object_at(doc, "machine");
-  m.description = describe_machine(machine);
-  m.backend = text_at(machine, "backend");
-  m.date = text_at(machine, "date");
-  m.hostname = text_at(machine, "hostname");
-  m.bandwidth = roof(doc, "bandwidth", file);
-  m.vector = roof(doc, "vector", file);
-  m.matrix = roof(doc, "matrix", file);
-
-  const json& runs = doc["runs"];
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const json& r = runs[i];
-    const std::string where = fmt::format("/runs/{}", i);
-    if (!r.is_object()) bad(file, where, "expected an object");
-    FleetRun run;
-    run.id = text_at(r, "id");
-    run.pair = text_at(r, "pair");
-    run.variant = text_at(r, "variant");
-    run.impl = text_at(r, "impl");
-    run.dtype = text_at(r, "dtype");
-    if (run.id.empty() || run.pair.empty()) bad(file, where, "expected non-empty \"id\" and \"pair\" strings");
-    run.shape = shape_text(object_at(r, "shape"));
-    auto median = number_at(object_at(r, "time_s"), "median");
-    if (!median || *median <= 0) bad(file, where + "/time_s/median", "expected a positive number");
-    run.median_s = *median;
-    run.intensity = number_at(object_at(r, "intensity"), "value");
-    run.flop_per_s = number_at(object_at(r, "achieved"), "flop_per_s");
-    run.roof_fraction = number_at(object_at(r, "roofline"), "efficiency");
-    run.ridge = number_at(object_at(r, "roofline"), "ridge");
-    run.compute = number_at(object_at(r, "roofline"), "compute");
-    run.bound = text_at(r, "bound");
-    m.runs.push_back(std::move(run));
+  m.results = model::load_results(path);
+  const model::Results& r = m.results;
+  m.file = path.string();
+  m.description = describe_machine(r.machine);
+  m.backend = r.machine.backend;
+  m.date = r.machine.date;
+  m.hostname = r.machine.hostname;
+  m.bandwidth = roof(r, r.roofs.bandwidth);
+  m.vector = roof(r, r.roofs.vector);
+  m.matrix = roof(r, r.roofs.matrix);
+  for (const auto& run : r.runs) {
+    FleetRun f;
+    f.id = run.id;
+    f.pair = run.pair;
+    f.variant = run.variant;
+    f.impl = run.impl;
+    f.dtype = run.dtype;
+    for (const auto& [name, value] : r.catalogue.ordered(run.shape)) f.shape += fmt::format("{}{}={}", f.shape.empty() ? "" : " ", name, value);
+    f.median_s = run.time_s.median;
+    if (run.intensity.value > 0) f.intensity = run.intensity.value;
+    if (run.achieved.flop_per_s > 0) f.flop_per_s = run.achieved.flop_per_s;
+    f.roof_fraction = run.roofline.efficiency;
+    f.ridge = run.roofline.ridge;
+    f.compute = run.roofline.compute;
+    if (run.bound) f.bound = std::string(model::to_string(*run.bound));
+    m.runs.push_back(std::move(f));
   }
-  const json& claims = array_at(doc, "claims");
-  for (size_t i = 0; i < claims.size(); ++i) {
-    FleetClaim c{text_at(claims[i], "id"), text_at(claims[i], "statement"), text_at(claims[i], "verdict"),
-                 text_at(claims[i], "measured")};
-    if (c.id.empty() || c.verdict.empty()) bad(file, fmt::format("/claims/{}", i), "expected \"id\" and \"verdict\" strings");
-    m.claims.push_back(std::move(c));
-  }
-  m.document = std::move(doc);
+  for (const auto& c : r.claims) m.claims.push_back({c.id, c.statement, std::string(model::to_string(c.verdict)), c.measured});
   return m;
 }
 
 }  // namespace
 
-std::string describe_machine(const json& machine) {
-  const std::string backend = text_at(machine, "backend");
-  const json& gpu = object_at(machine, "gpu");
-  if (!text_at(gpu, "name").empty()) return fmt::format("{} ({})", text_at(gpu, "name"), backend.empty() ? "cuda" : backend);
-  const std::string cpu = text_at(machine, "cpu_model").empty() ? "unknown CPU" : text_at(machine, "cpu_model");
-  auto cores = machine.find("cores");
-  if (cores != machine.end() && cores->is_number_integer())
-    return fmt::format("{} ({}, {} cores)", cpu, backend.empty() ? "cpu" : backend, cores->get<int64_t>());
-  return fmt::format("{} ({})", cpu, backend.empty() ? "cpu" : backend);
+std::string describe_machine(const model::Machine& machine) {
+  const std::string backend = machine.backend.empty() ? (machine.gpu ? "cuda" : "cpu") : machine.backend;
+  if (machine.gpu && !machine.gpu->name.empty()) return fmt::format("{} ({})", machine.gpu->name, backend);
+  const std::string cpu = machine.cpu_model.empty() ? "unknown CPU" : machine.cpu_model;
+  if (machine.cores > 0) return fmt::format("{} ({}, {} cores)", cpu, backend, machine.cores);
+  return fmt::format("{} ({})", cpu, backend);
 }
 
 std::optional<double> Machine::ridge() const {
@@ -143,12 +75,9 @@ Fleet read_fleet(const std::vector<std::filesystem::path>& inputs, const std::ve
   Fleet fleet;
   for (size_t i = 0; i < inputs.size(); ++i) {
     Machine m = read_machine(inputs[i]);
-    if (!labels.empty()) {
-      if (labels[i].empty()) throw std::invalid_argument(fmt::format("--label {}: empty label for {}", i + 1, inputs[i].string()));
-      m.label = labels[i];
-    } else {
-      m.label = m.description;
-    }
+    if (!labels.empty() && labels[i].empty())
+      throw std::invalid_argument(fmt::format("--label {}: empty label for {}", i + 1, inputs[i].string()));
+    m.label = labels.empty() ? m.description : labels[i];
     fleet.machines.push_back(std::move(m));
   }
   // Default labels repeat when one machine kind ran twice: its date, else its file,
@@ -171,10 +100,10 @@ Fleet read_fleet(const std::vector<std::filesystem::path>& inputs, const std::ve
   return fleet;
 }
 
-json to_json(const Fleet& fleet) {
-  json machines = json::array();
+nlohmann::json to_json(const Fleet& fleet) {
+  nlohmann::json machines = nlohmann::json::array();
   for (const auto& m : fleet.machines)
-    machines.push_back({{"label", m.label}, {"description", m.description}, {"file", m.file}, {"results", m.document}});
+    machines.push_back({{"label", m.label}, {"description", m.description}, {"file", m.file}, {"results", model::to_json(m.results)}});
   return {{"schema", kFleetSchema}, {"machines", machines}};
 }
 

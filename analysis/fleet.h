@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/model/results_model.h"
+
 namespace lmroof::fleet {
 
 inline constexpr const char* kFleetSchema = "lmroof.fleet/1";
@@ -38,7 +40,7 @@ struct Machine {
   std::optional<Roof> bandwidth, vector, matrix;  // the roofline's roofs; nullopt when not measured
   std::vector<FleetRun> runs;
   std::vector<FleetClaim> claims;
-  nlohmann::json document;  // the results document as read, for the merged file
+  model::Results results;  // the file as read, for the merged file
   // The ridge of the vector roof (FLOP/byte), when both roofs were measured.
   std::optional<double> ridge() const;
 };
@@ -47,14 +49,15 @@ struct Fleet {
   std::vector<Machine> machines;
 };
 
-// Reads each results file (errors: one line naming the file and field). `labels`
+// Reads and validates each results file (model::load_results; errors: one line
+// naming the file and field). `labels`
 // is empty or one per input; without one a machine is labelled by its description,
 // made unique with its date or file name. Throws std::invalid_argument for no
 // input, a label count that does not match, or two equal labels.
 Fleet read_fleet(const std::vector<std::filesystem::path>& inputs, const std::vector<std::string>& labels);
 
-// "AMD EPYC (cpu, 2 cores)" or "NVIDIA H200 (cuda)": a results file's `machine`.
-std::string describe_machine(const nlohmann::json& machine);
+// "AMD EPYC (cpu, 2 cores)" or "NVIDIA H200 (cuda)".
+std::string describe_machine(const model::Machine& machine);
 
 // {"schema": "lmroof.fleet/1", "machines": [{"label", "description", "file", "results": {...}}]}
 nlohmann::json to_json(const Fleet& fleet);

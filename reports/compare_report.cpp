@@ -10,6 +10,7 @@
 
 #include "analysis/atomic_write.h"
 #include "reports/charts.h"
+#include "analysis/model/numbers.h"
 #include "reports/format.h"
 #include "reports/html_report.h"
 
@@ -27,16 +28,16 @@ struct Row {
 };
 
 std::string time_cell(const std::optional<compare::SideNumbers>& side) {
-  if (!side) return std::string(kDash);
-  return fmt::format("{} (n={})", si(side->median, "s"), side->samples);
+  if (!side) return std::string(numbers::kDash);
+  return fmt::format("{} (n={})", numbers::si(side->median, "s"), side->samples);
 }
 
 std::string verdict_cell(const RunChange& c, double threshold) {
   std::string out = compare::to_string(c.verdict);
   if (c.speedup && c.verdict == Verdict::slower) {
     const double slowdown = 1 / *c.speedup - 1;
-    out += c.regression ? fmt::format(" (regression: +{} > {})", percent(slowdown), percent(threshold))
-                        : fmt::format(" (+{}, within {})", percent(slowdown), percent(threshold));
+    out += c.regression ? fmt::format(" (regression: +{} > {})", numbers::percent(slowdown), numbers::percent(threshold))
+                        : fmt::format(" (+{}, within {})", numbers::percent(slowdown), numbers::percent(threshold));
   }
   return out;
 }
@@ -46,13 +47,13 @@ std::vector<Row> rows(const compare::Report& report) {
   for (const auto& c : report.runs) {
     Row r;
     r.change = &c;
-    r.run = compare::describe(c.key);
+    r.run = c.label;
     r.base = time_cell(c.base);
     r.next = time_cell(c.next);
-    r.speedup = c.speedup ? fmt::format("{} [{}, {}]", ratio(*c.speedup), sig(*c.speedup_low), sig(*c.speedup_high))
-                          : std::string(kDash);
-    r.p = c.p_value ? sig(*c.p_value, 2) : std::string(kDash);
-    r.roof = c.roof_fraction_change ? fmt::format("{:+.1f} pt", *c.roof_fraction_change * 100) : std::string(kDash);
+    r.speedup = c.speedup ? fmt::format("{} [{}, {}]", numbers::ratio(*c.speedup), numbers::sig(*c.speedup_low), numbers::sig(*c.speedup_high))
+                          : std::string(numbers::kDash);
+    r.p = c.p_value ? numbers::sig(*c.p_value, 2) : std::string(numbers::kDash);
+    r.roof = c.roof_fraction_change ? fmt::format("{:+.1f} pt", *c.roof_fraction_change * 100) : std::string(numbers::kDash);
     r.verdict = verdict_cell(c, report.options.threshold);
     out.push_back(std::move(r));
   }
@@ -62,9 +63,9 @@ std::vector<Row> rows(const compare::Report& report) {
 std::string headline(const compare::Report& report) {
   const auto regressions = report.regressions();
   std::string out = regressions.empty()
-                        ? fmt::format("no significant regression beyond {}", percent(report.options.threshold))
+                        ? fmt::format("no significant regression beyond {}", numbers::percent(report.options.threshold))
                         : fmt::format("{} regression{} beyond {}", regressions.size(), regressions.size() == 1 ? "" : "s",
-                                      percent(report.options.threshold));
+                                      numbers::percent(report.options.threshold));
   out += fmt::format(": {} faster, {} slower, {} same within noise", report.count(Verdict::faster),
                      report.count(Verdict::slower), report.count(Verdict::same));
   if (size_t n = report.count(Verdict::only_base)) out += fmt::format(", {} only in base", n);
@@ -104,7 +105,7 @@ nlohmann::json speedup_chart(const compare::Report& report) {
   nlohmann::json values = nlohmann::json::array();
   for (const auto& c : report.runs)
     if (c.speedup)
-      values.push_back({{"run", compare::describe(c.key)}, {"speedup", *c.speedup}, {"low", *c.speedup_low},
+      values.push_back({{"run", c.label}, {"speedup", *c.speedup}, {"low", *c.speedup_low},
                         {"high", *c.speedup_high}, {"verdict", compare::to_string(c.verdict)}});
   const nlohmann::json y = {{"field", "run"}, {"type", "nominal"}, {"sort", nullptr}, {"title", nullptr},
                             {"axis", {{"labelLimit", 420}}}};

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analysis/atomic_write.h"
+#include "analysis/model/numbers.h"
 #include "reports/format.h"
 #include "reports/html_report.h"
 
@@ -157,7 +158,7 @@ std::string machines_section(const Fleet& fleet) {
       "<th>ridge</th><th>runs</th><th>file</th></tr></thead>\n<tbody>\n";
   for (const auto& m : fleet.machines) {
     auto roof_text = [](const std::optional<fleet::Roof>& r, std::string_view unit) {
-      return r ? fmt::format("{} {}", si(r->value, unit), r->name) : std::string(kDash);
+      return r ? fmt::format("{} {}", numbers::si(r->value, unit), r->name) : std::string(numbers::kDash);
     };
     std::string compute = roof_text(m.vector, "FLOP/s");
     if (m.matrix) compute += "; " + roof_text(m.matrix, "FLOP/s");
@@ -165,7 +166,7 @@ std::string machines_section(const Fleet& fleet) {
                        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td><code>{}</code></td></tr>\n",
                        html_escape(m.label), html_escape(m.description), html_escape(m.date), html_escape(m.hostname),
                        html_escape(roof_text(m.bandwidth, "B/s")), html_escape(compute),
-                       m.ridge() ? html_escape(sig(*m.ridge()) + " FLOP/byte") : std::string(kDash), m.runs.size(), html_escape(m.file));
+                       m.ridge() ? html_escape(numbers::sig(*m.ridge()) + " FLOP/byte") : std::string(numbers::kDash), m.runs.size(), html_escape(m.file));
   }
   return out + "</tbody></table></div>\n</section>\n";
 }
@@ -209,16 +210,16 @@ std::string runs_section(const Fleet& fleet) {
       "<th data-type=\"num\">achieved</th><th data-type=\"num\">of roof</th><th>bound</th></tr></thead>\n<tbody>\n";
   auto num = [](const std::optional<double>& v, auto format) {
     return v ? fmt::format("<td class=\"num\" data-sort=\"{}\">{}</td>", *v, html_escape(format(*v)))
-             : fmt::format("<td class=\"num\" data-sort=\"\">{}</td>", kDash);
+             : fmt::format("<td class=\"num\" data-sort=\"\">{}</td>", numbers::kDash);
   };
   for (const auto& m : fleet.machines)
     for (const auto& r : m.runs)
       out += fmt::format("<tr><td>{}</td><td><code>{}/{}/{}/{}</code></td><td class=\"shape\">{}</td>{}{}{}{}<td>{}</td></tr>\n",
                          html_escape(m.label), html_escape(r.pair), html_escape(r.variant), html_escape(r.impl), html_escape(r.dtype),
-                         html_escape(r.shape), num(r.median_s, [](double v) { return si(v, "s"); }),
-                         num(r.intensity, [](double v) { return sig(v) + " FLOP/B"; }),
-                         num(r.flop_per_s, [](double v) { return si(v, "FLOP/s"); }), num(r.roof_fraction, [](double v) { return percent(v); }),
-                         r.bound.empty() ? std::string(kDash) : html_escape(r.bound));
+                         html_escape(r.shape), num(r.median_s, [](double v) { return numbers::si(v, "s"); }),
+                         num(r.intensity, [](double v) { return numbers::sig(v) + " FLOP/B"; }),
+                         num(r.flop_per_s, [](double v) { return numbers::si(v, "FLOP/s"); }), num(r.roof_fraction, [](double v) { return numbers::percent(v); }),
+                         r.bound.empty() ? std::string(numbers::kDash) : html_escape(r.bound));
   return out + "</tbody></table></div>\n</section>\n";
 }
 
