@@ -47,7 +47,7 @@ render_ok() {
   local body expected id
   body=$(grep -o -m1 '<body[^>]*>' "$page.dom" | head -1)
   [ "$(attr data-report-errors "$body")" = 0 ] || fail "$(basename "$page") recorded errors: $(between "$page.dom" '<pre id="report-errors"' '</pre>')"
-  [ "$(attr data-report-state "$body")" = done ] || fail "$(basename "$page"): the charts did not finish ($body)"
+  [ "$(attr data-report-state "$body")" = "done" ] || fail "$(basename "$page"): the charts did not finish ($body)"
   expected=$(attr data-charts-expected "$body")
   [ -n "$expected" ] && [ "$expected" -gt 0 ] || fail "$(basename "$page") has no charts"
   [ "$(attr data-charts-rendered "$body")" = "$expected" ] || fail "$(basename "$page"): $(attr data-charts-rendered "$body") of $expected charts rendered"

@@ -195,7 +195,7 @@ fi
 body=$(grep -o -m1 '<body[^>]*>' "$work/dom.html" | head -1)
 attr() { sed -n "s/.* $1=\"\\([^\"]*\\)\".*/\\1/p" <<< "$2"; }
 [ "$(attr data-report-errors "$body")" = 0 ] || fail "the page recorded errors: $body"
-[ "$(attr data-report-state "$body")" = done ] || fail "the charts did not finish rendering: $body"
+[ "$(attr data-report-state "$body")" = "done" ] || fail "the charts did not finish rendering: $body"
 expected=$(attr data-charts-expected "$body")
 [ -n "$expected" ] && [ "$expected" -gt 0 ] && [ "$(attr data-charts-rendered "$body")" = "$expected" ] ||
   fail "not every chart rendered: $body"
