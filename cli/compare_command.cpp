@@ -12,6 +12,8 @@
 
 namespace lmroof::cli {
 
+namespace {
+
 double parse_threshold(const std::string& text) {
   // "5%" or "0.05"
   std::string number = text;
@@ -28,6 +30,8 @@ double parse_threshold(const std::string& text) {
     throw std::invalid_argument(fmt::format("--threshold: '{}' is not a non-negative percentage (5%) or fraction (0.05)", text));
   return percent ? value / 100 : value;
 }
+
+}  // namespace
 
 int compare(const CompareArgs& args) {
   compare::Options options;

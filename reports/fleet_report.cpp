@@ -2,7 +2,9 @@
 #include "reports/fleet_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
