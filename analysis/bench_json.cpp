@@ -2,93 +2,153 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
-#include <stdexcept>
 
+#include "analysis/model/json_input.h"
 #include "profiler/kernel_trace_file.h"
 
 namespace lmroof {
 
-nlohmann::json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open file", path.string()));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Turn the byte offset into line:column so a person can find the problem.
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') ++line, column = 1;
-      else ++column;
-    }
-    std::string what = e.what();
-    if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
-    throw std::runtime_error(fmt::format("{}:{}:{}: malformed JSON: {}", path.string(), line, column, what));
-  }
-}
-
 namespace {
-double to_seconds(double value, const std::string& unit) {
-  if (unit == "ns") return value * 1e-9;
-  if (unit == "us") return value * 1e-6;
-  if (unit == "ms") return value * 1e-3;
-  if (unit == "s") return value;
-  throw std::runtime_error(fmt::format("unknown time_unit '{}'", unit));
-}
-}  // namespace
 
-BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& origin) {
-  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array())
-    throw std::runtime_error(fmt::format("{}: not Google Benchmark JSON (no 'benchmarks' array)", origin));
-  static const std::set<std::string> kNonCounters = {
+using model::JsonCursor;
+
+double to_seconds(const JsonCursor& value, const JsonCursor* unit) {
+  const double v = value.positive();
+  const std::string u = unit ? unit->one_of({"ns", "us", "ms", "s"}) : "ns";
+  if (u == "ns") return v * 1e-9;
+  if (u == "us") return v * 1e-6;
+  if (u == "ms") return v * 1e-3;
+  return v;
+}
+
+const std::set<std::string, std::less<>>& non_counters() {
+  static const std::set<std::string, std::less<>> keys = {
       "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
       "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
       "aggregate_unit", "label", "error_occurred", "error_message"};
-  BenchDocument out;
-  out.context = doc.value("context", nlohmann::json::object());
-  for (const auto& b : doc["benchmarks"]) {
-    try {
-      BenchEntry e;
-      e.name = b.at("name").get<std::string>();
-      e.run_name = b.value("run_name", e.name);
-      e.run_type = b.value("run_type", "iteration");
-      e.aggregate_name = b.value("aggregate_name", "");
-      e.error = b.value("error_occurred", false);
-      e.error_message = b.value("error_message", "");
-      e.label = b.value("label", "");
-      if (!e.error) {
-        e.iterations = b.value("iterations", 0.0);
-        // The cv aggregate is a ratio, not a time; keep it as it is.
-        const std::string unit = b.value("time_unit", "ns");
-        e.real_time_s = e.aggregate_name == "cv" ? b.at("real_time").get<double>()
-                                                  : to_seconds(b.at("real_time").get<double>(), unit);
-        for (const auto& [key, value] : b.items())
-          if (!kNonCounters.count(key) && value.is_number()) e.counters[key] = value.get<double>();
+  return keys;
+}
+
+BenchEntry entry_from(const JsonCursor& b) {
+  BenchEntry e;
+  e.pointer = b.pointer();
+  e.name = b.at("name").string();
+  if (e.name.empty()) b.at("name").fail("must not be empty");
+  e.run_name = b.opt("run_name") ? b.at("run_name").string() : e.name;
+  e.run_type = b.opt("run_type") ? b.at("run_type").one_of({"iteration", "aggregate"}) : "iteration";
+  if (auto a = b.opt("aggregate_name")) e.aggregate_name = a->string();
+  if (auto err = b.opt("error_occurred")) e.error = err->boolean();
+  if (auto m = b.opt("error_message")) e.error_message = m->string(model::kMaxTextLength);
+  if (auto l = b.opt("label")) e.label = l->string(model::kMaxTextLength);
+  // Aggregates (mean, median, stddev, cv) are recomputed from the repetitions; an
+  // erroneous run has no meaningful time.
+  if (e.error || e.run_type == "aggregate") return e;
+  if (auto it = b.opt("iterations")) e.iterations = it->non_negative();
+  const auto unit = b.opt("time_unit");
+  e.real_time_s = to_seconds(b.at("real_time"), unit ? &*unit : nullptr);
+  for (const auto& [key, value] : b.members()) {
+    if (non_counters().count(key) || !value.json().is_number()) continue;
+    if (key.size() > model::kMaxNameLength) value.fail("counter name too long");
+    e.counters[key] = value.non_negative();
+  }
+  return e;
+}
+
+std::vector<int64_t> launch_dims(const JsonCursor& c) {
+  std::vector<int64_t> out;
+  const auto items = c.items();
+  if (items.size() > 3) c.fail("must hold at most 3 numbers");
+  for (const auto& v : items) out.push_back(v.integer(0, int64_t{1} << 32));
+  return out;
+}
+
+std::map<std::string, KernelTraceRecord> traces_from(const JsonCursor& root) {
+  root.require_object();
+  const std::string schema = root.at("schema").string();
+  if (schema != profiler::kKernelTracesSchema)
+    root.at("schema").fail(fmt::format("this lmroof reads {} documents", profiler::kKernelTracesSchema));
+  std::map<std::string, KernelTraceRecord> out;
+  for (const auto& [id, t] : root.at("runs").members()) {
+    KernelTraceRecord r;
+    r.available = t.opt("available") ? t.at("available").boolean() : false;
+    if (auto reason = t.opt("reason")) r.reason = reason->string(model::kMaxTextLength);
+    if (auto d = t.opt("dropped_records")) r.dropped_records = d->integer(0, int64_t{1} << 50);
+    if (auto kernels = t.opt("kernels"))
+      for (const auto& k : kernels->items()) {
+        KernelRecord rec;
+        rec.name = k.at("name").string(model::kMaxTextLength);
+        rec.op_class = k.opt("class") ? k.at("class").string() : "other";
+        if (auto g = k.opt("grid")) rec.grid = launch_dims(*g);
+        if (auto bl = k.opt("block")) rec.block = launch_dims(*bl);
+        rec.duration_ns = k.at("duration_ns").non_negative();
+        r.kernels.push_back(std::move(rec));
       }
-      out.entries.push_back(std::move(e));
-    } catch (const nlohmann::json::exception& ex) {
-      throw std::runtime_error(fmt::format("{}: malformed benchmark entry: {}", origin, ex.what()));
-    }
+    out.emplace(id, std::move(r));
   }
   return out;
 }
 
+// Google Benchmark writes a value that is not a number as NaN, -NaN, Infinity or
+// -Infinity (e.g. the cv aggregate of a counter that is 0 in every repetition), which
+// JSON lacks. Outside strings they become null: analysis never uses them, and an
+// iteration's time or counter that is null is then rejected with its path.
+std::string nan_to_null(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view token : {"-Infinity", "Infinity", "-NaN", "NaN"})
+      if (text.compare(i, token.size(), token) == 0) {
+        out += "null";
+        i += token.size() - 1;
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& origin) {
+  const JsonCursor root(doc, origin);
+  root.require_object();
+  if (!root.has("benchmarks")) root.fail("not Google Benchmark JSON (no 'benchmarks' array)");
+  BenchDocument out;
+  out.origin = origin;
+  if (auto ctx = root.opt("context")) {
+    ctx->require_object();
+    out.context = ctx->json();
+  }
+  for (const auto& b : root.at("benchmarks").items()) out.entries.push_back(entry_from(b));
+  return out;
+}
+
 BenchDocument load_bench_json(const std::filesystem::path& path) {
-  BenchDocument doc = parse_bench_json(read_json_file(path), path.string());
+  BenchDocument doc =
+      parse_bench_json(model::parse_json(nan_to_null(model::read_text_file(path)), path.string()), path.string());
   const std::filesystem::path traces = profiler::kernel_traces_path(path);
   if (std::filesystem::exists(traces)) {
-    const nlohmann::json t = read_json_file(traces);
-    if (!t.is_object() || t.value("schema", "") != profiler::kKernelTracesSchema || !t.contains("runs") ||
-        !t["runs"].is_object())
-      throw std::runtime_error(fmt::format("{}: not a {} document", traces.string(), profiler::kKernelTracesSchema));
-    doc.kernel_traces = t["runs"];
+    const nlohmann::json t = model::read_json_file(traces);
+    const std::string origin = traces.string();
+    doc.kernel_traces = parse_kernel_traces(t, origin);
   }
   return doc;
+}
+
+std::map<std::string, KernelTraceRecord> parse_kernel_traces(const nlohmann::json& doc, const std::string& origin) {
+  return traces_from(JsonCursor(doc, origin));
 }
 
 }  // namespace lmroof

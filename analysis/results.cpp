@@ -5,28 +5,38 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numeric>
 #include <optional>
-#include <stdexcept>
+#include <set>
+#include <tuple>
 
 #include "analysis/atomic_write.h"
 #include "analysis/machine_info.h"
+#include "analysis/model/json_input.h"
 #include "analysis/roofline.h"
+#include "analysis/statistics.h"
 #include "registry.h"
 
 namespace lmroof {
 
 namespace {
 
-constexpr const char* kCeilingPrefix = "ceiling/";
+namespace counter = model::counter;
+using model::InputError;
 
-bool is_ceiling(const BenchEntry& e) { return e.run_name.rfind(kCeilingPrefix, 0) == 0; }
+constexpr std::string_view kCeilingPrefix = "ceiling/";
+
+[[noreturn]] void fail(const BenchDocument& bench, const std::string& pointer, std::string_view problem) {
+  throw InputError(fmt::format("{}: {}: {}", bench.origin, pointer.empty() ? "/" : pointer, problem));
+}
+
+bool is_ceiling(const std::string& run_name) { return run_name.rfind(kCeilingPrefix, 0) == 0; }
 
 // Iteration entries (one per repetition) grouped by benchmark, in first-seen order.
 struct Group {
   std::string run_name;
   std::vector<const BenchEntry*> samples;
   std::string error;
+  std::string pointer;  // of the first entry
 };
 
 std::vector<Group> group_repetitions(const BenchDocument& bench) {
@@ -35,256 +45,263 @@ std::vector<Group> group_repetitions(const BenchDocument& bench) {
   for (const auto& e : bench.entries) {
     if (e.run_type == "aggregate") continue;
     auto [it, inserted] = index.emplace(e.run_name, groups.size());
-    if (inserted) groups.push_back({e.run_name, {}, {}});
+    if (inserted) groups.push_back({e.run_name, {}, {}, e.pointer});
     Group& g = groups[it->second];
     if (e.error)
-      g.error = e.error_message;
+      g.error = e.error_message.empty() ? "error without a message" : e.error_message;
     else
       g.samples.push_back(&e);
   }
   return groups;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-nlohmann::json time_stats(const std::vector<double>& samples) {
-  const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / samples.size();
-  double var = 0;
-  for (double s : samples) var += (s - mean) * (s - mean);
-  const double stddev = samples.size() > 1 ? std::sqrt(var / (samples.size() - 1)) : 0.0;
-  return {{"median", median_of(samples)},
-          {"min", *std::min_element(samples.begin(), samples.end())},
-          {"max", *std::max_element(samples.begin(), samples.end())},
-          {"mean", mean},
-          {"cv", mean > 0 ? stddev / mean : 0.0},
-          {"samples", samples}};
-}
-
-// ceiling/<backend>/<name>: the best repetition is the roof (as STREAM reports).
-nlohmann::json ceiling_from(const Group& g) {
-  const std::string rest = g.run_name.substr(std::string(kCeilingPrefix).size());
-  const auto slash = rest.find('/');
-  std::string backend = rest.substr(0, slash);
-  std::string name = slash == std::string::npos ? rest : rest.substr(slash + 1);
-  if (auto extra = name.find('/'); extra != std::string::npos) name = name.substr(0, extra);  // "/real_time"
-  bool bandwidth = false;
-  double best = 0;
-  for (const BenchEntry* e : g.samples) {
-    auto bytes = e->counters.find("ceiling_bytes");
-    auto flops = e->counters.find("ceiling_flops");
-    if (bytes != e->counters.end()) {
-      bandwidth = true;
-      best = std::max(best, bytes->second / e->real_time_s);
-    } else if (flops != e->counters.end()) {
-      best = std::max(best, flops->second / e->real_time_s);
-    }
-  }
-  return {{"name", name},
-          {"kind", bandwidth ? "bandwidth" : "compute"},
-          {"backend", backend},
-          {"value", best},
-          {"unit", bandwidth ? "B/s" : "FLOP/s"},
-          {"source", "measured"},
-          {"detail", g.samples.empty() ? "" : g.samples.front()->label},
-          {"samples", g.samples.size()}};
-}
-
-std::optional<Roof> find_roof(const nlohmann::json& ceilings, const std::string& name) {
-  for (const auto& c : ceilings)
-    if (c["name"] == name && c["source"] == "measured" && c["value"].get<double>() > 0)
-      return Roof{name, c["value"].get<double>()};
-  return std::nullopt;
-}
-
-nlohmann::json shape_json(const Shape& s) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : s.dims()) j[k] = v;
-  return j;
-}
-
-nlohmann::json flops_json(const FlopCount& f) {
-  return {{"total", f.total()}, {"matrix", f.matrix}, {"vector", f.vector}, {"special", f.special},
-          {"source", "analytic"}, {"analytic_total", f.total()}};
+std::optional<double> counter_of(const BenchEntry& e, std::string_view key) {
+  auto it = e.counters.find(std::string(key));
+  return it == e.counters.end() ? std::nullopt : std::optional(it->second);
 }
 
 // The mean of a counter over the repetitions that carry it; nullopt when none does.
-std::optional<double> mean_counter(const std::vector<const BenchEntry*>& samples, const std::string& key) {
-  double sum = 0;
-  int n = 0;
+std::optional<double> mean_counter(const std::vector<const BenchEntry*>& samples, std::string_view key) {
+  std::vector<double> values;
   for (const BenchEntry* e : samples)
-    if (auto it = e->counters.find(key); it != e->counters.end()) sum += it->second, ++n;
-  return n ? std::optional<double>(sum / n) : std::nullopt;
+    if (auto v = counter_of(*e, key)) values.push_back(*v);
+  return values.empty() ? std::nullopt : std::optional(stats::mean(values));
 }
 
-// Per-class seconds from counters named "<prefix><class>", averaged over repetitions.
-std::map<std::string, double> class_seconds(const std::vector<const BenchEntry*>& samples, const std::string& prefix) {
-  std::map<std::string, double> seconds;
+// Per-class counters named "<prefix><class>", averaged over repetitions.
+std::map<std::string, double> class_counters(const std::vector<const BenchEntry*>& samples, std::string_view prefix) {
+  std::map<std::string, double> out;
   for (const BenchEntry* e : samples)
     for (const auto& [key, value] : e->counters)
-      if (key.rfind(prefix, 0) == 0) seconds[key.substr(prefix.size())] += value / samples.size();
-  return seconds;
+      if (key.rfind(prefix, 0) == 0) out[key.substr(prefix.size())] += value / samples.size();
+  return out;
 }
 
-nlohmann::json breakdown_json(const Cost& cost, const std::vector<const BenchEntry*>& samples) {
-  if (cost.flops_by_class.empty()) return nullptr;
+// ceiling/<backend>/<name>: the best repetition is the roof (as STREAM reports).
+model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
+  const std::string rest = g.run_name.substr(kCeilingPrefix.size());
+  const auto slash = rest.find('/');
+  model::Ceiling c;
+  c.backend = rest.substr(0, slash);
+  if (c.backend != "cpu" && c.backend != "cuda")
+    fail(bench, g.pointer + "/name", fmt::format("ceiling backend '{}' is neither cpu nor cuda", c.backend));
+  c.name = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  if (auto extra = c.name.find('/'); extra != std::string::npos) c.name = c.name.substr(0, extra);  // "/real_time"
+  if (c.name.empty()) fail(bench, g.pointer + "/name", "a ceiling benchmark is named ceiling/<backend>/<name>");
+  bool bandwidth = false, compute = false;
+  for (const BenchEntry* e : g.samples) {
+    const auto bytes = counter_of(*e, counter::kCeilingBytes);
+    const auto flops = counter_of(*e, counter::kCeilingFlops);
+    if (!bytes && !flops)
+      fail(bench, e->pointer, fmt::format("a ceiling without a {} or {} counter", counter::kCeilingBytes, counter::kCeilingFlops));
+    const double work = bytes ? *bytes : *flops;
+    if (!(work > 0))
+      fail(bench, e->pointer + "/" + std::string(bytes ? counter::kCeilingBytes : counter::kCeilingFlops), "must be positive");
+    (bytes ? bandwidth : compute) = true;
+    c.value = std::max(c.value, work / e->real_time_s);
+  }
+  if (bandwidth && compute) fail(bench, g.pointer, "a ceiling with both a bytes and a FLOPs counter");
+  c.kind = bandwidth ? model::CeilingKind::bandwidth : model::CeilingKind::compute;
+  c.source = "measured";
+  c.detail = g.samples.front()->label;
+  c.samples = static_cast<int64_t>(g.samples.size());
+  return c;
+}
+
+std::optional<Roof> find_roof(const std::vector<model::Ceiling>& ceilings, const std::string& name) {
+  for (const auto& c : ceilings)
+    if (c.name == name && c.source == "measured" && c.value > 0) return Roof{name, c.value};
+  return std::nullopt;
+}
+
+model::Shape shape_of(const Shape& s) {
+  model::Shape out;
+  for (const auto& [k, v] : s.dims()) out[k] = v;
+  return out;
+}
+
+// The cost the benchmark recorded. A bench.json written before lmroof recorded the
+// FLOP split has only the totals: then the registry's cost model supplies the split.
+Cost recorded_cost(const BenchDocument& bench, const RunSpec& spec, const Group& g) {
+  const BenchEntry& first = *g.samples.front();
+  const auto total = counter_of(first, counter::kFlops);
+  const auto matrix = counter_of(first, counter::kFlopsMatrix);
+  const auto minimum = counter_of(first, counter::kBytesMinimum);
+  const auto model_bytes = counter_of(first, counter::kBytesModel);
+  if (!total || !matrix || !minimum || !model_bytes) {
+    try {
+      return cost_of(spec);
+    } catch (const std::exception& e) {
+      fail(bench, first.pointer, fmt::format("no cost counters and no cost model: {}", e.what()));
+    }
+  }
+  Cost cost;
+  cost.flops.matrix = *matrix;
+  cost.flops.vector = counter_of(first, counter::kFlopsVector).value_or(0);
+  cost.flops.special = counter_of(first, counter::kFlopsSpecial).value_or(0);
+  if (std::abs(cost.flops.total() - *total) > 1e-6 * std::max(1.0, *total))
+    fail(bench, first.pointer + "/" + std::string(counter::kFlops),
+         fmt::format("{} is not the sum of matrix, vector and special FLOPs ({})", *total, cost.flops.total()));
+  cost.bytes_minimum = *minimum;
+  cost.bytes_model = *model_bytes;
+  if (!(cost.bytes_model > 0)) fail(bench, first.pointer + "/" + std::string(counter::kBytesModel), "must be positive");
+  for (const auto& [cls, flops] : class_counters({&first}, counter::kClassFlopsPrefix)) {
+    const double m = counter_of(first, std::string(counter::kClassFlopsMatrixPrefix) + cls).value_or(0);
+    cost.flops_by_class[cls] = FlopCount{m, flops - m, 0};
+  }
+  for (const auto& [cls, bytes] : class_counters({&first}, counter::kClassBytesModelPrefix)) cost.bytes_by_class[cls] = bytes;
+  return cost;
+}
+
+std::optional<model::Breakdown> breakdown_of(const Cost& cost, const std::vector<const BenchEntry*>& samples) {
+  if (cost.flops_by_class.empty()) return std::nullopt;
   // Kernel-level GPU times (CUPTI trace) beat phase timers when both exist.
-  std::map<std::string, double> seconds = class_seconds(samples, "cupti_class_time_s/");
+  std::map<std::string, double> seconds = class_counters(samples, counter::kCuptiClassTimePrefix);
   const bool traced = !seconds.empty();
-  if (!traced) seconds = class_seconds(samples, "class_time_s/");
+  if (!traced) seconds = class_counters(samples, counter::kClassTimePrefix);
   double total_time = 0;
   for (const auto& [cls, s] : seconds) total_time += s;
   const double total_flops = cost.flops.total();
-  nlohmann::json classes = nlohmann::json::array();
+  model::Breakdown b;
+  b.time_source = traced ? "cupti" : seconds.empty() ? "none" : "phase_timers";
   for (const auto& [cls, flops] : cost.flops_by_class) {
-    nlohmann::json c = {{"class", cls},
-                        {"flops", flops.total()},
-                        {"flop_share", total_flops > 0 ? flops.total() / total_flops : 0.0},
-                        {"bytes_model", cost.bytes_by_class.count(cls) ? cost.bytes_by_class.at(cls) : 0.0},
-                        {"time_s", nullptr},
-                        {"time_share", nullptr}};
+    model::ClassShare c;
+    c.op_class = cls;
+    c.flops = flops.total();
+    c.flop_share = total_flops > 0 ? std::min(1.0, flops.total() / total_flops) : 0.0;
+    c.bytes_model = cost.bytes_by_class.count(cls) ? cost.bytes_by_class.at(cls) : 0.0;
     if (seconds.count(cls) && total_time > 0) {
-      c["time_s"] = seconds[cls];
-      c["time_share"] = seconds[cls] / total_time;
+      c.time_s = seconds[cls];
+      c.time_share = seconds[cls] / total_time;
     }
-    classes.push_back(c);
+    b.classes.push_back(std::move(c));
   }
-  return {{"time_source", traced ? "cupti" : seconds.empty() ? "none" : "phase_timers"}, {"classes", classes}};
+  return b;
 }
 
 // The run's kernels from its CUPTI trace, in launch order, with each one's share of
-// the traced GPU time; null when the run was not traced.
-nlohmann::json kernels_json(const nlohmann::json* trace) {
-  if (!trace || !trace->is_object()) return nullptr;
-  nlohmann::json out = {{"source", "cupti_trace"},
-                        {"available", trace->value("available", false)},
-                        {"reason", trace->value("reason", nlohmann::json(nullptr))},
-                        {"dropped_records", trace->value("dropped_records", 0)},
-                        {"total_s", 0.0},
-                        {"list", nlohmann::json::array()}};
-  if (!out["available"].get<bool>()) return out;
+// the traced GPU time; nullopt when the run was not traced.
+std::optional<model::Kernels> kernels_of(const KernelTraceRecord* trace) {
+  if (!trace) return std::nullopt;
+  model::Kernels out;
+  out.available = trace->available;
+  out.reason = trace->reason;
+  out.dropped_records = trace->dropped_records;
+  if (!out.available) return out;
   double total_ns = 0;
-  const nlohmann::json& kernels = trace->contains("kernels") ? (*trace)["kernels"] : nlohmann::json::array();
-  for (const auto& k : kernels) total_ns += k.value("duration_ns", 0.0);
-  for (const auto& k : kernels) {
-    const double ns = k.value("duration_ns", 0.0);
-    out["list"].push_back({{"name", k.value("name", "")},
-                           {"class", k.value("class", "other")},
-                           {"grid", k.value("grid", nlohmann::json::array())},
-                           {"block", k.value("block", nlohmann::json::array())},
-                           {"time_s", ns * 1e-9},
-                           {"share", total_ns > 0 ? ns / total_ns : 0.0}});
-  }
-  out["total_s"] = total_ns * 1e-9;
+  for (const auto& k : trace->kernels) total_ns += k.duration_ns;
+  for (const auto& k : trace->kernels)
+    out.list.push_back({k.name, k.op_class, k.grid, k.block, k.duration_ns * 1e-9,
+                        total_ns > 0 ? k.duration_ns / total_ns : 0.0});
+  out.total_s = total_ns * 1e-9;
   return out;
 }
 
-nlohmann::json run_json(const RunSpec& spec, const Group& g, const Roofs& roofs, const nlohmann::json* trace) {
-  const Cost cost = cost_of(spec);
+model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& g, const Roofs& roofs) {
+  const Cost cost = recorded_cost(bench, spec, g);
   std::vector<double> times;
   for (const BenchEntry* e : g.samples) times.push_back(e->real_time_s);
-  nlohmann::json r;
-  r["id"] = spec.bench_name();
-  r["pair"] = spec.pair;
-  r["variant"] = spec.variant;
-  r["impl"] = spec.impl;
-  r["backend"] = to_string(spec.backend);
-  r["dtype"] = to_string(spec.dtype);
-  r["shape"] = shape_json(spec.shape);
-  r["time_s"] = time_stats(times);
-  r["flops"] = flops_json(cost.flops);
-  r["bytes"] = {{"minimum", cost.bytes_minimum}, {"model", cost.bytes_model}, {"measured", nullptr},
-                {"measured_source", nullptr}, {"measured_reason", "no profiler counters for this run"}};
-  if (!g.samples.empty() && !g.samples.front()->label.empty() && g.samples.front()->label.rfind("cupti:", 0) == 0)
-    r["bytes"]["measured_reason"] = g.samples.front()->label;
+  const stats::Summary t = stats::summarize(times);
+
+  model::Run r;
+  r.id = spec.bench_name();
+  r.pair = spec.pair;
+  r.variant = spec.variant;
+  r.impl = spec.impl;
+  r.backend = to_string(spec.backend);
+  r.dtype = to_string(spec.dtype);
+  r.shape = shape_of(spec.shape);
+  r.time_s = {t.median, t.min, t.max, t.mean, t.cv, times};
+  r.flops = {cost.flops.total(), cost.flops.matrix, cost.flops.vector, cost.flops.special, "analytic", cost.flops.total()};
+  r.bytes.minimum = cost.bytes_minimum;
+  r.bytes.model = cost.bytes_model;
+  r.bytes.measured_reason = "no profiler counters for this run";
+  const std::string& label = g.samples.front()->label;
+  if (label.rfind(counter::kCuptiLabelPrefix, 0) == 0) r.bytes.measured_reason = label;
 
   // Hardware counters (CUPTI), when the run was measured, replace the model's numbers
   // on the roofline; the analytic ones stay beside them.
-  const auto measured_bytes = mean_counter(g.samples, "cupti_dram_bytes");
-  const auto measured_flops = mean_counter(g.samples, "cupti_flops");
-  // "This kernel moved 1.9x the bytes it must": by design (model) and, with counters,
-  // in fact (measured).
+  const auto measured_bytes = mean_counter(g.samples, counter::kCuptiDramBytes);
+  const auto measured_flops = mean_counter(g.samples, counter::kCuptiFlops);
+  const auto measured_l2 = mean_counter(g.samples, counter::kCuptiL2Bytes);
+  // "This kernel moved 1.9x the bytes it must": by design (model) and, with counters, in fact.
   const auto over_minimum = [&](double bytes) {
-    return cost.bytes_minimum > 0 ? nlohmann::json(bytes / cost.bytes_minimum) : nlohmann::json(nullptr);
+    return cost.bytes_minimum > 0 ? std::optional(bytes / cost.bytes_minimum) : std::nullopt;
   };
-  r["bytes"]["model_over_minimum"] = over_minimum(cost.bytes_model);
-  r["bytes"]["measured_over_minimum"] = nullptr;
-  r["bytes"]["measured_l2"] = nullptr;
-  const auto measured_l2 = mean_counter(g.samples, "cupti_l2_bytes");
+  r.bytes.model_over_minimum = over_minimum(cost.bytes_model);
   if (measured_bytes) {
-    r["bytes"]["measured"] = *measured_bytes;
-    r["bytes"]["measured_source"] = "cupti";
-    r["bytes"]["measured_reason"] = nullptr;
-    r["bytes"]["measured_over_minimum"] = over_minimum(*measured_bytes);
-    if (measured_l2) r["bytes"]["measured_l2"] = *measured_l2;
+    r.bytes.measured = *measured_bytes;
+    r.bytes.measured_source = "cupti";
+    r.bytes.measured_reason.reset();
+    r.bytes.measured_over_minimum = over_minimum(*measured_bytes);
+    r.bytes.measured_l2 = measured_l2;
   }
   if (measured_flops) {
-    r["flops"]["total"] = *measured_flops;
-    r["flops"]["matrix"] = mean_counter(g.samples, "cupti_flops_tensor").value_or(0.0);
-    r["flops"]["vector"] = mean_counter(g.samples, "cupti_flops_cuda_core").value_or(0.0);
-    r["flops"]["special"] = 0.0;  // MUFU instructions are not counted (docs/metrics.md)
-    r["flops"]["source"] = "cupti";
+    r.flops.total = *measured_flops;
+    r.flops.matrix = mean_counter(g.samples, counter::kCuptiFlopsTensor).value_or(0.0);
+    r.flops.vector = mean_counter(g.samples, counter::kCuptiFlopsCudaCore).value_or(0.0);
+    r.flops.special = 0.0;  // MUFU instructions are not counted (docs/metrics.md)
+    r.flops.source = "cupti";
   }
-  const double flops = r["flops"]["total"].get<double>();
-  const double bytes = measured_bytes ? *measured_bytes : cost.bytes_model;
-  r["intensity"] = {{"value", flops / bytes},
-                    {"bytes", measured_bytes ? "measured" : "model"},
-                    {"minimum", flops / cost.bytes_minimum},
-                    {"model", flops / cost.bytes_model},
-                    {"measured", measured_bytes ? nlohmann::json(flops / *measured_bytes) : nlohmann::json(nullptr)},
-                    // The L2 level of a hierarchical roofline: the same FLOPs over the bytes L2 served.
-                    {"measured_l2", measured_bytes && measured_l2 && *measured_l2 > 0
-                                        ? nlohmann::json(flops / *measured_l2)
-                                        : nlohmann::json(nullptr)}};
-  const double t = r["time_s"]["median"].get<double>();
-  r["achieved"] = {{"flop_per_s", flops / t}, {"byte_per_s", bytes / t},
-                   {"byte_per_s_minimum", cost.bytes_minimum / t}};
+  const double flops = r.flops.total;
+  const bool use_measured = measured_bytes && *measured_bytes > 0;
+  const double bytes = use_measured ? *measured_bytes : cost.bytes_model;
+  r.intensity.value = flops / bytes;
+  r.intensity.bytes = use_measured ? model::BytesBasis::measured : model::BytesBasis::model;
+  if (cost.bytes_minimum > 0) r.intensity.minimum = flops / cost.bytes_minimum;
+  r.intensity.model = flops / cost.bytes_model;
+  if (use_measured) r.intensity.measured = flops / *measured_bytes;
+  // The L2 level of a hierarchical roofline: the same FLOPs over the bytes L2 served.
+  if (use_measured && measured_l2 && *measured_l2 > 0) r.intensity.measured_l2 = flops / *measured_l2;
+  r.achieved = {flops / t.median, bytes / t.median, cost.bytes_minimum / t.median};
   place_on_roofline(r, roofs);
-  r["breakdown"] = breakdown_json(cost, g.samples);
-  r["kernels"] = kernels_json(trace);
+  r.breakdown = breakdown_of(cost, g.samples);
+  const auto trace = bench.kernel_traces.find(r.id);
+  r.kernels = kernels_of(trace == bench.kernel_traces.end() ? nullptr : &trace->second);
   return r;
 }
 
-Shape without(const Shape& s, const std::vector<std::string>& dims) {
-  Shape out;
-  for (const auto& [k, v] : s.dims())
-    if (std::find(dims.begin(), dims.end(), k) == dims.end()) out.set(k, v);
-  return out;
-}
-
-nlohmann::json comparisons_json(const std::vector<std::pair<RunSpec, nlohmann::json>>& runs) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& pair : all_pairs()) {
+// Runs compared by each pair's comparisons: a baseline and a candidate of the same
+// backend, dtype and shape (apart from the variant's own dimensions), matched
+// through an index on that key, so the pairing is O(n log n).
+std::vector<model::Comparison> comparisons_of(const model::Catalogue& catalogue, const std::vector<model::Run>& runs) {
+  std::vector<model::Comparison> out;
+  using Key = std::tuple<std::string, std::string, std::string, std::string, model::Shape>;
+  for (const auto& pair : catalogue.pairs) {
+    auto key_of = [&](const model::Run& r) {
+      model::Shape s = r.shape;
+      for (const auto& d : pair.variant_dims) s.erase(d);
+      return Key{r.variant, r.impl, r.backend, r.dtype, s};
+    };
+    std::multimap<Key, const model::Run*> index;
+    for (const auto& r : runs)
+      if (r.pair == pair.name) index.emplace(key_of(r), &r);
     for (const auto& cmp : pair.comparisons) {
-      for (const auto& [base_spec, base] : runs) {
-        if (base_spec.pair != pair.name || base_spec.variant != cmp.baseline.variant ||
-            base_spec.impl != cmp.baseline.impl)
-          continue;
-        const Shape key = without(base_spec.shape, pair.variant_dims);
-        for (const auto& [cand_spec, cand] : runs) {
-          if (cand_spec.pair != pair.name || cand_spec.variant != cmp.candidate.variant ||
-              cand_spec.impl != cmp.candidate.impl || cand_spec.backend != base_spec.backend ||
-              cand_spec.dtype != base_spec.dtype || !(without(cand_spec.shape, pair.variant_dims) == key))
-            continue;
-          const bool measured = !base["bytes"]["measured"].is_null() && !cand["bytes"]["measured"].is_null();
-          const char* bytes_key = measured ? "measured" : "model";
-          out.push_back({
-              {"pair", pair.name},
-              {"question", cmp.question},
-              {"baseline", {{"variant", base_spec.variant}, {"impl", base_spec.impl}, {"run", base["id"]}}},
-              {"candidate", {{"variant", cand_spec.variant}, {"impl", cand_spec.impl}, {"run", cand["id"]}}},
-              {"shape", shape_json(key)},
-              {"backend", to_string(base_spec.backend)},
-              {"dtype", to_string(base_spec.dtype)},
-              {"speedup", base["time_s"]["median"].get<double>() / cand["time_s"]["median"].get<double>()},
-              {"bytes_ratio", cand["bytes"][bytes_key].get<double>() / base["bytes"][bytes_key].get<double>()},
-              {"bytes_basis", bytes_key},
-              {"flops_ratio", cand["flops"]["total"].get<double>() / base["flops"]["total"].get<double>()},
-              {"noise", std::max(base["time_s"]["cv"].get<double>(), cand["time_s"]["cv"].get<double>())},
-          });
+      for (const auto& base : runs) {
+        if (base.pair != pair.name || base.variant != cmp.baseline.variant || base.impl != cmp.baseline.impl) continue;
+        Key want = key_of(base);
+        std::get<0>(want) = cmp.candidate.variant;
+        std::get<1>(want) = cmp.candidate.impl;
+        const auto [lo, hi] = index.equal_range(want);
+        for (auto it = lo; it != hi; ++it) {
+          const model::Run& cand = *it->second;
+          const bool measured = base.bytes.measured && cand.bytes.measured && *base.bytes.measured > 0;
+          const double base_bytes = measured ? *base.bytes.measured : base.bytes.model;
+          const double cand_bytes = measured ? *cand.bytes.measured : cand.bytes.model;
+          model::Comparison c;
+          c.pair = pair.name;
+          c.question = cmp.question;
+          c.baseline = {base.variant, base.impl, base.id};
+          c.candidate = {cand.variant, cand.impl, cand.id};
+          c.shape = std::get<4>(want);
+          c.backend = base.backend;
+          c.dtype = base.dtype;
+          c.speedup = base.time_s.median / cand.time_s.median;
+          c.bytes_ratio = cand_bytes / base_bytes;
+          c.bytes_basis = measured ? model::BytesBasis::measured : model::BytesBasis::model;
+          c.flops_ratio = base.flops.total > 0 ? cand.flops.total / base.flops.total : 0.0;
+          c.noise = std::max(base.time_s.cv, cand.time_s.cv);
+          out.push_back(std::move(c));
         }
       }
     }
@@ -294,87 +311,131 @@ nlohmann::json comparisons_json(const std::vector<std::pair<RunSpec, nlohmann::j
 
 }  // namespace
 
-nlohmann::json build_results(const BenchDocument& bench, const AnalysisOptions& options) {
+model::Catalogue registry_catalogue() {
+  model::Catalogue cat;
+  std::set<std::string> used;
+  cat.charts.emplace_back(model::kRooflineChart);
+  for (const auto& p : all_pairs()) {
+    model::CataloguePair c;
+    c.name = p.name;
+    c.title = p.title.empty() ? fmt::format("Pair {}", p.name) : p.title;
+    c.summary = p.summary;
+    std::string chart = model::chart_id_for_pair(p.name);
+    for (int n = 2; used.count(chart); ++n) chart = fmt::format("{}-{}", model::chart_id_for_pair(p.name), n);
+    used.insert(chart);
+    c.chart = chart;
+    cat.charts.push_back(chart);
+    for (const auto& combo : p.combos) c.combos.push_back({combo.variant, combo.impl});
+    // The pair's dimensions in the order its shapes list them.
+    for (const auto* shapes : {&p.default_shapes, &p.quick_shapes, &p.cuda_shapes})
+      for (const auto& s : *shapes)
+        for (const auto& combo : p.combos) {
+          Shape full = s;
+          try {
+            full = p.complete_shape(combo.variant, s);
+          } catch (const std::exception&) {
+          }
+          for (const auto& [d, v] : full.dims()) {
+            if (std::find(c.dims.begin(), c.dims.end(), d) == c.dims.end()) c.dims.push_back(d);
+            if (std::find(cat.dimension_order.begin(), cat.dimension_order.end(), d) == cat.dimension_order.end())
+              cat.dimension_order.push_back(d);
+          }
+        }
+    c.variant_dims = p.variant_dims;
+    for (const auto& cmp : p.comparisons)
+      c.comparisons.push_back({{cmp.baseline.variant, cmp.baseline.impl}, {cmp.candidate.variant, cmp.candidate.impl}, cmp.question});
+    cat.pairs.push_back(std::move(c));
+  }
+  cat.charts.emplace_back(model::kBlockSharesChart);
+  cat.charts.emplace_back(model::kRunsTableChart);
+  return cat;
+}
+
+model::Results build_results(const BenchDocument& bench, const AnalysisOptions& options) {
   const auto groups = group_repetitions(bench);
 
-  nlohmann::json ceilings = nlohmann::json::array();
-  nlohmann::json skipped = nlohmann::json::array();
+  model::Results results;
+  results.catalogue = registry_catalogue();
   std::vector<std::pair<RunSpec, const Group*>> pair_groups;
+  std::optional<std::string> backend;
+  auto same_backend = [&](const std::string& b, const Group& g) {
+    if (!backend) backend = b;
+    else if (*backend != b)
+      fail(bench, g.pointer + "/name", fmt::format("a {} benchmark among {} ones: one backend per file", b, *backend));
+  };
   for (const Group& g : groups) {
     if (!g.error.empty() || g.samples.empty()) {
-      skipped.push_back({{"id", g.run_name}, {"reason", g.error.empty() ? "no samples" : g.error}});
+      results.skipped.push_back({g.run_name.substr(0, model::kMaxNameLength), g.error.empty() ? "no samples" : g.error});
       continue;
     }
-    if (is_ceiling(*g.samples.front()))
-      ceilings.push_back(ceiling_from(g));
-    else
-      pair_groups.emplace_back(RunSpec::parse_bench_name(g.run_name), &g);
+    if (is_ceiling(g.run_name)) {
+      results.ceilings.push_back(ceiling_from(bench, g));
+      same_backend(results.ceilings.back().backend, g);
+      continue;
+    }
+    RunSpec spec;
+    try {
+      spec = RunSpec::parse_bench_name(g.run_name);
+    } catch (const std::exception& e) {
+      fail(bench, g.pointer + "/name", e.what());
+    }
+    if (!results.catalogue.find(spec.pair))
+      fail(bench, g.pointer + "/name", fmt::format("pair '{}' is not in this lmroof's registry", spec.pair));
+    same_backend(to_string(spec.backend), g);
+    pair_groups.emplace_back(std::move(spec), &g);
   }
-  if (ceilings.empty() && pair_groups.empty())
-    throw std::runtime_error("the benchmark output holds no lmroof ceilings or runs");
+  if (results.ceilings.empty() && pair_groups.empty())
+    throw InputError(fmt::format("{}: /benchmarks: holds no lmroof ceilings or runs", bench.origin));
 
-  Backend backend = Backend::cpu;
-  if (!pair_groups.empty())
-    backend = pair_groups.front().first.backend;
-  else if (ceilings.front()["backend"] == "cuda")
-    backend = Backend::cuda;
-
-  const bool cuda = backend == Backend::cuda;
+  const bool cuda = backend == "cuda";
   // The bandwidth roof is the best copy the machine sustained: on the CPU, with
   // streaming stores when they beat ordinary ones (they skip the write-allocate read).
-  std::optional<Roof> bandwidth = find_roof(ceilings, cuda ? "dram_copy" : "copy");
+  std::optional<Roof> bandwidth = find_roof(results.ceilings, cuda ? "dram_copy" : "copy");
   if (!cuda)
-    if (auto nt = find_roof(ceilings, "copy_nt"); nt && (!bandwidth || nt->value > bandwidth->value)) bandwidth = nt;
-  Roofs roofs{bandwidth, find_roof(ceilings, "fp32_fma"),
-              find_roof(ceilings, cuda ? "bf16_tensor_gemm" : "sgemm"),
-              cuda ? find_roof(ceilings, "l2_read") : std::nullopt};
+    if (auto nt = find_roof(results.ceilings, "copy_nt"); nt && (!bandwidth || nt->value > bandwidth->value)) bandwidth = nt;
+  Roofs roofs{bandwidth, find_roof(results.ceilings, "fp32_fma"),
+              find_roof(results.ceilings, cuda ? "bf16_tensor_gemm" : "sgemm"),
+              cuda ? find_roof(results.ceilings, "l2_read") : std::nullopt};
   Roofs fp32_on_cuda = roofs;  // fp32 GEMMs on the GPU run on CUDA cores: the FMA roof applies
   fp32_on_cuda.matrix = roofs.vector;
 
-  std::vector<std::pair<RunSpec, nlohmann::json>> runs;
-  for (const auto& [spec, g] : pair_groups) {
-    const auto trace = bench.kernel_traces.find(spec.bench_name());
-    runs.emplace_back(spec, run_json(spec, *g,
-                                     spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,
-                                     trace == bench.kernel_traces.end() ? nullptr : &*trace));
+  for (const auto& [spec, g] : pair_groups)
+    results.runs.push_back(
+        run_of(bench, spec, *g, spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs));
+  if (!results.index()) {
+    std::set<std::string> seen;
+    for (const auto& [spec, g] : pair_groups)
+      if (!seen.insert(spec.bench_name()).second) fail(bench, g->pointer + "/name", "the same run twice, under two names");
   }
 
-  nlohmann::json results;
-  results["schema"] = kResultsSchema;
-  results["machine"] = describe_machine(backend, bench.context);
-  results["machine"]["suite"] = options.suite;
-  results["metrics"] = options.metrics.is_null()
-                           ? nlohmann::json{{"source", "analytic"},
-                                            {"reason", cuda ? "CUPTI counters were not collected for this run"
-                                                            : "the CPU backend reads no hardware counters; FLOPs "
-                                                              "and bytes come from the cost model"}}
-                           : options.metrics;
-  results["ceilings"] = ceilings;
-  auto roof_name = [](const std::optional<Roof>& r) { return r ? nlohmann::json(r->name) : nlohmann::json(nullptr); };
-  results["roofs"] = {{"bandwidth", roof_name(roofs.bandwidth)}, {"vector", roof_name(roofs.vector)},
-                      {"matrix", roof_name(roofs.matrix)}, {"l2_bandwidth", roof_name(roofs.l2)}};
-  results["runs"] = nlohmann::json::array();
-  for (const auto& [spec, run] : runs) results["runs"].push_back(run);
-  results["skipped"] = skipped;
-  results["comparisons"] = comparisons_json(runs);
-  results["claims"] = nlohmann::json::array();
-  results["bench_json"] = options.bench_json_name;
+  results.machine = machine_from_context(bench, backend.value_or("cpu"), options.date.empty() ? utc_now() : options.date);
+  if (options.suite) results.machine.suite = *options.suite;
+  if (options.metrics)
+    results.metrics = *options.metrics;
+  else if (auto m = metrics_from_context(bench))
+    results.metrics = *m;
+  else
+    results.metrics.reason = cuda ? "CUPTI counters were not collected for this run"
+                                  : "the CPU backend reads no hardware counters; FLOPs and bytes come from the cost model";
+  auto roof_name = [](const std::optional<Roof>& r) { return r ? std::optional(r->name) : std::nullopt; };
+  results.roofs = {roof_name(roofs.bandwidth), roof_name(roofs.vector), roof_name(roofs.matrix), roof_name(roofs.l2)};
+  results.comparisons = comparisons_of(results.catalogue, results.runs);
+  results.bench_json = options.bench_json_name;
   return results;
 }
 
-nlohmann::json load_results(const std::filesystem::path& path) {
-  nlohmann::json doc = read_json_file(path);
-  if (!doc.is_object() || doc.value("schema", "") != kResultsSchema)
-    throw std::runtime_error(fmt::format("{}: not a {} document (schema is {})", path.string(), kResultsSchema,
-                                         doc.is_object() && doc.contains("schema") ? doc["schema"].dump() : "missing"));
-  for (const char* key : {"machine", "ceilings", "runs", "comparisons"})
-    if (!doc.contains(key)) throw std::runtime_error(fmt::format("{}: missing '{}'", path.string(), key));
-  if (!doc["runs"].is_array()) throw std::runtime_error(fmt::format("{}: 'runs' is not an array", path.string()));
-  return doc;
+model::Results results_from_document(nlohmann::json doc, const std::string& file) {
+  // Files written before the catalogue travelled in results.json: this build's.
+  if (doc.is_object() && !doc.contains("catalogue")) doc["catalogue"] = model::to_json(registry_catalogue());
+  return model::results_from_json(doc, file);
 }
 
-void write_results(const nlohmann::json& results, const std::filesystem::path& path) {
-  write_file_atomically(path, results.dump(2) + "\n");
+model::Results load_results(const std::filesystem::path& path) {
+  return results_from_document(model::read_json_file(path), path.string());
+}
+
+void write_results(const model::Results& results, const std::filesystem::path& path) {
+  write_file_atomically(path, model::to_json(results).dump(2) + "\n");
 }
 
 }  // namespace lmroof

@@ -1,31 +1,41 @@
 #pragma once
-// Builds results.json (docs/results-schema.md) from Google Benchmark JSON: the
-// cost model supplies FLOPs and bytes, the ceiling benchmarks supply the roofs.
+// Builds results.json (docs/results-schema.md, model::Results) from a bench.json:
+// a pure function of that file. Costs come from the counters the benchmarks wrote,
+// machine facts from the context recorded at measurement time, roofs from the
+// ceiling benchmarks; the pair catalogue is this build's registry.
 #include <filesystem>
+#include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/bench_json.h"
+#include "analysis/model/results_model.h"
 
 namespace lmroof {
 
-inline constexpr const char* kResultsSchema = "lmroof.results/1";
-
 struct AnalysisOptions {
   std::string bench_json_name = "bench.json";
-  nlohmann::json suite = nlohmann::json::object();  // {"pairs": [...], "quick": bool}
-  // {"source": "analytic" | "cupti", "reason": ...}; filled with the analytic
-  // default and its reason when left null.
-  nlohmann::json metrics = nullptr;
+  // Default: what bench.json's context recorded; else every pair, not quick.
+  std::optional<model::Suite> suite;
+  // Default: bench.json's context; else analytic, with the reason.
+  std::optional<model::Metrics> metrics;
+  // When the analysis ran (results.json machine.date); default now.
+  std::string date;
 };
 
-// Throws std::runtime_error when the document has neither ceilings nor runs.
-nlohmann::json build_results(const BenchDocument& bench, const AnalysisOptions& options);
+// Throws model::InputError (naming the file and field) for a bench.json holding no
+// lmroof ceilings or runs, an impossible value, or runs of two backends.
+model::Results build_results(const BenchDocument& bench, const AnalysisOptions& options);
 
-// Loads a results file and checks it is a lmroof.results/1 document; errors name the file.
-nlohmann::json load_results(const std::filesystem::path& path);
+// The registry (kernels/registry.h) as results.json's catalogue.
+model::Catalogue registry_catalogue();
 
-void write_results(const nlohmann::json& results, const std::filesystem::path& path);
+// Reads and validates a results file; one written before the catalogue travelled in
+// results.json gets this build's registry catalogue.
+model::Results load_results(const std::filesystem::path& path);
+// The same for a document already parsed; `file` names it in errors.
+model::Results results_from_document(nlohmann::json doc, const std::string& file);
+
+// Atomic write (analysis/atomic_write.h).
+void write_results(const model::Results& results, const std::filesystem::path& path);
 
 }  // namespace lmroof

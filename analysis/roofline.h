@@ -4,13 +4,13 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "analysis/model/results_model.h"
 
 namespace lmroof {
 
 struct Roof {
   std::string name;
-  double value = 0;  // B/s or FLOP/s
+  double value = 0;  // B/s or FLOP/s, > 0
 };
 
 struct Roofs {
@@ -20,9 +20,9 @@ struct Roofs {
   std::optional<Roof> l2;      // L2 read bandwidth (CUDA): the upper level of a hierarchical roofline
 };
 
-// Fills run["roofline"] and run["bound"] from run["intensity"], run["flops"] and
-// run["achieved"] (and the L2 level from run["bytes"]["measured_l2"] when counters
-// measured it). Missing roofs give nulls, never made-up values.
-void place_on_roofline(nlohmann::json& run, const Roofs& roofs);
+// Fills run.roofline and run.bound from run.intensity, run.flops and run.achieved
+// (and the L2 level from run.bytes.measured_l2 when counters measured it). Missing
+// roofs leave the fields empty, never made-up values.
+void place_on_roofline(model::Run& run, const Roofs& roofs);
 
 }  // namespace lmroof

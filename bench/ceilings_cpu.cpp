@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench/machine_context.h"
 #include "bench/suite.h"
 #include "common/host_data.h"
 
@@ -161,6 +162,7 @@ void bm_sgemm(benchmark::State& state, int n) {
 }  // namespace
 
 int register_ceiling_benchmarks(const SuiteOptions& options) {
+  record_machine_context(options);
   if (options.backend == Backend::cuda) {
 #ifdef LMROOF_WITH_CUDA
     return register_cuda_ceiling_benchmarks(options);

@@ -69,7 +69,7 @@ void run_cuda_benchmark(benchmark::State& state, Workload& workload) {
   if (hold_timeouts > 0) state.counters["hold_timeouts"] = Counter(hold_timeouts);
   // Per operator class (the block): median over the samples of each phase's event time.
   for (const auto& [cls, seconds] : class_samples)
-    state.counters["class_time_s/" + cls] = Counter(profiler::median_of(seconds));
+    state.counters[std::string(model::counter::kClassTimePrefix) + cls] = Counter(profiler::median_of(seconds));
 }
 
 }  // namespace lmroof::bench

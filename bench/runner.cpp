@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "bench/kernel_trace_store.h"
+#include "bench/machine_context.h"
 
 namespace lmroof::bench {
 
@@ -51,12 +52,12 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
     const double seconds = typical->real_accumulated_time / static_cast<double>(typical->iterations);
     double rate = 0;
     const char* rate_unit = "";
-    auto counter = [&](const char* key) {
-      auto it = typical->counters.find(key);
+    auto counter = [&](std::string_view key) {
+      auto it = typical->counters.find(std::string(key));
       return it == typical->counters.end() ? -1.0 : it->second.value;
     };
-    if (counter("bytes/s") >= 0) {
-      rate = counter("bytes/s") / 1e9, rate_unit = "GB/s";
+    if (counter(model::counter::kByteRate) >= 0) {
+      rate = counter(model::counter::kByteRate) / 1e9, rate_unit = "GB/s";
     } else if (counter(kCeilingBytesCounter) >= 0) {
       rate = counter(kCeilingBytesCounter) / seconds / 1e9, rate_unit = "GB/s";
     } else if (counter(kCeilingFlopsCounter) >= 0) {
@@ -81,6 +82,8 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
 
 RunnerSummary run_benchmarks(const RunnerOptions& options) {
   benchmark::ClearRegisteredBenchmarks();
+  record_machine_context(options.suite);
+  for (const auto& [key, value] : options.context) record_context(key, value);
   int total = 0;
   if (options.include_ceilings) total += register_ceiling_benchmarks(options.suite);
   if (options.include_pairs) {

@@ -3,6 +3,7 @@
 // and writes its JSON output atomically.
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/suite.h"
@@ -15,6 +16,9 @@ struct RunnerOptions {
   bool include_ceilings = true;
   std::filesystem::path json_out;       // Google Benchmark JSON, written atomically
   std::vector<std::string> extra_flags;  // passed to Google Benchmark as given
+  // Extra bench.json context entries (model::context keys, e.g. the metrics choice),
+  // recorded beside the machine facts so analysis needs nothing but the file.
+  std::vector<std::pair<std::string, std::string>> context;
 };
 
 struct RunnerSummary {

@@ -5,7 +5,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "analysis/model/schema.h"
 #include "bench/kernel_trace_store.h"
+#include "bench/machine_context.h"
 #include "profiler/metrics.h"
 #include "registry.h"
 
@@ -55,14 +57,28 @@ Workload& workload_for(const RunSpec& spec) {
   return *cached;
 }
 
+std::string key(std::string_view name) { return std::string(name); }
+std::string key(std::string_view prefix, const std::string& op_class) { return std::string(prefix) + op_class; }
+
+// The run's cost, as the build that measured it computed it: analysis reads these
+// counters and never recomputes a cost from its own build.
 void set_cost_counters(benchmark::State& state, const Cost& cost) {
   using benchmark::Counter;
-  state.counters["flops"] = Counter(cost.flops.total());
-  state.counters["bytes_minimum"] = Counter(cost.bytes_minimum);
-  state.counters["bytes_model"] = Counter(cost.bytes_model);
-  state.counters["intensity"] = Counter(cost.bytes_model > 0 ? cost.flops.total() / cost.bytes_model : 0);
-  state.counters["FLOP/s"] = Counter(cost.flops.total(), Counter::kIsIterationInvariantRate, Counter::kIs1000);
-  state.counters["bytes/s"] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate, Counter::kIs1000);
+  namespace c = model::counter;
+  state.counters[key(c::kFlops)] = Counter(cost.flops.total());
+  state.counters[key(c::kFlopsMatrix)] = Counter(cost.flops.matrix);
+  state.counters[key(c::kFlopsVector)] = Counter(cost.flops.vector);
+  state.counters[key(c::kFlopsSpecial)] = Counter(cost.flops.special);
+  state.counters[key(c::kBytesMinimum)] = Counter(cost.bytes_minimum);
+  state.counters[key(c::kBytesModel)] = Counter(cost.bytes_model);
+  state.counters[key(c::kIntensity)] = Counter(cost.bytes_model > 0 ? cost.flops.total() / cost.bytes_model : 0);
+  state.counters[key(c::kFlopRate)] = Counter(cost.flops.total(), Counter::kIsIterationInvariantRate, Counter::kIs1000);
+  state.counters[key(c::kByteRate)] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate, Counter::kIs1000);
+  for (const auto& [cls, flops] : cost.flops_by_class) {
+    state.counters[key(c::kClassFlopsPrefix, cls)] = Counter(flops.total());
+    state.counters[key(c::kClassFlopsMatrixPrefix, cls)] = Counter(flops.matrix);
+  }
+  for (const auto& [cls, bytes] : cost.bytes_by_class) state.counters[key(c::kClassBytesModelPrefix, cls)] = Counter(bytes);
 }
 
 #ifdef LMROOF_WITH_CUDA
@@ -91,24 +107,25 @@ void publish_cupti_counters(benchmark::State& state, const RunSpec& spec, Worklo
       if (!cost.flops_by_class.empty() && trace.available) m.class_seconds = trace.seconds_by_class();
     }
   }
-  auto put = [&](const std::string& key, const std::optional<double>& v) {
-    if (v) state.counters[key] = benchmark::Counter(*v);
+  namespace c = model::counter;
+  auto put = [&](std::string_view name, const std::optional<double>& v) {
+    if (v) state.counters[key(name)] = benchmark::Counter(*v);
   };
-  if (measure_counters && !m.counters.available) state.SetLabel("cupti: " + m.counters.reason);
+  if (measure_counters && !m.counters.available) state.SetLabel(key(c::kCuptiLabelPrefix) + " " + m.counters.reason);
   if (measure_counters && m.counters.available) {
-    put("cupti_dram_bytes", m.counters.dram_bytes);
-    put("cupti_dram_read_bytes", m.counters.dram_read_bytes);
-    put("cupti_dram_write_bytes", m.counters.dram_write_bytes);
-    put("cupti_writeback_bytes", m.counters.writeback_bytes);
-    put("cupti_l2_bytes", m.counters.workload.l2_bytes);
-    put("cupti_flops", m.counters.workload.total_flops);
-    put("cupti_flops_tensor", m.counters.workload.tensor_flops);
-    put("cupti_flops_cuda_core", m.counters.workload.cuda_core_flops);
-    put("cupti_sm_clock_hz", m.counters.workload.sm_clock_hz);
-    state.counters["cupti_passes"] = benchmark::Counter(static_cast<double>(m.counters.passes));
+    put(c::kCuptiDramBytes, m.counters.dram_bytes);
+    put(c::kCuptiDramReadBytes, m.counters.dram_read_bytes);
+    put(c::kCuptiDramWriteBytes, m.counters.dram_write_bytes);
+    put(c::kCuptiWritebackBytes, m.counters.writeback_bytes);
+    put(c::kCuptiL2Bytes, m.counters.workload.l2_bytes);
+    put(c::kCuptiFlops, m.counters.workload.total_flops);
+    put(c::kCuptiFlopsTensor, m.counters.workload.tensor_flops);
+    put(c::kCuptiFlopsCudaCore, m.counters.workload.cuda_core_flops);
+    put(c::kCuptiSmClockHz, m.counters.workload.sm_clock_hz);
+    state.counters[key(c::kCuptiPasses)] = benchmark::Counter(static_cast<double>(m.counters.passes));
   }
   for (const auto& [cls, seconds] : m.class_seconds)
-    state.counters["cupti_class_time_s/" + cls] = benchmark::Counter(seconds);
+    state.counters[key(c::kCuptiClassTimePrefix, cls)] = benchmark::Counter(seconds);
 }
 #endif
 
@@ -139,12 +156,13 @@ void run_pair_benchmark(benchmark::State& state, const RunSpec& spec, bool measu
   }
   set_cost_counters(state, cost);
   for (const auto& [cls, seconds] : class_seconds)
-    state.counters["class_time_s/" + cls] = benchmark::Counter(seconds, benchmark::Counter::kAvgIterations);
+    state.counters[key(model::counter::kClassTimePrefix, cls)] = benchmark::Counter(seconds, benchmark::Counter::kAvgIterations);
 }
 
 }  // namespace
 
 void register_pair_benchmarks(const SuiteOptions& options) {
+  record_machine_context(options);
   for (const RunSpec& spec : suite_runs(options)) {
     auto* b = benchmark::RegisterBenchmark(spec.bench_name().c_str(),
                                            [spec, measure = options.measure_counters](benchmark::State& state) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/model/schema.h"
 #include "common/workload.h"
 
 namespace benchmark {
@@ -35,8 +36,8 @@ int register_ceiling_benchmarks(const SuiteOptions& options);
 
 // Ceiling benchmarks publish what one iteration moved or computed in these
 // counters; analysis divides by the iteration time to get the roof.
-inline constexpr const char* kCeilingBytesCounter = "ceiling_bytes";
-inline constexpr const char* kCeilingFlopsCounter = "ceiling_flops";
+inline const std::string kCeilingBytesCounter{model::counter::kCeilingBytes};
+inline const std::string kCeilingFlopsCounter{model::counter::kCeilingFlops};
 
 #ifdef LMROOF_WITH_CUDA
 // CUDA side, bench/*.cu: times one Workload with CUDA events (manual time) and

@@ -90,6 +90,7 @@ int run(const RunArgs& args) {
   if (args.repetitions > 0) options.suite.repetitions = args.repetitions;
   if (args.min_time > 0) options.suite.min_time_s = args.min_time;
   options.extra_flags = args.benchmark_flags;
+  options.context.emplace_back(model::context::kMetrics, metrics.dump());
   options.json_out = args.out / "bench.json";
 
   std::vector<Claim> claims;
@@ -100,18 +101,15 @@ int run(const RunArgs& args) {
                options.suite.repetitions, args.out.c_str());
   const bench::RunnerSummary summary = bench::run_benchmarks(options);
 
-  AnalysisOptions analysis;
-  analysis.suite = {{"pairs", options.suite.pairs.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.suite.pairs)},
-                    {"quick", args.quick}};
-  analysis.metrics = metrics;
-  nlohmann::json results = build_results(load_bench_json(options.json_out), analysis);
-  if (args.claims) results["claims"] = check_claims(claims, results);
+  // The suite and metrics travel in bench.json's context (bench/machine_context.h).
+  model::Results results = build_results(load_bench_json(options.json_out), {});
+  if (args.claims) results.claims = check_claims(claims, results);
 
   write_results(results, args.out / "results.json");
   write_report(results, args.out / "report.html");
 
   std::printf("%s", format_runs_table(results).c_str());
-  if (args.claims) std::printf("\n%s", format_claims_table(results["claims"]).c_str());
+  if (args.claims) std::printf("\n%s", format_claims_table(results.claims).c_str());
   std::printf("\nwrote %s, %s and %s\n", (args.out / "results.json").c_str(), (args.out / "report.html").c_str(),
               options.json_out.c_str());
   if (summary.failed > 0) {

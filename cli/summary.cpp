@@ -2,31 +2,28 @@
 
 #include <fmt/format.h>
 
+#include "analysis/model/numbers.h"
+
 namespace lmroof::cli {
 
-std::string format_ceilings_table(const nlohmann::json& ceilings) {
-  std::string out = fmt::format("{:<20} {:>12} {:<8} {}\n", "ceiling", "value", "unit", "how");
-  for (const auto& c : ceilings) {
-    const bool bw = c["unit"] == "B/s";
-    out += fmt::format("{:<20} {:>12.1f} {:<8} {}\n", c["name"].get<std::string>(), c["value"].get<double>() / 1e9,
-                       bw ? "GB/s" : "GFLOP/s", c["detail"].get<std::string>());
-  }
+std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
+  std::string out = fmt::format("{:<20} {:>14} {}\n", "ceiling", "value", "how");
+  for (const auto& c : ceilings)
+    out += fmt::format("{:<20} {:>14} {}\n", c.name, numbers::si(c.value, c.unit()), c.detail);
   return out;
 }
 
-std::string format_runs_table(const nlohmann::json& results) {
-  std::string out = format_ceilings_table(results["ceilings"]) + "\n";
-  out += fmt::format("{:<58} {:>10} {:>8} {:>9} {:>7} {:>7} {:>6}\n", "run", "median ms", "GB/s", "GFLOP/s",
+std::string format_runs_table(const model::Results& results) {
+  std::string out = format_ceilings_table(results.ceilings) + "\n";
+  out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6}\n", "run", "median", "bandwidth", "FLOP rate",
                      "FLOP/B", "bound", "roof%");
-  for (const auto& r : results["runs"]) {
-    const auto& roof = r["roofline"];
-    const std::string eff = roof["efficiency"].is_null() ? "-" : fmt::format("{:.0f}", 100 * roof["efficiency"].get<double>());
-    std::string id = r["id"].get<std::string>();
+  for (const auto& r : results.runs) {
+    const std::string eff = r.roofline.efficiency ? numbers::sig(100 * *r.roofline.efficiency, 2) : "-";
+    std::string id = r.id;
     if (id.size() > 58) id = id.substr(0, 55) + "...";
-    out += fmt::format("{:<58} {:>10.3f} {:>8.1f} {:>9.1f} {:>7.2f} {:>7} {:>6}\n", id,
-                       r["time_s"]["median"].get<double>() * 1e3, r["achieved"]["byte_per_s"].get<double>() / 1e9,
-                       r["achieved"]["flop_per_s"].get<double>() / 1e9, r["intensity"]["value"].get<double>(),
-                       r["bound"].is_null() ? "-" : r["bound"].get<std::string>(), eff);
+    out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6}\n", id, numbers::si(r.time_s.median, "s"),
+                       numbers::si(r.achieved.byte_per_s, "B/s"), numbers::si(r.achieved.flop_per_s, "FLOP/s"),
+                       numbers::sig(r.intensity.value), r.bound ? model::to_string(*r.bound) : "-", eff);
   }
   return out;
 }

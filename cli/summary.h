@@ -2,11 +2,13 @@
 // Terminal tables printed after a run.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "analysis/model/results_model.h"
 
 namespace lmroof::cli {
 
-std::string format_runs_table(const nlohmann::json& results);
-std::string format_ceilings_table(const nlohmann::json& ceilings);
+std::string format_runs_table(const model::Results& results);
+std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings);
 
 }  // namespace lmroof::cli

@@ -28,6 +28,7 @@ struct ComparisonDef {
 
 struct PairDef {
   std::string name;
+  std::string title;  // the report's heading for the pair ("Norm pair: LayerNorm vs RMSNorm")
   std::string summary;
   std::vector<VariantImpl> combos;
   std::vector<Shape> default_shapes;  // the default suite

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/format.h"
 
@@ -17,48 +18,28 @@ using nlohmann::json;
 
 namespace {
 
-// Pairs in the order the lecture and the registry introduce them.
-constexpr std::string_view kKnownPairs[] = {"norm", "bias", "block", "decode"};
-
-const json& runs_of(const json& results) {
-  static const json empty = json::array();
-  const auto* runs = find(results, {"runs"});
-  return runs && runs->is_array() ? *runs : empty;
-}
+using model::Results;
+using model::Run;
 
 void push_unique(std::vector<std::string>& list, const std::string& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
-std::vector<std::string> pairs_present(const json& results) {
-  std::vector<std::string> seen;
-  for (const auto& r : runs_of(results)) push_unique(seen, text(r, {"pair"}));
-  std::vector<std::string> ordered;
-  for (auto p : kKnownPairs)
-    if (std::find(seen.begin(), seen.end(), p) != seen.end()) ordered.emplace_back(p);
-  for (const auto& p : seen)
-    if (!p.empty()) push_unique(ordered, p);
-  return ordered;
-}
-
-// The value of the ceiling named by results.roofs[role], in its unit; nullopt when
-// the roof is null, unknown or not positive.
+// The ceiling a roof role names (results.roofs); nullopt when the roof was not measured.
 struct Roof {
   std::string role, name;
   double value = 0;
 };
-std::optional<Roof> roof(const json& results, std::string_view role) {
-  const std::string name = text(results, {"roofs", role});
-  if (name.empty()) return std::nullopt;
-  const auto* ceilings = find(results, {"ceilings"});
-  if (!ceilings || !ceilings->is_array()) return std::nullopt;
-  for (const auto& c : *ceilings) {
-    if (text(c, {"name"}) != name) continue;
-    auto v = number(c, {"value"});
-    if (v && *v > 0) return Roof{std::string(role), name, *v};
-  }
-  return std::nullopt;
+std::optional<Roof> roof(const Results& results, std::string_view role, const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  const model::Ceiling* c = results.ceiling(*name);
+  if (!c || !(c->value > 0)) return std::nullopt;
+  return Roof{std::string(role), *name, c->value};
 }
+std::optional<Roof> bandwidth_roof_of(const Results& r) { return roof(r, "bandwidth", r.roofs.bandwidth); }
+std::optional<Roof> vector_roof_of(const Results& r) { return roof(r, "vector", r.roofs.vector); }
+std::optional<Roof> matrix_roof_of(const Results& r) { return roof(r, "matrix", r.roofs.matrix); }
+std::optional<Roof> l2_roof_of(const Results& r) { return roof(r, "l2_bandwidth", r.roofs.l2_bandwidth); }
 
 double pow10_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
 double pow10_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
@@ -82,18 +63,25 @@ Unit byte_unit(double largest) {
   return {1, "B"};
 }
 
-std::string combo_label(const json& run) { return text(run, {"variant"}) + " / " + text(run, {"impl"}); }
+std::string combo_label(const Run& run) { return run.variant + " / " + run.impl; }
 
 json tooltip_field(std::string_view field, std::string_view title) {
   return {{"field", field}, {"type", "nominal"}, {"title", title}};
 }
 
-std::string pair_title(std::string_view pair) {
-  if (pair == "norm") return "Norm pair: LayerNorm vs RMSNorm";
-  if (pair == "bias") return "Bias pair: linear layer with vs without bias";
-  if (pair == "block") return "Block pair: serial vs parallel transformer block";
-  if (pair == "decode") return "Decode pair: MHA vs GQA vs MQA attention at decode time";
+std::string pair_title(const Results& results, std::string_view pair) {
+  if (const auto* p = results.catalogue.find(pair)) return p->title;
   return fmt::format("Pair {}", pair);
+}
+
+// A pair the catalogue lacks still gets a safe, unique chart id.
+std::string pair_chart_id(const Results& results, std::string_view pair) {
+  if (const auto* p = results.catalogue.find(pair)) return p->chart;
+  return model::chart_id_for_pair(pair) + "-x";
+}
+
+std::string shape_text(const Results& results, const model::Shape& shape, const std::vector<std::string>& skip = {}) {
+  return shape_label(results.catalogue, shape, skip);
 }
 
 }  // namespace
@@ -110,24 +98,22 @@ constexpr Axes kAxes[] = {{"model", "analytic (model FLOPs and bytes)"},
                           {"dram", "measured (counter FLOPs, DRAM bytes)"},
                           {"l2", "measured at L2 (counter FLOPs, L2 bytes)"}};
 
-json roofline_chart(const json& results) {
+json roofline_chart(const Results& results) {
   constexpr double kWidth = 720, kHeight = 440;
   json points = json::array();
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0;
   double y_lo = std::numeric_limits<double>::infinity(), y_hi = 0;
   std::vector<std::string> pairs, impls;
   bool any_model = false, any_dram = false, any_l2 = false;
-  for (const auto& r : runs_of(results)) {
-    const auto t = number(r, {"time_s", "median"});
-    if (!t || *t <= 0) continue;
+  for (const Run& r : results.runs) {
+    const std::optional<double> t = r.time_s.median;
     // Model axes from the analytic numbers kept beside any measured ones.
-    auto model_flops = number(r, {"flops", "analytic_total"});
-    if (!model_flops) model_flops = number(r, {"flops", "total"});
-    const auto model_bytes = number(r, {"bytes", "model"});
+    const std::optional<double> model_flops = r.flops.analytic_total;
+    const std::optional<double> model_bytes = r.bytes.model;
     // The measured axes divide counter FLOPs when the counters gave them, else the model's.
-    const auto flops = text(r, {"flops", "source"}) == "cupti" ? number(r, {"flops", "total"}) : model_flops;
-    const auto dram = number(r, {"bytes", "measured"});
-    const auto l2 = number(r, {"bytes", "measured_l2"});
+    const std::optional<double> flops = r.flops.source == "cupti" ? std::optional(r.flops.total) : model_flops;
+    const std::optional<double> dram = r.bytes.measured;
+    const std::optional<double> l2 = r.bytes.measured_l2;
     json p = json::object();
     auto put = [&](const char* key, std::optional<double> f, std::optional<double> bytes) {
       if (!f || !bytes || *f <= 0 || *bytes <= 0) return false;  // log scales: positive only
@@ -145,31 +131,31 @@ json roofline_chart(const json& results) {
     any_model |= has_model;
     any_dram |= has_dram;
     any_l2 |= has_l2;
-    push_unique(pairs, text(r, {"pair"}));
-    push_unique(impls, text(r, {"impl"}));
+    push_unique(pairs, r.pair);
+    push_unique(impls, r.impl);
     auto fmt_or_dash = [](std::optional<double> v, auto&& f) { return v ? f(*v) : std::string(kDash); };
-    const auto measured_over = number(r, {"bytes", "measured_over_minimum"});
-    const auto model_over = number(r, {"bytes", "model_over_minimum"});
+    const auto& measured_over = r.bytes.measured_over_minimum;
+    const auto& model_over = r.bytes.model_over_minimum;
     auto intensity_text = [&](std::optional<double> f, std::optional<double> bytes) {
       return f && bytes && *bytes > 0 ? sig(*f / *bytes) + " FLOP/B" : std::string(kDash);
     };
     p.update({
-        {"id", text(r, {"id"})},
-        {"pair", text(r, {"pair"})},
-        {"variant", text(r, {"variant"})},
-        {"impl", text(r, {"impl"})},
-        {"shape", shape_label(r.value("shape", json::object()))},
+        {"id", r.id},
+        {"pair", r.pair},
+        {"variant", r.variant},
+        {"impl", r.impl},
+        {"shape", shape_text(results, r.shape)},
         {"time", si(*t, "s")},
-        {"gflops", fmt_or_dash(number(r, {"achieved", "flop_per_s"}), [](double v) { return si(v, "FLOP/s"); })},
-        {"gbs", fmt_or_dash(number(r, {"achieved", "byte_per_s"}), [](double v) { return si(v, "B/s"); })},
+        {"gflops", si(r.achieved.flop_per_s, "FLOP/s")},
+        {"gbs", si(r.achieved.byte_per_s, "B/s")},
         {"i_model", intensity_text(model_flops, model_bytes)},
         {"i_dram", intensity_text(flops, dram)},
         {"i_l2", intensity_text(flops, l2)},
         {"over_min", measured_over ? sig(*measured_over) + "\u00d7 (measured)"
                      : model_over  ? sig(*model_over) + "\u00d7 (model)"
                                    : std::string(kDash)},
-        {"bound", text(r, {"bound"}, std::string(kDash))},
-        {"efficiency", fmt_or_dash(number(r, {"roofline", "efficiency"}), [](double v) { return percent(v); })},
+        {"bound", r.bound ? std::string(model::to_string(*r.bound)) : std::string(kDash)},
+        {"efficiency", fmt_or_dash(r.roofline.efficiency, [](double v) { return percent(v); })},
     });
     points.push_back(p);
   }
@@ -183,11 +169,11 @@ json roofline_chart(const json& results) {
     if (present[i]) offered.push_back(&kAxes[i]);
   const std::string initial = any_dram ? "dram" : offered.front()->key;
 
-  const auto bandwidth = roof(results, "bandwidth");
-  const auto l2_roof = any_l2 ? roof(results, "l2_bandwidth") : std::nullopt;
+  const auto bandwidth = bandwidth_roof_of(results);
+  const auto l2_roof = any_l2 ? l2_roof_of(results) : std::nullopt;
   std::vector<Roof> compute;
-  for (auto role : {"vector", "matrix"})
-    if (auto c = roof(results, role)) compute.push_back(*c);
+  for (const auto& c : {vector_roof_of(results), matrix_roof_of(results)})
+    if (c) compute.push_back(*c);
   std::sort(compute.begin(), compute.end(), [](const Roof& a, const Roof& b) { return a.value > b.value; });
 
   // GB/s times FLOP/byte is GFLOP/s: a bandwidth roof is the line y = (B/s / 1e9) * x.
@@ -316,17 +302,19 @@ json roofline_chart(const json& results) {
   return spec;
 }
 
-json pair_chart(const json& results, std::string_view pair) {
-  // Dimensions a variant decides (decode's kv_heads) would split one shape into
-  // one column per variant; group by the rest.
-  const bool decode = pair == "decode";
-  std::vector<const json*> runs;
+json pair_chart(const Results& results, std::string_view pair) {
+  // Dimensions a variant decides (decode's kv_heads, the catalogue's variant_dims)
+  // would split one shape into one column per variant; group by the rest and show
+  // them in the bar label.
+  const auto* entry = results.catalogue.find(pair);
+  const std::vector<std::string> variant_dims = entry ? entry->variant_dims : std::vector<std::string>{};
+  std::vector<const Run*> runs;
   double max_time = 0, max_bytes = 0;
-  for (const auto& r : runs_of(results)) {
-    if (text(r, {"pair"}) != pair) continue;
+  for (const Run& r : results.runs) {
+    if (r.pair != pair) continue;
     runs.push_back(&r);
-    max_time = std::max(max_time, number(r, {"time_s", "median"}).value_or(0));
-    max_bytes = std::max(max_bytes, number(r, {"bytes", "model"}).value_or(0));
+    max_time = std::max(max_time, r.time_s.median);
+    max_bytes = std::max(max_bytes, r.bytes.model);
   }
   if (runs.empty()) return nullptr;
   const Unit tu = time_unit(max_time > 0 ? max_time : 1), bu = byte_unit(max_bytes);
@@ -335,43 +323,36 @@ json pair_chart(const json& results, std::string_view pair) {
 
   json rows = json::array();
   std::vector<std::string> combos, groups, variants, metrics;
-  for (const json* rp : runs) {
-    const json& r = *rp;
-    const json shape = r.value("shape", json::object());
-    const std::string group = decode ? shape_label(shape, {"kv_heads"}) : shape_label(shape);
+  for (const Run* rp : runs) {
+    const Run& r = *rp;
+    const std::string group = shape_text(results, r.shape, variant_dims);
     std::string combo = combo_label(r);
-    if (decode && shape.contains("kv_heads") && shape["kv_heads"].is_number())
-      combo += " (kv " + integer_or_sig(shape["kv_heads"].get<double>()) + ")";
-    const json base = {{"group", group}, {"combo", combo}, {"variant", text(r, {"variant"})}, {"impl", text(r, {"impl"})},
-                       {"id", text(r, {"id"})}, {"shape", shape_label(shape)}};
-    const auto median = number(r, {"time_s", "median"});
-    if (median && *median > 0) {
+    for (const auto& d : variant_dims)
+      if (auto it = r.shape.find(d); it != r.shape.end())
+        combo += fmt::format(" ({} {})", d, integer_or_sig(static_cast<double>(it->second)));
+    const json base = {{"group", group}, {"combo", combo}, {"variant", r.variant}, {"impl", r.impl},
+                       {"id", r.id}, {"shape", shape_text(results, r.shape)}};
+    {
       json row = base;
       row["metric"] = time_metric;
-      row["value"] = *median / tu.scale;
-      const auto lo = number(r, {"time_s", "min"}), hi = number(r, {"time_s", "max"});
-      std::string label = si(*median, "s");
-      if (lo && hi) {
-        row["lo"] = *lo / tu.scale;
-        row["hi"] = *hi / tu.scale;
-        label += fmt::format(" (min {}, max {})", si(*lo, "s"), si(*hi, "s"));
-      }
-      row["text"] = label;
+      row["value"] = r.time_s.median / tu.scale;
+      row["lo"] = r.time_s.min / tu.scale;
+      row["hi"] = r.time_s.max / tu.scale;
+      row["text"] = fmt::format("{} (min {}, max {})", si(r.time_s.median, "s"), si(r.time_s.min, "s"), si(r.time_s.max, "s"));
       rows.push_back(row);
       push_unique(metrics, time_metric);
     }
-    const auto model = number(r, {"bytes", "model"});
-    if (model && *model > 0) {
+    {
       json row = base;
       row["metric"] = bytes_metric;
-      row["value"] = *model / bu.scale;
-      row["text"] = si(*model, "B");
+      row["value"] = r.bytes.model / bu.scale;
+      row["text"] = si(r.bytes.model, "B");
       rows.push_back(row);
       push_unique(metrics, bytes_metric);
     }
     push_unique(combos, combo);
     push_unique(groups, group);
-    push_unique(variants, text(r, {"variant"}));
+    push_unique(variants, r.variant);
   }
   if (rows.empty()) return nullptr;
   std::stable_sort(metrics.begin(), metrics.end(), [&](const std::string& a, const std::string&) { return a == time_metric; });
@@ -409,22 +390,21 @@ json pair_chart(const json& results, std::string_view pair) {
   });
   for (const auto& metric : metrics) panels.push_back(panel(metric, metric == time_metric && all_have_range));
   return {{"$schema", kVegaLiteSchema},
-          {"description", pair_title(pair)},
+          {"description", pair_title(results, pair)},
           {"data", {{"values", rows}}},
           {"hconcat", panels},
           {"spacing", 40}};
 }
 
-json block_shares_chart(const json& results) {
+json block_shares_chart(const Results& results) {
   const std::string kFlops = "FLOP share", kRuntime = "runtime share";
   const std::string kPaper = "Ivanov et al. 2021 (paper): BERT-large, V100, PyTorch";
-  std::vector<const json*> runs;
+  std::vector<const Run*> runs;
   std::vector<std::string> shapes;
-  for (const auto& r : runs_of(results)) {
-    const auto* classes = find(r, {"breakdown", "classes"});
-    if (!classes || !classes->is_array() || classes->empty()) continue;
+  for (const Run& r : results.runs) {
+    if (!r.breakdown || r.breakdown->classes.empty()) continue;
     runs.push_back(&r);
-    push_unique(shapes, shape_label(r.value("shape", json::object())));
+    push_unique(shapes, shape_text(results, r.shape));
   }
   if (runs.empty()) return nullptr;
 
@@ -435,16 +415,13 @@ json block_shares_chart(const json& results) {
     push_unique(panels, panel);
     push_unique(classes, cls);
   };
-  for (const json* rp : runs) {
-    const json& r = *rp;
+  for (const Run* rp : runs) {
+    const Run& r = *rp;
     std::string panel = "measured: " + combo_label(r);
-    if (shapes.size() > 1) panel += " \u00b7 " + shape_label(r.value("shape", json::object()));
-    for (const auto& c : (*find(r, {"breakdown", "classes"}))) {
-      const std::string cls = text(c, {"class"}, "?");
-      const auto flop_share = number(c, {"flop_share"});
-      const auto time_share = number(c, {"time_share"});
-      if (flop_share && *flop_share >= 0) add(panel, cls, kFlops, *flop_share);
-      if (time_share && *time_share >= 0) add(panel, cls, kRuntime, *time_share);
+    if (shapes.size() > 1) panel += " \u00b7 " + shape_text(results, r.shape);
+    for (const auto& c : r.breakdown->classes) {
+      add(panel, c.op_class, kFlops, c.flop_share);
+      if (c.time_share) add(panel, c.op_class, kRuntime, *c.time_share);
     }
   }
   if (rows.empty()) return nullptr;
@@ -489,21 +466,20 @@ json block_shares_chart(const json& results) {
                    {"encoding", {{"x", x_enc}, {"xOffset", offset}, {"y", y_enc}, {"text", {{"field", "text"}}}}}}})}}}};
 }
 
-std::vector<Chart> build_charts(const json& results) {
+std::vector<Chart> build_charts(const Results& results) {
   std::vector<Chart> charts;
   auto add = [&](std::string id, std::string title, std::string caption, json spec) {
     if (!spec.is_null()) charts.push_back({std::move(id), std::move(title), std::move(caption), std::move(spec)});
   };
   std::string roofs_text;
-  if (auto bw = roof(results, "bandwidth")) roofs_text += fmt::format("{} bandwidth {}", bw->name, si(bw->value, "B/s"));
-  for (auto role : {"vector", "matrix"})
-    if (auto c = roof(results, role))
-      roofs_text += fmt::format("{}{} {} {}", roofs_text.empty() ? "" : ", ", c->name, role, si(c->value, "FLOP/s"));
-  if (auto l2 = roof(results, "l2_bandwidth"))
+  if (auto bw = bandwidth_roof_of(results)) roofs_text += fmt::format("{} bandwidth {}", bw->name, si(bw->value, "B/s"));
+  for (const auto& c : {vector_roof_of(results), matrix_roof_of(results)})
+    if (c) roofs_text += fmt::format("{}{} {} {}", roofs_text.empty() ? "" : ", ", c->name, c->role, si(c->value, "FLOP/s"));
+  if (auto l2 = l2_roof_of(results))
     roofs_text += fmt::format("{}{} L2 bandwidth {}", roofs_text.empty() ? "" : ", ", l2->name, si(l2->value, "B/s"));
   json roofline = roofline_chart(results);
   const bool switchable = !roofline.is_null() && roofline.contains("params");
-  add("roofline", "Roofline",
+  add(std::string(model::kRooflineChart), "Roofline",
       "One point per run at its median time: x is FLOPs per byte, y is the achieved FLOP rate. " +
           (roofs_text.empty() ? std::string("No roofs were measured, so none are drawn. ")
                               : "The lines are the measured roofs (" + roofs_text +
@@ -514,15 +490,17 @@ std::vector<Chart> build_charts(const json& results) {
                       : "") +
           "Drag to pan, scroll to zoom, hover a point for details.",
       std::move(roofline));
-  for (const auto& pair : pairs_present(results)) {
+  for (const auto& pair : results.pairs_present()) {
     std::string caption =
         "Left: median time per variant and implementation, one column per shape, the error bars spanning the fastest "
         "and slowest repetition. Right: the bytes the cost model says each run must move. Each column has its own "
         "y scale.";
-    if (pair == "decode") caption += " kv_heads follows the variant and is shown in the bar label.";
-    add("pair-" + pair, pair_title(pair), caption, pair_chart(results, pair));
+    if (const auto* p = results.catalogue.find(pair); p && !p->variant_dims.empty())
+      caption += fmt::format(" {} follow{} the variant and {} shown in the bar label.", fmt::join(p->variant_dims, ", "),
+                             p->variant_dims.size() == 1 ? "s" : "", p->variant_dims.size() == 1 ? "is" : "are");
+    add(pair_chart_id(results, pair), pair_title(results, pair), caption, pair_chart(results, pair));
   }
-  add("block-shares", "Block: FLOP share vs runtime share",
+  add(std::string(model::kBlockSharesChart), "Block: FLOP share vs runtime share",
       "Per operator class, the share of the block's FLOPs and of its runtime. The last panel is not measured here: it "
       "shows the figures Ivanov et al. report for BERT-large on a V100 in PyTorch (\"Data Movement Is All You Need\", "
       "MLSys 2021), where normalization is 0.17% of the FLOPs but 25.5% of the runtime.",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/atomic_write.h"
 #include "reports/charts.h"
@@ -24,48 +25,8 @@ using namespace lmroof::report;
 
 namespace {
 
-constexpr std::string_view kSchema = "lmroof.results/1";
-
-[[noreturn]] void reject(const std::string& why) {
-  throw std::invalid_argument(fmt::format("not a {} document: {}", kSchema, why));
-}
-
-void require_type(const json& results, const char* key, json::value_t type, bool required) {
-  auto it = results.find(key);
-  if (it == results.end()) {
-    if (required) reject(fmt::format("no \"{}\" field", key));
-    return;
-  }
-  const bool ok = type == json::value_t::array ? it->is_array() : it->is_object();
-  if (!ok) reject(fmt::format("\"{}\" is {}, expected {}", key, it->type_name(), type == json::value_t::array ? "an array" : "an object"));
-  if (type == json::value_t::array)
-    for (size_t i = 0; i < it->size(); ++i)
-      if (!(*it)[i].is_object()) reject(fmt::format("{}[{}] is {}, expected an object", key, i, (*it)[i].type_name()));
-}
-
-void validate(const json& results) {
-  if (!results.is_object()) reject(fmt::format("expected a JSON object, got {}", results.type_name()));
-  auto schema = results.find("schema");
-  if (schema == results.end()) reject("no \"schema\" field");
-  if (!schema->is_string() || schema->get<std::string>() != kSchema) {
-    std::string shown = schema->dump(-1, ' ', false, json::error_handler_t::replace);
-    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
-    reject("schema is " + shown);
-  }
-  require_type(results, "runs", json::value_t::array, true);
-  require_type(results, "machine", json::value_t::object, false);
-  require_type(results, "metrics", json::value_t::object, false);
-  require_type(results, "roofs", json::value_t::object, false);
-  require_type(results, "ceilings", json::value_t::array, false);
-  require_type(results, "comparisons", json::value_t::array, false);
-  require_type(results, "claims", json::value_t::array, false);
-}
-
-const json& array_of(const json& results, const char* key) {
-  static const json empty = json::array();
-  auto it = results.find(key);
-  return it != results.end() && it->is_array() ? *it : empty;
-}
+using model::Results;
+using model::Run;
 
 // Makes text safe inside <script>: no "</script" can end the element early, and the
 // source-map comments go (nothing should be looked up beside the page).
@@ -113,25 +74,6 @@ std::string json_in_script(const json& value) {
 
 std::string esc(std::string_view s) { return html_escape(s); }
 
-std::string value_text(const json& v, std::string_view key = "") {
-  if (v.is_null()) return std::string(kDash);
-  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number()) {
-    const double d = v.get<double>();
-    if (key.ends_with("_bytes")) return si(d, "B");
-    return integer_or_sig(d);
-  }
-  if (v.is_array()) {
-    std::string out;
-    for (const auto& e : v) out += (out.empty() ? "" : ", ") + value_text(e);
-    return out.empty() ? std::string(kDash) : out;
-  }
-  std::string out;
-  for (const auto& [k, e] : v.items()) out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", k, value_text(e, k));
-  return out.empty() ? std::string(kDash) : out;
-}
-
 std::string verdict_slug(std::string verdict) {
   for (auto& c : verdict)
     c = std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '-';
@@ -146,18 +88,13 @@ std::string num_cell(std::optional<double> sort_value, const std::string& shown)
 
 // --- sections ---------------------------------------------------------------
 
-std::string header_section(const json& results, const std::vector<Chart>& charts) {
-  const json machine = results.value("machine", json::object());
-  std::vector<std::string> facts;
-  const std::string backend = text(machine, {"backend"});
-  if (!backend.empty()) facts.push_back(backend);
-  if (const auto* gpu = find(machine, {"gpu"}); gpu && gpu->is_object() && gpu->contains("name"))
-    facts.push_back(text(*gpu, {"name"}));
-  if (auto cpu = text(machine, {"cpu_model"}); !cpu.empty()) facts.push_back(cpu);
-  if (auto host = text(machine, {"hostname"}); !host.empty()) facts.push_back(host);
-  if (auto date = text(machine, {"date"}); !date.empty()) facts.push_back(date);
-  if (auto v = text(machine, {"lmroof_version"}); !v.empty())
-    facts.push_back(fmt::format("lmroof {} ({})", v, text(machine, {"git_commit"}, "unknown commit")));
+std::string header_section(const Results& results, const std::vector<Chart>& charts) {
+  const model::Machine& m = results.machine;
+  std::vector<std::string> facts = {m.backend};
+  if (m.gpu) facts.push_back(m.gpu->name);
+  for (const auto* f : {&m.cpu_model, &m.hostname, &m.date})
+    if (!f->empty()) facts.push_back(*f);
+  facts.push_back(fmt::format("lmroof {} ({})", m.lmroof_version, m.git_commit));
   std::string subtitle;
   for (const auto& f : facts) subtitle += (subtitle.empty() ? "" : " \u00b7 ") + esc(f);
 
@@ -171,71 +108,61 @@ std::string header_section(const json& results, const std::vector<Chart>& charts
       subtitle, nav);
 }
 
-std::string claims_section(const json& results, const std::set<std::string>& anchors) {
-  const json& claims = array_of(results, "claims");
+std::string claims_section(const Results& results, const std::set<std::string>& anchors) {
+  const auto& claims = results.claims;
   std::string out = "<section id=\"claims\" class=\"block\">\n<h2>Claims</h2>\n";
   if (claims.empty()) {
     out += "<p class=\"empty\">No claims were checked for this run (<code>claims</code> is empty). "
            "<code>lmroof check</code> with a claims file adds them.</p>\n</section>\n";
     return out;
   }
-  std::map<std::string, int> counts;
+  std::map<model::Verdict, int> counts;
   std::set<std::string> files;
   for (const auto& c : claims) {
-    ++counts[text(c, {"verdict"}, "unknown")];
-    if (auto f = text(c, {"claims_file"}); !f.empty()) files.insert(f);
+    ++counts[c.verdict];
+    if (!c.claims_file.empty()) files.insert(c.claims_file);
   }
   std::string summary;
-  for (auto v : {"holds", "fails", "inconclusive", "not measured"})
-    if (counts.count(v)) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", counts[v], v);
-  for (const auto& [v, n] : counts)
-    if (v != "holds" && v != "fails" && v != "inconclusive" && v != "not measured")
-      summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, v);
+  for (const auto& [v, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, model::to_string(v));
   std::string file_list;
   for (const auto& f : files) file_list += (file_list.empty() ? "" : ", ") + fmt::format("<code>{}</code>", esc(f));
   out += fmt::format("<p class=\"summary\">{} claim{} checked: {}.{}</p>\n", claims.size(), claims.size() == 1 ? "" : "s",
                      esc(summary), file_list.empty() ? "" : " From " + file_list + ".");
   out += "<div class=\"table-wrap\"><table class=\"claims\">\n<thead><tr><th>verdict</th><th>claim</th><th>expected</th>"
          "<th>measured</th><th>source</th><th>evidence</th></tr></thead>\n<tbody>\n";
+  auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
   for (const auto& c : claims) {
-    const std::string verdict = text(c, {"verdict"}, "unknown");
-    std::string measured = esc(text(c, {"measured"}, std::string(kDash)));
-    if (auto reason = text(c, {"reason"}); !reason.empty()) measured += fmt::format("<div class=\"reason\">{}</div>", esc(reason));
-    std::string claim = esc(text(c, {"statement"}, std::string(kDash)));
-    std::string meta = text(c, {"id"});
-    if (auto kind = text(c, {"kind"}); !kind.empty()) meta += (meta.empty() ? "" : " \u00b7 ") + kind;
+    const std::string verdict(model::to_string(c.verdict));
+    std::string measured = esc(or_dash(c.measured));
+    if (c.reason && !c.reason->empty()) measured += fmt::format("<div class=\"reason\">{}</div>", esc(*c.reason));
+    std::string claim = esc(or_dash(c.statement));
+    std::string meta = c.id;
+    if (!c.kind.empty()) meta += (meta.empty() ? "" : " \u00b7 ") + c.kind;
     if (!meta.empty()) claim += fmt::format("<div class=\"claim-id\">{}</div>", esc(meta));
     std::string link = std::string(kDash);
-    if (auto chart = text(c, {"chart"}); !chart.empty()) {
-      link = anchors.count(chart) ? fmt::format("<a href=\"#chart-{0}\">{0}&nbsp;\u2193</a>", esc(chart))
-                                  : fmt::format("<span class=\"muted\">{} (not in this report)</span>", esc(chart));
+    if (!c.chart.empty()) {
+      link = anchors.count(c.chart) ? fmt::format("<a href=\"#chart-{0}\">{0}&nbsp;\u2193</a>", esc(c.chart))
+                                    : fmt::format("<span class=\"muted\">{} (not in this report)</span>", esc(c.chart));
     }
     out += fmt::format(
         "<tr><td><span class=\"badge verdict-{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td class=\"source\">{}</td>"
         "<td>{}</td></tr>\n",
-        verdict_slug(verdict), esc(verdict), claim, esc(text(c, {"expected"}, std::string(kDash))), measured,
-        esc(text(c, {"source"}, std::string(kDash))), link);
+        verdict_slug(verdict), esc(verdict), claim, esc(or_dash(c.expected)), measured, esc(or_dash(c.source)), link);
   }
   out += "</tbody></table></div>\n</section>\n";
   return out;
 }
 
-std::string metrics_banner(const json& results) {
-  const json machine = results.value("machine", json::object());
-  std::string backend = esc(text(machine, {"backend"}, "unknown"));
-  if (auto threads = number(machine, {"threads"})) {
-    backend += fmt::format(", {} thread{}", integer_or_sig(*threads), *threads == 1 ? "" : "s");
-    if (auto cores = number(machine, {"cores"})) backend += fmt::format(" on {} logical CPU{}", integer_or_sig(*cores), *cores == 1 ? "" : "s");
-  }
-  const std::string source = text(results, {"metrics", "source"});
-  std::string metrics;
-  if (source == "analytic")
-    metrics = "<span class=\"tag\">analytic</span> from the cost model";
-  else if (source == "cupti")
-    metrics = "<span class=\"tag\">cupti</span> measured with hardware counters";
-  else
-    metrics = source.empty() ? "not recorded" : fmt::format("<span class=\"tag\">{}</span>", esc(source));
-  if (auto reason = text(results, {"metrics", "reason"}); !reason.empty()) metrics += fmt::format(" \u2014 {}", esc(reason));
+std::string metrics_banner(const Results& results) {
+  const model::Machine& m = results.machine;
+  std::string backend = esc(m.backend);
+  backend += fmt::format(", {} thread{}", m.threads, m.threads == 1 ? "" : "s");
+  backend += fmt::format(" on {} logical CPU{}", m.cores, m.cores == 1 ? "" : "s");
+  const std::string& source = results.metrics.source;
+  std::string metrics = source == "cupti" ? "<span class=\"tag\">cupti</span> measured with hardware counters"
+                                          : "<span class=\"tag\">analytic</span> from the cost model";
+  if (results.metrics.reason && !results.metrics.reason->empty())
+    metrics += fmt::format(" \u2014 {}", esc(*results.metrics.reason));
   return fmt::format(
       "<div class=\"banner\" id=\"metrics\"><div><strong>Backend:</strong> {}</div><div><strong>FLOPs and bytes:</strong> "
       "{}</div></div>\n",
@@ -249,8 +176,8 @@ std::string chart_section(const Chart& c) {
       esc(c.id), esc(c.title), esc(c.caption));
 }
 
-std::string comparisons_section(const json& results) {
-  const json& comparisons = array_of(results, "comparisons");
+std::string comparisons_section(const Results& results) {
+  const auto& comparisons = results.comparisons;
   std::string out = "<section id=\"comparisons\" class=\"block\">\n<h2>Comparisons</h2>\n";
   if (comparisons.empty()) return out + "<p class=\"empty\">No pair comparisons in this run.</p>\n</section>\n";
   out += "<p class=\"caption\">speedup = baseline median time / candidate median time (above 1: the candidate is faster); "
@@ -258,30 +185,21 @@ std::string comparisons_section(const json& results) {
          "<div class=\"table-wrap\"><table class=\"comparisons\">\n<thead><tr><th>question</th><th>shape</th>"
          "<th>baseline \u2192 candidate</th><th>speedup</th><th>bytes ratio</th><th>flops ratio</th><th>noise</th></tr></thead>\n<tbody>\n";
   for (const auto& c : comparisons) {
-    auto side = [&](const char* which) {
-      return text(c, {which, "variant"}) + " / " + text(c, {which, "impl"});
-    };
-    const auto speedup = number(c, {"speedup"});
-    const auto noise = number(c, {"noise"});
     std::string cls = "num";
-    if (speedup && noise) {
-      if (*speedup - 1 > 2 * *noise) cls += " gain";
-      else if (1 - *speedup > 2 * *noise) cls += " loss";
-    }
+    if (c.speedup - 1 > 2 * c.noise) cls += " gain";
+    else if (1 - c.speedup > 2 * c.noise) cls += " loss";
     out += fmt::format(
-        "<tr><td>{}</td><td class=\"shape\">{}</td><td>{} \u2192 {}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
+        "<tr><td>{}</td><td class=\"shape\">{}</td><td>{} / {} \u2192 {} / {}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        esc(text(c, {"question"}, text(c, {"pair"}))), esc(shape_label(c.value("shape", json::object()))), esc(side("baseline")),
-        esc(side("candidate")), cls, speedup ? esc(ratio(*speedup)) : std::string(kDash),
-        esc(number(c, {"bytes_ratio"}) ? ratio(*number(c, {"bytes_ratio"})) : std::string(kDash)),
-        esc(number(c, {"flops_ratio"}) ? ratio(*number(c, {"flops_ratio"})) : std::string(kDash)),
-        esc(noise ? percent(*noise) : std::string(kDash)));
+        esc(c.question.empty() ? c.pair : c.question), esc(shape_label(results.catalogue, c.shape)),
+        esc(c.baseline.variant), esc(c.baseline.impl), esc(c.candidate.variant), esc(c.candidate.impl), cls,
+        esc(ratio(c.speedup)), esc(ratio(c.bytes_ratio)), esc(ratio(c.flops_ratio)), esc(percent(c.noise)));
   }
   return out + "</tbody></table></div>\n</section>\n";
 }
 
-std::string runs_section(const json& results) {
-  const json& runs = array_of(results, "runs");
+std::string runs_section(const Results& results) {
+  const auto& runs = results.runs;
   std::string out = "<section id=\"chart-runs-table\" class=\"block\">\n<h2>All runs</h2>\n";
   if (runs.empty()) return out + "<p class=\"empty\">This results file has no runs.</p>\n</section>\n";
   out += fmt::format("<p class=\"caption\">{} runs. Click a column header to sort; hover a row for the run id.</p>\n", runs.size());
@@ -292,65 +210,66 @@ std::string runs_section(const json& results) {
          "<th data-type=\"num\">efficiency</th><th data-type=\"num\">bytes measured</th>"
          "<th data-type=\"num\" title=\"bytes moved over the minimum (each input read once, each output written "
          "once): measured when counters ran, else the cost model's\">bytes vs minimum</th></tr></thead>\n<tbody>\n";
-  for (const auto& r : runs) {
-    const auto median = number(r, {"time_s", "median"});
-    const auto flop_s = number(r, {"achieved", "flop_per_s"});
-    const auto byte_s = number(r, {"achieved", "byte_per_s"});
-    const auto intensity = number(r, {"intensity", "value"});
-    const auto efficiency = number(r, {"roofline", "efficiency"});
-    const auto measured = number(r, {"bytes", "measured"});
-    std::string row = fmt::format("<tr title=\"{}\">", esc(text(r, {"id"})));
-    for (auto key : {"pair", "variant", "impl"}) row += fmt::format("<td>{}</td>", esc(text(r, {key}, std::string(kDash))));
-    row += fmt::format("<td class=\"shape\">{}</td>", esc(shape_label(r.value("shape", json::object()))));
-    row += num_cell(median, median ? si(*median, "s") : "");
-    row += num_cell(flop_s, flop_s ? sig(*flop_s / 1e9) : "");
-    row += num_cell(byte_s, byte_s ? sig(*byte_s / 1e9) : "");
-    row += num_cell(intensity, intensity ? sig(*intensity) : "");
-    const std::string bound = text(r, {"bound"}, std::string(kDash));
-    row += fmt::format("<td><span class=\"bound bound-{}\">{}</span></td>", bound == "memory" || bound == "compute" ? bound : "other",
-                       esc(bound));
+  for (const Run& r : runs) {
+    std::string row = fmt::format("<tr title=\"{}\">", esc(r.id));
+    for (const auto* field : {&r.pair, &r.variant, &r.impl}) row += fmt::format("<td>{}</td>", esc(*field));
+    row += fmt::format("<td class=\"shape\">{}</td>", esc(shape_label(results.catalogue, r.shape)));
+    row += num_cell(r.time_s.median, si(r.time_s.median, "s"));
+    row += num_cell(r.achieved.flop_per_s, sig(r.achieved.flop_per_s / 1e9));
+    row += num_cell(r.achieved.byte_per_s, sig(r.achieved.byte_per_s / 1e9));
+    row += num_cell(r.intensity.value, sig(r.intensity.value));
+    const std::string bound = r.bound ? std::string(model::to_string(*r.bound)) : std::string(kDash);
+    row += fmt::format("<td><span class=\"bound bound-{}\">{}</span></td>", r.bound ? bound : "other", esc(bound));
+    const auto& efficiency = r.roofline.efficiency;
     row += num_cell(efficiency, efficiency ? percent(*efficiency) : "");
+    const auto& measured = r.bytes.measured;
     row += num_cell(measured, measured ? si(*measured, "B") : "");
     // "This kernel moved 1.9x the bytes it must."
-    const auto over = measured ? number(r, {"bytes", "measured_over_minimum"}) : number(r, {"bytes", "model_over_minimum"});
+    const auto& over = measured ? r.bytes.measured_over_minimum : r.bytes.model_over_minimum;
     row += num_cell(over, over ? sig(*over) + "\u00d7" + (measured ? "" : " (model)") : "");
     out += row + "</tr>\n";
   }
   return out + "</tbody></table></div>\n</section>\n";
 }
 
-std::string machine_section(const json& results) {
-  const json machine = results.value("machine", json::object());
+std::string machine_section(const Results& results) {
+  const model::Machine& m = results.machine;
   std::string out = "<section id=\"machine\" class=\"block\">\n<h2>Machine</h2>\n<dl class=\"machine\">\n";
-  static constexpr std::string_view order[] = {"backend", "cpu_model", "cores", "threads", "gpu", "compiler", "build_type",
-                                               "build_flags", "lmroof_version", "git_commit", "date", "hostname", "suite"};
-  std::vector<std::string> keys(std::begin(order), std::end(order));
-  for (const auto& [k, v] : machine.items())
-    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-  for (const auto& k : keys) {
-    auto it = machine.find(k);
-    if (it == machine.end()) continue;
-    out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", esc(k), esc(value_text(*it, k)));
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"backend", m.backend}, {"cpu_model", m.cpu_model}, {"cores", std::to_string(m.cores)},
+      {"threads", std::to_string(m.threads)}};
+  if (m.cpu_mhz) facts.emplace_back("cpu_mhz", integer_or_sig(*m.cpu_mhz));
+  facts.emplace_back("gpu", m.gpu ? fmt::format("{}; compute capability {}; {} SMs; memory {}; L2 {}; driver {}", m.gpu->name,
+                                                m.gpu->compute_capability, m.gpu->sm_count, si(m.gpu->memory_bytes, "B"),
+                                                si(m.gpu->l2_bytes, "B"), m.gpu->driver)
+                                  : std::string(kDash));
+  for (const auto& [k, v] : {std::pair<std::string, std::string>{"compiler", m.compiler}, {"build_type", m.build_type},
+                             {"build_flags", m.build_flags}, {"cuda_compiler", m.cuda_compiler.value_or(std::string(kDash))},
+                             {"lmroof_version", m.lmroof_version}, {"git_commit", m.git_commit},
+                             {"bench_date", m.bench_date.value_or(std::string(kDash))}, {"date", m.date},
+                             {"hostname", m.hostname}})
+    facts.emplace_back(k, v);
+  std::string suite = m.suite.pairs ? fmt::format("pairs: {}", fmt::join(*m.suite.pairs, ", ")) : "pairs: all";
+  suite += m.suite.quick ? "; quick" : "";
+  if (m.suite.model) {
+    suite += fmt::format("; model: {} ({})", m.suite.model->name, m.suite.model->source);
+    for (const auto& [d, v] : m.suite.model->dims) suite += fmt::format(" {}={}", d, v);
   }
-  if (machine.empty()) out += "<dt>machine</dt><dd>not recorded</dd>\n";
+  facts.emplace_back("suite", suite);
+  for (const auto& [k, v] : facts) out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", esc(k), esc(v.empty() ? std::string(kDash) : v));
   out += "</dl>\n<h3>Ceilings</h3>\n";
-  const json& ceilings = array_of(results, "ceilings");
-  if (ceilings.empty()) return out + "<p class=\"empty\">No ceilings were measured.</p>\n</section>\n";
+  if (results.ceilings.empty()) return out + "<p class=\"empty\">No ceilings were measured.</p>\n</section>\n";
   std::map<std::string, std::string> roles;
-  if (const auto* roofs = find(results, {"roofs"}); roofs && roofs->is_object())
-    for (const auto& [role, name] : roofs->items())
-      if (name.is_string()) roles[name.get<std::string>()] += (roles[name.get<std::string>()].empty() ? "" : ", ") + role;
+  for (const auto& [role, name] : {std::pair{"bandwidth", &results.roofs.bandwidth}, std::pair{"vector", &results.roofs.vector},
+                                   std::pair{"matrix", &results.roofs.matrix}, std::pair{"l2_bandwidth", &results.roofs.l2_bandwidth}})
+    if (*name) roles[**name] += (roles[**name].empty() ? "" : ", ") + std::string(role);
   out += "<div class=\"table-wrap\"><table class=\"ceilings\">\n<thead><tr><th>name</th><th>kind</th><th>value</th><th>unit</th>"
          "<th>source</th><th>roof</th><th>detail</th></tr></thead>\n<tbody>\n";
-  for (const auto& c : ceilings) {
-    const std::string name = text(c, {"name"}, std::string(kDash));
-    const std::string unit = text(c, {"unit"});
-    const auto value = number(c, {"value"});
+  for (const auto& c : results.ceilings) {
     out += fmt::format(
         "<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"detail\">{}</td></tr>\n",
-        esc(name), esc(text(c, {"kind"}, std::string(kDash))), esc(value ? si(*value, unit) : std::string(kDash)),
-        esc(unit.empty() ? std::string(kDash) : unit), esc(text(c, {"source"}, std::string(kDash))),
-        esc(roles.count(name) ? roles[name] : std::string(kDash)), esc(text(c, {"detail"}, std::string(kDash))));
+        esc(c.name), esc(model::to_string(c.kind)), esc(si(c.value, c.unit())), esc(c.unit()), esc(c.source),
+        esc(roles.count(c.name) ? roles[c.name] : std::string(kDash)), esc(c.detail.empty() ? std::string(kDash) : c.detail));
   }
   return out + "</tbody></table></div>\n</section>\n";
 }
@@ -386,12 +305,11 @@ struct Rendered {
   std::vector<Chart> charts;
 };
 
-Rendered render(const json& results) {
-  validate(results);
+Rendered render(const Results& results) {
   Rendered out;
   out.charts = build_charts(results);
 
-  std::set<std::string> anchors = {"runs-table"};
+  std::set<std::string> anchors = {std::string(model::kRunsTableChart)};
   for (const auto& c : out.charts) anchors.insert(c.id);
 
   std::string content = header_section(results, out.charts);
@@ -404,16 +322,15 @@ Rendered render(const json& results) {
   content += runs_section(results);
   content += machine_section(results);
   content += "</main>\n";
-  const json machine = results.value("machine", json::object());
   content += fmt::format(
       "<footer>Written by lmroof from a {} document{}. Self-contained: Vega, Vega-Lite and vega-embed are inlined and the "
       "page loads nothing from the network.</footer>\n",
-      kSchema,
-      text(results, {"bench_json"}).empty() ? "" : fmt::format(" (raw Google Benchmark JSON: <code>{}</code>)", esc(text(results, {"bench_json"}))));
+      model::kResultsSchema,
+      results.bench_json.empty() ? "" : fmt::format(" (raw Google Benchmark JSON: <code>{}</code>)", esc(results.bench_json)));
 
   std::string title = "lmroof report";
-  for (auto key : {"backend", "hostname", "date"})
-    if (auto v = text(machine, {key}); !v.empty()) title += " \u00b7 " + v;
+  for (const auto* v : {&results.machine.backend, &results.machine.hostname, &results.machine.date})
+    if (!v->empty()) title += " \u00b7 " + *v;
 
   out.html = render_page_html(title, content, out.charts);
   return out;
@@ -421,7 +338,7 @@ Rendered render(const json& results) {
 
 }  // namespace
 
-std::string render_report_html(const json& results) { return render(results).html; }
+std::string render_report_html(const Results& results) { return render(results).html; }
 
 std::string chart_section_html(const Chart& chart) { return chart_section(chart); }
 
@@ -444,7 +361,7 @@ std::string render_page_html(std::string_view title, std::string_view content, c
                         {"CHARTS_JSON", json_in_script(chart_list)}});
 }
 
-void write_report(const json& results, const std::filesystem::path& html_path) {
+void write_report(const Results& results, const std::filesystem::path& html_path) {
   const Rendered rendered = render(results);
   const std::filesystem::path dir = html_path.parent_path();
   const std::string stem = html_path.stem().string();

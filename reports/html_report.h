@@ -8,21 +8,20 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "analysis/model/results_model.h"
 
 #include "reports/charts.h"
 
 namespace lmroof {
 
-// The whole page. Throws std::invalid_argument with a one-line message when
-// `results` is not a lmroof.results/1 document.
-std::string render_report_html(const nlohmann::json& results);
+// The whole page.
+std::string render_report_html(const model::Results& results);
 
 // Writes the page to html_path and each chart's Vega-Lite spec beside it as
 // <stem>.<chart-id>.vl.json (report.html -> report.roofline.vl.json), all
-// atomically. Throws std::invalid_argument for a bad document and
-// std::runtime_error naming the path when a write fails.
-void write_report(const nlohmann::json& results, const std::filesystem::path& html_path);
+// atomically. Chart ids are [a-z0-9-] (never a pair name as given), so the files
+// stay beside the page. Throws std::runtime_error naming the path when a write fails.
+void write_report(const model::Results& results, const std::filesystem::path& html_path);
 
 // Another page in the report's template, styles and script (lmroof compare --html,
 // lmroof merge): `content` is trusted HTML holding, for each chart, an element

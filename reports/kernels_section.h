@@ -5,12 +5,12 @@
 // folded. Empty string when no run has a trace (the CPU backend, or no CUDA run).
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "analysis/model/results_model.h"
 
 namespace lmroof::report {
 
-std::string kernels_section(const nlohmann::json& results);
+std::string kernels_section(const model::Results& results);
 // Whether kernels_section() has anything to show (for the page's table of contents).
-bool has_traced_runs(const nlohmann::json& results);
+bool has_traced_runs(const model::Results& results);
 
 }  // namespace lmroof::report

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    lmroof::write_report(read_json(input), output);
+    lmroof::write_report(lmroof::model::results_from_json(read_json(input), input), output);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "lmroof_render_report: error: %s\n", e.what());
     return 2;

@@ -16,6 +16,7 @@
 
 #include "reports/charts.h"
 #include "reports/format.h"
+#include "analysis/results.h"
 #include "reports/html_report.h"
 
 namespace {
@@ -65,10 +66,18 @@ std::filesystem::path fresh_dir() {
 }
 
 // The page's own markup: everything before the inlined scripts.
+// A results document as the report reads it: validated into the model (the
+// catalogue from the registry when the document has none).
+lmroof::model::Results typed(const json& doc) { return lmroof::results_from_document(doc, "results.json"); }
+std::string render(const json& doc) { return lmroof::render_report_html(typed(doc)); }
+std::vector<lmroof::report::Chart> charts_of(const json& doc) { return lmroof::report::build_charts(typed(doc)); }
+json roofline_of(const json& doc) { return lmroof::report::roofline_chart(typed(doc)); }
+json shares_of(const json& doc) { return lmroof::report::block_shares_chart(typed(doc)); }
+
 std::string markup(const std::string& html) { return html.substr(0, html.find("<script")); }
 
 TEST(Report, FixtureHasEveryChartAndSection) {
-  const std::string html = lmroof::render_report_html(fixture());
+  const std::string html = render(fixture());
   for (const char* id : {"roofline", "pair-norm", "pair-bias", "pair-block", "pair-decode", "block-shares", "runs-table"})
     EXPECT_NE(html.find(std::string("id=\"chart-") + id + "\""), std::string::npos) << "missing chart container " << id;
   for (const char* id : {"id=\"claims\"", "id=\"metrics\"", "id=\"comparisons\"", "id=\"runs-table\"", "id=\"machine\"",
@@ -94,58 +103,59 @@ TEST(Report, FixtureHasEveryChartAndSection) {
 }
 
 TEST(Report, InlinedScriptsCannotCloseEarly) {
-  expect_scripts_well_formed(lmroof::render_report_html(fixture()), 5);
+  expect_scripts_well_formed(render(fixture()), 5);
 
   // Text from results.json lands in the markup and in the inlined chart data.
   json doc = fixture();
   doc["runs"][0]["variant"] = "x</script><script>alert(1)</script>";
   doc["claims"][0]["statement"] = "</SCRIPT><b>bold</b>";
-  const std::string html = lmroof::render_report_html(doc);
+  const std::string html = render(doc);
   expect_scripts_well_formed(html, 5);
   EXPECT_EQ(html.find("<b>bold</b>"), std::string::npos);
   EXPECT_NE(html.find("&lt;/SCRIPT&gt;&lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
 }
 
 TEST(Report, RejectsDocumentsThatAreNotResults) {
+  // One line naming the file and the JSON pointer of the problem.
   auto expect_rejected = [](const json& doc, const std::string& mentions) {
     try {
-      lmroof::render_report_html(doc);
+      render(doc);
       ADD_FAILURE() << "accepted " << doc.dump().substr(0, 80);
-    } catch (const std::invalid_argument& e) {
+    } catch (const lmroof::model::InputError& e) {
       const std::string what = e.what();
-      EXPECT_NE(what.find(mentions), std::string::npos) << what;
+      EXPECT_NE(what.find("results.json: " + mentions), std::string::npos) << what;
       EXPECT_EQ(what.find('\n'), std::string::npos) << "message is not one line: " << what;
     }
   };
   json doc = fixture();
   doc["schema"] = "lmroof.results/2";
-  expect_rejected(doc, "lmroof.results/2");
+  expect_rejected(doc, "/schema: this lmroof reads lmroof.results/1");
   doc["schema"] = 1;
-  expect_rejected(doc, "schema");
+  expect_rejected(doc, "/schema: must be a string");
   doc.erase("schema");
-  expect_rejected(doc, "schema");
+  expect_rejected(doc, "/: missing 'schema'");
   doc = fixture();
   doc.erase("runs");
-  expect_rejected(doc, "runs");
+  expect_rejected(doc, "/: missing 'runs'");
   doc = fixture();
   doc["runs"] = json::object();
-  expect_rejected(doc, "runs");
+  expect_rejected(doc, "/runs: must be an array");
   doc = fixture();
   doc["runs"][2] = 7;
-  expect_rejected(doc, "runs[2]");
+  expect_rejected(doc, "/runs/2: must be an object");
+  doc = fixture();
+  doc["runs"][0]["pair"] = 3;
+  expect_rejected(doc, "/runs/0/pair: must be a string (is 3)");
   doc = fixture();
   doc["claims"] = "none";
-  expect_rejected(doc, "claims");
-  expect_rejected(json::array(), "object");
-  expect_rejected(json{{"benchmarks", json::array()}}, "schema");
-  // Nothing is written for a rejected document (the folder does not even exist).
-  EXPECT_THROW(lmroof::write_report(json{{"schema", "other"}}, std::filesystem::temp_directory_path() / "lmroof_no_such_dir" / "r.html"),
-               std::invalid_argument);
+  expect_rejected(doc, "/claims: must be an array");
+  expect_rejected(json::array(), "/: must be an object");
+  expect_rejected(json{{"benchmarks", json::array()}}, "/: missing 'schema'");
 }
 
 TEST(Report, WriteReportWritesPageAndVegaLiteSpecs) {
   const auto dir = fresh_dir();
-  lmroof::write_report(fixture(), dir / "report.html");
+  lmroof::write_report(typed(fixture()), dir / "report.html");
   ASSERT_TRUE(std::filesystem::exists(dir / "report.html"));
   EXPECT_GT(std::filesystem::file_size(dir / "report.html"), 500'000u);  // the Vega builds are inlined
   for (const char* id : {"roofline", "pair-norm", "pair-bias", "pair-block", "pair-decode", "block-shares"}) {
@@ -174,16 +184,18 @@ TEST(Report, ChartsHoldOnlyWhatCanBeDrawn) {
     if (r["pair"] == "norm") runs.push_back(r);
   runs[0]["flops"]["total"] = 0;
   runs[0]["flops"]["analytic_total"] = 0;
-  runs[1]["time_s"]["median"] = nullptr;
+  runs[0]["flops"]["vector"] = 0;
+  runs[0]["flops"]["special"] = 0;
   doc["runs"] = runs;
   doc["claims"] = json::array();
-  const auto charts = lmroof::report::build_charts(doc);
+  doc["comparisons"] = json::array();
+  const auto charts = charts_of(doc);
   ASSERT_EQ(charts.size(), 2u);
   EXPECT_EQ(charts[0].id, "roofline");
   EXPECT_EQ(charts[1].id, "pair-norm");
   // The points layer is the last; the two unplottable runs are not in it.
   const json& points = charts[0].spec["layer"].back()["data"]["values"];
-  EXPECT_EQ(points.size(), runs.size() - 2);
+  EXPECT_EQ(points.size(), runs.size() - 1);
   for (const auto& p : points) {
     EXPECT_GT(p["x_model"].get<double>(), 0);
     EXPECT_GT(p["y_model"].get<double>(), 0);
@@ -196,14 +208,15 @@ TEST(Report, ChartsHoldOnlyWhatCanBeDrawn) {
   EXPECT_NE(spec.find("fp32_fma (vector"), std::string::npos);
   EXPECT_NE(spec.find("sgemm (matrix"), std::string::npos);
 
-  const std::string html = lmroof::render_report_html(doc);
+  const std::string html = render(doc);
   EXPECT_NE(html.find("data-charts-expected=\"2\""), std::string::npos);
   EXPECT_EQ(markup(html).find("id=\"chart-block-shares\""), std::string::npos);
   EXPECT_NE(html.find("No claims were checked"), std::string::npos);
 
-  json empty = {{"schema", "lmroof.results/1"}, {"runs", json::array()}};
-  EXPECT_TRUE(lmroof::report::build_charts(empty).empty());
-  EXPECT_NE(lmroof::render_report_html(empty).find("data-charts-expected=\"0\""), std::string::npos);
+  json empty = fixture();
+  for (auto key : {"runs", "comparisons", "claims"}) empty[key] = json::array();
+  EXPECT_TRUE(charts_of(empty).empty());
+  EXPECT_NE(render(empty).find("data-charts-expected=\"0\""), std::string::npos);
 }
 
 TEST(Report, RooflineSwitchesBetweenAnalyticAndMeasuredAxes) {
@@ -222,7 +235,7 @@ TEST(Report, RooflineSwitchesBetweenAnalyticAndMeasuredAxes) {
   doc["ceilings"].push_back({{"name", "l2_read"}, {"kind", "bandwidth"}, {"backend", "cpu"}, {"value", 1e12},
                              {"unit", "B/s"}, {"source", "measured"}, {"detail", "test"}, {"samples", 1}});
   doc["roofs"]["l2_bandwidth"] = "l2_read";
-  const json spec = lmroof::report::roofline_chart(doc);
+  const json spec = roofline_of(doc);
   ASSERT_TRUE(spec.contains("params"));
   const json& axes = spec["params"][0];
   EXPECT_EQ(axes["name"], "axes");
@@ -249,12 +262,12 @@ TEST(Report, RooflineSwitchesBetweenAnalyticAndMeasuredAxes) {
   EXPECT_NE(text.find("l2_read (L2 bandwidth)"), std::string::npos);
   EXPECT_NE(text.find("axes == 'l2'"), std::string::npos);
   // The page renders it and says what the buttons do.
-  EXPECT_NE(lmroof::render_report_html(doc).find("switch the axes"), std::string::npos);
+  EXPECT_NE(render(doc).find("switch the axes"), std::string::npos);
 }
 
 TEST(Report, KernelsSectionListsEveryTracedKernel) {
   json doc = fixture();
-  EXPECT_EQ(markup(lmroof::render_report_html(doc)).find("id=\"kernels\""), std::string::npos)
+  EXPECT_EQ(markup(render(doc)).find("id=\"kernels\""), std::string::npos)
       << "no run was traced: no section";
   json& run = doc["runs"][0];
   run["kernels"] = {{"source", "cupti_trace"}, {"available", true}, {"reason", nullptr}, {"dropped_records", 0},
@@ -266,7 +279,7 @@ TEST(Report, KernelsSectionListsEveryTracedKernel) {
                                {"block", {256, 1, 1}}, {"time_s", 1e-6}, {"share", 0.25}}}}};
   doc["runs"][1]["kernels"] = {{"source", "cupti_trace"}, {"available", false}, {"reason", "tracing refused"},
                                {"dropped_records", 0}, {"total_s", 0}, {"list", json::array()}};
-  const std::string page = markup(lmroof::render_report_html(doc));
+  const std::string page = markup(render(doc));
   const size_t section = page.find("id=\"kernels\"");
   ASSERT_NE(section, std::string::npos);
   EXPECT_NE(page.find("href=\"#kernels\""), std::string::npos);
@@ -280,7 +293,7 @@ TEST(Report, KernelsSectionListsEveryTracedKernel) {
 }
 
 TEST(Report, BlockSharesShowThePapersFigures) {
-  const auto spec = lmroof::report::block_shares_chart(fixture());
+  const auto spec = shares_of(fixture());
   ASSERT_FALSE(spec.is_null());
   int paper_rows = 0;
   for (const auto& row : spec["data"]["values"])
@@ -306,7 +319,10 @@ TEST(Report, NumbersAreReadable) {
   EXPECT_EQ(sig(0.000123456), "0.000123");
   EXPECT_EQ(percent(0.0123), "1.23%");
   EXPECT_EQ(ratio(1.5193), "1.52\u00d7");
-  EXPECT_EQ(shape_label(json{{"d_model", 1024}, {"tokens", 4096}}), "tokens=4096 d_model=1024");
+  lmroof::model::Catalogue catalogue;
+  catalogue.dimension_order = {"tokens", "d_model"};
+  EXPECT_EQ(shape_label(catalogue, {{"d_model", 1024}, {"tokens", 4096}}), "tokens=4096 d_model=1024");
+  EXPECT_EQ(shape_label(catalogue, {{"zeta", 2}, {"d_model", 1024}}, {"tokens"}), "d_model=1024 zeta=2");
   EXPECT_EQ(html_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
 }
 

@@ -40,6 +40,11 @@ nlohmann::json small_bench() {
   return {{"context", {{"host_name", "test"}, {"num_cpus", 2}}}, {"benchmarks", b}};
 }
 
+// The analysis as it is written to results.json.
+nlohmann::json analyzed(const BenchDocument& doc, const AnalysisOptions& options = {}) {
+  return model::to_json(build_results(doc, options));
+}
+
 const nlohmann::json& find_run(const nlohmann::json& results, const std::string& id) {
   for (const auto& r : results["runs"])
     if (r["id"] == id) return r;
@@ -47,7 +52,7 @@ const nlohmann::json& find_run(const nlohmann::json& results, const std::string&
 }
 
 TEST(Results, FollowsCostModelAndRoofline) {
-  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
   EXPECT_EQ(results["schema"], "lmroof.results/1");
   ASSERT_EQ(results["runs"].size(), 2u);
   const auto& ln = find_run(results, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
@@ -71,7 +76,7 @@ TEST(Results, FollowsCostModelAndRoofline) {
 }
 
 TEST(Results, CeilingsAreBestRepetition) {
-  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
   ASSERT_EQ(results["ceilings"].size(), 3u);
   EXPECT_EQ(results["ceilings"][0]["name"], "copy");
   EXPECT_EQ(results["ceilings"][0]["kind"], "bandwidth");
@@ -81,13 +86,13 @@ TEST(Results, CeilingsAreBestRepetition) {
 }
 
 TEST(Results, FailedRunsAreSkippedWithReason) {
-  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
   ASSERT_EQ(results["skipped"].size(), 1u);
   EXPECT_EQ(results["skipped"][0]["reason"], "out of memory");
 }
 
 TEST(Results, ComparisonsUseMedians) {
-  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
   bool found = false;
   for (const auto& c : results["comparisons"])
     if (c["question"] == "RMSNorm vs LayerNorm, fused") {
@@ -105,18 +110,23 @@ TEST(Results, MissingRoofsGiveNullsNotNumbers) {
   for (const auto& e : doc["benchmarks"])
     if (e["name"].get<std::string>().rfind("ceiling/", 0) != 0) only_runs.push_back(e);
   doc["benchmarks"] = only_runs;
-  const auto results = build_results(parse_bench_json(doc, "test"), {});
+  const auto results = analyzed(parse_bench_json(doc, "test"), {});
   const auto& run = results["runs"][0];
   EXPECT_TRUE(run["roofline"]["ridge"].is_null());
   EXPECT_TRUE(run["bound"].is_null());
 }
 
 TEST(Results, RejectsForeignBenchmarkJson) {
-  EXPECT_THROW(parse_bench_json(nlohmann::json{{"benchmarks", 3}}, "x"), std::runtime_error);
-  EXPECT_THROW(build_results(parse_bench_json(nlohmann::json{{"benchmarks", nlohmann::json::array()}}, "x"), {}),
-               std::runtime_error);
+  EXPECT_THROW(parse_bench_json(nlohmann::json{{"benchmarks", 3}}, "x"), model::InputError);
+  EXPECT_THROW(analyzed(parse_bench_json(nlohmann::json{{"benchmarks", nlohmann::json::array()}}, "x"), {}),
+               model::InputError);
   nlohmann::json doc = {{"benchmarks", {entry("BM_Something/64", 1)}}};
-  EXPECT_THROW(build_results(parse_bench_json(doc, "x"), {}), std::invalid_argument);
+  try {
+    analyzed(parse_bench_json(doc, "x.json"));
+    ADD_FAILURE() << "a foreign benchmark was accepted";
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.json: /benchmarks/0/name: "), std::string::npos) << e.what();
+  }
 }
 
 TEST(Results, CuptiCountersBecomeMeasuredBytesAndFlops) {
@@ -128,7 +138,7 @@ TEST(Results, CuptiCountersBecomeMeasuredBytesAndFlops) {
       e["cupti_flops_tensor"] = 0.0;
       e["cupti_flops_cuda_core"] = 200.0;
     }
-  const auto results = build_results(parse_bench_json(doc, "test"), {});
+  const auto results = analyzed(parse_bench_json(doc, "test"), {});
   const auto& ln = find_run(results, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
   EXPECT_DOUBLE_EQ(ln["bytes"]["measured"].get<double>(), 400);
   EXPECT_EQ(ln["bytes"]["measured_source"], "cupti");
@@ -154,7 +164,7 @@ TEST(Results, MeasuredBytesAgainstTheMinimumAndTheL2Level) {
                       {{"cupti_dram_bytes", 480.0}, {"cupti_l2_bytes", 800.0}, {"cupti_flops", 200.0},
                        {"cupti_flops_tensor", 0.0}, {"cupti_flops_cuda_core", 200.0}}));
   const nlohmann::json doc = {{"context", {{"host_name", "test"}}}, {"benchmarks", b}};
-  const auto results = build_results(parse_bench_json(doc, "test"), {});
+  const auto results = analyzed(parse_bench_json(doc, "test"), {});
   EXPECT_EQ(results["roofs"]["l2_bandwidth"], "l2_read");
   const auto& ln = find_run(results, "norm/layernorm/fused/cuda/fp32/tokens:4/d_model:8");
   // Minimum 320 bytes (above): measured 480 is 1.5x, the model's 320 is 1x.
@@ -167,7 +177,7 @@ TEST(Results, MeasuredBytesAgainstTheMinimumAndTheL2Level) {
   EXPECT_DOUBLE_EQ(ln["roofline"]["l2_bandwidth_utilization"].get<double>(), 800 / 1e-3 / 1e13);
 
   // Without counters there is nothing to compare with the minimum, and no L2 level.
-  const auto cpu = build_results(parse_bench_json(small_bench(), "test"), {});
+  const auto cpu = analyzed(parse_bench_json(small_bench(), "test"), {});
   const auto& cpu_ln = find_run(cpu, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
   EXPECT_TRUE(cpu_ln["bytes"]["measured_over_minimum"].is_null());
   EXPECT_TRUE(cpu_ln["bytes"]["measured_l2"].is_null());
@@ -194,8 +204,12 @@ TEST(Results, KernelTracesBecomeThePerKernelBreakdown) {
   trace.available = true;
   trace.kernels.push_back(kernel("gemm_a", "matrix", 3000, 4, 128));
   trace.kernels.push_back(kernel("norm_b", "normalization", 1000, 8, 256));
-  doc.kernel_traces[id] = profiler::kernel_trace_json(trace);
-  const auto results = build_results(doc, {});
+  auto traces = [&](const profiler::KernelTrace& t) {
+    return parse_kernel_traces({{"schema", profiler::kKernelTracesSchema}, {"runs", {{id, profiler::kernel_trace_json(t)}}}},
+                               "traces");
+  };
+  doc.kernel_traces = traces(trace);
+  const auto results = analyzed(doc);
   const auto& k = find_run(results, id)["kernels"];
   ASSERT_TRUE(k.is_object());
   EXPECT_EQ(k["source"], "cupti_trace");
@@ -210,8 +224,8 @@ TEST(Results, KernelTracesBecomeThePerKernelBreakdown) {
   // A trace that could not be taken says why and lists nothing.
   profiler::KernelTrace failed;
   failed.reason = "CUPTI_ERROR_NOT_INITIALIZED";
-  doc.kernel_traces[id] = profiler::kernel_trace_json(failed);
-  const auto failed_results = build_results(doc, {});
+  doc.kernel_traces = traces(failed);
+  const auto failed_results = analyzed(doc);
   const auto& f = find_run(failed_results, id)["kernels"];
   EXPECT_FALSE(f["available"].get<bool>());
   EXPECT_EQ(f["reason"], "CUPTI_ERROR_NOT_INITIALIZED");
@@ -236,7 +250,7 @@ TEST(BenchFiles, KernelTracesAreWrittenBesideTheBenchmarkJsonAndReadBack) {
   bench::clear_kernel_traces();
   const BenchDocument doc = load_bench_json(bench_path);
   ASSERT_TRUE(doc.kernel_traces.contains("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8"));
-  EXPECT_EQ(doc.kernel_traces["norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8"]["kernels"][0]["class"], "elementwise");
+  EXPECT_EQ(doc.kernel_traces.at("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8").kernels[0].op_class, "elementwise");
 
   // A malformed trace file is an error that names it, not a silently thinner report.
   write_file_atomically(dir / "bench.kernels.json", "{\"schema\": \"lmroof.kernels/1\", \"runs\": [");
@@ -281,7 +295,7 @@ TEST(ResultsFile, LoadRejectsWrongSchemaAndMalformedJson) {
   // A round trip through write_results keeps the document and leaves no temporary file.
   const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
   write_results(results, dir / "results.json");
-  EXPECT_EQ(load_results(dir / "results.json"), results);
+  EXPECT_EQ(model::to_json(load_results(dir / "results.json")), model::to_json(results));
   for (const auto& f : std::filesystem::directory_iterator(dir))
     EXPECT_EQ(f.path().string().find(".tmp"), std::string::npos) << f.path();
   std::filesystem::remove_all(dir);

@@ -5,8 +5,8 @@
 // behind it. The file format and every rule a check applies are in docs/claims.md;
 // the output is results.json's `claims[]` (docs/results-schema.md).
 //
-//   auto claims  = lmroof::load_claims(path);             // throws ClaimsFileError
-//   auto verdicts = lmroof::check_claims(claims, results); // the claims[] array
+//   auto claims  = lmroof::load_claims(path, results.catalogue);  // throws ClaimsFileError
+//   auto verdicts = lmroof::check_claims(claims, results);         // results.claims
 //   std::cout << lmroof::format_claims_table(verdicts);
 //   return lmroof::claims_exit_code(verdicts);             // 0 none fails, 1 any fails
 #include <cstdint>
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "analysis/model/results_model.h"
 
 namespace lmroof {
 
@@ -50,7 +50,7 @@ struct RunSelector {
   std::vector<std::pair<std::string, int64_t>> shape;
   int line = 0;  // where the selector is written, for messages
 
-  bool matches(const nlohmann::json& run) const;
+  bool matches(const model::Run& run) const;
   std::string describe() const;  // "norm/rmsnorm/unfused", "decode/*/grouped context=4096"
 };
 
@@ -115,26 +115,27 @@ struct Claim {
   int line = 0;      // where the claim starts
 };
 
-// Reads and validates a claims file: every field known and typed, every pair,
-// variant and impl in the registry (kernels/registry.h; a claim marked `pending`
-// may name a pair the registry lacks), every shape dimension one results.json uses.
-// Throws ClaimsFileError.
+// Reads and validates a claims file: every field known and typed, every metric one a
+// run has, every pair, variant, impl, shape dimension and chart in the catalogue (a
+// claim marked `pending` may name a pair the catalogue lacks). Throws ClaimsFileError.
+std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue);
+// The same against this build's registry (analysis/results.h registry_catalogue()).
 std::vector<Claim> load_claims(const std::filesystem::path& file);
 // The same from text already in memory; `file` only names it in messages.
+std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue);
 std::vector<Claim> parse_claims(const std::string& text, const std::string& file);
 
-// Checks every claim against a results.json document and returns its claims[]
-// array, one entry per claim in order. Throws std::invalid_argument when
-// `results` is not an lmroof.results/1 document, and ClaimsFileError when a claim
-// cannot be applied to it (a selector that matches several runs where one is needed).
-nlohmann::json check_claims(const std::vector<Claim>& claims, const nlohmann::json& results);
+// Checks every claim against the results, one verdict per claim in order. Throws
+// ClaimsFileError when a claim cannot be applied to them (a selector that matches
+// several runs where one is needed).
+std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results);
 
 // The verdicts as a terminal table (claim, expected, measured, verdict), wrapped to
 // `width` columns, with a one-line tally at the end.
-std::string format_claims_table(const nlohmann::json& claims, int width = 100);
+std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, int width = 100);
 
 // 0 when no claim fails, 1 when any fails.
-int claims_exit_code(const nlohmann::json& claims);
+int claims_exit_code(const std::vector<model::ClaimVerdict>& claims);
 
 // claims/cs336-lecture3.yaml: the lecture's claims, built in.
 std::filesystem::path builtin_claims_path();

@@ -8,33 +8,29 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
-#include "registry.h"
+#include "analysis/model/numbers.h"
+#include "analysis/statistics.h"
 
 namespace lmroof {
 
-using json = nlohmann::json;
+using model::Run;
+using model::Verdict;
 
 namespace claims_detail {
 
 namespace {
 const std::vector<std::string> kAliases = {"time", "flops", "bytes", "intensity"};
-const std::vector<std::string> kRunObjects = {"time_s", "flops", "bytes", "intensity", "achieved", "roofline"};
 }  // namespace
 
 bool valid_metric(const std::string& metric, std::string& problem) {
   if (std::find(kAliases.begin(), kAliases.end(), metric) != kAliases.end()) return true;
-  const auto dot = metric.find('.');
-  const auto head = metric.substr(0, dot);
-  if (dot != std::string::npos && dot + 1 < metric.size() &&
-      std::find(kRunObjects.begin(), kRunObjects.end(), head) != kRunObjects.end())
-    return true;
-  problem = fmt::format(
-      "unknown metric '{}' (expected time, flops, bytes, intensity, or a field of a run such as "
-      "bytes.model, flops.matrix, time_s.min, achieved.byte_per_s)",
-      metric);
+  if (model::is_run_metric(metric)) return true;
+  problem = fmt::format("unknown metric '{}' (expected time, flops, bytes, intensity, or one of {})", metric,
+                        join(model::run_metric_names(), ", "));
   return false;
 }
 
@@ -44,65 +40,22 @@ namespace {
 
 using claims_detail::join;
 
-enum class Verdict { holds, fails, inconclusive, not_measured };
-
-const char* name(Verdict v) {
-  switch (v) {
-    case Verdict::holds: return "holds";
-    case Verdict::fails: return "fails";
-    case Verdict::inconclusive: return "inconclusive";
-    case Verdict::not_measured: return "not measured";
-  }
-  return "?";
-}
+std::string name(Verdict v) { return std::string(model::to_string(v)); }
 
 // ---- reading runs -------------------------------------------------------------
 
-const json* at(const json& obj, std::string_view dotted) {
-  const json* cur = &obj;
-  while (!dotted.empty()) {
-    const auto dot = dotted.find('.');
-    const auto key = std::string(dotted.substr(0, dot));
-    if (!cur->is_object()) return nullptr;
-    const auto it = cur->find(key);
-    if (it == cur->end()) return nullptr;
-    cur = &*it;
-    dotted = dot == std::string_view::npos ? std::string_view{} : dotted.substr(dot + 1);
+// A named number of a run (model::run_metric), or a shape dimension "shape.<dim>".
+std::optional<double> number_at(const Run& run, std::string_view field) {
+  if (field.rfind("shape.", 0) == 0) {
+    const auto it = run.shape.find(std::string(field.substr(6)));
+    return it == run.shape.end() ? std::nullopt : std::optional(static_cast<double>(it->second));
   }
-  return cur;
+  return model::run_metric(run, field);
 }
 
-std::optional<double> number_at(const json& obj, std::string_view dotted) {
-  const json* j = at(obj, dotted);
-  if (!j || !j->is_number()) return std::nullopt;
-  const double v = j->get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
+const std::string& run_id(const Run& run) { return run.id; }
 
-std::string str_at(const json& obj, std::string_view dotted) {
-  const json* j = at(obj, dotted);
-  return j && j->is_string() ? j->get<std::string>() : std::string();
-}
-
-std::string run_id(const json& run) { return str_at(run, "id"); }
-
-// Relative spread of a run's time: time_s.cv, else the samples' stdev / mean.
-double time_cv(const json& run) {
-  if (auto cv = number_at(run, "time_s.cv")) return std::abs(*cv);
-  const json* samples = at(run, "time_s.samples");
-  if (!samples || !samples->is_array() || samples->size() < 2) return 0;
-  double sum = 0, sq = 0;
-  int n = 0;
-  for (const auto& s : *samples)
-    if (s.is_number()) {
-      sum += s.get<double>();
-      sq += s.get<double>() * s.get<double>();
-      ++n;
-    }
-  if (n < 2 || sum <= 0) return 0;
-  const double mean = sum / n;
-  return std::sqrt(std::max(0.0, (sq - n * mean * mean) / (n - 1))) / mean;
-}
+double time_cv(const Run& run) { return run.time_s.cv; }
 
 bool is_timed(const std::string& metric) {
   return metric == "time" || metric.rfind("time_s.", 0) == 0 || metric.rfind("achieved.", 0) == 0;
@@ -110,12 +63,12 @@ bool is_timed(const std::string& metric) {
 
 // The field a metric reads for a set of runs that are compared with each other:
 // bytes / intensity use measured bytes only when every run has them.
-std::string resolve_metric(const std::string& metric, const std::vector<const json*>& runs) {
+std::string resolve_metric(const std::string& metric, const std::vector<const Run*>& runs) {
   if (metric == "time") return "time_s.median";
   if (metric == "flops") return "flops.total";
   if (metric == "bytes" || metric == "intensity") {
     bool all_measured = !runs.empty();
-    for (const auto* r : runs) all_measured = all_measured && number_at(*r, "bytes.measured").has_value();
+    for (const auto* r : runs) all_measured = all_measured && r->bytes.measured.has_value();
     if (metric == "bytes") return all_measured ? "bytes.measured" : "bytes.model";
     return all_measured ? "intensity.measured" : "intensity.model";
   }
@@ -126,26 +79,12 @@ std::string resolve_metric(const std::string& metric, const std::vector<const js
 
 std::string num(double v) {
   if (!std::isfinite(v)) return v > 0 ? "inf" : "nan";
-  const double a = std::abs(v);
-  if (a >= 1000 && a < 1e6) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.3g}", v);
+  return numbers::sig(v);
 }
 
-std::string pct(double fraction) {
-  const double p = fraction * 100;
-  if (p != 0 && std::abs(p) < 0.1) return fmt::format("{:.2f}%", p);
-  if (std::abs(p) >= 1000) return fmt::format("{:.0f}%", p);
-  return fmt::format("{:.3g}%", p);
-}
+std::string pct(double fraction) { return numbers::percent(fraction); }
 
-std::string si(double v, const char* unit) {
-  static const std::pair<double, const char*> prefixes[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"},
-                                                            {1, ""},     {1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}};
-  const double a = std::abs(v);
-  for (const auto& [scale, p] : prefixes)
-    if (a >= scale) return fmt::format("{:.3g} {}{}", v / scale, p, unit);
-  return fmt::format("{:.3g} {}", v, unit);
-}
+std::string si(double v, const char* unit) { return numbers::si(v, unit); }
 
 std::string metric_value(const std::string& field, double v) {
   if (field.rfind("time_s.", 0) == 0 && field != "time_s.cv") return si(v, "s");
@@ -175,9 +114,11 @@ std::string describe_dims(const std::vector<std::pair<std::string, int64_t>>& sh
   return out;
 }
 
-json evidence(const json* run, const std::string& metric, double value) {
-  json e = {{"run", run ? json(run_id(*run)) : json(nullptr)}, {"metric", metric}, {"value", nullptr}};
-  if (std::isfinite(value)) e["value"] = value;
+model::Evidence evidence(const Run* run, const std::string& metric, double value) {
+  model::Evidence e;
+  if (run) e.run = run->id;
+  e.metric = metric;
+  if (std::isfinite(value)) e.value = value;
   return e;
 }
 
@@ -187,19 +128,20 @@ struct Case {
   Verdict verdict = Verdict::not_measured;
   std::vector<std::pair<std::string, std::string>> tokens;  // what identifies it, for labels
   std::string measured;
-  json evidence = json::array();
+  std::vector<model::Evidence> evidence;
   std::string reason;
   double slack = 0;  // how far from the threshold (relative); the smallest is the closest call
   bool too_few_points = false;  // scaling: a series too short to fit
 };
 
-std::vector<std::pair<std::string, std::string>> tokens_of(const json& run, const std::vector<std::string>& skip = {}) {
+std::vector<std::pair<std::string, std::string>> tokens_of(const Run& run, const std::vector<std::string>& skip = {}) {
   std::vector<std::pair<std::string, std::string>> t;
-  for (const char* key : {"pair", "variant", "impl", "backend", "dtype"})
-    if (std::find(skip.begin(), skip.end(), key) == skip.end()) t.emplace_back(key, str_at(run, key));
-  if (const json* shape = at(run, "shape"); shape && shape->is_object())
-    for (const auto& [dim, v] : shape->items())
-      if (std::find(skip.begin(), skip.end(), dim) == skip.end()) t.emplace_back(dim, v.dump());
+  const std::pair<const char*, const std::string*> fields[] = {
+      {"pair", &run.pair}, {"variant", &run.variant}, {"impl", &run.impl}, {"backend", &run.backend}, {"dtype", &run.dtype}};
+  for (const auto& [key, value] : fields)
+    if (std::find(skip.begin(), skip.end(), key) == skip.end()) t.emplace_back(key, *value);
+  for (const auto& [dim, v] : run.shape)
+    if (std::find(skip.begin(), skip.end(), dim) == skip.end()) t.emplace_back(dim, std::to_string(v));
   return t;
 }
 
@@ -234,7 +176,7 @@ std::string join_some(const std::vector<std::string>& reasons) {
 struct Outcome {
   Verdict verdict = Verdict::not_measured;
   std::string measured;
-  json evidence = json::array();
+  std::vector<model::Evidence> evidence;
   std::string reason;
 };
 
@@ -336,12 +278,12 @@ std::string selector_text(const RunSelector& s) {
 
 struct Context {
   const Claim& claim;
-  const json& runs;
+  const model::Results& results;
 };
 
-std::vector<const json*> select(const Context& ctx, const RunSelector& s) {
-  std::vector<const json*> out;
-  for (const auto& r : ctx.runs)
+std::vector<const Run*> select(const Context& ctx, const RunSelector& s) {
+  std::vector<const Run*> out;
+  for (const auto& r : ctx.results.runs)
     if (s.matches(r)) out.push_back(&r);
   return out;
 }
@@ -349,7 +291,7 @@ std::vector<const json*> select(const Context& ctx, const RunSelector& s) {
 // Why a selector matched nothing: the pair is absent, or only these runs are.
 std::string no_match_reason(const Context& ctx, const RunSelector& s) {
   bool pair_present = false;
-  for (const auto& r : ctx.runs) pair_present = pair_present || str_at(r, "pair") == s.pair;
+  for (const auto& r : ctx.results.runs) pair_present = pair_present || r.pair == s.pair;
   if (!pair_present) {
     std::string reason = fmt::format("results have no {} pair", s.pair);
     if (!ctx.claim.pending.empty()) reason += " (pending: " + ctx.claim.pending + ")";
@@ -360,26 +302,24 @@ std::string no_match_reason(const Context& ctx, const RunSelector& s) {
 
 // ---- bound ----------------------------------------------------------------------
 
-Case bound_case(const Check& ch, const json& run) {
+Case bound_case(const Check& ch, const Run& run) {
   Case c;
   c.tokens = tokens_of(run);
-  const auto I = number_at(run, "intensity.value");
-  const auto ridge = number_at(run, "roofline.ridge");
+  const std::optional<double> I = run.intensity.value;
+  const std::optional<double> ridge = run.roofline.ridge;
   if (!I || !ridge || *ridge <= 0) {
     c.reason = !I ? fmt::format("run {} has no intensity", run_id(run))
                   : fmt::format("run {} has no ridge point (ceilings not measured)", run_id(run));
     return c;
   }
-  const bool measured_bytes = str_at(run, "intensity.bytes") == "measured";
+  const bool measured_bytes = run.intensity.bytes == model::BytesBasis::measured;
   const double rel = *I / *ridge;
   c.evidence.push_back(evidence(&run, measured_bytes ? "intensity.measured" : "intensity.model", *I));
   c.evidence.push_back(evidence(&run, "roofline.ridge", *ridge));
   std::string also;
   if (measured_bytes) {
-    if (auto model = number_at(run, "intensity.model")) {
-      c.evidence.push_back(evidence(&run, "intensity.model", *model));
-      also = fmt::format("; model bytes give {}", num(*model));
-    }
+    c.evidence.push_back(evidence(&run, "intensity.model", run.intensity.model));
+    also = fmt::format("; model bytes give {}", num(run.intensity.model));
   }
   c.measured = fmt::format("I {} FLOP/B{} = {}x ridge {}{}", num(*I), measured_bytes ? " (measured bytes)" : "",
                            num(rel), num(*ridge), also);
@@ -407,27 +347,23 @@ Outcome check_bound(const Context& ctx) {
 // ---- pairing candidate and baseline runs (faster, ratio) -----------------------
 
 struct RunPair {
-  const json* candidate;
-  const json* baseline;
+  const Run* candidate;
+  const Run* baseline;
 };
 
-bool same_shape(const json& a, const json& b, const std::vector<std::string>& ignore) {
-  const json* sa = at(a, "shape");
-  const json* sb = at(b, "shape");
-  if (!sa || !sb || !sa->is_object() || !sb->is_object()) return sa == sb;
-  auto covered = [&](const json& x, const json& y) {
-    for (const auto& [dim, v] : x.items()) {
-      if (std::find(ignore.begin(), ignore.end(), dim) != ignore.end()) continue;
-      const auto it = y.find(dim);
-      if (it == y.end() || *it != v) return false;
-    }
-    return true;
-  };
-  return covered(*sa, *sb) && covered(*sb, *sa);
+// What must agree for a candidate and a baseline run to pair up: backend, dtype, the
+// shape but for the ignored dims, and each free selector field.
+using PairKey = std::tuple<std::string, std::string, std::string, std::string, model::Shape>;
+
+PairKey pair_key(const Run& r, const std::vector<std::string>& ignore, bool free_variant, bool free_impl) {
+  model::Shape shape = r.shape;
+  for (const auto& d : ignore) shape.erase(d);
+  return {r.backend, r.dtype, free_variant ? r.variant : "", free_impl ? r.impl : "", std::move(shape)};
 }
 
 // Runs pair up when backend, dtype and shape agree (but for ignore_dims), and so does
-// every selector field that neither selector names.
+// every selector field that neither selector names. The baselines are indexed by
+// that key, so pairing n runs takes O(n log n).
 std::vector<RunPair> pair_runs(const Context& ctx, std::vector<std::string>& notes, std::string& none_reason) {
   const auto& ch = ctx.claim.check;
   const auto cands = select(ctx, ch.candidate);
@@ -438,25 +374,22 @@ std::vector<RunPair> pair_runs(const Context& ctx, std::vector<std::string>& not
     return out;
   }
   // The pair is always named; variant and impl pair up when neither selector names them.
-  std::vector<std::string> free_fields;
-  if (ch.candidate.variants.empty() && ch.baseline.variants.empty()) free_fields.push_back("variant");
-  if (ch.candidate.impls.empty() && ch.baseline.impls.empty()) free_fields.push_back("impl");
-  // Dims the variant decides (the registry's variant_dims, decode's kv_heads) never
+  const bool free_variant = ch.candidate.variants.empty() && ch.baseline.variants.empty();
+  const bool free_impl = ch.candidate.impls.empty() && ch.baseline.impls.empty();
+  // Dims the variant decides (the catalogue's variant_dims, decode's kv_heads) never
   // keep two runs of one pair apart.
   std::vector<std::string> ignore = ch.ignore_dims;
   if (ch.candidate.pair == ch.baseline.pair)
-    for (const auto& p : all_pairs())
-      if (p.name == ch.candidate.pair) ignore.insert(ignore.end(), p.variant_dims.begin(), p.variant_dims.end());
+    if (const auto* p = ctx.results.catalogue.find(ch.candidate.pair))
+      ignore.insert(ignore.end(), p->variant_dims.begin(), p->variant_dims.end());
+  std::map<PairKey, std::vector<const Run*>> index;
+  for (const auto* b : bases) index[pair_key(*b, ignore, free_variant, free_impl)].push_back(b);
   int unpaired = 0;
   for (const auto* c : cands) {
-    std::vector<const json*> matches;
-    for (const auto* b : bases) {
-      if (b == c) continue;
-      bool ok = str_at(*c, "backend") == str_at(*b, "backend") && str_at(*c, "dtype") == str_at(*b, "dtype") &&
-                same_shape(*c, *b, ignore);
-      for (const auto& f : free_fields) ok = ok && str_at(*c, f) == str_at(*b, f);
-      if (ok) matches.push_back(b);
-    }
+    std::vector<const Run*> matches;
+    if (auto it = index.find(pair_key(*c, ignore, free_variant, free_impl)); it != index.end())
+      for (const auto* b : it->second)
+        if (b != c) matches.push_back(b);
     if (matches.size() > 1)
       throw ClaimsFileError(ctx.claim.file, ch.baseline.line,
                             fmt::format("claim '{}': baseline {} matches {} runs ({}, {}) for candidate run {}; name "
@@ -479,23 +412,17 @@ std::vector<RunPair> pair_runs(const Context& ctx, std::vector<std::string>& not
 // The relative noise of the ratio of two runs' times (docs/claims.md#noise): the
 // largest of the floor, twice the runs' combined cv, and how far the ratio's
 // sample envelope (best against worst repetition) reaches from the ratio of medians.
-double pair_noise(const Check& ch, const json& a, const json& b) {
+double pair_noise(const Check& ch, const Run& a, const Run& b) {
   const double cva = time_cv(a), cvb = time_cv(b);
   double noise = std::max(ch.noise_floor, 2 * std::sqrt(cva * cva + cvb * cvb));
-  const auto a_med = number_at(a, "time_s.median"), b_med = number_at(b, "time_s.median");
-  const auto a_min = number_at(a, "time_s.min"), a_max = number_at(a, "time_s.max");
-  const auto b_min = number_at(b, "time_s.min"), b_max = number_at(b, "time_s.max");
-  if (a_med && b_med && a_min && a_max && b_min && b_max && *a_min > 0 && *b_min > 0) {
-    const double r = *a_med / *b_med;
-    noise = std::max({noise, (*a_max / *b_min) / r - 1, r / (*a_min / *b_max) - 1});
-  }
-  return noise;
+  // The model guarantees positive times.
+  const double r = a.time_s.median / b.time_s.median;
+  return std::max({noise, (a.time_s.max / b.time_s.min) / r - 1, r / (a.time_s.min / b.time_s.max) - 1});
 }
 
 // Half the spread of one run's samples, relative: sqrt(max / min) - 1.
-double run_spread(const json& run) {
-  const auto lo = number_at(run, "time_s.min"), hi = number_at(run, "time_s.max");
-  return lo && hi && *lo > 0 ? std::sqrt(*hi / *lo) - 1 : 0.0;
+double run_spread(const Run& run) {
+  return std::sqrt(run.time_s.max / run.time_s.min) - 1;
 }
 
 std::string too_noisy(double noise, double max_noise) {
@@ -507,19 +434,14 @@ std::string too_noisy(double noise, double max_noise) {
 Case faster_case(const Check& ch, const RunPair& p) {
   Case c;
   c.tokens = tokens_of(*p.candidate);
-  const auto tc = number_at(*p.candidate, "time_s.median");
-  const auto tb = number_at(*p.baseline, "time_s.median");
-  if (!tc || !tb || *tc <= 0 || *tb <= 0) {
-    c.reason = fmt::format("run {} has no time", run_id(!tc || *tc <= 0 ? *p.candidate : *p.baseline));
-    return c;
-  }
+  const std::optional<double> tc = p.candidate->time_s.median, tb = p.baseline->time_s.median;
   const double cvc = time_cv(*p.candidate), cvb = time_cv(*p.baseline);
   const double s = *tb / *tc;
   const double noise = pair_noise(ch, *p.baseline, *p.candidate);
   const double lo = s / (1 + noise), hi = s * (1 + noise);
-  c.evidence = json::array({evidence(p.candidate, "time_s.median", *tc), evidence(p.candidate, "time_s.cv", cvc),
-                            evidence(p.baseline, "time_s.median", *tb), evidence(p.baseline, "time_s.cv", cvb),
-                            evidence(nullptr, "speedup", s), evidence(nullptr, "noise", noise)});
+  c.evidence = {evidence(p.candidate, "time_s.median", *tc), evidence(p.candidate, "time_s.cv", cvc),
+                evidence(p.baseline, "time_s.median", *tb), evidence(p.baseline, "time_s.cv", cvb),
+                evidence(nullptr, "speedup", s), evidence(nullptr, "noise", noise)};
   c.measured = fmt::format("speedup {} ({} vs {}, noise +/-{})", num(s), si(*tc, "s"), si(*tb, "s"), pct(noise));
   if (noise > ch.max_noise) {
     c.verdict = Verdict::inconclusive;
@@ -585,8 +507,7 @@ Case ratio_case(const Check& ch, const RunPair& p) {
   const double r = *a / *b;
   const bool timed = is_timed(field);
   const double noise = timed ? pair_noise(ch, *p.candidate, *p.baseline) : 0.0;
-  c.evidence = json::array({evidence(p.candidate, field, *a), evidence(p.baseline, field, *b),
-                            evidence(nullptr, "ratio", r)});
+  c.evidence = {evidence(p.candidate, field, *a), evidence(p.baseline, field, *b), evidence(nullptr, "ratio", r)};
   if (timed) c.evidence.push_back(evidence(nullptr, "noise", noise));
   c.measured = fmt::format("{} ratio {} ({} / {}{})", metric_words(field), num(r), metric_value(field, *a),
                            metric_value(field, *b), timed ? ", noise +/-" + pct(noise) : "");
@@ -620,27 +541,26 @@ Outcome check_ratio(const Context& ctx) {
 
 // ---- share -------------------------------------------------------------------------
 
-Case share_case(const Check& ch, const json& run) {
+Case share_case(const Check& ch, const Run& run) {
   Case c;
   c.tokens = tokens_of(run);
-  const json* classes = at(run, "breakdown.classes");
-  if (!classes || !classes->is_array()) {
+  if (!run.breakdown) {
     c.reason = fmt::format("run {} has no breakdown by operator class", run_id(run));
     return c;
   }
-  const json* cls = nullptr;
+  const model::ClassShare* cls = nullptr;
   std::vector<std::string> present;
-  for (const auto& k : *classes) {
-    present.push_back(str_at(k, "class"));
-    if (present.back() == ch.op_class) cls = &k;
+  for (const auto& k : run.breakdown->classes) {
+    present.push_back(k.op_class);
+    if (k.op_class == ch.op_class) cls = &k;
   }
   if (!cls) {
     c.reason = fmt::format("run {} has no class '{}' in its breakdown (has: {})", run_id(run), ch.op_class,
                            join(present, ", "));
     return c;
   }
-  const auto fs = number_at(*cls, "flop_share");
-  const auto ts = number_at(*cls, "time_share");
+  const std::optional<double> fs = cls->flop_share;
+  const std::optional<double> ts = cls->time_share;
   const std::string prefix = "breakdown." + ch.op_class + ".";
   std::vector<std::string> parts, missing;
   std::vector<bool> ok;
@@ -702,7 +622,7 @@ Outcome check_scaling(const Context& ctx) {
   std::vector<std::string> skip = ch.across;
   skip.push_back(ch.dimension);
   skip.push_back("id");
-  std::map<std::string, std::vector<const json*>> series;
+  std::map<std::string, std::vector<const Run*>> series;
   std::vector<std::string> series_order;
   int lacking = 0;
   for (const auto* r : runs) {
@@ -721,7 +641,7 @@ Outcome check_scaling(const Context& ctx) {
   std::vector<Case> cases;
   for (const auto& key : series_order) {
     auto& members = series[key];
-    std::sort(members.begin(), members.end(), [&](const json* a, const json* b) {
+    std::sort(members.begin(), members.end(), [&](const Run* a, const Run* b) {
       return *number_at(*a, "shape." + ch.dimension) < *number_at(*b, "shape." + ch.dimension);
     });
     Case c;
@@ -859,8 +779,8 @@ std::string expected_text(const Check& ch) {
   return "";
 }
 
-json check_one(const Claim& claim, const json& runs) {
-  const Context ctx{claim, runs};
+model::ClaimVerdict check_one(const Claim& claim, const model::Results& results) {
+  const Context ctx{claim, results};
   Outcome o;
   switch (claim.check.kind) {
     case CheckKind::bound: o = check_bound(ctx); break;
@@ -871,34 +791,36 @@ json check_one(const Claim& claim, const json& runs) {
   }
   if (o.measured.empty()) o.measured = "-";
   const bool explain = o.verdict == Verdict::inconclusive || o.verdict == Verdict::not_measured;
-  return json{{"id", claim.id},
-              {"statement", claim.statement},
-              {"source", claim.source},
-              {"kind", to_string(claim.check.kind)},
-              {"verdict", name(o.verdict)},
-              {"expected", expected_text(claim.check)},
-              {"measured", o.measured},
-              {"evidence", o.evidence},
-              {"reason", explain && !o.reason.empty() ? json(o.reason) : json(nullptr)},
-              {"chart", claim.chart},
-              {"claims_file", claim.file}};
+  model::ClaimVerdict v;
+  v.id = claim.id;
+  v.statement = claim.statement;
+  v.source = claim.source;
+  v.kind = to_string(claim.check.kind);
+  v.verdict = o.verdict;
+  v.expected = expected_text(claim.check);
+  v.measured = o.measured;
+  v.evidence = std::move(o.evidence);
+  if (explain && !o.reason.empty()) v.reason = o.reason;
+  v.chart = claim.chart;
+  v.claims_file = claim.file;
+  return v;
 }
 
 }  // namespace
 
 // ---- API ---------------------------------------------------------------------------
 
-bool RunSelector::matches(const json& run) const {
-  if (str_at(run, "pair") != pair) return false;
+bool RunSelector::matches(const model::Run& run) const {
+  if (run.pair != pair) return false;
   auto in = [](const std::vector<std::string>& allowed, const std::string& v) {
     return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
   };
-  if (!in(variants, str_at(run, "variant")) || !in(impls, str_at(run, "impl"))) return false;
-  if (backend && str_at(run, "backend") != *backend) return false;
-  if (dtype && str_at(run, "dtype") != *dtype) return false;
+  if (!in(variants, run.variant) || !in(impls, run.impl)) return false;
+  if (backend && run.backend != *backend) return false;
+  if (dtype && run.dtype != *dtype) return false;
   for (const auto& [dim, v] : shape) {
-    const auto have = number_at(run, "shape." + dim);
-    if (!have || *have != static_cast<double>(v)) return false;
+    const auto it = run.shape.find(dim);
+    if (it == run.shape.end() || it->second != v) return false;
   }
   return true;
 }
@@ -913,22 +835,16 @@ std::string Range::describe(int digits) const {
   return "any";
 }
 
-json check_claims(const std::vector<Claim>& claims, const json& results) {
-  if (!results.is_object()) throw std::invalid_argument("results: not a JSON object (expected an lmroof results.json)");
-  const auto schema = str_at(results, "schema");
-  if (schema.rfind("lmroof.results/1", 0) != 0)
-    throw std::invalid_argument(fmt::format("results: schema '{}' is not lmroof.results/1",
-                                            schema.empty() ? std::string("(none)") : schema));
-  const json* runs = at(results, "runs");
-  if (!runs || !runs->is_array()) throw std::invalid_argument("results: 'runs' is not an array");
-  json out = json::array();
-  for (const auto& c : claims) out.push_back(check_one(c, *runs));
+std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results) {
+  std::vector<model::ClaimVerdict> out;
+  out.reserve(claims.size());
+  for (const auto& c : claims) out.push_back(check_one(c, results));
   return out;
 }
 
-int claims_exit_code(const json& claims) {
+int claims_exit_code(const std::vector<model::ClaimVerdict>& claims) {
   for (const auto& c : claims)
-    if (c.is_object() && str_at(c, "verdict") == "fails") return 1;
+    if (c.verdict == Verdict::fails) return 1;
   return 0;
 }
 

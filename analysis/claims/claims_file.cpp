@@ -16,7 +16,8 @@
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
 #include "lmroof/build_info.h"
-#include "registry.h"
+#include "analysis/model/json_input.h"
+#include "analysis/results.h"
 
 namespace lmroof {
 
@@ -51,23 +52,6 @@ std::filesystem::path builtin_claims_path() {
 
 namespace claims_detail {
 
-const std::vector<std::string>& known_dims() {
-  static const std::vector<std::string> dims = {"tokens",  "d_model",  "d_ff",     "in_features", "out_features",
-                                                "batch",   "q_heads",  "kv_heads", "head_dim",    "context"};
-  return dims;
-}
-
-const std::vector<std::string>& known_charts() {
-  static const std::vector<std::string> charts = [] {
-    std::vector<std::string> c = {"roofline"};
-    for (const auto& p : all_pairs()) c.push_back("pair-" + p.name);  // the report draws one per pair
-    c.push_back("block-shares");
-    c.push_back("runs-table");
-    return c;
-  }();
-  return charts;
-}
-
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
   for (const auto& s : items) {
@@ -88,9 +72,40 @@ int line_of(const YAML::Node& n) {
   return m.is_null() ? 0 : m.line + 1;
 }
 
+// Flow collections nested deeper than this, or block indentation deeper than
+// kMaxIndent columns, are refused before yaml-cpp (which recurses) sees them.
+constexpr int kMaxYamlDepth = 64;
+constexpr size_t kMaxIndent = 512;
+
+// Counts brackets without regard to quoting: a quoted string full of unbalanced
+// brackets may be refused, but nothing deep reaches the parser.
+void check_depth(const std::string& text, const std::string& file) {
+  int depth = 0, line = 1;
+  size_t indent = 0;
+  bool at_line_start = true;
+  for (char ch : text) {
+    if (ch == '\n') {
+      ++line, indent = 0, at_line_start = true;
+      continue;
+    }
+    if (at_line_start && (ch == ' ' || ch == '-' || ch == '\t')) {
+      if (++indent > kMaxIndent) throw ClaimsFileError(file, line, fmt::format("nested deeper than {} columns", kMaxIndent));
+      continue;
+    }
+    at_line_start = false;
+    if (ch == '[' || ch == '{') {
+      if (++depth > kMaxYamlDepth) throw ClaimsFileError(file, line, fmt::format("nested deeper than {} levels", kMaxYamlDepth));
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  Reader(std::string file, const model::Catalogue& catalogue) : file_(std::move(file)), catalogue_(catalogue) {}
+  const model::Catalogue& catalogue() const { return catalogue_; }
+  const std::vector<std::string>& dims() const { return catalogue_.dimension_order; }
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& problem) const {
     throw ClaimsFileError(file_, line_of(at), problem);
@@ -111,6 +126,8 @@ class Reader {
 
   std::string string(const YAML::Node& n, const std::string& what) const {
     if (!n.IsScalar()) fail(n, fmt::format("'{}' must be a string", what));
+    if (n.Scalar().size() > model::kMaxTextLength)
+      fail(n, fmt::format("'{}' is longer than {} characters", what, model::kMaxTextLength));
     return n.Scalar();
   }
 
@@ -188,7 +205,7 @@ class Reader {
   std::vector<std::pair<std::string, int64_t>> shape(const YAML::Node& n, const std::string& what) const {
     if (!n.IsMap()) fail(n, fmt::format("'{}' must be a mapping of dimension: value", what));
     std::vector<std::pair<std::string, int64_t>> out;
-    const auto& dims = claims_detail::known_dims();
+    const auto& dims = this->dims();
     for (const auto& kv : n) {
       const auto dim = string(kv.first, "dimension");
       if (std::find(dims.begin(), dims.end(), dim) == dims.end())
@@ -227,6 +244,7 @@ class Reader {
 
  private:
   std::string file_;
+  const model::Catalogue& catalogue_;
 };
 
 CheckKind parse_kind(const Reader& r, const YAML::Node& n) {
@@ -290,10 +308,8 @@ Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim
   if (n["ignore_dims"]) {
     c.ignore_dims = r.strings(n["ignore_dims"], "ignore_dims");
     for (const auto& d : c.ignore_dims)
-      if (std::find(claims_detail::known_dims().begin(), claims_detail::known_dims().end(), d) ==
-          claims_detail::known_dims().end())
-        r.fail(n["ignore_dims"], fmt::format("unknown dimension '{}' in ignore_dims (known: {})", d,
-                                             join(claims_detail::known_dims(), ", ")));
+      if (std::find(r.dims().begin(), r.dims().end(), d) == r.dims().end())
+        r.fail(n["ignore_dims"], fmt::format("unknown dimension '{}' in ignore_dims (known: {})", d, join(r.dims(), ", ")));
   }
   positive("noise_floor", c.noise_floor);
   positive("max_noise", c.max_noise);
@@ -351,7 +367,7 @@ Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim
       c.run = r.selector(need("run"), "run");
       c.metric = r.string(need("metric"), "metric");
       c.dimension = r.string(need("dimension"), "dimension");
-      const auto& dims = claims_detail::known_dims();
+      const auto& dims = r.dims();
       if (std::find(dims.begin(), dims.end(), c.dimension) == dims.end())
         r.fail(n["dimension"], fmt::format("unknown dimension '{}' (known: {})", c.dimension, join(dims, ", ")));
       c.exponent = r.number(need("exponent"), "exponent");
@@ -364,7 +380,8 @@ Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim
       }
       if (n["min_points"]) {
         const auto m = r.integer(n["min_points"], "min_points");
-        if (m < 2) r.fail(n["min_points"], fmt::format("'min_points' must be at least 2, got {}", m));
+        if (m < 2 || m > 1'000'000)
+          r.fail(n["min_points"], fmt::format("'min_points' must be between 2 and 1000000, got {}", m));
         c.min_points = static_cast<int>(m);
       }
       break;
@@ -381,22 +398,16 @@ Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim
 
 // Every pair, variant and impl a selector names must be in the registry. A pair
 // registered without combos (still being written) cannot be checked further.
-void check_registry(const Reader& r, const RunSelector& s, bool pending) {
-  const PairDef* pair = nullptr;
-  for (const auto& p : all_pairs())
-    if (p.name == s.pair) pair = &p;
+void check_catalogue(const Reader& r, const RunSelector& s, bool pending) {
+  const model::CataloguePair* pair = r.catalogue().find(s.pair);
   if (!pair) {
     if (pending) return;
     std::vector<std::string> known;
-    for (const auto& p : all_pairs()) known.push_back(p.name);
+    for (const auto& p : r.catalogue().pairs) known.push_back(p.name);
     r.fail(s.line, fmt::format("unknown pair '{}' (known: {})", s.pair, join(known, ", ")));
   }
   if (pair->combos.empty()) return;
-  std::vector<std::string> variants, impls;
-  for (const auto& c : pair->combos) {
-    if (std::find(variants.begin(), variants.end(), c.variant) == variants.end()) variants.push_back(c.variant);
-    if (std::find(impls.begin(), impls.end(), c.impl) == impls.end()) impls.push_back(c.impl);
-  }
+  const std::vector<std::string> variants = pair->variants(), impls = pair->impls();
   for (const auto& v : s.variants)
     if (std::find(variants.begin(), variants.end(), v) == variants.end())
       r.fail(s.line, fmt::format("pair '{}' has no variant '{}' (known: {})", s.pair, v, join(variants, ", ")));
@@ -412,22 +423,21 @@ void check_registry(const Reader& r, const RunSelector& s, bool pending) {
     }
 }
 
-std::string default_chart(const Check& c) {
+std::string default_chart(const model::Catalogue& catalogue, const Check& c) {
   switch (c.kind) {
-    case CheckKind::bound: return "roofline";
-    case CheckKind::share: return "block-shares";
+    case CheckKind::bound: return std::string(model::kRooflineChart);
+    case CheckKind::share: return std::string(model::kBlockSharesChart);
     default: break;
   }
-  const std::string& pair = c.kind == CheckKind::scaling ? c.run.pair : c.candidate.pair;
-  const auto chart = "pair-" + pair;
-  const auto& charts = claims_detail::known_charts();
-  return std::find(charts.begin(), charts.end(), chart) != charts.end() ? chart : "runs-table";
+  const auto* pair = catalogue.find(c.kind == CheckKind::scaling ? c.run.pair : c.candidate.pair);
+  return pair ? pair->chart : std::string(model::kRunsTableChart);
 }
 
 }  // namespace
 
-std::vector<Claim> parse_claims(const std::string& text, const std::string& file) {
-  Reader r(file);
+std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue) {
+  Reader r(file, catalogue);
+  check_depth(text, file);
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -461,14 +471,14 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
       c.check = parse_check(r, n["check"], c.id);
       if (n["chart"]) {
         c.chart = r.string(n["chart"], "chart");
-        const auto& charts = claims_detail::known_charts();
+        const auto& charts = catalogue.charts;
         if (std::find(charts.begin(), charts.end(), c.chart) == charts.end())
           r.fail(n["chart"], fmt::format("unknown chart '{}' (known: {})", c.chart, join(charts, ", ")));
       } else {
-        c.chart = default_chart(c.check);
+        c.chart = default_chart(catalogue, c.check);
       }
       for (const auto* s : {&c.check.run, &c.check.candidate, &c.check.baseline})
-        if (!s->pair.empty()) check_registry(r, *s, !c.pending.empty());
+        if (!s->pair.empty()) check_catalogue(r, *s, !c.pending.empty());
       out.push_back(std::move(c));
     }
     return out;
@@ -477,13 +487,24 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
   }
 }
 
-std::vector<Claim> load_claims(const std::filesystem::path& file) {
+std::vector<Claim> parse_claims(const std::string& text, const std::string& file) {
+  return parse_claims(text, file, registry_catalogue());
+}
+
+std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue) {
+  constexpr uintmax_t kMaxClaimsBytes = 16 << 20;
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw ClaimsFileError(file.string(), 0, "is a directory");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ClaimsFileError(file.string(), 0, fmt::format("cannot read claims file ({})", std::strerror(errno)));
+  if (const auto size = std::filesystem::file_size(file, ec); !ec && size > kMaxClaimsBytes)
+    throw ClaimsFileError(file.string(), 0, fmt::format("{} bytes is larger than the {} byte limit", size, kMaxClaimsBytes));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ClaimsFileError(file.string(), 0, "cannot read claims file");
-  return parse_claims(text.str(), file.string());
+  return parse_claims(text.str(), file.string(), catalogue);
 }
+
+std::vector<Claim> load_claims(const std::filesystem::path& file) { return load_claims(file, registry_catalogue()); }
 
 }  // namespace lmroof

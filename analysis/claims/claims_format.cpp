@@ -11,11 +11,6 @@ namespace lmroof {
 
 namespace {
 
-std::string field(const nlohmann::json& c, const char* key) {
-  const auto it = c.find(key);
-  return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // Word-wraps `text` to `width`; words longer than the width are cut. At most
 // `max_lines` lines, the last ending in "..." when text was left out.
 std::vector<std::string> wrap(const std::string& text, size_t width, size_t max_lines) {
@@ -61,11 +56,11 @@ std::vector<std::string> wrap(const std::string& text, size_t width, size_t max_
 
 }  // namespace
 
-std::string format_claims_table(const nlohmann::json& claims, int width) {
+std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, int width) {
   width = std::max(width, 72);
   constexpr size_t kGap = 2, kVerdict = 12, kMaxLines = 8;
   size_t id_w = 5;
-  for (const auto& c : claims) id_w = std::max(id_w, field(c, "id").size());
+  for (const auto& c : claims) id_w = std::max(id_w, c.id.size());
   id_w = std::min<size_t>({id_w, 28, static_cast<size_t>(width) * 28 / 100});
   const size_t rest = static_cast<size_t>(width) - id_w - kVerdict - 3 * kGap;  // >= 34
   const size_t exp_w = rest * 2 / 5;
@@ -88,16 +83,12 @@ std::string format_claims_table(const nlohmann::json& claims, int width) {
 
   int counts[4] = {0, 0, 0, 0};
   for (const auto& c : claims) {
-    const auto verdict = field(c, "verdict");
-    if (verdict == "holds") ++counts[0];
-    if (verdict == "fails") ++counts[1];
-    if (verdict == "inconclusive") ++counts[2];
-    if (verdict == "not measured") ++counts[3];
-    std::string measured = field(c, "measured");
-    const auto reason = field(c, "reason");
+    ++counts[static_cast<int>(c.verdict)];
+    std::string measured = c.measured;
+    const std::string reason = c.reason.value_or("");
     if (!reason.empty()) measured = measured.empty() || measured == "-" ? reason : measured + " -- " + reason;
-    row(wrap(field(c, "id"), id_w, kMaxLines), wrap(field(c, "expected"), exp_w, kMaxLines),
-        wrap(measured, meas_w, kMaxLines), wrap(verdict, kVerdict, 2));
+    row(wrap(c.id, id_w, kMaxLines), wrap(c.expected, exp_w, kMaxLines), wrap(measured, meas_w, kMaxLines),
+        wrap(std::string(model::to_string(c.verdict)), kVerdict, 2));
   }
   out += std::string(static_cast<size_t>(width), '-') + "\n";
   out += fmt::format("{} claim{}: {} hold{}, {} fail{}, {} inconclusive, {} not measured\n", claims.size(),

@@ -6,10 +6,6 @@
 
 namespace lmroof::claims_detail {
 
-// Shape dimensions a results.json may carry (docs/results-schema.md, runs[].shape).
-const std::vector<std::string>& known_dims();
-// Report chart ids a claim may link to.
-const std::vector<std::string>& known_charts();
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 
 // Whether `metric` names a number a run has (docs/claims.md#metrics); else says why.

@@ -104,20 +104,24 @@ json gpu_json(const Gpu& g) {
 Machine machine_from(const JsonCursor& c) {
   Machine m;
   m.backend = c.at("backend").one_of({"cpu", "cuda"});
-  m.cpu_model = c.at("cpu_model").string();
+  // Descriptive facts a hand-written or older file may lack read "unknown".
+  auto fact = [&](std::string_view key, size_t max = kMaxNameLength) {
+    return c.opt(key) ? c.at(key).string(max) : std::string("unknown");
+  };
+  m.cpu_model = fact("cpu_model");
   m.cores = c.at("cores").integer(1, 1 << 24);
   m.threads = c.at("threads").integer(1, 1 << 24);
   m.cpu_mhz = opt_non_negative(c, "cpu_mhz");
   if (auto g = c.opt("gpu")) m.gpu = gpu_from(*g);
-  m.compiler = c.at("compiler").string();
-  m.build_type = c.at("build_type").string();
-  m.build_flags = c.at("build_flags").string(kMaxTextLength);
+  m.compiler = fact("compiler");
+  m.build_type = fact("build_type");
+  m.build_flags = fact("build_flags", kMaxTextLength);
   m.cuda_compiler = opt_string(c, "cuda_compiler");
-  m.lmroof_version = c.at("lmroof_version").string();
-  m.git_commit = c.at("git_commit").string();
+  m.lmroof_version = fact("lmroof_version");
+  m.git_commit = fact("git_commit");
   m.bench_date = opt_string(c, "bench_date");
-  m.date = c.at("date").string();
-  m.hostname = c.at("hostname").string();
+  m.date = fact("date");
+  m.hostname = fact("hostname");
   if (auto s = c.opt("suite")) m.suite = suite_from(*s);
   return m;
 }

@@ -7,6 +7,7 @@ namespace lmroof {
 PairDef bias_pair() {
   PairDef p;
   p.name = "bias";
+  p.title = "Bias pair: linear layer with vs without bias";
   p.summary = "Linear layer y = x·Wᵀ with and without bias; the bias add fused into the GEMM or as its own pass";
   p.combos = {{"nobias", "fused"}, {"bias", "fused"}, {"bias", "unfused"}};
   // Sized for a small CPU: each GEMM is 2.1 GFLOP (2^31), 10-20 ms on two cores.

@@ -7,6 +7,7 @@ namespace lmroof {
 PairDef block_pair() {
   PairDef p;
   p.name = "block";
+  p.title = "Block pair: serial vs parallel transformer block";
   p.summary =
       "pre-norm decoder block (RMSNorm, RoPE, causal MHA, SwiGLU): serial vs parallel (GPT-J/PaLM, "
       "one fused input GEMM and one fused output GEMM)";

@@ -7,6 +7,7 @@ namespace lmroof {
 PairDef decode_pair() {
   PairDef p;
   p.name = "decode";
+  p.title = "Decode pair: MHA vs GQA vs MQA attention at decode time";
   p.summary = "Decode attention over a KV cache: MHA vs GQA vs MQA, each query head streaming K/V (naive) or "
               "one K/V read per kv-head group (grouped)";
   p.combos = {{"mha", "naive"}, {"mha", "grouped"}, {"gqa", "naive"},

@@ -7,6 +7,7 @@ namespace lmroof {
 PairDef mlp_pair() {
   PairDef p;
   p.name = "mlp";
+  p.title = "MLP pair: SwiGLU vs GeLU feed-forward";
   p.summary = "Transformer MLP: SwiGLU at d_ff = 8/3·d vs GeLU at d_ff = 4·d (same parameters)";
   p.combos = {{"gelu", "fused"}, {"swiglu", "fused"}};
   p.default_shapes = {{{"tokens", 1024}, {"d_model", 1024}}, {{"tokens", 256}, {"d_model", 2048}}};

@@ -7,6 +7,7 @@ namespace lmroof {
 PairDef norm_pair() {
   PairDef p;
   p.name = "norm";
+  p.title = "Norm pair: LayerNorm vs RMSNorm";
   p.summary = "LayerNorm vs RMSNorm over d_model (RMSNorm drops the mean and beta)";
   p.combos = {{"layernorm", "unfused"}, {"layernorm", "fused"}, {"rmsnorm", "unfused"}, {"rmsnorm", "fused"}};
   p.default_shapes = {{{"tokens", 8192}, {"d_model", 4096}},

@@ -32,10 +32,10 @@ expect_error 2 "cannot open" -- report "$tmp/missing.json" -o "$tmp/r.html"
 printf '{"schema": "lmroof.results/1", "runs": [' > "$tmp/truncated.json"
 expect_error 2 "truncated.json:1:.*malformed JSON" -- report "$tmp/truncated.json" -o "$tmp/r.html"
 echo '{"schema": "something/9"}' > "$tmp/wrong.json"
-expect_error 2 "not a lmroof.results/1 document" -- report "$tmp/wrong.json" -o "$tmp/r.html"
+expect_error 2 "wrong.json: /schema: this lmroof reads lmroof.results/1" -- report "$tmp/wrong.json" -o "$tmp/r.html"
 expect_error 2 "cannot open" -- analyze "$tmp/missing-bench.json" -o "$tmp/x.json"
 echo '{"benchmarks": 3}' > "$tmp/badbench.json"
-expect_error 2 "not Google Benchmark JSON" -- analyze "$tmp/badbench.json" -o "$tmp/x.json"
+expect_error 2 "badbench.json: /benchmarks: must be an array" -- analyze "$tmp/badbench.json" -o "$tmp/x.json"
 expect_error 2 "error" -- nosuchcommand
 expect_error 2 "GPU counters unavailable: .*(INVALID_CHIP_NAME|without CUDA)" -- counters --chip NOT_A_CHIP
 [ -e "$tmp/r.html" ] && { echo "FAIL: a report was written from bad input"; failures=$((failures + 1)); }

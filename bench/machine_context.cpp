@@ -1,0 +1,80 @@
+#include "bench/machine_context.h"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <fstream>
+#include <mutex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/model/schema.h"
+#include "lmroof/build_info.h"
+#include "profiler/device_query.h"
+
+namespace lmroof::bench {
+
+namespace {
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos && colon + 1 < line.size()) {
+        const auto start = line.find_first_not_of(" \t", colon + 1);
+        if (start != std::string::npos) return line.substr(start);
+      }
+    }
+  return "unknown CPU";
+}
+
+std::mutex& context_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<std::string>& recorded_keys() {
+  static std::set<std::string> keys;
+  return keys;
+}
+
+}  // namespace
+
+void record_context(std::string_view key, const std::string& value) {
+  std::lock_guard lock(context_mutex());
+  if (!recorded_keys().emplace(key).second) return;
+  benchmark::AddCustomContext(std::string(key), value);
+}
+
+void record_machine_context(const SuiteOptions& suite) {
+  namespace ctx = model::context;
+  record_context(ctx::kCpuModel, cpu_model_name());
+  record_context(ctx::kThreads, std::to_string(omp_get_max_threads()));
+  nlohmann::json gpu = nullptr;
+  if (suite.backend == Backend::cuda) {
+    const DeviceInfo d = query_cuda_device();
+    if (d.available)
+      gpu = {{"name", d.name},
+             {"compute_capability", fmt::format("{}.{}", d.sm_major, d.sm_minor)},
+             {"sm_count", d.sm_count},
+             {"memory_bytes", d.memory_bytes},
+             {"l2_bytes", d.l2_bytes},
+             {"driver", d.driver_version}};
+  }
+  record_context(ctx::kGpu, gpu.dump());
+  const nlohmann::json build = {
+      {"compiler", build_info::compiler},
+      {"build_type", build_info::build_type},
+      {"build_flags", build_info::build_flags},
+      {"cuda_compiler", build_info::cuda_enabled ? nlohmann::json(build_info::cuda_compiler) : nlohmann::json(nullptr)},
+      {"lmroof_version", build_info::version},
+      {"git_commit", build_info::git_commit}};
+  record_context(ctx::kBuild, build.dump());
+  const nlohmann::json suite_json = {{"pairs", suite.pairs.empty() ? nlohmann::json(nullptr) : nlohmann::json(suite.pairs)},
+                                     {"quick", suite.quick}};
+  record_context(ctx::kSuite, suite_json.dump());
+}
+
+}  // namespace lmroof::bench
