@@ -110,10 +110,14 @@ std::vector<double> u_distribution(size_t m, size_t n) {
 
 }  // namespace
 
-double mann_whitney_p(std::span<const double> x, std::span<const double> y, bool* exact) {
-  if (exact) *exact = false;
+MannWhitney mann_whitney_u(std::span<const double> x, std::span<const double> y) {
+  MannWhitney r;
   const size_t m = x.size(), n = y.size();
-  if (m == 0 || n == 0) return 1;
+  if (m == 0 || n == 0) return r;
+  for (double v : x)
+    if (std::isnan(v)) throw std::invalid_argument("Mann-Whitney U test: a sample is NaN");
+  for (double v : y)
+    if (std::isnan(v)) throw std::invalid_argument("Mann-Whitney U test: a sample is NaN");
   // Midranks of the pooled sample.
   std::vector<std::pair<double, int>> pooled;
   pooled.reserve(m + n);
@@ -134,8 +138,9 @@ double mann_whitney_p(std::span<const double> x, std::span<const double> y, bool
   }
   const double md = static_cast<double>(m), nd = static_cast<double>(n), total = md + nd;
   const double u = rank_sum_x - md * (md + 1) / 2;  // pairs with x_i > y_j (ties count 1/2)
+  r.u = u;
 
-  if (!ties && m * n <= 400) {
+  if (!ties && std::min(m, n) <= 8) {  // scipy's "auto": exact for a small side without ties
     const std::vector<double> counts = u_distribution(m, n);
     const double all = std::accumulate(counts.begin(), counts.end(), 0.0);
     const size_t k = static_cast<size_t>(std::llround(u));
@@ -144,14 +149,22 @@ double mann_whitney_p(std::span<const double> x, std::span<const double> y, bool
       if (v <= k) lower += counts[v];
       if (v >= k) upper += counts[v];
     }
-    if (exact) *exact = true;
-    return std::min(1.0, 2 * std::min(lower, upper) / all);
+    r.exact = true;
+    r.p_value = std::min(1.0, 2 * std::min(lower, upper) / all);
+    return r;
   }
   const double mu = md * nd / 2;
   const double variance = md * nd / 12 * ((total + 1) - tie_term / (total * (total - 1)));
-  if (!(variance > 0)) return 1;  // every value equal
+  if (!(variance > 0)) return r;  // every value equal: p = 1
   const double z = std::max(0.0, std::abs(u - mu) - 0.5) / std::sqrt(variance);
-  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  r.p_value = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  return r;
+}
+
+double mann_whitney_p(std::span<const double> x, std::span<const double> y, bool* exact) {
+  const MannWhitney r = mann_whitney_u(x, y);
+  if (exact) *exact = r.exact;
+  return r.p_value;
 }
 
 Interval bootstrap_median_interval(std::span<const double> samples, double confidence, int resamples, uint64_t seed) {

@@ -67,7 +67,17 @@ struct SpeedupEstimate {
 SpeedupEstimate estimate_speedup(std::span<const double> baseline, std::span<const double> candidate,
                                  const SpeedupOptions& options = {});
 
-// Two-sided Mann-Whitney U test of x against y. `exact` reports the method used.
+// Two-sided Mann-Whitney U test of x against y, as scipy.stats.mannwhitneyu(x, y)
+// (method "auto", use_continuity=True; Google Benchmark's tools/compare.py uses it):
+// exact when there are no ties and a side has at most 8 values, else the normal
+// approximation with tie and continuity correction.
+struct MannWhitney {
+  double u = 0;        // U of x: pairs with x_i > y_j, ties counting 1/2 (scipy's `statistic`)
+  double p_value = 1;  // two-sided; 1 for an empty side
+  bool exact = false;
+};
+MannWhitney mann_whitney_u(std::span<const double> x, std::span<const double> y);
+// The p value alone; `exact` reports the method used.
 double mann_whitney_p(std::span<const double> x, std::span<const double> y, bool* exact = nullptr);
 
 // The percentile bootstrap interval of the median of one sample set (relative noise of a

@@ -59,4 +59,21 @@ int check(const CheckArgs& args);
 // Empty chip: the current device. Empty metrics: the roofline metrics.
 int counters(const std::string& chip, const std::vector<std::string>& metrics, bool json);
 
+struct CompareArgs {
+  std::filesystem::path base, next;
+  std::string format = "text";  // text | json | markdown
+  std::filesystem::path html;   // also write an HTML page here
+  std::string threshold = "5%";
+};
+// Exit 0: no significant regression beyond the threshold; 1: some; bad input throws (2).
+int compare(const CompareArgs& args);
+
+struct MergeArgs {
+  std::vector<std::filesystem::path> inputs;  // results files, one per machine
+  std::vector<std::string> labels;            // empty, or one per input
+  std::filesystem::path html;                 // fleet report
+  std::filesystem::path results;              // optional merged file (lmroof.fleet/1)
+};
+int merge(const MergeArgs& args);
+
 }  // namespace lmroof::cli

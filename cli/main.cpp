@@ -111,6 +111,25 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   counters->add_flag("--json", counters_json, "Machine-readable output");
 
+  cli::CompareArgs compare_args;
+  auto* compare = app.add_subcommand(
+      "compare", "Compare two results files run by run: speedup, interval, U test, roof fraction; exit 1 on a regression");
+  compare->add_option("base", compare_args.base, "BASE results.json (before)")->required();
+  compare->add_option("new", compare_args.next, "NEW results.json (after)")->required();
+  compare->add_option("--format", compare_args.format, "text, json (schema lmroof.compare/1, docs/compare.md) or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
+  compare->add_option("--html", compare_args.html, "Also write a self-contained HTML page here");
+  compare->add_option("--threshold", compare_args.threshold,
+                      "Slowdown that counts as a regression (exit 1) when significant: 5% or 0.05")->capture_default_str();
+
+  cli::MergeArgs merge_args;
+  auto* merge = app.add_subcommand("merge", "One fleet report across machines: rooflines, pairs per machine, claims x machines");
+  merge->add_option("results", merge_args.inputs, "results.json files, one per machine")->required();
+  merge->add_option("--label", merge_args.labels, "Name of each machine, in input order, one per --label (default: from its results)")
+      ->allow_extra_args(false);
+  merge->add_option("-o,--output", merge_args.html, "Fleet report HTML to write")->required();
+  merge->add_option("--results", merge_args.results, "Also write the merged results (schema lmroof.fleet/1) here");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -129,6 +148,8 @@ int main(int argc, char** argv) {
     if (*list) return cli::list(list_args);
     if (*analyze) return cli::analyze(analyze_args);
     if (*counters) return cli::counters(counters_chip, counters_metrics, counters_json);
+    if (*compare) return cli::compare(compare_args);
+    if (*merge) return cli::merge(merge_args);
     if (*check) return cli::check(check_args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmroof: error: %s\n", e.what());

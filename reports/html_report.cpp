@@ -465,34 +465,38 @@ Rendered render(const Results& results, const std::string& csv_name) {
       model::kResultsSchema,
       results.bench_json.empty() ? "" : fmt::format(" (raw Google Benchmark JSON: <code>{}</code>)", esc(results.bench_json)));
 
-  json chart_list = json::array();
-  for (const auto& c : out.charts) chart_list.push_back({{"id", c.id}, {"spec", c.spec}});
-
   std::string title = "lmroof report";
   for (const auto* v : {&results.machine.backend, &results.machine.hostname, &results.machine.date})
     if (!v->empty()) title += " \u00b7 " + *v;
 
-  std::string css(assets::report_css());
-  for (size_t p = 0; (p = css.find("</style", p)) != std::string::npos;) css.replace(p, 2, "<\\/");
-
-  out.html = fill_template(assets::report_template_html(),
-                           {{"TITLE", esc(title)},
-                            {"CSS", css},
-                            {"BODY_ATTRS", fmt::format("data-charts-expected=\"{}\" data-charts-rendered=\"0\" data-report-errors=\"0\" "
-                                                       "data-report-state=\"loading\"",
-                                                       out.charts.size())},
-                            {"CONTENT", content},
-                            {"REPORT_JS", script_safe(assets::report_js())},
-                            {"VEGA_JS", script_safe(assets::vega_js())},
-                            {"VEGA_LITE_JS", script_safe(assets::vega_lite_js())},
-                            {"VEGA_EMBED_JS", script_safe(assets::vega_embed_js())},
-                            {"CHARTS_JSON", json_in_script(chart_list)}});
+  out.html = render_page_html(title, content, out.charts);
   return out;
 }
 
 }  // namespace
 
 std::string render_report_html(const Results& results) { return render(results, "report").html; }
+
+std::string chart_section_html(const Chart& chart) { return chart_section(chart); }
+
+std::string render_page_html(std::string_view title, std::string_view content, const std::vector<Chart>& charts) {
+  json chart_list = json::array();
+  for (const auto& c : charts) chart_list.push_back({{"id", c.id}, {"spec", c.spec}});
+  std::string css(assets::report_css());
+  for (size_t p = 0; (p = css.find("</style", p)) != std::string::npos;) css.replace(p, 2, "<\\/");
+  return fill_template(assets::report_template_html(),
+                       {{"TITLE", esc(title)},
+                        {"CSS", css},
+                        {"BODY_ATTRS", fmt::format("data-charts-expected=\"{}\" data-charts-rendered=\"0\" data-report-errors=\"0\" "
+                                                   "data-report-state=\"loading\"",
+                                                   charts.size())},
+                        {"CONTENT", std::string(content)},
+                        {"REPORT_JS", script_safe(assets::report_js())},
+                        {"VEGA_JS", script_safe(assets::vega_js())},
+                        {"VEGA_LITE_JS", script_safe(assets::vega_lite_js())},
+                        {"VEGA_EMBED_JS", script_safe(assets::vega_embed_js())},
+                        {"CHARTS_JSON", json_in_script(chart_list)}});
+}
 
 void write_report(const Results& results, const std::filesystem::path& html_path) {
   const std::filesystem::path dir = html_path.parent_path();

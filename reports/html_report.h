@@ -5,8 +5,12 @@
 // from the network.
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "analysis/model/results_model.h"
+
+#include "reports/charts.h"
 
 namespace lmroof {
 
@@ -18,5 +22,13 @@ std::string render_report_html(const model::Results& results);
 // atomically. Chart ids are [a-z0-9-] (never a pair name as given), so the files
 // stay beside the page. Throws std::runtime_error naming the path when a write fails.
 void write_report(const model::Results& results, const std::filesystem::path& html_path);
+
+// Another page in the report's template, styles and script (lmroof compare --html,
+// lmroof merge): `content` is trusted HTML holding, for each chart, an element
+// #chart-<id> with a child .chart (report::chart_section_html writes one). The body
+// carries the same data-charts-* / data-report-* attributes the tests read.
+std::string render_page_html(std::string_view title, std::string_view content, const std::vector<report::Chart>& charts);
+// A chart's section: heading, caption and the container the page script fills.
+std::string chart_section_html(const report::Chart& chart);
 
 }  // namespace lmroof

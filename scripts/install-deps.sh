@@ -2,7 +2,9 @@
 # Installs what lmroof needs from Debian packages and npm. Idempotent: packages
 # already present are not reinstalled, and npm runs only when the lock changed.
 #   scripts/install-deps.sh           build + run dependencies
-#   scripts/install-deps.sh --test    also what the tests need (Chromium)
+#   scripts/install-deps.sh --test    also what the tests need (Chromium; jsonschema for
+#                                     tests/e2e/compare_cli.sh; Slurm and
+#                                     munge for the one-node cluster of tests/e2e/slurm_fleet.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +12,7 @@ want_test=0
 for arg in "$@"; do
   case "$arg" in
     --test) want_test=1 ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -18,7 +20,7 @@ done
 packages=(g++ cmake ninja-build pkg-config git
           libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
           libopenblas-openmp-dev libbenchmark-dev libgtest-dev nodejs npm)
-[ "$want_test" = 1 ] && packages+=(chromium)
+[ "$want_test" = 1 ] && packages+=(chromium slurm-wlm munge python3-jsonschema)
 
 missing=()
 for p in "${packages[@]}"; do

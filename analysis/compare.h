@@ -1,0 +1,98 @@
+#pragma once
+// Before/after: the runs of two results files matched by what they measured
+// (pair/variant/impl/backend/dtype/shape), each with its speedup, a bootstrap
+// interval of it, a Mann-Whitney U test on the repetition samples, the change in
+// the fraction of the roof achieved, and a verdict. `lmroof compare` prints it;
+// docs/compare.md describes the JSON (schema lmroof.compare/1).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lmroof::compare {
+
+inline constexpr const char* kCompareSchema = "lmroof.compare/1";
+
+// What identifies a measurement across files.
+struct RunKey {
+  std::string pair, variant, impl, backend, dtype;
+  std::map<std::string, int64_t> shape;
+  auto operator<=>(const RunKey&) const = default;
+};
+
+// One run of one file, as compare needs it (compare_input.h fills it from a results file).
+struct RunTimes {
+  RunKey key;
+  std::string id;
+  std::string label;                      // "norm/rmsnorm/fused/cpu/fp32 tokens=4096 d_model=1024"
+  std::vector<double> samples;            // seconds per repetition
+  double median = 0;                      // the file's own median (time_s.median)
+  std::optional<double> roof_fraction;    // achieved / attainable FLOP/s (roofline.efficiency)
+};
+
+// One results file: which machine it came from, and its runs.
+struct Side {
+  std::string file;
+  std::string machine;  // "AMD EPYC 9B14 (cpu, 2 cores)" or "NVIDIA H200 (cuda)"
+  std::string date;
+  std::vector<RunTimes> runs;
+};
+
+struct Options {
+  double threshold = 0.05;   // a slowdown beyond this fraction of the base time is a regression
+  double alpha = 0.05;       // significance level of the U test
+  double confidence = 0.95;  // of the speedup interval
+  int resamples = 2000;      // bootstrap resamples
+  uint64_t seed = 0x5eed;    // bootstrap seed: the same files give the same intervals
+};
+
+enum class Verdict { faster, slower, same, only_base, only_new };
+const char* to_string(Verdict verdict);  // "faster", "slower", "same", "only in base", "only in new"
+
+struct SideNumbers {
+  double median = 0;
+  size_t samples = 0;
+  std::optional<double> roof_fraction;
+};
+
+struct RunChange {
+  RunKey key;
+  std::string id;     // the new file's run id (the base's when only in base)
+  std::string label;  // as RunTimes::label
+  std::optional<SideNumbers> base, next;
+  // Present when the run is in both files.
+  // base / new median of the repetition samples (> 1: faster), and its interval
+  std::optional<double> speedup, speedup_low, speedup_high;
+  std::optional<double> p_value, u;
+  std::optional<bool> exact_test;
+  std::optional<double> roof_fraction_change;  // new - base fraction of the roof
+  Verdict verdict = Verdict::same;
+  bool regression = false;  // slower, and by more than the threshold
+  std::string note;         // why a verdict could not be "faster"/"slower" (too few samples)
+};
+
+struct Report {
+  Side base, next;  // runs emptied; file, machine and date kept
+  Options options;
+  bool same_machine = true;
+  std::vector<std::string> warnings;
+  std::vector<RunChange> runs;  // in key order
+  size_t count(Verdict verdict) const;
+  std::vector<const RunChange*> regressions() const;
+};
+
+// Matches the runs (O(n log n)) and computes every change. Throws
+// std::invalid_argument, one line naming the file, for a file without runs, a run
+// twice in one file, or two files with no run in common.
+Report compare(const Side& base, const Side& next, const Options& options = {});
+
+// The lmroof.compare/1 document (docs/compare.md).
+nlohmann::json to_json(const Report& report);
+
+// "norm/rmsnorm/fused/cpu/fp32 tokens=4096 d_model=1024"
+std::string describe(const RunKey& key);
+
+}  // namespace lmroof::compare

@@ -1,0 +1,110 @@
+// Results files -> fleet::Fleet, and the merged file; see analysis/fleet.h.
+#include "analysis/fleet.h"
+
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace lmroof::fleet {
+
+namespace {
+
+// The ceiling a roof names (the model checked that it exists).
+std::optional<Roof> roof(const model::Results& results, const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  const model::Ceiling* c = results.ceiling(*name);
+  if (!c) return std::nullopt;
+  return Roof{c->name, c->value};
+}
+
+Machine read_machine(const std::filesystem::path& path) {
+  Machine m;
+  m.results = model::load_results(path);
+  const model::Results& r = m.results;
+  m.file = path.string();
+  m.description = describe_machine(r.machine);
+  m.backend = r.machine.backend;
+  m.date = r.machine.date;
+  m.hostname = r.machine.hostname;
+  m.bandwidth = roof(r, r.roofs.bandwidth);
+  m.vector = roof(r, r.roofs.vector);
+  m.matrix = roof(r, r.roofs.matrix);
+  for (const auto& run : r.runs) {
+    FleetRun f;
+    f.id = run.id;
+    f.pair = run.pair;
+    f.variant = run.variant;
+    f.impl = run.impl;
+    f.dtype = run.dtype;
+    for (const auto& [name, value] : r.catalogue.ordered(run.shape)) f.shape += fmt::format("{}{}={}", f.shape.empty() ? "" : " ", name, value);
+    f.median_s = run.time_s.median;
+    if (run.intensity.value > 0) f.intensity = run.intensity.value;
+    if (run.achieved.flop_per_s > 0) f.flop_per_s = run.achieved.flop_per_s;
+    f.roof_fraction = run.roofline.efficiency;
+    f.ridge = run.roofline.ridge;
+    f.compute = run.roofline.compute;
+    if (run.bound) f.bound = std::string(model::to_string(*run.bound));
+    m.runs.push_back(std::move(f));
+  }
+  for (const auto& c : r.claims) m.claims.push_back({c.id, c.statement, std::string(model::to_string(c.verdict)), c.measured});
+  return m;
+}
+
+}  // namespace
+
+std::string describe_machine(const model::Machine& machine) {
+  const std::string backend = machine.backend.empty() ? (machine.gpu ? "cuda" : "cpu") : machine.backend;
+  if (machine.gpu && !machine.gpu->name.empty()) return fmt::format("{} ({})", machine.gpu->name, backend);
+  const std::string cpu = machine.cpu_model.empty() ? "unknown CPU" : machine.cpu_model;
+  if (machine.cores > 0) return fmt::format("{} ({}, {} cores)", cpu, backend, machine.cores);
+  return fmt::format("{} ({})", cpu, backend);
+}
+
+std::optional<double> Machine::ridge() const {
+  if (!bandwidth || !vector) return std::nullopt;
+  return vector->value / bandwidth->value;
+}
+
+Fleet read_fleet(const std::vector<std::filesystem::path>& inputs, const std::vector<std::string>& labels) {
+  if (inputs.empty()) throw std::invalid_argument("merge: no results files given");
+  if (!labels.empty() && labels.size() != inputs.size())
+    throw std::invalid_argument(fmt::format("--label: {} labels for {} results files (give one per file, or none)",
+                                            labels.size(), inputs.size()));
+  Fleet fleet;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Machine m = read_machine(inputs[i]);
+    if (!labels.empty() && labels[i].empty())
+      throw std::invalid_argument(fmt::format("--label {}: empty label for {}", i + 1, inputs[i].string()));
+    m.label = labels.empty() ? m.description : labels[i];
+    fleet.machines.push_back(std::move(m));
+  }
+  // Default labels repeat when one machine kind ran twice: its date, else its file,
+  // tells the runs apart.
+  auto disambiguate = [&](auto suffix) {
+    std::map<std::string, int> count;
+    for (const auto& m : fleet.machines) ++count[m.label];
+    for (auto& m : fleet.machines)
+      if (count[m.label] > 1) m.label += " \u00b7 " + suffix(m);
+  };
+  if (labels.empty()) {
+    disambiguate([](const Machine& m) { return m.date.empty() ? m.file : m.date; });
+    disambiguate([](const Machine& m) { return m.file; });
+  }
+  std::set<std::string> seen;
+  for (const auto& m : fleet.machines)
+    if (!seen.insert(m.label).second)
+      throw std::invalid_argument(labels.empty() ? fmt::format("merge: {} is given twice", m.file)
+                                                 : fmt::format("--label: '{}' is given twice", m.label));
+  return fleet;
+}
+
+nlohmann::json to_json(const Fleet& fleet) {
+  nlohmann::json machines = nlohmann::json::array();
+  for (const auto& m : fleet.machines)
+    machines.push_back({{"label", m.label}, {"description", m.description}, {"file", m.file}, {"results", model::to_json(m.results)}});
+  return {{"schema", kFleetSchema}, {"machines", machines}};
+}
+
+}  // namespace lmroof::fleet

@@ -1,0 +1,21 @@
+#pragma once
+// The fleet report (`lmroof merge`): one self-contained page across machines:
+// each machine's roofline side by side, every run normalized to its machine's
+// ridge on one chart, each pair's roof fractions per machine, and the claims x
+// machines matrix (#claims-matrix), beside a machines table and all runs.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analysis/fleet.h"
+#include "reports/charts.h"
+
+namespace lmroof::report {
+
+// The charts of the page, in page order (a chart without data is left out).
+std::vector<Chart> fleet_charts(const fleet::Fleet& fleet);
+std::string fleet_html(const fleet::Fleet& fleet);
+// Writes the page atomically, and each chart's spec beside it as <stem>.<id>.vl.json.
+void write_fleet_report(const fleet::Fleet& fleet, const std::filesystem::path& html_path);
+
+}  // namespace lmroof::report

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# `lmroof compare` from the command line: exit codes for CI, every output format,
+# the JSON against its schema (docs/compare.schema.json), one-line errors.
+#
+#   bash tests/e2e/compare_cli.sh PATH/TO/lmroof SOURCE_DIR
+#
+# Exit 77 (skipped) when no python3 with the jsonschema module is found
+# (scripts/install-deps.sh --test installs python3-jsonschema).
+set -uo pipefail
+
+lmroof=${1:?usage: compare_cli.sh PATH/TO/lmroof SOURCE_DIR}
+src=${2:?usage: compare_cli.sh PATH/TO/lmroof SOURCE_DIR}
+small=$src/tests/data/results_small.json
+slower=$src/tests/data/compare/slower_rmsnorm.json
+other=$src/tests/data/compare/other_machine.json
+slow_run=norm/rmsnorm/fused/cpu/fp32/tokens:4096/d_model:1024
+
+python=""
+for candidate in python3 /usr/bin/python3; do
+  if "$candidate" -c 'import jsonschema' 2>/dev/null; then python=$candidate; break; fi
+done
+[ -n "$python" ] || { echo "SKIP: no python3 with jsonschema (scripts/install-deps.sh --test installs python3-jsonschema)"; exit 77; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# run_compare EXPECTED_EXIT ARGS...: runs compare, output in $work/out and $work/err.
+run_compare() {
+  local want=$1
+  shift
+  "$lmroof" compare "$@" > "$work/out" 2> "$work/err"
+  local rc=$?
+  [ "$rc" = "$want" ] || { cat "$work/err" >&2; fail "lmroof compare $* exited $rc, expected $want"; }
+}
+
+# --- --help -------------------------------------------------------------------------
+for cmd in compare merge; do
+  "$lmroof" "$cmd" --help > "$work/help" 2>&1 || fail "lmroof $cmd --help failed"
+  grep -q "Usage" "$work/help" || fail "lmroof $cmd --help printed no usage"
+done
+
+# --- a file and itself: nothing changed ------------------------------------------------
+run_compare 0 "$small" "$small"
+grep -q "no significant regression beyond 5.00%" "$work/out" || fail "a file against itself: $(tail -1 "$work/out")"
+grep -Eq "slower|faster" <(grep -v '^base\|^new\|^speedup' "$work/out" | awk '{print $NF}') && fail "a file against itself found a change"
+echo "ok: file vs itself -> exit 0, no change"
+
+# --- the planted 20% slowdown ------------------------------------------------------------
+run_compare 1 "$small" "$slower"
+grep -q "regression: $slow_run is 20.0% slower" "$work/err" || { cat "$work/err" >&2; fail "the regression is not named on stderr"; }
+[ "$(grep -c 'regression:' "$work/err")" = 1 ] || fail "more than one regression reported: $(cat "$work/err")"
+run_compare 0 "$small" "$slower" --threshold 25%
+run_compare 0 "$small" "$slower" --threshold 0.25
+run_compare 0 "$slower" "$small"
+grep -q "1 faster" "$work/out" || fail "the reverse comparison does not find the run faster"
+echo "ok: planted slowdown -> exit 1 naming $slow_run; within --threshold 25% -> exit 0"
+
+# --- markdown: a table, one row per run ---------------------------------------------------
+run_compare 1 "$small" "$slower" --format markdown
+runs=$("$python" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["runs"]))' "$small")
+grep -q '^| run | base median | new median | speedup \[CI\] | p (U test) | roof Δ | verdict |$' "$work/out" || fail "markdown: no table header"
+grep -q '^|---|---:|---:|---:|---:|---:|---|$' "$work/out" || fail "markdown: no separator row"
+rows=$(grep -c '^| `' "$work/out")
+[ "$rows" = "$runs" ] || fail "markdown: $rows rows for $runs runs"
+marked=$(grep '\*\*slower (regression' "$work/out")
+[ "$(wc -l <<< "$marked")" = 1 ] && grep -q '^| `norm/rmsnorm/fused/cpu/fp32 [^`]*tokens=4096' <<< "$marked" ||
+  fail "markdown: the slower run (and only it) is not marked: $marked"
+# Every row has the header's 7 cells.
+awk -F'|' '/^\| `/ && NF != 9 { bad = 1 } END { exit bad }' "$work/out" || fail "markdown: a row does not have 7 cells"
+echo "ok: markdown table with $rows rows"
+
+# --- json against the documented schema ---------------------------------------------------
+for pair in "$small $small" "$small $slower" "$small $other"; do
+  # shellcheck disable=SC2086
+  "$lmroof" compare $pair --format json > "$work/compare.json" 2> /dev/null
+  "$python" - "$src/docs/compare.schema.json" "$work/compare.json" <<'EOF' || fail "compare --format json ($pair) does not validate"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+jsonschema.validate(json.load(open(sys.argv[2])), schema, cls=jsonschema.Draft202012Validator)
+EOF
+done
+"$python" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["same_machine"] is False and any("different machines" in w for w in d["warnings"]), d["warnings"]' "$work/compare.json" ||
+  fail "json: files of different machines carry no warning"
+echo "ok: json validates against docs/compare.schema.json"
+
+# --- different machines: a warning on stderr ----------------------------------------------
+run_compare 0 "$small" "$other"
+grep -q "warning: different machines" "$work/err" || fail "no warning for files of different machines"
+grep -q "warning: different machines" "$work/out" || fail "the text output does not carry the warning"
+echo "ok: different machines warn"
+
+# --- --html -------------------------------------------------------------------------------
+run_compare 1 "$small" "$slower" --html "$work/compare.html"
+grep -q 'id="compare-table"' "$work/compare.html" || fail "--html: no table"
+
+# --- bad input: exit 2, one line, naming the file ---------------------------------------------
+"$python" - "$small" "$work" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+empty = dict(doc, runs=[], comparisons=[], claims=[])
+json.dump(empty, open(sys.argv[2] + "/empty.json", "w"))
+other = json.loads(json.dumps(doc))
+for r in other["runs"]:
+    r["dtype"] = "bf16"
+json.dump(other, open(sys.argv[2] + "/bf16.json", "w"))
+bad = json.loads(json.dumps(doc))
+bad["runs"][2]["time_s"]["samples"][1] = "fast"
+json.dump(bad, open(sys.argv[2] + "/badsample.json", "w"))
+EOF
+printf '{"schema": "lmroof.results/1", ' > "$work/truncated.json"
+expect_bad() {  # expect_bad NEEDLE ARGS...
+  local needle=$1
+  shift
+  run_compare 2 "$@"
+  [ "$(wc -l < "$work/err")" = 1 ] || fail "compare $*: expected one line on stderr, got: $(cat "$work/err")"
+  grep -qF -- "$needle" "$work/err" || fail "compare $*: the error does not mention '$needle': $(cat "$work/err")"
+  [ ! -s "$work/out" ] || fail "compare $*: wrote output despite the error"
+  echo "ok: exit 2: $(cat "$work/err")"
+}
+expect_bad "$work/missing.json" "$small" "$work/missing.json"
+expect_bad "$work/truncated.json" "$work/truncated.json" "$small"
+expect_bad "$work/empty.json: runs: no runs" "$small" "$work/empty.json"
+expect_bad "$work/bf16.json: runs: none of its" "$small" "$work/bf16.json"
+expect_bad "$work/badsample.json: /runs/2/time_s/samples/1" "$work/badsample.json" "$small"
+expect_bad "--threshold" "$small" "$small" --threshold fast
+expect_bad "--threshold" "$small" "$small" --threshold -5%
+expect_bad "--format" "$small" "$small" --format yaml
+expect_bad "new is required" "$small"
+
+echo "PASS: compare exit codes, formats, schema and errors"
