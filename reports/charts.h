@@ -19,6 +19,9 @@
 
 namespace lmroof::report {
 
+// The Vega-Lite version the embedded vega-lite build speaks (reports/vega/package.json).
+inline constexpr const char* kVegaLiteSchema = "https://vega.github.io/schema/vega-lite/v6.json";
+
 struct Chart {
   std::string id;       // "roofline", "pair-norm", ...; the page shows it in #chart-<id>
   std::string title;    // section heading

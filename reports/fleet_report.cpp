@@ -12,6 +12,7 @@
 
 #include "analysis/atomic_write.h"
 #include "analysis/model/numbers.h"
+#include "reports/charts.h"
 #include "reports/format.h"
 #include "reports/html_report.h"
 
