@@ -2,7 +2,7 @@
 # Installs what lmroof needs from Debian packages and npm. Idempotent: packages
 # already present are not reinstalled, and npm runs only when the lock changed.
 #   scripts/install-deps.sh           build + run dependencies
-#   scripts/install-deps.sh --test    also what the tests need (Chromium)
+#   scripts/install-deps.sh --test    also what the tests need (Chromium, clang for the fuzz targets)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +18,8 @@ done
 packages=(g++ cmake ninja-build pkg-config git
           libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
           libopenblas-openmp-dev libbenchmark-dev libgtest-dev nodejs npm)
-[ "$want_test" = 1 ] && packages+=(chromium)
+# chromium renders the report in tests/e2e; clang and its libFuzzer runtime build tests/fuzz.
+[ "$want_test" = 1 ] && packages+=(chromium clang-14 libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

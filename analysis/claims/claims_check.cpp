@@ -29,8 +29,16 @@ const std::vector<std::string> kAliases = {"time", "flops", "bytes", "intensity"
 bool valid_metric(const std::string& metric, std::string& problem) {
   if (std::find(kAliases.begin(), kAliases.end(), metric) != kAliases.end()) return true;
   if (model::is_run_metric(metric)) return true;
-  problem = fmt::format("unknown metric '{}' (expected time, flops, bytes, intensity, or one of {})", metric,
-                        join(model::run_metric_names(), ", "));
+  // Name the fields of the object the metric was meant to read ("bytes.modle" ->
+  // the bytes.* fields), else the objects.
+  const std::string head = metric.substr(0, metric.find('.') + 1);
+  std::vector<std::string> near;
+  for (const auto& name : model::run_metric_names())
+    if (head.size() > 1 && name.rfind(head, 0) == 0) near.push_back(name);
+  problem = near.empty() ? fmt::format("unknown metric '{}' (expected time, flops, bytes, intensity, or a field of "
+                                       "time_s, flops, bytes, intensity, achieved or roofline such as bytes.model)",
+                                       metric)
+                         : fmt::format("unknown metric '{}' (expected one of {})", metric, join(near, ", "));
   return false;
 }
 

@@ -102,7 +102,7 @@ claims:
     check: {kind: ratio, candidate: {pair: norm, variant: rmsnorm, impl: fused},
             baseline: {pair: norm, variant: layernorm, impl: fused}, metric: bytes.modle, range: [0.5, 1]}
 Y
-expect 2 "modle.yaml:5: unknown metric 'bytes.modle'" -- check "$tmp/modle.yaml" "$results"
+expect 2 "modle.yaml:6: unknown metric 'bytes.modle'" -- check "$tmp/modle.yaml" "$results"
 cat >"$tmp/minpoints.yaml" <<'Y'
 claims:
   - id: big
@@ -160,6 +160,29 @@ PY
     echo "FAIL: pair '$name' escaped into a path or an id"; failures=$((failures + 1))
   fi
 done
+
+# 6b. The page with such a pair renders in a browser: every chart drawn, no script error.
+if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+  python3 - "$results" "$tmp/css.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {"norm": "moe(top2)", "bias": "moe.v2"}
+d["catalogue"] = {"pairs": [{"name": new, "title": "Pair " + new, "chart": "pair-moe-" + ("top2" if "(" in new else "v2"),
+                             "combos": []} for new in names.values()],
+                  "dimension_order": [], "charts": ["roofline", "pair-moe-top2", "pair-moe-v2"]}
+d["runs"] = [r for r in d["runs"] if r["pair"] in names]
+for r in d["runs"]: r["pair"] = names[r["pair"]]
+d["comparisons"] = []
+d["claims"] = []
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  if LMROOF_REPORT_FIXTURE="$tmp/css.json" LMROOF_REPORT_CHARTS="roofline pair-moe-top2 pair-moe-v2" \
+       bash "$src/tests/e2e/report_renders.sh" "$lmroof" "$src" >"$tmp/css.log" 2>&1; then
+    echo "ok: pairs 'moe(top2)' and 'moe.v2' render in Chromium"
+  else
+    echo "FAIL: a report with pairs 'moe(top2)', 'moe.v2' does not render: $(tail -3 "$tmp/css.log")"; failures=$((failures + 1))
+  fi
+fi
 
 # 7. Bench files (item 11): negative times and counters, zero-time ceilings.
 printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 0, "time_unit": "ms", "ceiling_bytes": 1e8}]}' >"$tmp/zero.json"
