@@ -135,9 +135,12 @@ BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& ori
   return out;
 }
 
+BenchDocument parse_bench_text(const std::string& text, const std::string& origin) {
+  return parse_bench_json(model::parse_json(nan_to_null(text), origin), origin);
+}
+
 BenchDocument load_bench_json(const std::filesystem::path& path) {
-  BenchDocument doc =
-      parse_bench_json(model::parse_json(nan_to_null(model::read_text_file(path)), path.string()), path.string());
+  BenchDocument doc = parse_bench_text(model::read_text_file(path), path.string());
   const std::filesystem::path traces = profiler::kernel_traces_path(path);
   if (std::filesystem::exists(traces)) {
     const nlohmann::json t = model::read_json_file(traces);

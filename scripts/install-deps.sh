@@ -2,8 +2,8 @@
 # Installs what lmroof needs from Debian packages and npm. Idempotent: packages
 # already present are not reinstalled, and npm runs only when the lock changed.
 #   scripts/install-deps.sh           build + run dependencies
-#   scripts/install-deps.sh --test    also what the tests need (Chromium; jsonschema for
-#                                     tests/e2e/compare_cli.sh; Slurm and
+#   scripts/install-deps.sh --test    also what the tests need (Chromium; clang for the fuzz
+#                                     targets; jsonschema for tests/e2e/compare_cli.sh; Slurm and
 #                                     munge for the one-node cluster of tests/e2e/slurm_fleet.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,9 @@ done
 packages=(g++ cmake ninja-build pkg-config git
           libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
           libopenblas-openmp-dev libbenchmark-dev libgtest-dev nodejs npm)
-[ "$want_test" = 1 ] && packages+=(chromium slurm-wlm munge python3-jsonschema)
+# chromium renders the report in tests/e2e; clang and its libFuzzer runtime build tests/fuzz;
+# Slurm and munge run tests/e2e/slurm_fleet.sh's one-node cluster.
+[ "$want_test" = 1 ] && packages+=(chromium clang-14 libclang-rt-14-dev slurm-wlm munge python3-jsonschema)
 
 missing=()
 for p in "${packages[@]}"; do

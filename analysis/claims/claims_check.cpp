@@ -30,8 +30,16 @@ const std::vector<std::string> kAliases = {"time", "flops", "bytes", "intensity"
 bool valid_metric(const std::string& metric, std::string& problem) {
   if (std::find(kAliases.begin(), kAliases.end(), metric) != kAliases.end()) return true;
   if (model::is_run_metric(metric)) return true;
-  problem = fmt::format("unknown metric '{}' (expected time, flops, bytes, intensity, or one of {})", metric,
-                        join(model::run_metric_names(), ", "));
+  // Name the fields of the object the metric was meant to read ("bytes.modle" ->
+  // the bytes.* fields), else the objects.
+  const std::string head = metric.substr(0, metric.find('.') + 1);
+  std::vector<std::string> near;
+  for (const auto& name : model::run_metric_names())
+    if (head.size() > 1 && name.rfind(head, 0) == 0) near.push_back(name);
+  problem = near.empty() ? fmt::format("unknown metric '{}' (expected time, flops, bytes, intensity, or a field of "
+                                       "time_s, flops, bytes, intensity, achieved or roofline such as bytes.model)",
+                                       metric)
+                         : fmt::format("unknown metric '{}' (expected one of {})", metric, join(near, ", "));
   return false;
 }
 
@@ -146,13 +154,17 @@ std::vector<std::pair<std::string, std::string>> tokens_of(const Run& run, const
 
 // Labels cases by what differs between them: "tokens=8192 d_model=4096".
 std::vector<std::string> labels(const std::vector<Case>& cases) {
+  // A token varies when some case lacks it or has another value: one pass, O(n).
+  std::map<std::string, std::pair<std::string, size_t>> seen;  // key -> (first value, cases holding it)
   std::set<std::string> varying;
   for (const auto& c : cases)
-    for (const auto& [k, v] : c.tokens)
-      for (const auto& o : cases) {
-        auto it = std::find_if(o.tokens.begin(), o.tokens.end(), [&](const auto& t) { return t.first == k; });
-        if (it == o.tokens.end() || it->second != v) varying.insert(k);
-      }
+    for (const auto& [k, v] : c.tokens) {
+      auto [it, fresh] = seen.try_emplace(k, v, 0);
+      if (!fresh && it->second.first != v) varying.insert(k);
+      ++it->second.second;
+    }
+  for (const auto& [k, first] : seen)
+    if (first.second != cases.size()) varying.insert(k);
   std::vector<std::string> out;
   for (const auto& c : cases) {
     std::string label;
@@ -270,10 +282,11 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
 
   if (o.verdict == Verdict::inconclusive || (o.verdict == Verdict::holds && n_unsure)) {
     std::vector<std::string> reasons;
+    std::set<std::string> distinct;
     for (size_t i = 0; i < measured.size(); ++i)
       if (measured[i].verdict == Verdict::inconclusive) {
-        const auto r = measured.size() > 1 ? names[i] + ": " + measured[i].reason : measured[i].reason;
-        if (std::find(reasons.begin(), reasons.end(), r) == reasons.end()) reasons.push_back(r);
+        auto r = measured.size() > 1 ? names[i] + ": " + measured[i].reason : measured[i].reason;
+        if (distinct.insert(r).second) reasons.push_back(std::move(r));
       }
     o.reason = join_some(reasons);
   }

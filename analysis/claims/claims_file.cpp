@@ -15,9 +15,7 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
-#include "lmroof/build_info.h"
 #include "analysis/model/json_input.h"
-#include "analysis/results.h"
 
 namespace lmroof {
 
@@ -35,19 +33,6 @@ const char* to_string(CheckKind kind) {
     case CheckKind::scaling: return "scaling";
   }
   return "?";
-}
-
-std::filesystem::path builtin_claims_path() {
-  // A carried build (scripts/device-check.sh) runs far from the source tree it was
-  // configured in: LMROOF_CLAIMS_DIR, then the source tree, then ./claims.
-  constexpr const char* kFile = "cs336-lecture3.yaml";
-  std::vector<std::filesystem::path> candidates;
-  if (const char* dir = std::getenv("LMROOF_CLAIMS_DIR"); dir && *dir) candidates.emplace_back(dir);
-  candidates.push_back(std::filesystem::path(build_info::source_dir) / "claims");
-  candidates.emplace_back("claims");
-  for (const auto& dir : candidates)
-    if (std::filesystem::exists(dir / kFile)) return dir / kFile;
-  return candidates.front() / kFile;  // load_claims then names the path it could not open
 }
 
 namespace claims_detail {
@@ -487,10 +472,6 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
   }
 }
 
-std::vector<Claim> parse_claims(const std::string& text, const std::string& file) {
-  return parse_claims(text, file, registry_catalogue());
-}
-
 std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue) {
   constexpr uintmax_t kMaxClaimsBytes = 16 << 20;
   std::error_code ec;
@@ -504,7 +485,5 @@ std::vector<Claim> load_claims(const std::filesystem::path& file, const model::C
   if (in.bad()) throw ClaimsFileError(file.string(), 0, "cannot read claims file");
   return parse_claims(text.str(), file.string(), catalogue);
 }
-
-std::vector<Claim> load_claims(const std::filesystem::path& file) { return load_claims(file, registry_catalogue()); }
 
 }  // namespace lmroof

@@ -252,7 +252,7 @@ Bytes bytes_from(const JsonCursor& c) {
   b.minimum = c.at("minimum").non_negative();
   b.model = c.at("model").positive();
   b.measured = opt_non_negative(c, "measured");
-  b.measured_source = opt_string(c, "measured_source");
+  if (auto src = c.opt("measured_source")) b.measured_source = src->one_of({"cupti"});
   b.measured_reason = opt_string(c, "measured_reason", kMaxTextLength);
   b.measured_l2 = opt_non_negative(c, "measured_l2");
   b.model_over_minimum = opt_non_negative(c, "model_over_minimum");

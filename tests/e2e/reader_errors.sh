@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# The readers' reproducers (issue 9): bad results, bench and claims files get one
+# line naming the file and the JSON path (or line) and exit 2, never a crash, a hang
+# or a file written outside its folder. Usage: reader_errors.sh LMROOF SOURCE_DIR
+set -uo pipefail
+lmroof="$1"
+src="$2"
+command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+results="$src/tests/data/results_small.json"
+
+# expect EXPECTED_EXIT PATTERN -- ARGS...
+expect() {
+  local want="$1" pattern="$2"; shift 3
+  local err rc
+  err=$(timeout 60 "$lmroof" "$@" 2>&1 >/dev/null); rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL: lmroof $* exited $rc, expected $want; stderr: ${err:0:300}"; failures=$((failures + 1)); return
+  fi
+  if ! grep -qE -- "$pattern" <<<"$err"; then
+    echo "FAIL: lmroof $*: stderr lacks /$pattern/: ${err:0:300}"; failures=$((failures + 1)); return
+  fi
+  if [ "$(grep -c . <<<"$err")" -gt 1 ]; then
+    echo "FAIL: lmroof $*: error is not one line: ${err:0:300}"; failures=$((failures + 1)); return
+  fi
+  echo "ok: $(head -1 <<<"$err" | cut -c1-160)"
+}
+
+# mutate OUT PYTHON-STATEMENT: results_small.json with one change (d is the document)
+mutate() {
+  python3 - "$results" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
+# 1. Every field of a run, in turn, changed to the wrong type: report and check exit 2
+#    naming that field (or its object, for fields that go in pairs).
+python3 - "$results" "$tmp/mut" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+os.makedirs(sys.argv[2])
+leaves = []
+def walk(v, path):
+    if isinstance(v, dict):
+        for k, x in v.items(): walk(x, path + [k])
+    elif isinstance(v, list):
+        for i, x in enumerate(v): walk(x, path + [i])
+    else:
+        leaves.append(path)
+walk(d["runs"][1], ["runs", 1])
+with open(os.path.join(sys.argv[2], "list"), "w") as out:
+    for n, path in enumerate(leaves):
+        doc = json.loads(json.dumps(d))
+        obj = doc
+        for p in path[:-1]: obj = obj[p]
+        old = obj[path[-1]]
+        obj[path[-1]] = "x" if not isinstance(old, str) else 7
+        name = os.path.join(sys.argv[2], f"m{n}.json")
+        json.dump(doc, open(name, "w"))
+        pointer = "/" + "/".join(str(p) for p in path)
+        out.write(f"{name}\t{pointer}\n")
+PY
+mutations=0
+while IFS=$'\t' read -r file pointer; do
+  parent="${pointer%/*}"
+  for cmd in report check; do
+    if [ "$cmd" = report ]; then args=(report "$file" -o "$tmp/mut/r.html"); else args=(check "$file"); fi
+    err=$(timeout 30 "$lmroof" "${args[@]}" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" != 2 ] || ! grep -qF -e "$file: $pointer:" -e "$file: $parent:" <<<"$err"; then
+      echo "FAIL: $cmd with $pointer mutated: exit $rc: ${err:0:200}"; failures=$((failures + 1))
+    fi
+  done
+  mutations=$((mutations + 1))
+done <"$tmp/mut/list"
+[ -e "$tmp/mut/r.html" ] && { echo "FAIL: a report was written from a mutated file"; failures=$((failures + 1)); }
+echo "ok: $mutations run fields mutated, report and check refuse each with its path"
+
+# 2. Impossible values (issue 9 items 10, 11): negative intensity, negative time,
+#    a CUDA run in a CPU file, a pair that is not a string, an empty run list's neighbour.
+mutate "$tmp/negI.json" 'd["runs"][0]["intensity"]["value"] = -1'
+expect 2 "negI.json: /runs/0/intensity/value: must not be negative" -- check "$tmp/negI.json"
+mutate "$tmp/negT.json" 'd["runs"][3]["time_s"]["samples"][0] = -0.001'
+expect 2 "negT.json: /runs/3/time_s/samples/0: must be a positive number" -- report "$tmp/negT.json" -o "$tmp/r.html"
+mutate "$tmp/cuda.json" 'd["runs"][2]["backend"] = "cuda"'
+expect 2 "cuda.json: /runs/2/backend: a cuda run in a cpu results file" -- check "$tmp/cuda.json"
+mutate "$tmp/pair3.json" 'd["runs"][0]["pair"] = 3'
+expect 2 "pair3.json: /runs/0/pair: must be a string \(is 3\)" -- report "$tmp/pair3.json" -o "$tmp/r.html"
+mutate "$tmp/dup.json" 'd["runs"].append(d["runs"][0])'
+expect 2 "dup.json: /runs/19/id: run id .* appears twice" -- check "$tmp/dup.json"
+
+# 3. Claims files (item 10): a misspelled metric, min_points beyond int, deep nesting.
+cat >"$tmp/modle.yaml" <<'Y'
+claims:
+  - id: typo
+    statement: s
+    source: t
+    check: {kind: ratio, candidate: {pair: norm, variant: rmsnorm, impl: fused},
+            baseline: {pair: norm, variant: layernorm, impl: fused}, metric: bytes.modle, range: [0.5, 1]}
+Y
+expect 2 "modle.yaml:6: unknown metric 'bytes.modle'" -- check "$tmp/modle.yaml" "$results"
+cat >"$tmp/minpoints.yaml" <<'Y'
+claims:
+  - id: big
+    statement: s
+    source: t
+    check: {kind: scaling, run: {pair: decode}, metric: time, dimension: context, exponent: 1, min_points: 2147483648}
+Y
+expect 2 "minpoints.yaml:5: 'min_points' must be between 2 and 1000000" -- check "$tmp/minpoints.yaml" "$results"
+python3 -c "print('claims: ' + '[' * 30000 + ']' * 30000)" >"$tmp/deep.yaml"
+expect 2 "deep.yaml:1: nested deeper than 64 levels" -- check "$tmp/deep.yaml" "$results"
+
+# 4. Nesting depth (item 5) in results.json and bench.json.
+python3 - "$results" "$tmp/deep.json" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+deep = '[' * 20000 + ']' * 20000
+open(sys.argv[2], "w").write(text.replace('"machine": {', '"machine": {"x": ' + deep + ', ', 1))
+PY
+expect 2 "deep.json: JSON nested deeper than 64 levels" -- report "$tmp/deep.json" -o "$tmp/r.html"
+python3 -c "
+print('{\"context\": {\"x\": ' + '[' * 20000 + ']' * 20000 + '}, \"benchmarks\": []}')" >"$tmp/deepbench.json"
+expect 2 "deepbench.json: JSON nested deeper than 64 levels" -- analyze "$tmp/deepbench.json" -o "$tmp/x.json"
+
+# 5. Size (item 14): a 100 MB hostname is refused by the length limit, quickly.
+python3 - "$results" "$tmp/host.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"]["hostname"] = "h" * 100_000_000
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 2 "host.json: /machine/hostname: a string of 100000000 characters is longer than the limit" -- report "$tmp/host.json" -o "$tmp/r.html"
+
+# 6. Pair names from data (items 4, 9): never a path, never a CSS id.
+for name in '/../../../tmp/lmroof-owned/x' 'moe(top2)' 'moe.v2'; do
+  python3 - "$results" "$tmp/named.json" "$name" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+name = sys.argv[3]
+chart = "pair-" + re.sub(r"-+", "-", re.sub(r"[^a-z0-9]", "-", name.lower())).strip("-")
+d["catalogue"] = {"pairs": [{"name": name, "title": "Pair " + name, "chart": chart,
+                             "combos": [{"variant": "layernorm", "impl": "unfused"}]}],
+                  "dimension_order": ["tokens", "d_model"], "charts": ["roofline", chart]}
+d["runs"] = [r for r in d["runs"] if r["pair"] == "norm"]
+for r in d["runs"]: r["pair"] = name
+d["comparisons"] = []
+d["claims"] = []
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  rm -rf "$tmp/rep" /tmp/lmroof-owned
+  if "$lmroof" report "$tmp/named.json" -o "$tmp/rep/report.html" >/dev/null 2>&1 && [ ! -e /tmp/lmroof-owned ] &&
+     [ "$(find "$tmp/rep" -name '*.vl.json' | grep -c -E '/report\.[a-z0-9-]+\.vl\.json$')" = "$(find "$tmp/rep" -name '*.vl.json' | wc -l)" ] &&
+     ! grep -qF "id=\"chart-$name\"" "$tmp/rep/report.html"; then
+    echo "ok: pair '$name' charted as $(cd "$tmp/rep" && ls *.vl.json | tr '\n' ' ')"
+  else
+    echo "FAIL: pair '$name' escaped into a path or an id"; failures=$((failures + 1))
+  fi
+done
+
+# 6b. The page with such a pair renders in a browser: every chart drawn, no script error.
+if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+  python3 - "$results" "$tmp/css.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {"norm": "moe(top2)", "bias": "moe.v2"}
+d["catalogue"] = {"pairs": [{"name": new, "title": "Pair " + new, "chart": "pair-moe-" + ("top2" if "(" in new else "v2"),
+                             "combos": []} for new in names.values()],
+                  "dimension_order": [], "charts": ["roofline", "pair-moe-top2", "pair-moe-v2"]}
+d["runs"] = [r for r in d["runs"] if r["pair"] in names]
+for r in d["runs"]: r["pair"] = names[r["pair"]]
+d["comparisons"] = []
+d["claims"] = []
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  if LMROOF_REPORT_FIXTURE="$tmp/css.json" LMROOF_REPORT_CHARTS="roofline pair-moe-top2 pair-moe-v2" \
+       bash "$src/tests/e2e/report_renders.sh" "$lmroof" "$src" >"$tmp/css.log" 2>&1; then
+    echo "ok: pairs 'moe(top2)' and 'moe.v2' render in Chromium"
+  else
+    echo "FAIL: a report with pairs 'moe(top2)', 'moe.v2' does not render: $(tail -3 "$tmp/css.log")"; failures=$((failures + 1))
+  fi
+fi
+
+# 7. Bench files (item 11): negative times and counters, zero-time ceilings.
+printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 0, "time_unit": "ms", "ceiling_bytes": 1e8}]}' >"$tmp/zero.json"
+expect 2 "zero.json: /benchmarks/0/real_time: must be a positive number" -- analyze "$tmp/zero.json" -o "$tmp/x.json"
+printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 5, "time_unit": "ms", "ceiling_bytes": -1}]}' >"$tmp/neg.json"
+expect 2 "neg.json: /benchmarks/0/ceiling_bytes: must not be negative" -- analyze "$tmp/neg.json" -o "$tmp/x.json"
+[ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results from bad input"; failures=$((failures + 1)); }
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

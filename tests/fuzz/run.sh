@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds lmroof's libFuzzer targets with clang (ASan + UBSan) and runs each for a
+# bounded time; exits non-zero when a target finds a crash. Separate from the CMake
+# build so the normal g++ build is unaffected.
+#   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 60)
+# Seed corpora: real outputs (tests/data, reports/examples) and the claims fixtures.
+# Findings are left in build-fuzz/findings/ (crash-*, with the input that crashed).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds="${1:-60}"
+cxx=$(command -v clang++-14 || command -v clang++ || true)
+[ -n "$cxx" ] || { echo "fuzz: clang++ not found (scripts/install-deps.sh --test installs it)" >&2; exit 2; }
+out=build-fuzz
+mkdir -p "$out/findings"
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
+       "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
+model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/numbers.cpp analysis/statistics.cpp)
+
+build() {  # build NAME SOURCES... -- LIBS...
+  local name="$1"; shift
+  local sources=() libs=()
+  while [ "$#" -gt 0 ] && [ "$1" != -- ]; do sources+=("$1"); shift; done
+  [ "$#" -gt 0 ] && shift
+  libs=("$@")
+  echo "fuzz: building $name" >&2
+  "$cxx" "${flags[@]}" "${sources[@]}" -o "$out/$name" -lfmt "${libs[@]}"
+}
+build fuzz_results tests/fuzz/fuzz_results.cpp "${model[@]}"
+build fuzz_bench tests/fuzz/fuzz_bench.cpp analysis/bench_json.cpp analysis/machine_info.cpp \
+  profiler/kernel_trace_file.cpp "${model[@]}"
+build fuzz_claims tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp analysis/claims/claims_check.cpp \
+  analysis/claims/claims_format.cpp "${model[@]}" -- -lyaml-cpp
+
+seed() {  # seed NAME FILES...: a fresh corpus folder holding copies of the seeds
+  local dir="$out/corpus-$1"; shift
+  mkdir -p "$dir"
+  for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/" ; done
+  echo "$dir"
+}
+corpus_results=$(seed results tests/data/*.json tests/data/claims/results-small.json reports/examples/*/results.json)
+corpus_bench=$(seed bench reports/examples/*/bench.json)
+corpus_claims=$(seed claims tests/data/claims/*.yaml tests/data/claims/*.json claims/*.yaml)
+
+failed=0
+for target in results bench claims; do
+  corpus_var="corpus_$target"
+  echo "fuzz: $target for ${seconds}s" >&2
+  if ! (cd "$out/findings" && ASAN_OPTIONS=detect_leaks=1 "../fuzz_$target" -max_total_time="$seconds" -max_len=1048576 \
+          -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 "../../${!corpus_var}" 2>&1 | tail -n 25); then
+    echo "fuzz: fuzz_$target found a problem (input in $out/findings)" >&2
+    failed=1
+  fi
+done
+exit "$failed"
