@@ -177,7 +177,8 @@ for (const [width, height] of sizes) {
   else if (page.keyTop > page.innerHeight) fail(label, `the key-results table starts at ${Math.round(page.keyTop)} px, below the first screen`);
 
   if (screenshot && label === `${sizes[0][0]}x${sizes[0][1]}`) {
-    const shot = await send("Page.captureScreenshot", { format: "png", clip: { x: 0, y: 0, width, height, scale: 1 } }, sessionId);
+    const scale = Number(process.env.LMROOF_LAYOUT_SCREENSHOT_SCALE || 1);
+    const shot = await send("Page.captureScreenshot", { format: "png", clip: { x: 0, y: 0, width, height, scale } }, sessionId);
     writeFileSync(screenshot, Buffer.from(shot.data, "base64"));
     console.log("screenshot: " + screenshot);
   }
