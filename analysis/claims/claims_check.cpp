@@ -507,7 +507,7 @@ Case faster_case(const Check& ch, const RunPair& p) {
                 evidence(nullptr, "speedup", s), evidence(nullptr, "speedup_low", st.low),
                 evidence(nullptr, "speedup_high", st.high), evidence(nullptr, "noise", st.noise),
                 evidence(nullptr, "p_value", st.p_value)};
-  c.measured = fmt::format("speedup {} ({}; {} vs {})", num(s), interval_text(st), si(tc, "s"), si(tb, "s"));
+  c.measured = fmt::format("speedup {} ({}; {} vs {})", numbers::ratio(s), interval_text(st), si(tc, "s"), si(tb, "s"));
   const double threshold = ch.within_noise ? 1.0 : *ch.factor;
   if (!st.has_interval()) {
     c.verdict = Verdict::inconclusive;
