@@ -12,7 +12,8 @@
 //   - no two facet or column headers' boxes overlap, and no chart text is cut ("…");
 //   - the first screen holds the verdict summary and the key-results table;
 //   - the PNG and SVG export buttons produce images (clicked);
-//   - the roofline's bytes-basis switch changes where the points are drawn (clicked).
+//   - the roofline's bytes-basis switch changes where the points are drawn (clicked);
+//   - the mouse wheel over the roofline scrolls the page and does not zoom the chart.
 // Exit 0 when all pass, 1 with one line per failure, 77 without Chromium.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -221,6 +222,25 @@ for (const [width, height] of sizes) {
     for (const p of basis.picked) { const [want, got] = p.split("="); if (want !== got) fail(label, `clicking '${want}' set basis to '${got}'`); }
     if (basis.distinct < 2) fail(label, "switching the bytes basis did not move any point");
   }
+  // The mouse wheel over the roofline scrolls the page and leaves the chart's axes alone
+  // (zooming needs shift+wheel).
+  const before = await evaluate(`(() => {
+    const svg = document.querySelector("#chart-roofline svg");
+    window.scrollTo(0, Math.max(0, svg.getBoundingClientRect().top + window.scrollY - 50));
+    const r = svg.getBoundingClientRect();
+    const ticks = Array.from(svg.querySelectorAll("g[class*='role-axis-label'] text")).map((t) => t.textContent).join(",");
+    return { x: r.left + r.width / 2, y: Math.min(r.top + r.height / 2, window.innerHeight - 10), scrollY: window.scrollY, ticks };
+  })()`);
+  await send("Input.dispatchMouseEvent", { type: "mouseWheel", x: before.x, y: before.y, deltaX: 0, deltaY: 240 }, sessionId);
+  await sleep(500);
+  const after = await evaluate(`(() => {
+    const svg = document.querySelector("#chart-roofline svg");
+    return { scrollY: window.scrollY,
+             ticks: Array.from(svg.querySelectorAll("g[class*='role-axis-label'] text")).map((t) => t.textContent).join(",") };
+  })()`);
+  if (!(after.scrollY > before.scrollY)) fail(label, `the mouse wheel over the roofline did not scroll the page (scrollY ${before.scrollY} -> ${after.scrollY})`);
+  if (after.ticks !== before.ticks) fail(label, "the mouse wheel over the roofline zoomed the chart");
+
   if (consoleLines.length) fail(label, "console output after clicks: " + consoleLines.slice(0, 3).join(" | "));
   console.log(`${label}: ${page.rendered}/${page.expected} charts, scrollWidth ${page.scrollWidth}, roofline at ${Math.round(page.rooflineTop ?? -1)} px, basis options ${(basis.options || []).join("/")}`);
   listeners.splice(listeners.indexOf(listener), 1);
