@@ -16,10 +16,8 @@ example=$(ls -d "$root"/reports/examples/*/results.json | sort | tail -1)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$build/lmroof" report "$example" -o "$work/report.html" >/dev/null
-node_flags=()
-node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2>/dev/null || node_flags=(--experimental-websocket)
 out=$root/docs/report-first-screen.png
-LMROOF_LAYOUT_SCREENSHOT="$work/shot.png" LMROOF_LAYOUT_SCREENSHOT_SCALE=0.7 node "${node_flags[@]}" "$root/tests/e2e/report_layout.mjs" "$work/report.html" 1400x900
+LMROOF_LAYOUT_SCREENSHOT="$work/shot.png" LMROOF_LAYOUT_SCREENSHOT_SCALE=0.7 node "$root/tests/e2e/report_layout.mjs" "$work/report.html" 1400x900
 # Keep it small: a palette PNG when pngquant or Python's PIL is there.
 if command -v pngquant >/dev/null 2>&1; then
   pngquant --force --quality 60-90 --output "$out" "$work/shot.png"
