@@ -60,6 +60,15 @@ grep -q '\.\.\.$' "$tmp/out.txt" && fail "text: a line was cut"
 awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$tmp/out.txt" || fail "text: a line is wider than COLUMNS=80"
 grep -Eq '^[0-9]+ claims?: measured: ' "$tmp/out.txt" || fail "text: no summary line"
 
+# On a terminal (a pseudo-terminal from util-linux `script`): colour, unless NO_COLOR is set.
+if command -v script >/dev/null 2>&1; then
+  cmd="$(printf '%q ' "$lmroof" check "$claims" "$results")"
+  n=$(env -u NO_COLOR script -qec "$cmd" /dev/null | grep -c $'\033\[')
+  [ "$n" -gt 0 ] || fail "no colour on a terminal"
+  n=$(NO_COLOR=1 script -qec "$cmd" /dev/null | grep -c $'\033\[')
+  [ "$n" = 0 ] || fail "colour on a terminal although NO_COLOR is set"
+fi
+
 "$lmroof" check --strict "$claims" "$results" >/dev/null
 strict_rc=$?
 if grep -q '^INCONCLUSIVE ' "$tmp/out.txt"; then
