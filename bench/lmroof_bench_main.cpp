@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
       }
     }
     if (!dtype_given && options.backend == Backend::cuda) options.dtype = DType::bf16;
+    if (options.backend == Backend::cuda) options.repetitions = bench::kCudaRepetitions;
     if (options.quick)
       options.repetitions = bench::kQuickRepetitions.repetitions,
       options.min_time_s = bench::kQuickRepetitions.min_time_s;
