@@ -21,6 +21,9 @@
 //   2-core development machine the default suite's timed part grows from ~17 s to ~24 s.
 // - --quick keeps runs short (smoke tests) but takes 3 repetitions: the fewest that give
 //   an interval at all (SpeedupOptions::min_samples).
+// - CUDA keeps 5: each of its repetitions is already the median of an adaptive sampling
+//   loop (profiler/gpu_timer, nvbench's noise criterion), so single outliers do not reach
+//   the samples, and doubling the repetitions would double the GPU suite's time.
 namespace lmroof::bench {
 
 struct RepetitionScheme {
@@ -30,5 +33,6 @@ struct RepetitionScheme {
 
 inline constexpr RepetitionScheme kDefaultRepetitions{10, 0.025};
 inline constexpr RepetitionScheme kQuickRepetitions{3, 0.01};
+inline constexpr int kCudaRepetitions = 5;  // min_time does not apply: each repetition samples adaptively
 
 }  // namespace lmroof::bench

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
     }
     options.quick = quick;
     if (!model.empty()) options.shapes.model = find_model(model);
+    if (options.backend == Backend::cuda) options.repetitions = bench::kCudaRepetitions;
     if (quick)
       options.repetitions = bench::kQuickRepetitions.repetitions,
       options.min_time_s = bench::kQuickRepetitions.min_time_s;

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "bf16"}));
   run->add_option("--metrics", run_args.metrics, "Where FLOPs and bytes come from: auto, cupti or analytic")
       ->check(CLI::IsMember({"auto", "cupti", "analytic"}))->capture_default_str();
-  run->add_option("--repetitions", run_args.repetitions, "Repetitions per benchmark (default 10, 3 with --quick; bench/adaptive_repetitions.h)")
+  run->add_option("--repetitions", run_args.repetitions, "Repetitions per benchmark (default 10, 5 on CUDA, 3 with --quick; bench/adaptive_repetitions.h)")
       ->check(CLI::Range(1, 1000));
   auto* min_time_opt = run->add_option("--min-time", run_args.min_time, "Minimum seconds per repetition, in (0, 60]");
   run->add_flag("!--no-claims", run_args.claims, "Do not check claims");

@@ -112,6 +112,7 @@ int run(const RunArgs& args) {
     throw std::invalid_argument("the CPU backend runs fp32 only");
   const nlohmann::json metrics = choose_metrics(args.metrics, options.suite.backend);
   options.suite.measure_counters = metrics["source"] == "cupti";
+  if (options.suite.backend == Backend::cuda) options.suite.repetitions = bench::kCudaRepetitions;
   if (args.quick)
     options.suite.repetitions = bench::kQuickRepetitions.repetitions,
     options.suite.min_time_s = bench::kQuickRepetitions.min_time_s;

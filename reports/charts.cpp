@@ -165,7 +165,12 @@ json roofline_chart(const model::Results& results) {
         {"pair_order", order.pair_of(c.pair)},
         {"label", fmt::format("{} \u2192 {} ({})", c.baseline.variant, c.candidate.variant, impl)},
         {"shape", shape_label(results, c.shape)},
-        {"speedup", num::ratio(c.speedup)},
+        {"speedup", c.has_interval()
+                        ? fmt::format("{} (95% {}\u2013{}; Hodges\u2013Lehmann {}{})", num::ratio(c.speedup),
+                                      num::sig(*c.speedup_low), num::sig(*c.speedup_high),
+                                      num::ratio(c.hodges_lehmann.value_or(c.speedup)),
+                                      c.p_value ? "; U test p = " + num::sig(*c.p_value, 2) : std::string())
+                        : num::ratio(c.speedup)},
         {"x_minimum", number_or_null(p.x_minimum)}, {"x2_minimum", number_or_null(q.x_minimum)},
         {"x_model", number_or_null(p.x_model)}, {"x2_model", number_or_null(q.x_model)},
         {"x_measured", number_or_null(p.x_measured)}, {"x2_measured", number_or_null(q.x_measured)},

@@ -377,8 +377,10 @@ std::string machine_section(const Results& results) {
                              {"build_flags", m.build_flags}, {"cuda_compiler", m.cuda_compiler.value_or(std::string(kDash))},
                              {"lmroof_version", m.lmroof_version}, {"git_commit", m.git_commit},
                              {"bench_date", m.bench_date.value_or(std::string(kDash))}, {"date", m.date},
-                             {"hostname", m.hostname}})
+                             {"hostname", m.hostname}}) {
+    if (k == "cuda_compiler" && m.backend != "cuda") continue;  // the toolkit did not run on a CPU run
     facts.emplace_back(k, v);
+  }
   std::string suite = m.suite.pairs ? fmt::format("pairs: {}", fmt::join(*m.suite.pairs, ", ")) : "pairs: all";
   suite += m.suite.quick ? "; quick" : "";
   if (m.suite.model) {

@@ -8,7 +8,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "analysis/claims/claims.h"
+#include "analysis/statistics.h"
 #include "analysis/results.h"
 
 namespace lmroof {
@@ -102,7 +105,9 @@ TEST(ClaimsFaster, HoldsFailsInconclusiveMissing) {
   for (const auto& [id, c] : v) expect_schema(c);
   EXPECT_EQ(verdict(v, "faster-holds"), "holds");
   EXPECT_EQ(verdict(v, "faster-inconclusive"), "inconclusive");
-  EXPECT_NE(v.at("faster-inconclusive")["reason"].get<std::string>().find("noise"), std::string::npos);
+  // the reason names the interval and what would decide it
+  EXPECT_NE(v.at("faster-inconclusive")["reason"].get<std::string>().find("interval"), std::string::npos);
+  EXPECT_NE(v.at("faster-inconclusive")["reason"].get<std::string>().find("would decide it"), std::string::npos);
   // holds at tokens=512, inconclusive at tokens=2048: the claim is not shown everywhere
   EXPECT_EQ(verdict(v, "faster-every-shape"), "inconclusive");
   const auto every = v.at("faster-every-shape")["measured"].get<std::string>();
@@ -371,13 +376,16 @@ TEST(ClaimsTable, FitsWidthAndShowsEveryClaim) {
   }
   EXPECT_GT(n, static_cast<int>(verdicts.size()));
   for (const auto& c : verdicts) EXPECT_NE(table.find(c.id), std::string::npos) << c.id;
-  EXPECT_NE(table.find("claim"), std::string::npos);
   EXPECT_NE(table.find("expected"), std::string::npos);
   EXPECT_NE(table.find("measured"), std::string::npos);
-  EXPECT_NE(table.find("verdict"), std::string::npos);
-  EXPECT_NE(table.find("not measured"), std::string::npos);
-  EXPECT_NE(table.find("inconclusive"), std::string::npos);
-  EXPECT_NE(table.find(std::to_string(verdicts.size()) + " claims: "), std::string::npos) << table;
+  // verdict first, failing claims first; the summary counts measured and model evidence apart
+  EXPECT_EQ(table.rfind("FAILS ", 0), 0u) << table.substr(0, 200);
+  EXPECT_NE(table.find("\nNOT MEASURED "), std::string::npos);
+  EXPECT_NE(table.find("\nINCONCLUSIVE "), std::string::npos);
+  EXPECT_LT(table.find("\nINCONCLUSIVE "), table.find("\nHOLDS "));
+  EXPECT_NE(table.find(std::to_string(verdicts.size()) + " claims: measured: "), std::string::npos) << table;
+  EXPECT_NE(table.find(" model: "), std::string::npos) << table;
+  EXPECT_EQ(table.find("..."), std::string::npos) << "nothing is cut";
   EXPECT_EQ(claims_exit_code(verdicts), 1);
   // narrower terminals still get every claim, within their width
   for (int width : {72, 80}) {
@@ -415,6 +423,98 @@ TEST(ClaimsBuiltin, LoadsAndCitesSources) {
       EXPECT_NE(c["verdict"], "not measured") << c.dump();
     }
   }
+}
+
+
+// ---- aggregation over shapes (docs/claims.md#aggregation) ------------------------------------
+
+namespace {
+
+// norm layernorm/unfused vs rmsnorm/unfused at four token counts, built from the fixture's
+// runs: `spread[i]` is the relative spread of shape i's samples, `speedup[i]` its speedup.
+model::Results four_shapes(const std::vector<double>& speedup, const std::vector<double>& spread) {
+  model::Results r = small_results();
+  const model::Run* base = nullptr;
+  const model::Run* cand = nullptr;
+  for (const auto& run : r.runs) {
+    if (run.pair == "norm" && run.impl == "unfused" && run.variant == "layernorm" && !base) base = &run;
+    if (run.pair == "norm" && run.impl == "unfused" && run.variant == "rmsnorm" && !cand) cand = &run;
+  }
+  EXPECT_TRUE(base && cand);
+  std::vector<model::Run> runs;
+  for (size_t i = 0; i < speedup.size(); ++i) {
+    for (bool is_base : {true, false}) {
+      model::Run run = is_base ? *base : *cand;
+      run.shape["tokens"] = 1000 + static_cast<int64_t>(i);
+      run.id = fmt::format("{}/{}", run.variant, i);
+      const double t = is_base ? 1e-3 : 1e-3 / speedup[i];
+      run.time_s.samples.clear();
+      for (int k = 0; k < 10; ++k) run.time_s.samples.push_back(t * (1 + spread[i] * ((k * 7) % 10 - 4.5) / 4.5));
+      run.time_s.median = stats::median(run.time_s.samples);
+      runs.push_back(run);
+    }
+  }
+  r.runs = runs;
+  r.comparisons.clear();
+  r.index();
+  return r;
+}
+
+const char* kEveryShapeClaim = R"(claims:
+  - id: rms-4x
+    statement: RMSNorm is 2x faster unfused.
+    source: test
+    check:
+      kind: faster
+      candidate: {pair: norm, variant: rmsnorm, impl: unfused}
+      baseline: {pair: norm, variant: layernorm, impl: unfused}
+      factor: 2
+)";
+
+}  // namespace
+
+TEST(ClaimsAggregate, OneNoisyShapeDoesNotHideAConsistentEffect) {
+  const model::Results r = four_shapes({4, 4, 4, 4}, {0.01, 0.01, 0.01, 0.9});
+  const auto claims = parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue);
+  const auto v = check_claims(claims, r);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].verdict, model::Verdict::holds) << v[0].measured;
+  EXPECT_EQ(v[0].cases.holds, 3);
+  EXPECT_EQ(v[0].cases.inconclusive, 1);
+  EXPECT_EQ(v[0].measured.rfind("holds on 3 of 4 run pairs, 1 inconclusive", 0), 0u) << v[0].measured;
+  EXPECT_EQ(v[0].evidence_kind, "measured");
+}
+
+TEST(ClaimsAggregate, AFailureOnAnyShapeFails) {
+  const model::Results r = four_shapes({4, 4, 4, 1.2}, {0.01, 0.01, 0.01, 0.01});
+  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), r);
+  EXPECT_EQ(v[0].verdict, model::Verdict::fails) << v[0].measured;
+  EXPECT_EQ(v[0].cases.fails, 1);
+  EXPECT_EQ(claims_exit_code(v), 1);
+}
+
+TEST(ClaimsAggregate, HalfTheShapesUnsureIsInconclusiveAndSaysWhatWouldDecide) {
+  const model::Results r = four_shapes({4, 4, 4, 4}, {0.01, 0.01, 0.9, 0.9});
+  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), r);
+  EXPECT_EQ(v[0].verdict, model::Verdict::inconclusive) << v[0].measured;
+  ASSERT_TRUE(v[0].reason);
+  EXPECT_NE(v[0].reason->find("would decide it"), std::string::npos) << *v[0].reason;
+  EXPECT_EQ(claims_exit_code(v), 0);
+  EXPECT_EQ(claims_exit_code(v, /*strict=*/true), 1);
+}
+
+TEST(ClaimsAggregate, SummaryCountsMeasuredAndModelApart) {
+  std::vector<model::ClaimVerdict> v(3);
+  v[0].verdict = model::Verdict::holds, v[0].evidence_kind = "measured";
+  v[1].verdict = model::Verdict::fails, v[1].evidence_kind = "measured";
+  v[2].verdict = model::Verdict::holds, v[2].evidence_kind = "model";
+  EXPECT_EQ(verdict_summary(v), "measured: 1 holds, 1 fails \u00b7 model: 1 holds");
+  const std::string md = format_claims_markdown(v);
+  EXPECT_NE(md.find("| verdict | claim | evidence | expected | measured |"), std::string::npos);
+  const auto j = claims_check_json(v, "r.json", "c.yaml", false);
+  EXPECT_EQ(j["schema"], "lmroof.check/1");
+  EXPECT_EQ(j["summary"]["model"]["holds"], 1);
+  EXPECT_EQ(j["claims"][0]["verdict"], "fails");  // failing first
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -80,14 +81,22 @@ TEST(Report, FixtureHasEveryChartAndSection) {
   const std::string html = render(fixture());
   for (const char* id : {"roofline", "pair-norm", "pair-bias", "pair-block", "pair-decode", "block-shares", "runs-table"})
     EXPECT_NE(html.find(std::string("id=\"chart-") + id + "\""), std::string::npos) << "missing chart container " << id;
-  for (const char* id : {"id=\"claims\"", "id=\"metrics\"", "id=\"comparisons\"", "id=\"runs-table\"", "id=\"machine\"",
-                         "id=\"report-errors\"", "id=\"report-charts\""})
+  for (const char* id : {"id=\"verdict-summary\"", "id=\"key-results\"", "id=\"claims\"", "id=\"metrics\"",
+                         "id=\"comparisons\"", "id=\"runs-table\"", "id=\"machine\"", "id=\"report-errors\"",
+                         "id=\"report-charts\""})
     EXPECT_NE(html.find(id), std::string::npos) << "missing " << id;
   EXPECT_NE(html.find("data-charts-expected=\"6\""), std::string::npos);
   const std::string page = markup(html);
-  // The claims come first, with coloured verdicts and links to their charts.
+  // The answer first: the verdict summary, the key results, the roofline, then the
+  // claims in full (coloured verdicts, links to their charts), then the pair charts.
+  EXPECT_LT(page.find("id=\"verdict-summary\""), page.find("id=\"key-results\""));
+  EXPECT_LT(page.find("id=\"key-results\""), page.find("id=\"chart-roofline\""));
+  EXPECT_LT(page.find("id=\"chart-roofline\""), page.find("id=\"claims\""));
   EXPECT_LT(page.find("id=\"claims\""), page.find("id=\"metrics\""));
-  EXPECT_LT(page.find("id=\"metrics\""), page.find("id=\"chart-roofline\""));
+  EXPECT_LT(page.find("id=\"metrics\""), page.find("id=\"chart-pair-norm\""));
+  // machine, backend, dtype and date on the first line
+  for (const char* fact : {"<b>machine</b>", "<b>backend</b> cpu", "<b>dtype</b> fp32", "<b>date</b>"})
+    EXPECT_NE(page.find(fact), std::string::npos) << fact;
   EXPECT_LT(page.find("id=\"chart-block-shares\""), page.find("id=\"comparisons\""));
   EXPECT_LT(page.find("id=\"comparisons\""), page.find("id=\"chart-runs-table\""));
   EXPECT_LT(page.find("id=\"chart-runs-table\""), page.find("id=\"machine\""));
@@ -171,7 +180,13 @@ TEST(Report, WriteReportWritesPageAndVegaLiteSpecs) {
     (void)entry;
     ++files;
   }
-  EXPECT_EQ(files, 7u) << "only the page and six specs, no temporary files";
+  EXPECT_EQ(files, 9u) << "only the page, six specs and two CSV files, no temporary files";
+  std::ifstream runs_csv(dir / "report.runs.csv"), comparisons_csv(dir / "report.comparisons.csv");
+  std::string header;
+  ASSERT_TRUE(std::getline(runs_csv, header));
+  EXPECT_EQ(header.rfind("id,pair,variant,impl,backend,dtype,shape,time_median_s", 0), 0u) << header;
+  ASSERT_TRUE(std::getline(comparisons_csv, header));
+  EXPECT_NE(header.find("speedup,speedup_low,speedup_high,noise,p_value"), std::string::npos) << header;
   std::filesystem::remove_all(dir);
 }
 
@@ -193,18 +208,21 @@ TEST(Report, ChartsHoldOnlyWhatCanBeDrawn) {
   ASSERT_EQ(charts.size(), 2u);
   EXPECT_EQ(charts[0].id, "roofline");
   EXPECT_EQ(charts[1].id, "pair-norm");
-  // The points layer is the last; the two unplottable runs are not in it.
-  const json& points = charts[0].spec["layer"].back()["data"]["values"];
+  // The template's "points" dataset; the unplottable run is not in it.
+  const json& points = charts[0].spec["datasets"]["points"];
   EXPECT_EQ(points.size(), runs.size() - 1);
   for (const auto& p : points) {
     EXPECT_GT(p["x_model"].get<double>(), 0);
-    EXPECT_GT(p["y_model"].get<double>(), 0);
-    EXPECT_FALSE(p.contains("x_dram")) << "the fixture has no measured bytes";
+    EXPECT_GT(p["x_minimum"].get<double>(), 0);
+    EXPECT_GT(p["y_analytic"].get<double>(), 0);
+    EXPECT_TRUE(p["x_measured"].is_null()) << "the fixture has no measured bytes";
   }
-  // Nothing measured: analytic axes only, no switch.
-  EXPECT_FALSE(charts[0].spec.contains("params"));
+  // Nothing measured: the bytes basis offers minimum and model only.
+  EXPECT_EQ(charts[0].spec["params"][0]["bind"]["options"], json({"minimum", "model"}));
+  EXPECT_EQ(charts[0].spec["params"][0]["value"], "model");
   const std::string spec = charts[0].spec.dump();
-  EXPECT_NE(spec.find("copy (bandwidth): 30.4 GB/s"), std::string::npos);
+  EXPECT_NE(spec.find("copy: 30.4 GB/s"), std::string::npos);
+  EXPECT_NE(spec.find("ridge "), std::string::npos) << "the ridge points are marked";
   EXPECT_NE(spec.find("fp32_fma (vector"), std::string::npos);
   EXPECT_NE(spec.find("sgemm (matrix"), std::string::npos);
 
@@ -237,32 +255,32 @@ TEST(Report, RooflineSwitchesBetweenAnalyticAndMeasuredAxes) {
   doc["roofs"]["l2_bandwidth"] = "l2_read";
   const json spec = roofline_of(doc);
   ASSERT_TRUE(spec.contains("params"));
-  const json& axes = spec["params"][0];
-  EXPECT_EQ(axes["name"], "axes");
-  EXPECT_EQ(axes["value"], "dram");  // measured first
-  EXPECT_EQ(axes["bind"]["options"], json({"model", "dram", "l2"}));
-  const json& points = spec["layer"].back()["data"]["values"];
+  const json& basis = spec["params"][0];
+  EXPECT_EQ(basis["name"], "basis");
+  EXPECT_EQ(basis["value"], "measured");  // measured first
+  EXPECT_EQ(basis["bind"]["options"], json({"minimum", "model", "measured", "l2"}));
+  const json& points = spec["datasets"]["points"];
   int with_dram = 0;
   for (const auto& p : points) {
-    EXPECT_TRUE(p.contains("x_model"));  // analytic axes for every run
-    if (!p.contains("x_dram")) continue;
+    EXPECT_TRUE(p["x_model"].is_number());  // analytic axes for every run
+    if (p["x_measured"].is_null()) continue;
     ++with_dram;
     const json* run = nullptr;
     for (const auto& r : doc["runs"])
       if (r["id"] == p["id"]) run = &r;
     ASSERT_NE(run, nullptr);
     const double flops = (*run)["flops"]["total"].get<double>(), minimum = (*run)["bytes"]["minimum"].get<double>();
-    EXPECT_DOUBLE_EQ(p["x_dram"].get<double>(), flops / (2 * minimum));
+    EXPECT_DOUBLE_EQ(p["x_measured"].get<double>(), flops / (2 * minimum));
     EXPECT_DOUBLE_EQ(p["x_l2"].get<double>(), flops / (3 * minimum));
+    EXPECT_DOUBLE_EQ(p["x_minimum"].get<double>(), flops / minimum);
     EXPECT_DOUBLE_EQ(p["x_model"].get<double>(), flops / (*run)["bytes"]["model"].get<double>());
-    EXPECT_NE(p["over_min"].get<std::string>().find("(measured)"), std::string::npos);
   }
   EXPECT_EQ(with_dram, 2);
   const std::string text = spec.dump();
-  EXPECT_NE(text.find("l2_read (L2 bandwidth)"), std::string::npos);
-  EXPECT_NE(text.find("axes == 'l2'"), std::string::npos);
-  // The page renders it and says what the buttons do.
-  EXPECT_NE(render(doc).find("switch the axes"), std::string::npos);
+  EXPECT_NE(text.find("l2_read (L2): 1.00 TB/s"), std::string::npos);
+  EXPECT_NE(text.find("basis == 'l2'"), std::string::npos);
+  // The page renders it and says what the switch does.
+  EXPECT_NE(render(doc).find("The bytes basis switches"), std::string::npos);
 }
 
 TEST(Report, KernelsSectionListsEveryTracedKernel) {
@@ -296,14 +314,24 @@ TEST(Report, BlockSharesShowThePapersFigures) {
   const auto spec = shares_of(fixture());
   ASSERT_FALSE(spec.is_null());
   int paper_rows = 0;
-  for (const auto& row : spec["data"]["values"])
+  std::set<std::string> measured_categories;
+  for (const auto& row : spec["datasets"]["shares"]) {
     if (row["panel"].get<std::string>().find("(paper)") != std::string::npos) {
       ++paper_rows;
-      if (row["class"] == "normalization" && row["measure"] == "runtime share") {
-        EXPECT_DOUBLE_EQ(row["share"].get<double>(), 25.5);
+      if (row["category"] == "normalization" && row["measure"] == "runtime share") {
+        EXPECT_DOUBLE_EQ(row["share"].get<double>(), 0.255);
       }
+    } else {
+      measured_categories.insert(row["category"].get<std::string>());
     }
+  }
   EXPECT_EQ(paper_rows, 6);
+  // The measured panels use the paper's categories, so the bars line up.
+  for (const auto& c : measured_categories)
+    EXPECT_TRUE(c == "tensor contraction" || c == "normalization" || c == "element-wise") << c;
+  EXPECT_EQ(lmroof::report::ivanov_category("matrix"), "tensor contraction");
+  EXPECT_EQ(lmroof::report::ivanov_category("attention"), "tensor contraction");
+  EXPECT_EQ(lmroof::report::ivanov_category("elementwise"), "element-wise");
 }
 
 TEST(Report, NumbersAreReadable) {

@@ -141,13 +141,19 @@ struct Case {
   bool too_few_points = false;  // scaling: a series too short to fit
 };
 
+// The catalogue of the results being checked, for the dimension order of case labels
+// (the same order the report uses); set by check_claims for the duration of a check.
+thread_local const model::Catalogue* t_catalogue = nullptr;
+
 std::vector<std::pair<std::string, std::string>> tokens_of(const Run& run, const std::vector<std::string>& skip = {}) {
   std::vector<std::pair<std::string, std::string>> t;
   const std::pair<const char*, const std::string*> fields[] = {
       {"pair", &run.pair}, {"variant", &run.variant}, {"impl", &run.impl}, {"backend", &run.backend}, {"dtype", &run.dtype}};
   for (const auto& [key, value] : fields)
     if (std::find(skip.begin(), skip.end(), key) == skip.end()) t.emplace_back(key, *value);
-  for (const auto& [dim, v] : run.shape)
+  const auto dims = t_catalogue ? t_catalogue->ordered(run.shape)
+                                : std::vector<std::pair<std::string, int64_t>>(run.shape.begin(), run.shape.end());
+  for (const auto& [dim, v] : dims)
     if (std::find(skip.begin(), skip.end(), dim) == skip.end()) t.emplace_back(dim, std::to_string(v));
   return t;
 }
@@ -514,7 +520,7 @@ Case faster_case(const Check& ch, const RunPair& p) {
                 evidence(nullptr, "speedup", s), evidence(nullptr, "speedup_low", st.low),
                 evidence(nullptr, "speedup_high", st.high), evidence(nullptr, "noise", st.noise),
                 evidence(nullptr, "p_value", st.p_value)};
-  c.measured = fmt::format("speedup {} ({}; {} vs {})", num(s), interval_text(st), si(tc, "s"), si(tb, "s"));
+  c.measured = fmt::format("speedup {} ({}; {} vs {})", numbers::ratio(s), interval_text(st), si(tc, "s"), si(tb, "s"));
   const double threshold = ch.within_noise ? 1.0 : *ch.factor;
   if (!st.has_interval()) {
     c.verdict = Verdict::inconclusive;
@@ -943,6 +949,10 @@ std::string Range::describe(int digits) const {
 }
 
 std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results) {
+  struct CatalogueScope {
+    explicit CatalogueScope(const model::Catalogue* c) { t_catalogue = c; }
+    ~CatalogueScope() { t_catalogue = nullptr; }
+  } scope(&results.catalogue);
   std::vector<model::ClaimVerdict> out;
   out.reserve(claims.size());
   for (const auto& c : claims) out.push_back(check_one(c, results));

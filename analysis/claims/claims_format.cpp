@@ -38,11 +38,6 @@ std::vector<std::string> wrap(const std::string& text, size_t width) {
   return lines;
 }
 
-// Display columns of UTF-8 text (continuation bytes take none).
-size_t columns(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
 int rank(model::Verdict v) {
   switch (v) {
     case model::Verdict::fails: return 0;
@@ -118,9 +113,9 @@ std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, i
     std::string verdict(model::to_string(c->verdict));
     std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char ch) { return std::toupper(ch); });
     const std::string pad(kVerdict - verdict.size(), ' ');
-    const std::string head = fmt::format("{} ({} evidence{})", c->id, c->evidence_kind,
-                                         c->evidence_kind == "model" ? ": follows from the cost model" : "");
-    out += (colour ? std::string(colour_of(c->verdict)) + verdict + "\033[0m" : verdict) + pad + head + "\n";
+    const auto head = wrap(fmt::format("{} [{} evidence]", c->id, c->evidence_kind), text_w);
+    out += (colour ? std::string(colour_of(c->verdict)) + verdict + "\033[0m" : verdict) + pad + head[0] + "\n";
+    for (size_t i = 1; i < head.size(); ++i) out += std::string(kVerdict, ' ') + head[i] + "\n";
     auto field = [&](const char* label, const std::string& text) {
       if (text.empty() || text == "-") return;
       const std::string lead = fmt::format("{:<10}", label);
@@ -134,7 +129,10 @@ std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, i
     if (c->reason) field(c->verdict == model::Verdict::inconclusive ? "why" : "reason", *c->reason);
     out += "\n";
   }
-  out += fmt::format("{} claim{}: {}\n", claims.size(), claims.size() == 1 ? "" : "s", verdict_summary(claims));
+  for (const auto& l : wrap(fmt::format("{} claim{}: {}", claims.size(), claims.size() == 1 ? "" : "s",
+                                       verdict_summary(claims)),
+                           static_cast<size_t>(width)))
+    out += l + "\n";
   return out;
 }
 

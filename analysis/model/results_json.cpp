@@ -447,7 +447,17 @@ ClaimVerdict claim_from(const JsonCursor& c) {
   v.reason = opt_string(c, "reason", kMaxTextLength);
   v.chart = c.at("chart").string();
   if (auto f = c.opt("claims_file")) v.claims_file = f->string(kMaxTextLength);
-  if (auto k = c.opt("evidence_kind")) v.evidence_kind = k->one_of({"measured", "model"});
+  if (auto k = c.opt("evidence_kind")) {
+    v.evidence_kind = k->one_of({"measured", "model"});
+  } else {
+    // Files written before evidence kinds: a speed comparison, or a number read from a
+    // time or a counter, is measured; the rest came from the cost model.
+    v.evidence_kind = v.kind == "faster" ? "measured" : "model";
+    for (const auto& e : v.evidence)
+      if (e.metric.find("time") != std::string::npos || e.metric.find("measured") != std::string::npos ||
+          e.metric.rfind("achieved", 0) == 0 || e.metric == "speedup" || e.metric == "noise")
+        v.evidence_kind = "measured";
+  }
   if (auto t = c.opt("cases")) {
     constexpr int64_t kMax = int64_t{1} << 40;
     if (auto n = t->opt("holds")) v.cases.holds = n->integer(0, kMax);

@@ -5,6 +5,8 @@
 #   --format markdown  a table: header, separator, one row per claim
 #   --format text      each claim's block starts with its verdict; nothing is cut ("...")
 #   --strict           exits 1 when a claim is inconclusive, where plain check exits 0
+#   analyze            requires -o, writes the built-in claims' verdicts (--no-claims: none),
+#                      whose noise is their comparison's noise
 # Usage: check_formats.sh LMROOF SOURCE_DIR (exit 77 = skipped, reason printed)
 set -uo pipefail
 lmroof=$1
@@ -44,7 +46,7 @@ n_claims=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["
 grep -q '^| verdict | claim | evidence | expected | measured |$' "$tmp/out.md" || fail "markdown: no table header"
 grep -q '^|---|---|---|---|---|$' "$tmp/out.md" || fail "markdown: no separator row"
 rows=$(grep -c '^| .* |$' "$tmp/out.md")
-[ "$rows" = $((n_claims + 2)) ] || fail "markdown: $rows table lines for $n_claims claims"
+[ "$rows" = $((n_claims + 1)) ] || fail "markdown: $rows table lines (header and rows) for $n_claims claims"
 while IFS= read -r line; do
   cells=$(sed 's/\\|//g' <<< "$line" | tr -cd '|' | wc -c)
   [ "$cells" = 6 ] || fail "markdown row with $((cells - 1)) cells: $line"
@@ -58,6 +60,15 @@ grep -q '\.\.\.$' "$tmp/out.txt" && fail "text: a line was cut"
 awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$tmp/out.txt" || fail "text: a line is wider than COLUMNS=80"
 grep -Eq '^[0-9]+ claims?: measured: ' "$tmp/out.txt" || fail "text: no summary line"
 
+# On a terminal (a pseudo-terminal from util-linux `script`): colour, unless NO_COLOR is set.
+if command -v script >/dev/null 2>&1; then
+  cmd="$(printf '%q ' "$lmroof" check "$claims" "$results")"
+  n=$(env -u NO_COLOR script -qec "$cmd" /dev/null | grep -c $'\033\[')
+  [ "$n" -gt 0 ] || fail "no colour on a terminal"
+  n=$(NO_COLOR=1 script -qec "$cmd" /dev/null | grep -c $'\033\[')
+  [ "$n" = 0 ] || fail "colour on a terminal although NO_COLOR is set"
+fi
+
 "$lmroof" check --strict "$claims" "$results" >/dev/null
 strict_rc=$?
 if grep -q '^INCONCLUSIVE ' "$tmp/out.txt"; then
@@ -70,5 +81,40 @@ else
 fi
 "$lmroof" check --format yaml "$results" >/dev/null 2>&1
 [ $? = 2 ] || fail "--format yaml should be bad input (exit 2)"
+# `analyze` requires -o and checks the built-in claims, so analyze -> report shows them;
+# each faster claim's noise is its comparison's noise (one figure per comparison).
+bench=$(ls -d "$src"/reports/examples/*/bench.json 2>/dev/null | sort | tail -1)
+if [ -n "$bench" ]; then
+  "$lmroof" analyze "$bench" >/dev/null 2>&1
+  [ $? = 2 ] || fail "analyze without -o should be bad input (exit 2)"
+  "$lmroof" analyze "$bench" -o "$tmp/results.json" >"$tmp/analyze.out" 2>&1 || fail "analyze -o exited $?: $(tail -3 "$tmp/analyze.out")"
+  grep -q '^claims: measured: ' "$tmp/analyze.out" || fail "analyze printed no claims summary"
+  python3 - "$tmp/results.json" <<'PY' || fail "claims and comparisons disagree"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["claims"], "analyze wrote no claims"
+by_runs = {(c["baseline"]["run"], c["candidate"]["run"]): c for c in doc["comparisons"]}
+checked = 0
+for claim in doc["claims"]:
+    if claim["kind"] != "faster":
+        continue
+    ev = claim["evidence"]
+    # evidence per run pair: candidate median, baseline median, speedup, low, high, noise, p
+    for i in range(0, len(ev), 7):
+        cand, base, noise = ev[i]["run"], ev[i + 1]["run"], ev[i + 5]
+        assert noise["metric"] == "noise", noise
+        comp = by_runs.get((base, cand))
+        if comp is None:
+            continue
+        assert comp["noise"] is not None and noise["value"] is not None
+        assert abs(comp["noise"] - noise["value"]) < 1e-12, (claim["id"], comp["noise"], noise["value"])
+        assert abs(comp["speedup_low"] - ev[i + 3]["value"]) < 1e-12
+        checked += 1
+assert checked >= 5, f"only {checked} claim cases matched a comparison"
+print(f"ok: {checked} claim cases carry their comparison's noise and interval")
+PY
+  "$lmroof" analyze "$bench" -o "$tmp/bare.json" --no-claims >/dev/null || fail "analyze --no-claims failed"
+  python3 -c 'import json,sys; sys.exit(1 if json.load(open(sys.argv[1]))["claims"] else 0)' "$tmp/bare.json" || fail "--no-claims wrote claims"
+fi
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "ok: check --format json|markdown|text and --strict"
+echo "ok: check --format json|markdown|text and --strict; analyze checks claims"

@@ -2,7 +2,8 @@
 # The built-in claims on a --quick CPU run: `lmroof run` checks them and writes
 # them into results.json; `lmroof check RESULTS.json` prints a verdict for every
 # claim and exits 0 (none fails) or 1 (some fail), never 2 (bad input). A claim may
-# be "not measured" only when the results lack its pair.
+# be "not measured" only when the results lack its pair. Each claim's block starts
+# with its verdict ("FAILS  id [measured evidence]").
 # Usage: claims_quick_run.sh LMROOF SOURCE_DIR (exit 77 = skipped, reason printed)
 set -uo pipefail
 lmroof="$1"
@@ -40,13 +41,13 @@ rc2=$?
 [ "$rc2" = "$rc" ] || fail "lmroof check CLAIMS RESULTS exited $rc2, without CLAIMS $rc"
 
 for id in "${ids[@]}"; do
-  if ! grep -Eq "^${id} .*(holds|fails|inconclusive|not measured)\$" "$tmp/check.out"; then
+  if ! grep -Eq "^(HOLDS|FAILS|INCONCLUSIVE|NOT MEASURED) +${id} " "$tmp/check.out"; then
     fail "no verdict for claim '$id' in the table"
   fi
   grep -q "\"$id\"" "$tmp/out/results.json" || fail "results.json of lmroof run has no claim '$id'"
 done
 # exit code rule: 1 exactly when some claim fails
-if grep -Eq " fails\$" "$tmp/check.out"; then want=1; else want=0; fi
+if grep -Eq "^FAILS " "$tmp/check.out"; then want=1; else want=0; fi
 [ "$rc" = "$want" ] || fail "lmroof check exited $rc but the table says it should be $want"
 
 # "not measured" only where the results lack the claim's pair

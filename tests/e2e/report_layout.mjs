@@ -1,8 +1,8 @@
 // Layout and interaction checks of a report in headless Chromium, driven over the
-// Chrome DevTools protocol (no npm packages: Node's WebSocket, run with
-// --experimental-websocket on Node 20).
+// Chrome DevTools protocol (no npm packages: Node's WebSocket where it has one, else a
+// minimal client below; Node 18 and later).
 //
-//   node --experimental-websocket tests/e2e/report_layout.mjs REPORT.html [WIDTHxHEIGHT ...]
+//   node tests/e2e/report_layout.mjs REPORT.html [WIDTHxHEIGHT ...]
 //
 // At each window size (default 1400x900 and 800x900) it checks that:
 //   - every chart rendered (data-charts-rendered == data-charts-expected) and the page
@@ -12,9 +12,12 @@
 //   - no two facet or column headers' boxes overlap, and no chart text is cut ("…");
 //   - the first screen holds the verdict summary and the key-results table;
 //   - the PNG and SVG export buttons produce images (clicked);
-//   - the roofline's bytes-basis switch changes where the points are drawn (clicked).
+//   - the roofline's bytes-basis switch changes where the points are drawn (clicked);
+//   - the mouse wheel over the roofline scrolls the page and does not zoom the chart.
 // Exit 0 when all pass, 1 with one line per failure, 77 without Chromium.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { request as httpRequest } from "node:http";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -55,7 +58,63 @@ const wsUrl = await new Promise((ok, fail) => {
   browser.on("exit", (code) => fail(new Error(`chromium exited ${code}: ${text.slice(-400)}`)));
 }).catch((e) => { console.error("FAIL: " + e.message); cleanup(1); });
 
-const ws = new WebSocket(wsUrl);
+// Node 22 has a WebSocket client, Node 20 behind --experimental-websocket; Debian's
+// Node 18 has none, so a minimal RFC 6455 client (text frames, masked sends) stands in.
+class MiniWebSocket {
+  constructor(url) {
+    this.handlers = { open: [], message: [] };
+    this.buffer = Buffer.alloc(0);
+    this.fragments = [];
+    const key = randomBytes(16).toString("base64");
+    const u = new URL(url);
+    const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname,
+                              headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Key": key,
+                                         "Sec-WebSocket-Version": "13" } });
+    req.on("upgrade", (res, socket, head) => {
+      this.socket = socket;
+      socket.on("data", (d) => this.receive(d));
+      if (head && head.length) this.receive(head);
+      this.handlers.open.forEach((h) => h());
+    });
+    req.on("error", (e) => { console.error("FAIL: DevTools connection: " + e.message); cleanup(1); });
+    req.end();
+  }
+  addEventListener(type, fn) { this.handlers[type].push(fn); }
+  send(text) {
+    const payload = Buffer.from(text);
+    const n = payload.length;
+    const head = n < 126 ? Buffer.from([0x81, 0x80 | n])
+               : n < 65536 ? Buffer.from([0x81, 0x80 | 126, n >> 8, n & 255])
+               : Buffer.concat([Buffer.from([0x81, 0x80 | 127, 0, 0, 0, 0]), Buffer.from([(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255])]);
+    const mask = randomBytes(4);
+    for (let i = 0; i < n; ++i) payload[i] ^= mask[i & 3];
+    this.socket.write(Buffer.concat([head, mask, payload]));
+  }
+  receive(data) {
+    this.buffer = Buffer.concat([this.buffer, data]);
+    for (;;) {
+      if (this.buffer.length < 2) return;
+      const fin = this.buffer[0] & 0x80, opcode = this.buffer[0] & 0x0f;
+      let len = this.buffer[1] & 0x7f, at = 2;
+      if (len === 126) { if (this.buffer.length < 4) return; len = this.buffer.readUInt16BE(2); at = 4; }
+      else if (len === 127) { if (this.buffer.length < 10) return; len = Number(this.buffer.readBigUInt64BE(2)); at = 10; }
+      if (this.buffer.length < at + len) return;
+      const payload = this.buffer.subarray(at, at + len);
+      this.buffer = this.buffer.subarray(at + len);
+      if (opcode === 0x9) { this.socket.write(Buffer.from([0x8a, 0x80, 0, 0, 0, 0])); continue; }  // pong
+      if (opcode === 0x1 || opcode === 0x0) {
+        this.fragments.push(Buffer.from(payload));
+        if (fin) {
+          const text = Buffer.concat(this.fragments).toString();
+          this.fragments = [];
+          this.handlers.message.forEach((h) => h({ data: text }));
+        }
+      }
+    }
+  }
+}
+
+const ws = typeof WebSocket === "function" ? new WebSocket(wsUrl) : new MiniWebSocket(wsUrl);
 await new Promise((ok) => ws.addEventListener("open", ok));
 let nextId = 1;
 const waiting = new Map();
@@ -177,7 +236,8 @@ for (const [width, height] of sizes) {
   else if (page.keyTop > page.innerHeight) fail(label, `the key-results table starts at ${Math.round(page.keyTop)} px, below the first screen`);
 
   if (screenshot && label === `${sizes[0][0]}x${sizes[0][1]}`) {
-    const shot = await send("Page.captureScreenshot", { format: "png", clip: { x: 0, y: 0, width, height, scale: 1 } }, sessionId);
+    const scale = Number(process.env.LMROOF_LAYOUT_SCREENSHOT_SCALE || 1);
+    const shot = await send("Page.captureScreenshot", { format: "png", clip: { x: 0, y: 0, width, height, scale } }, sessionId);
     writeFileSync(screenshot, Buffer.from(shot.data, "base64"));
     console.log("screenshot: " + screenshot);
   }
@@ -220,6 +280,25 @@ for (const [width, height] of sizes) {
     for (const p of basis.picked) { const [want, got] = p.split("="); if (want !== got) fail(label, `clicking '${want}' set basis to '${got}'`); }
     if (basis.distinct < 2) fail(label, "switching the bytes basis did not move any point");
   }
+  // The mouse wheel over the roofline scrolls the page and leaves the chart's axes alone
+  // (zooming needs shift+wheel).
+  const before = await evaluate(`(() => {
+    const svg = document.querySelector("#chart-roofline svg");
+    window.scrollTo(0, Math.max(0, svg.getBoundingClientRect().top + window.scrollY - 50));
+    const r = svg.getBoundingClientRect();
+    const ticks = Array.from(svg.querySelectorAll("g[class*='role-axis-label'] text")).map((t) => t.textContent).join(",");
+    return { x: r.left + r.width / 2, y: Math.min(r.top + r.height / 2, window.innerHeight - 10), scrollY: window.scrollY, ticks };
+  })()`);
+  await send("Input.dispatchMouseEvent", { type: "mouseWheel", x: before.x, y: before.y, deltaX: 0, deltaY: 240 }, sessionId);
+  await sleep(500);
+  const after = await evaluate(`(() => {
+    const svg = document.querySelector("#chart-roofline svg");
+    return { scrollY: window.scrollY,
+             ticks: Array.from(svg.querySelectorAll("g[class*='role-axis-label'] text")).map((t) => t.textContent).join(",") };
+  })()`);
+  if (!(after.scrollY > before.scrollY)) fail(label, `the mouse wheel over the roofline did not scroll the page (scrollY ${before.scrollY} -> ${after.scrollY})`);
+  if (after.ticks !== before.ticks) fail(label, "the mouse wheel over the roofline zoomed the chart");
+
   if (consoleLines.length) fail(label, "console output after clicks: " + consoleLines.slice(0, 3).join(" | "));
   console.log(`${label}: ${page.rendered}/${page.expected} charts, scrollWidth ${page.scrollWidth}, roofline at ${Math.round(page.rooflineTop ?? -1)} px, basis options ${(basis.options || []).join("/")}`);
   listeners.splice(listeners.indexOf(listener), 1);

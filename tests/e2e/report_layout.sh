@@ -18,9 +18,6 @@ command -v node >/dev/null 2>&1 || { echo "SKIP: node not installed (scripts/ins
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
   echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77
 fi
-# Node 20 has WebSocket behind a flag; 22 and later have it on.
-node_flags=()
-node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2>/dev/null || node_flags=(--experimental-websocket)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,7 +27,7 @@ example=$(ls -d "$src"/reports/examples/*/results.json 2>/dev/null | sort | tail
 if [ -n "$example" ]; then
   echo "== committed example: $example"
   "$lmroof" report "$example" -o "$work/example/report.html" >/dev/null || { echo "FAIL: lmroof report $example"; exit 1; }
-  node "${node_flags[@]}" "$harness" "$work/example/report.html" || failures=$((failures + 1))
+  node "$harness" "$work/example/report.html" || failures=$((failures + 1))
 else
   echo "note: no committed example under reports/examples/"
 fi
@@ -42,7 +39,7 @@ if [ "${LMROOF_LAYOUT_SKIP_RUN:-0}" != 1 ]; then
   if [ ! -s "$work/run/report.html" ]; then
     tail -20 "$work/run.log"; echo "FAIL: lmroof run --quick exited $rc without a report"; exit 1
   fi
-  node "${node_flags[@]}" "$harness" "$work/run/report.html" || failures=$((failures + 1))
+  node "$harness" "$work/run/report.html" || failures=$((failures + 1))
   for csv in runs comparisons; do
     [ -s "$work/run/report.$csv.csv" ] || { echo "FAIL: report.$csv.csv was not written beside the report"; failures=$((failures + 1)); }
   done

@@ -131,9 +131,9 @@ sort -g -c <<< "$medians" || fail "runs table is not sorted by median time after
 
 # --- measured axes ---------------------------------------------------------------
 # tests/data/results_measured.json adds (invented) counter values: the roofline then
-# offers analytic / measured / L2 axes. Every view must render with no page error.
+# offers minimum / model / measured / L2 bytes bases. Every view must render with no page error.
 "${render[@]}" "$src/tests/data/results_measured.json" -o "$work/measured.html" || fail "rendering results_measured.json failed"
-for axes in dram model l2; do
+for axes in minimum model measured l2; do
   # Click the button, then record whether the L2 roof's label is drawn.
   pick="<script>window.addEventListener(\"load\", function () { setTimeout(function () {
     var input = document.querySelector('#chart-roofline input[value=\"$axes\"]');
@@ -141,13 +141,13 @@ for axes in dram model l2; do
     if (input) input.click();
     setTimeout(function () {
       var svg = document.querySelector('#chart-roofline svg');
-      document.body.setAttribute('data-l2-roof', svg && svg.textContent.indexOf('L2 bandwidth') >= 0 ? 'drawn' : 'absent');
+      document.body.setAttribute('data-l2-roof', svg && svg.textContent.indexOf('(L2)') >= 0 ? 'drawn' : 'absent');
     }, 500); }, 500); });</script>"
   awk -v pick="$pick" '!done && /^<pre id="report-errors"/ { print pick; done = 1 } { print }' "$work/measured.html" > "$work/measured-$axes.html"
   chromium_run --dump-dom "file://$work/measured-$axes.html" > "$work/measured-$axes-dom.html" 2> "$work/chromium-$axes.log"
   check_console "$work/chromium-$axes.log"
   body=$(grep -o -m1 '<body[^>]*>' "$work/measured-$axes-dom.html" | head -1)
-  [ "$(attr data-axes-input "$body")" = "found" ] || fail "the roofline has no '$axes' axes button"
+  [ "$(attr data-axes-input "$body")" = "found" ] || fail "the roofline has no '$axes' bytes-basis button"
   [ "$(attr data-report-errors "$body")" = "0" ] || fail "the page recorded errors with the '$axes' axes"
   [ "$(attr data-charts-rendered "$body")" = "$(attr data-charts-expected "$body")" ] || fail "not every chart rendered ('$axes' axes)"
   section=$(between "$work/measured-$axes-dom.html" 'id="chart-roofline"' '</section>') || fail "no roofline section"
