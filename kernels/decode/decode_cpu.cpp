@@ -157,7 +157,16 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
 // output in registers while the block's V rows stream past. Groups under 4 queries
 // (MHA) would waste lanes that way, so their scores are dot products along head_dim.
 
-constexpr int kMaxLanes = 64;  // query heads per work item on the fast path
+constexpr int kMaxLanes = 64;
+// Register budget of the tiles (32 vector registers with AVX-512, 16 with AVX2,
+// where the compiler spills a little): score accumulators (keys x query vectors),
+// and P·V's heads per tile (x 4 output vectors).
+// Tuned on Zen 4: 16 lanes (groups over 8) 24 score accumulators and 6 heads; 8
+// lanes 12 and 4 (more made the 8-lane tiles slower there).
+template <int W>
+constexpr int kScoreAccumulators = W == 16 ? 24 : 12;
+template <int W>
+constexpr int kPvHeads = W == 16 ? 6 : 4;  // query heads per work item on the fast path
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
@@ -265,7 +274,7 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
         }
       }
     } else {
-      constexpr int KT = 12 / QV;
+      constexpr int KT = kScoreAccumulators<W> / QV;
       int64_t j = 0;
       for (; j + KT <= nb; j += KT) {
         prefetch_rows(j, KT);
@@ -300,7 +309,8 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
       }
     // P·V
     int64_t i = 0;
-    for (; i + 4 <= n; i += 4) pv_rows<W, P, 4>(dh, nb, st, vb, acc, i);
+    for (; i + kPvHeads<W> <= n; i += kPvHeads<W>) pv_rows<W, P, kPvHeads<W>>(dh, nb, st, vb, acc, i);
+    for (; i + 2 <= n; i += 2) pv_rows<W, P, 2>(dh, nb, st, vb, acc, i);
     for (; i < n; ++i) pv_rows<W, P, 1>(dh, nb, st, vb, acc, i);
   }
   for (int v = 0; v < QV; ++v) {
