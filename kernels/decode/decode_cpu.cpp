@@ -157,7 +157,16 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
 // output in registers while the block's V rows stream past. Groups under 4 queries
 // (MHA) would waste lanes that way, so their scores are dot products along head_dim.
 
-constexpr int kMaxLanes = 64;  // query heads per work item on the fast path
+constexpr int kMaxLanes = 64;
+// Register budget of the tiles (32 vector registers with AVX-512, 16 with AVX2,
+// where the compiler spills a little): score accumulators (keys x query vectors),
+// and P·V's heads per tile (x 4 output vectors).
+// Tuned on Zen 4: 16 lanes (groups over 8) 24 score accumulators and 6 heads; 8
+// lanes 12 and 4 (more made the 8-lane tiles slower there).
+template <int W>
+constexpr int kScoreAccumulators = W == 16 ? 24 : 12;
+template <int W>
+constexpr int kPvHeads = W == 16 ? 6 : 4;  // query heads per work item on the fast path
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
@@ -235,24 +244,33 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     const int64_t nb = std::min(kBlock, hi - j0);
     const float* __restrict kb = K + j0 * dh;
     const float* __restrict vb = V + j0 * dh;
-    // While the scores of keys [j, j + t) are computed, their V rows (needed by P·V
-    // right after) and the next block's K rows come in: the score tiles read KT rows
-    // at once, a pattern the hardware prefetchers follow poorly from DRAM (without
-    // this, GQA's DRAM-resident K/V ran at a third of the speed of the L3-resident MQA).
-    const float* __restrict knext = j0 + nb < hi ? kb + nb * dh : nullptr;
-    const int64_t knext_rows = std::min(kBlock, hi - j0 - nb);
-    auto prefetch_rows = [&](int64_t j, int64_t t) {
-      for (int64_t r = j; r < j + t; ++r)
-        for (int64_t x = 0; x < dh; x += 16) {
-          __builtin_prefetch(vb + r * dh + x);
-          if (knext && r < knext_rows) __builtin_prefetch(knext + r * dh + x);
-        }
+    // While the scores of this block are computed, the next block's K rows (and V
+    // rows) come in. Dot products (under 4 heads) read K row after row, and software
+    // prefetches of this block's V row and the next block's K row keep that stream
+    // full. The score tiles read 12 rows at once, a pattern the hardware prefetchers
+    // follow poorly from DRAM, and software prefetches did not help there (dropped
+    // when the miss buffers are full); demand loads of one float per cache line of
+    // the next block's K and V rows, in address order, made GQA's DRAM-resident runs
+    // 1.5x faster on the development machine (Zen 4) but MHA's slower, hence both.
+    const int64_t next_rows = std::min(kBlock, hi - j0 - nb);
+    const float* __restrict knext = kb + nb * dh;
+    const float* __restrict vnext = vb + nb * dh;
+    auto prefetch_row = [&](int64_t j) {
+      for (int64_t x = 0; x < dh; x += 16) {
+        __builtin_prefetch(vb + j * dh + x);
+        if (j < next_rows) __builtin_prefetch(knext + j * dh + x);
+      }
+    };
+    float touched = 0;
+    auto touch_rows = [&](int64_t j, int64_t t) {
+      for (int64_t r = j; r < std::min(j + t, next_rows); ++r)
+        for (int64_t x = 0; x < dh; x += 16) touched += knext[r * dh + x] + vnext[r * dh + x];
     };
     // scores into st[j][lane]
     if (dot) {
       for (int64_t j = 0; j < nb; ++j) {
         const float* __restrict kr = kb + j * dh;
-        prefetch_rows(j, 1);
+        prefetch_row(j);
         for (int64_t i = 0; i < n; ++i) {
           vec<W> a0{}, a1{};
           int64_t x = 0;
@@ -265,17 +283,18 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
         }
       }
     } else {
-      constexpr int KT = 12 / QV;
+      constexpr int KT = kScoreAccumulators<W> / QV;
       int64_t j = 0;
       for (; j + KT <= nb; j += KT) {
-        prefetch_rows(j, KT);
+        touch_rows(j, KT);
         score_tile<W, QV, KT>(dh, qt, kb + j * dh, st + j * P);
       }
       for (; j < nb; ++j) {
-        prefetch_rows(j, 1);
+        touch_rows(j, 1);
         score_tile<W, QV, 1>(dh, qt, kb + j * dh, st + j * P);
       }
     }
+    asm volatile("" : : "x"(touched));  // the touches are the point: keep them
     // online softmax across the query lanes
     for (int v = 0; v < QV; ++v) {
       vec<W> mx = m[v];
@@ -300,7 +319,8 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
       }
     // P·V
     int64_t i = 0;
-    for (; i + 4 <= n; i += 4) pv_rows<W, P, 4>(dh, nb, st, vb, acc, i);
+    for (; i + kPvHeads<W> <= n; i += kPvHeads<W>) pv_rows<W, P, kPvHeads<W>>(dh, nb, st, vb, acc, i);
+    for (; i + 2 <= n; i += 2) pv_rows<W, P, 2>(dh, nb, st, vb, acc, i);
     for (; i < n; ++i) pv_rows<W, P, 1>(dh, nb, st, vb, acc, i);
   }
   for (int v = 0; v < QV; ++v) {
