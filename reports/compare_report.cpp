@@ -116,7 +116,7 @@ nlohmann::json speedup_chart(const compare::Report& report) {
            nlohmann::json::array(
                {{{"mark", {{"type", "rule"}, {"color", "#59636e"}, {"strokeDash", {4, 3}}}}, {"encoding", {{"x", {{"datum", 1}}}}}},
                 {{"mark", "rule"},
-                 {"encoding", {{"y", y}, {"x", {{"field", "low"}, {"type", "quantitative"}, {"title", "speedup (base / new time)"}}},
+                 {"encoding", {{"y", y}, {"x", {{"field", "low"}, {"type", "quantitative"}, {"title", "speedup (base / new time)"}, {"scale", {{"zero", false}}}}},
                                {"x2", {{"field", "high"}}}}}},
                 {{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
                  {"encoding",
