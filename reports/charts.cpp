@@ -238,6 +238,16 @@ json roofline_chart(const model::Results& results) {
   }
 
   json spec = chart_template("roofline.vl.json");
+  // A layer whose dataset is empty makes Vega warn about infinite extents (a results
+  // file without comparisons, ridges or roof labels): such layers are dropped.
+  for (const auto& [name, rows] : {std::pair<const char*, const json*>{"arrows", &arrows}, {"ridges", &ridges},
+                                   {"roof_labels", &labels}, {"roofs", &roofs}})
+    if (rows->empty()) {
+      auto& layers = spec["layer"];
+      for (auto it = layers.begin(); it != layers.end();)
+        if (it->contains("data") && (*it)["data"].value("name", "") == name) it = layers.erase(it);
+        else ++it;
+    }
   fill_dataset(spec, "points", std::move(points));
   fill_dataset(spec, "arrows", std::move(arrows));
   fill_dataset(spec, "roofs", std::move(roofs));

@@ -193,7 +193,7 @@ TEST(AttentionIntensity, ShazeerPredictionByHand) {
   results.runs = {run, prefill};
   const nlohmann::json chart = report::attention_intensity_chart(results);
   ASSERT_FALSE(chart.is_null());
-  EXPECT_EQ(chart["data"]["values"].size(), 2u);
+  EXPECT_EQ(chart["datasets"]["rows"].size(), 2u);
   results.runs = {prefill};
   EXPECT_TRUE(report::attention_intensity_chart(results).is_null());
 }

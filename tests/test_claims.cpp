@@ -287,9 +287,10 @@ std::string parse_error(const std::string& text) {
 TEST(ClaimsFile, OtherMistakesAreCaughtWithTheirLine) {
   const std::string head = "claims:\n  - id: a\n    statement: s\n    source: t\n";
   // line 5 holds the check in each case
-  EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm, shape: {tokns: 8}}, expect: memory}\n"),
-            "inline.yaml:5: unknown dimension 'tokns' in shape (known: tokens, d_model, in_features, "
-            "out_features, d_ff, q_heads, head_dim, batch, kv_heads, context)");
+  // The known dimensions come from the catalogue (every pair's), so only the start is fixed.
+  EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm, shape: {tokns: 8}}, expect: memory}\n")
+                .rfind("inline.yaml:5: unknown dimension 'tokns' in shape (known: tokens, d_model, ", 0),
+            0u);
   EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm}, expect: memroy}\n"),
             "inline.yaml:5: 'expect' must be memory or compute, got 'memroy'");
   EXPECT_EQ(parse_error(head + "    check: {kind: faster, candidate: {pair: norm}, baseline: {pair: norm}, "

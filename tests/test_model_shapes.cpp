@@ -41,7 +41,7 @@ TEST(ModelShapes, Llama3_8bDecodeKeepsItsHeadsAndComparesMhaGqaMqa) {
   const auto plan = bench::plan_suite(o);
   for (const auto& [variant, kv] : {std::pair{"mha", 32}, std::pair{"gqa", 8}, std::pair{"mqa", 1}}) {
     const auto runs = runs_of(plan.runs, "decode", variant);
-    ASSERT_EQ(runs.size(), 2u * 3u) << variant;  // 2 impls x the quick contexts 128, 256, 512
+    ASSERT_EQ(runs.size(), 3u * 3u) << variant;  // naive, grouped, blas x the quick contexts 128, 256, 512
     std::set<int64_t> contexts;
     for (const auto& r : runs) {
       EXPECT_EQ(r.shape["q_heads"], 32);
@@ -151,7 +151,7 @@ TEST(ShapeOptions, ShapeAddsOneShapeToEachVariant) {
         ++found;
         EXPECT_EQ(r.shape["q_heads"], 32);
       }
-    EXPECT_EQ(found, 2) << variant;  // naive and grouped
+    EXPECT_EQ(found, 3) << variant;  // naive, grouped and blas
   }
 }
 
@@ -224,6 +224,7 @@ TEST(ShapeOptions, PlainSuiteIsUnchanged) {
     for (const auto& p : all_pairs())
       for (const auto& c : p.combos)
         for (const auto& s : quick ? p.quick_shapes : p.default_shapes)
+          if (!p.runs_shape || p.runs_shape(c, s))  // a combination's own shapes (attention's phases)
           expected.push_back(RunSpec{p.name, c.variant, c.impl, Backend::cpu, DType::fp32, p.complete_shape(c.variant, s)}
                                  .bench_name());
     const auto plan = bench::plan_suite(o);

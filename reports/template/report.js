@@ -50,6 +50,8 @@
   // Single views (the roofline) use "width": "container" in their spec instead.
   function fitColumns(spec, target) {
     if (!spec.facet || !spec.spec || typeof spec.spec.width !== "number") return spec;
+    // A facet with explicit row/column (a grid) cannot wrap: Vega-Lite ignores `columns` there.
+    if (spec.facet.row || spec.facet.column) return spec;
     var spacing = spec.spacing && typeof spec.spacing === "object" ? spec.spacing.column || 20 : spec.spacing || 20;
     var cell = spec.spec.width + 60 + spacing;  // panel, its own y axis, the gap
     var available = Math.max(200, target.clientWidth - 24);

@@ -27,7 +27,7 @@ snapshot() { (cd "$1" && sha256sum -- * 2>/dev/null; ls -A | grep '^\.' || true)
 # Nothing but the set and lmroof's two bookkeeping files (.lmroof.lock, .lmroof-set).
 no_leftovers() {
   local extra
-  extra=$(ls -A "$1" | grep -Ev '^(bench\.json|bench\.kernels\.json|results\.json|report\.html|report\..*\.vl\.json|\.lmroof\.lock|\.lmroof-set)$')
+  extra=$(ls -A "$1" | grep -Ev '^(bench\.json|bench\.kernels\.json|results\.json|report\.html|report\..*\.vl\.json|report\.[a-z]+\.csv|\.lmroof\.lock|\.lmroof-set)$')
   [ -z "$extra" ] || fail "$2: left behind in $1: $(echo $extra)"
 }
 

@@ -152,6 +152,7 @@ d["claims"] = []
 json.dump(d, open(sys.argv[2], "w"))
 PY
   rm -rf "$tmp/rep" /tmp/lmroof-owned
+  mkdir -p "$tmp/rep"  # outputs never create folders
   if "$lmroof" report "$tmp/named.json" -o "$tmp/rep/report.html" >/dev/null 2>&1 && [ ! -e /tmp/lmroof-owned ] &&
      [ "$(find "$tmp/rep" -name '*.vl.json' | grep -c -E '/report\.[a-z0-9-]+\.vl\.json$')" = "$(find "$tmp/rep" -name '*.vl.json' | wc -l)" ] &&
      ! grep -qF "id=\"chart-$name\"" "$tmp/rep/report.html"; then

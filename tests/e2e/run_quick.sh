@@ -20,7 +20,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["schema"] == "lmroof.results/1", r["schema"]
 pairs = {run["pair"] for run in r["runs"]}
-registered = {p["pair"] for p in json.load(open(sys.argv[2]))}  # every pair the registry lists
+registered = {p["pair"] for p in json.load(open(sys.argv[2]))["pairs"]}  # every pair the registry lists
 assert pairs == registered, (pairs, registered)
 names = {c["name"] for c in r["ceilings"]}
 assert {"copy", "copy_nt", "triad", "fp32_fma", "sgemm"} <= names, names
