@@ -187,9 +187,11 @@ std::string speedup_text(const model::Comparison& c) {
                      esc(sig(*c.speedup_high)));
 }
 
-// Key results: per comparison the pair defines, the speedup at its largest shape (the
-// longest baseline: least timer overhead) with the 95% interval, the range over all
-// shapes and the bytes ratio.
+// Key results: one row per pair, for its headline comparison (the first the catalogue
+// lists for it), the speedup at its largest shape (the longest baseline: least timer
+// overhead) with the 95% interval, the range over all shapes and the bytes ratio. The
+// pair's other comparisons are counted and listed under Comparisons, so the table
+// stays one screen-line per pair however many comparisons a pair defines.
 std::string key_results_section(const Results& results) {
   std::string out = "<section id=\"key-results\" class=\"block\">\n<h2>Key results</h2>\n";
   struct Row {
@@ -212,6 +214,16 @@ std::string key_results_section(const Results& results) {
     ++row.shapes;
   }
   if (rows.empty()) return out + "<p class=\"empty\">No pair comparisons in this run.</p>\n</section>\n";
+  std::map<std::string, int> more;  // a pair's comparisons beyond its headline
+  {
+    std::vector<std::pair<std::string, Row>> headline;
+    for (auto& entry : rows) {
+      const std::string& pair = entry.second.headline->pair;
+      if (more.emplace(pair, 0).second) headline.push_back(std::move(entry));
+      else ++more[pair];
+    }
+    rows = std::move(headline);
+  }
   out += "<div class=\"table-wrap\"><table class=\"key-results\">\n<thead><tr><th>pair</th><th>baseline \u2192 candidate</th>"
          "<th>speedup [95% interval]</th><th>shape</th><th>over shapes</th><th>bytes ratio</th></tr></thead>\n<tbody>\n";
   for (const auto& [key, row] : rows) {
@@ -222,14 +234,16 @@ std::string key_results_section(const Results& results) {
     out += fmt::format(
         "<tr><td>{}</td><td>{} \u2192 <b>{}</b> <span class=\"muted\">{}</span></td><td class=\"num {}\">{}</td>"
         "<td class=\"shape\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} <span class=\"muted\">{}</span></td></tr>\n",
-        esc(c.pair), esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(c), speedup_text(c),
+        esc(c.pair) + (more[c.pair] ? fmt::format(" <span class=\"muted\">+{}</span>", more[c.pair]) : ""),
+        esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(c), speedup_text(c),
         esc(shape_label(results.catalogue, c.shape)),
         row.shapes > 1 ? esc(fmt::format("{}\u2013{} ({} shapes)", sig(row.lo), ratio(row.hi), row.shapes)) : "",
         esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)));
   }
   out += "</tbody></table></div>\n<p class=\"caption\">Speedup = baseline median time / candidate median time (above 1: "
          "the candidate is faster), at the shape with the longest baseline; green or red only when the 95% interval "
-         "excludes 1. Bytes ratio: candidate / baseline. Every shape is under <a href=\"#comparisons\">Comparisons</a>.</p>\n";
+         "excludes 1. Bytes ratio: candidate / baseline. One row per pair, its first comparison; +N counts its others. "
+         "Every comparison and shape is under <a href=\"#comparisons\">Comparisons</a>.</p>\n";
   return out + "</section>\n";
 }
 

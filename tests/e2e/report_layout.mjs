@@ -200,7 +200,9 @@ for (const [width, height] of sizes) {
       const boxes = [];
       svg.querySelectorAll("g[class*='header'] text, g[class*='title'] text").forEach((t) => {
         const r = t.getBoundingClientRect();
-        if (r.width > 0) boxes.push({ text: t.textContent, r });
+        // Vega hides labels that would collide (labelOverlap) by setting their opacity to 0.
+        const hidden = t.getAttribute("opacity") === "0" || getComputedStyle(t).opacity === "0";
+        if (r.width > 0 && !hidden) boxes.push({ text: t.textContent, r });
       });
       for (let i = 0; i < boxes.length; ++i)
         for (let j = i + 1; j < boxes.length; ++j) {

@@ -26,6 +26,7 @@ failures=0
 example=$(ls -d "$src"/reports/examples/*/results.json 2>/dev/null | sort | tail -1)
 if [ -n "$example" ]; then
   echo "== committed example: $example"
+  mkdir -p "$work/example"
   "$lmroof" report "$example" -o "$work/example/report.html" >/dev/null || { echo "FAIL: lmroof report $example"; exit 1; }
   node "$harness" "$work/example/report.html" || failures=$((failures + 1))
 else
