@@ -38,7 +38,7 @@ build fuzz_claims tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp ana
 
 seed() {  # seed NAME FILES...: a fresh corpus folder holding copies of the seeds
   local dir="$out/corpus-$1"; shift
-  mkdir -p "$dir"
+  rm -rf "$dir" && mkdir -p "$dir"
   for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/" ; done
   echo "$dir"
 }
