@@ -82,8 +82,10 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
 
 RunnerSummary run_benchmarks(const RunnerOptions& options) {
   benchmark::ClearRegisteredBenchmarks();
-  record_machine_context(options.suite);
+  // The caller's entries first: one for a key the machine facts also record (the
+  // suite, with a model config) wins.
   for (const auto& [key, value] : options.context) record_context(key, value);
+  record_machine_context(options.suite);
   int total = 0;
   if (options.include_ceilings) total += register_ceiling_benchmarks(options.suite);
   if (options.include_pairs) {

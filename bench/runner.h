@@ -17,8 +17,10 @@ struct RunnerOptions {
   bool include_ceilings = true;
   std::filesystem::path json_out;       // Google Benchmark JSON (and bench.kernels.json beside it); its folder must exist
   std::vector<std::string> extra_flags;  // passed to Google Benchmark as given
-  // Extra bench.json context entries (model::context keys, e.g. the metrics choice),
-  // recorded beside the machine facts so analysis needs nothing but the file.
+  // Extra bench.json context entries (model::context keys: the metrics choice, or a
+  // suite description with its model config, model::to_json(Suite)), recorded beside
+  // the machine facts so analysis needs nothing but the file. They win over the
+  // runner's own suite entry.
   std::vector<std::pair<std::string, std::string>> context;
 };
 

@@ -3,7 +3,8 @@
 # bounded time; exits non-zero when a target finds a crash. Separate from the CMake
 # build so the normal g++ build is unaffected.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 60)
-# Seed corpora: real outputs (tests/data, reports/examples) and the claims fixtures.
+# Seed corpora: real outputs (tests/data: results files and a cut-down bench.json of a
+# quick run; reports/examples) and the claims fixtures.
 # Findings are left in build-fuzz/findings/ (crash-*, with the input that crashed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +23,10 @@ build() {  # build NAME SOURCES... -- LIBS...
   while [ "$#" -gt 0 ] && [ "$1" != -- ]; do sources+=("$1"); shift; done
   [ "$#" -gt 0 ] && shift
   libs=("$@")
+  # Rebuild only when a source or header changed since the last build.
+  if [ -x "$out/$name" ] && [ -z "$(find analysis profiler tests/fuzz -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]; then
+    return
+  fi
   echo "fuzz: building $name" >&2
   "$cxx" "${flags[@]}" "${sources[@]}" -o "$out/$name" -lfmt "${libs[@]}"
 }
@@ -33,19 +38,19 @@ build fuzz_claims tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp ana
 
 seed() {  # seed NAME FILES...: a fresh corpus folder holding copies of the seeds
   local dir="$out/corpus-$1"; shift
-  mkdir -p "$dir"
+  rm -rf "$dir" && mkdir -p "$dir"
   for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/" ; done
   echo "$dir"
 }
 corpus_results=$(seed results tests/data/*.json tests/data/claims/results-small.json reports/examples/*/results.json)
-corpus_bench=$(seed bench reports/examples/*/bench.json)
+corpus_bench=$(seed bench tests/data/bench_small.json)
 corpus_claims=$(seed claims tests/data/claims/*.yaml tests/data/claims/*.json claims/*.yaml)
 
 failed=0
 for target in results bench claims; do
   corpus_var="corpus_$target"
   echo "fuzz: $target for ${seconds}s" >&2
-  if ! (cd "$out/findings" && ASAN_OPTIONS=detect_leaks=1 "../fuzz_$target" -max_total_time="$seconds" -max_len=1048576 \
+  if ! (cd "$out/findings" && ASAN_OPTIONS=detect_leaks=1 "../fuzz_$target" -max_total_time="$seconds" -max_len=131072 \
           -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 "../../${!corpus_var}" 2>&1 | tail -n 25); then
     echo "fuzz: fuzz_$target found a problem (input in $out/findings)" >&2
     failed=1
