@@ -74,6 +74,7 @@ std::vector<Shape> both(const PhaseShapes& s) {
 PairDef attention_pair() {
   PairDef p;
   p.name = "attention";
+  p.title = "Attention pair: one layer, prefill vs decode, MHA vs GQA vs MQA";
   p.summary = "One attention layer with its Q/K/V/O projections: prefill (all tokens, causal) vs incremental "
               "decode (one token per sequence over a KV cache), MHA vs GQA vs MQA";
   p.combos = {{"mha", "prefill"}, {"mha", "decode"}, {"gqa", "prefill"},

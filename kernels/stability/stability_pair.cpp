@@ -8,6 +8,7 @@ namespace lmroof {
 PairDef stability_pair() {
   PairDef p;
   p.name = "stability";
+  p.title = "Stability pair: what QK-norm, z-loss and soft-capping cost";
   p.summary =
       "what the stability tricks cost (QK-norm before RoPE, z-loss and soft-capped logits in the cross-entropy, "
       "soft-capped attention scores in the softmax): the neighbouring pass without the trick, with it as its own "

@@ -14,6 +14,7 @@ Shape stack(int64_t batch, int64_t q_heads, int64_t kv_heads, int64_t head_dim, 
 PairDef window_pair() {
   PairDef p;
   p.name = "window";
+  p.title = "Window pair: sliding-window vs full attention decode";
   p.summary = "Sliding-window (W) vs full attention decode over a 6-layer stack, and interleaved local/global "
               "stacks (1:1, 1:5): KV bytes per token grow with min(n, W)";
   p.combos = {{"full", "grouped"}, {"sliding", "grouped"}, {"interleave_1_1", "grouped"}, {"interleave_1_5", "grouped"}};
