@@ -48,6 +48,21 @@ std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
   std::string rule = fmt::format("its working set ({}) fits no cache: {} read once and {} written stream from DRAM "
                                  "(as many reads as writes at the best copy, {}, the other reads at the read roof)",
                                  gib(t.working_set_bytes), gib(once), gib(t.bytes_written), copy_name);
+  // Partly cache-resident: a working set under twice the outermost cache can have
+  // up to capacity / working set of its streamed bytes served by that cache on the
+  // repetitions after the first (a victim L3 such as Zen's keeps part of a stream that
+  // overflows it). The roof is the best case, so that share is taken at the cache's
+  // read roof: a run between the DRAM and the cache roof is explained, not over 100%.
+  const CacheRoof* outer = r.caches.empty() ? nullptr : &r.caches.back();
+  if (outer && outer->value > 0 && t.working_set_bytes > outer->capacity_bytes &&
+      t.working_set_bytes < 2 * outer->capacity_bytes) {
+    const double cached = outer->capacity_bytes / t.working_set_bytes;
+    seconds = (1 - cached) * seconds + cached * (once + t.bytes_written) / outer->value;
+    parts.insert(parts.begin(), outer->name);
+    rule += fmt::format("; it is under twice {} ({}), so up to {:.0f}% of those bytes may come from there at its "
+                        "read roof",
+                        outer->name.substr(0, 2), gib(outer->capacity_bytes), 100 * cached);
+  }
   if (t.bytes_reread > 0) {
     const CacheRoof* fit = level_holding(r.caches, t.reread_set_bytes * r.threads);
     seconds += t.bytes_reread / (fit ? fit->value : read);

@@ -76,12 +76,29 @@ TEST(RoofChoice, WorkingSetInACacheGetsThatLevel) {
   const auto c = choose_roof(stream(10 * MiB, 10 * MiB, 20 * MiB), machine());
   EXPECT_EQ(c->roof, "l3_read");
   EXPECT_DOUBLE_EQ(c->seconds, 20 * MiB / (200 * G));
-  // just over L3: DRAM
-  EXPECT_EQ(choose_roof(stream(17 * MiB, 17 * MiB, 34 * MiB), machine())->roof, "copy_nt");
+  // just over L3: partly L3, mostly DRAM (AWorkingSetUnderTwiceTheLastCacheIsPartlyServedByIt); twice L3: DRAM
+  EXPECT_EQ(choose_roof(stream(17 * MiB, 17 * MiB, 34 * MiB), machine())->roof, "l3_read+copy_nt");
+  EXPECT_EQ(choose_roof(stream(32 * MiB, 32 * MiB, 64 * MiB), machine())->roof, "copy_nt");
   // no cache ceilings measured: DRAM roofs, never an invented cache roof
   MachineRoofs m = machine();
   m.caches.clear();
   EXPECT_EQ(choose_roof(stream(1 * MiB, 0, 1 * MiB), m)->roof, "read");
+}
+
+TEST(RoofChoice, AWorkingSetUnderTwiceTheLastCacheIsPartlyServedByIt) {
+  // 16 MiB read + 16 MiB written + 16 KiB of gamma: just over the 32 MiB L3. Nearly all
+  // of it may come from L3 at 200 GB/s, the rest streams as a copy at 36 GB/s.
+  const double ws = 32 * MiB + 16384;
+  const auto c = choose_roof(stream(16 * MiB + 16384, 16 * MiB, ws), machine());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->roof, "l3_read+copy_nt");
+  const double cached = 32 * MiB / ws;
+  const double dram = 2 * 16 * MiB / (36 * G) + 16384 / (40 * G);
+  EXPECT_DOUBLE_EQ(c->seconds, (1 - cached) * dram + cached * (32 * MiB + 16384) / (200 * G));
+  // 48 MiB is two thirds served; from twice L3 on the cache is left out
+  const auto part = choose_roof(stream(24 * MiB, 24 * MiB, 48 * MiB), machine());
+  EXPECT_DOUBLE_EQ(part->seconds, (1 - 32.0 / 48) * (2 * 24 * MiB / (36 * G)) + (32.0 / 48) * (48 * MiB) / (200 * G));
+  EXPECT_EQ(choose_roof(stream(32 * MiB, 32 * MiB, 64 * MiB), machine())->roof, "copy_nt");
 }
 
 TEST(RoofChoice, RereadsComeFromTheCacheThatHoldsEveryThreadsSet) {
