@@ -261,9 +261,15 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     if (!c.claims_file.empty()) files.insert(c.claims_file);
   std::string file_list;
   for (const auto& f : files) file_list += (file_list.empty() ? "" : ", ") + fmt::format("<code>{}</code>", esc(f));
+  // With --model the claims judge runs whose shapes came from that model: say so.
+  const auto& model = results.machine.suite.model;
+  const std::string on_model =
+      model ? fmt::format(" Checked on runs whose shapes come from the model <b>{}</b> (<code>{}</code>).", esc(model->name),
+                          esc(model->source))
+            : "";
   out += fmt::format("<p class=\"caption\">{}. Failing claims first; open a claim for what was expected, why it is "
-                     "inconclusive, its source and numbers.{}</p>\n",
-                     esc(verdict_summary(claims)), file_list.empty() ? "" : " From " + file_list + ".");
+                     "inconclusive, its source and numbers.{}{}</p>\n",
+                     esc(verdict_summary(claims)), file_list.empty() ? "" : " From " + file_list + ".", on_model);
   out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
   for (const auto* c : verdicts_in_report_order(claims)) {

@@ -82,6 +82,8 @@ if run_quick "$tmp/llama" --model llama3-8b; then
   grep -q "model: llama3-8b" "$tmp/llama.stdout" || fail "run summary does not name the model"
   grep -q "claims checked on runs derived from llama3-8b" "$tmp/llama.stdout" || fail "claims do not name the model"
   grep -q "llama3-8b" "$tmp/llama/report.html" || fail "report does not name the model"
+  grep -q "Checked on runs whose shapes come from the model <b>llama3-8b</b>" "$tmp/llama/report.html" ||
+    fail "the report's claims do not name the model"
 else
   fail "lmroof run --model llama3-8b exited $?: $(tail -3 "$tmp/llama.stderr")"
 fi
