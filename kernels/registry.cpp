@@ -6,9 +6,25 @@
 
 namespace lmroof {
 
+namespace {
+std::vector<std::function<PairDef()>>& extra_pair_makers() {
+  static std::vector<std::function<PairDef()>> makers;
+  return makers;
+}
+}  // namespace
+
+bool register_extra_pair(std::function<PairDef()> make) {
+  extra_pair_makers().push_back(std::move(make));
+  return true;
+}
+
 const std::vector<PairDef>& all_pairs() {
-  static const std::vector<PairDef> pairs = {norm_pair(), bias_pair(), block_pair(), decode_pair(), mlp_pair(),
-                                                 attention_pair(), window_pair(), stability_pair()};
+  static const std::vector<PairDef> pairs = [] {
+    std::vector<PairDef> v = {norm_pair(),      bias_pair(),      block_pair(),  decode_pair(),
+                              mlp_pair(),       attention_pair(), window_pair(), stability_pair()};
+    for (const auto& make : extra_pair_makers()) v.push_back(make());
+    return v;
+  }();
   return pairs;
 }
 

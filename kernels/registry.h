@@ -81,6 +81,10 @@ struct PairDef {
 };
 
 const std::vector<PairDef>& all_pairs();
+// A pair defined outside kernels/ (a test binary's toy pair, tests/toy_pair/): called
+// during static initialization, it is appended after the built-in pairs the first
+// time all_pairs() runs. Every surface then shows it with no other edit.
+bool register_extra_pair(std::function<PairDef()> make);
 // Throws std::invalid_argument("unknown pair 'x' (known: norm, bias, block, decode)").
 const PairDef& find_pair(std::string_view name);
 // Throws when the pair has no such variant/impl.
