@@ -90,6 +90,14 @@ TEST(Model, DepthLimitOnParse) {
   } catch (const model::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.json:1:"), std::string::npos);
   }
+  // A number no double holds is bad input naming the file, not an escaped
+  // nlohmann::out_of_range (a fuzz finding, 2026-11-30).
+  try {
+    (void)model::parse_json("{\"a\": 9.88e58620}", "huge.json");
+    FAIL();
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("huge.json: malformed JSON: number overflow"), std::string::npos) << e.what();
+  }
 }
 
 // Every leaf of a run, in turn: a wrong type (a string where a number is, a number

@@ -55,6 +55,12 @@ nlohmann::json parse_json(std::string_view text, const std::string& origin) {
     std::string what = e.what();
     if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
     throw InputError(fmt::format("{}:{}:{}: malformed JSON: {}", origin, line, column, what));
+  } catch (const nlohmann::json::exception& e) {
+    // Not a syntax error but a value the parser cannot hold: a number beyond a double
+    // (out_of_range.406, "9.88e58620"), found by tests/fuzz/fuzz_results.
+    std::string what = e.what();
+    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    throw InputError(fmt::format("{}: malformed JSON: {}", origin, what));
   }
 }
 
