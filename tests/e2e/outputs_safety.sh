@@ -164,10 +164,23 @@ else
   echo "note: cannot mount a tmpfs here; disk full not tested"
 fi
 
+# wait_for_progress LOG PID: until LOG shows a progress line "[ k/N ...]" (the run
+# is measuring, its signal handler installed), PID exits, or 120 s pass.
+wait_for_progress() {
+  local deadline=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$deadline" ] && kill -0 "$2" 2>/dev/null; do
+    grep -q '^\[ *[0-9]*/' "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  grep -q '^\[ *[0-9]*/' "$1" 2>/dev/null
+}
+
 # --- two runs into one --out: the second fails at once, the first completes ---------
 "$lmroof" run --quick --backend cpu --suite norm --min-time 0.05 --no-claims --out "$out" >"$tmp/a.log" 2>&1 &
 first=$!; bg_pids+=("$first")
-for _ in $(seq 200); do ls -A "$out" | grep -q '^\.lmroof-staging-' && break; sleep 0.05; done
+deadline=$((SECONDS + 60))
+until ls -A "$out" | grep -q '^\.lmroof-staging-' || ! kill -0 "$first" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.05; done
+ls -A "$out" | grep -q '^\.lmroof-staging-' || fail "the first of two runs never started staging; $(tail -2 "$tmp/a.log")"
 start=$(date +%s)
 expect_error 2 "another lmroof run \(pid $first\) is writing into this folder" -- "${quick[@]}" --out "$out"
 [ $(($(date +%s) - start)) -le 10 ] || fail "the second run did not fail at once"
@@ -182,22 +195,26 @@ before=$(snapshot "$out")
 # --- interrupted mid-benchmark: previous set intact, nothing left behind ------------
 set -m  # background jobs keep SIGINT (without job control bash makes them ignore it)
 for sig in INT TERM; do
-  "$lmroof" run --quick --backend cpu --suite norm --min-time 0.2 --no-claims --out "$out" >"$tmp/sig.log" 2>&1 &
+  # A log of its own, created empty before the run starts: with one shared log the
+  # first check could read the previous iteration's progress before the new run's
+  # `>` truncated it, and signal the run before its handler was installed.
+  log="$tmp/sig-$sig.log"; : >"$log"
+  "$lmroof" run --quick --backend cpu --suite norm --min-time 0.2 --no-claims --out "$out" >>"$log" 2>&1 &
   pid=$!; bg_pids+=("$pid")
-  for _ in $(seq 600); do grep -q '^\[ *[0-9]*/' "$tmp/sig.log" 2>/dev/null && break; sleep 0.05; done
-  grep -q '^\[ *[0-9]*/' "$tmp/sig.log" || fail "SIG$sig: the run showed no progress to interrupt"
+  wait_for_progress "$log" "$pid" || fail "SIG$sig: the run showed no progress to interrupt: $(tail -2 "$log")"
   kill -"$sig" "$pid"
   wait "$pid"; rc=$?
   want=$([ "$sig" = INT ] && echo 130 || echo 143)
-  [ "$rc" = "$want" ] && ok "SIG$sig mid-benchmark -> exit $rc" || { fail "SIG$sig: exit $rc, expected $want"; tail -3 "$tmp/sig.log"; }
+  [ "$rc" = "$want" ] && ok "SIG$sig mid-benchmark -> exit $rc" || { fail "SIG$sig: exit $rc, expected $want"; tail -3 "$log"; }
   intact "SIG$sig mid-benchmark"
   no_leftovers "$out" "SIG$sig mid-benchmark"
 done
 # SIGKILL cannot be handled: the staging folder stays, the set is intact, and the
 # next command into the folder removes the staging folder.
-"$lmroof" run --quick --backend cpu --suite norm --min-time 0.2 --no-claims --out "$out" >"$tmp/kill.log" 2>&1 &
+: >"$tmp/kill.log"
+"$lmroof" run --quick --backend cpu --suite norm --min-time 0.2 --no-claims --out "$out" >>"$tmp/kill.log" 2>&1 &
 pid=$!; bg_pids+=("$pid")
-for _ in $(seq 600); do grep -q '^\[ *[0-9]*/' "$tmp/kill.log" 2>/dev/null && break; sleep 0.05; done
+wait_for_progress "$tmp/kill.log" "$pid" || fail "SIGKILL: the run showed no progress to interrupt: $(tail -2 "$tmp/kill.log")"
 kill -KILL "$pid"; wait "$pid" 2>/dev/null
 set +m
 [ "$(cd "$out" && sha256sum -- *)" = "$(grep -v '^\.' <<<"$before")" ] && ok "SIGKILL mid-benchmark: the set is intact" \
