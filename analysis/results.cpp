@@ -102,7 +102,13 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
       fail(bench, e->pointer + "/" + std::string(bytes ? counter::kCeilingBytes : counter::kCeilingFlops), "must be positive");
     (bytes ? bandwidth : compute) = true;
     c.value = std::max(c.value, work / e->real_time_s);
+    if (const auto phase = counter_of(*e, counter::kCeilingPhase)) {
+      auto& best = *phase == 0 ? c.best_before_suite : c.best_after_suite;
+      best = std::max(best.value_or(0.0), work / e->real_time_s);
+    }
   }
+  if (c.best_before_suite.has_value() != c.best_after_suite.has_value())  // measured once after all
+    c.best_before_suite.reset(), c.best_after_suite.reset();
   if (bandwidth && compute) fail(bench, g.pointer, "a ceiling with both a bytes and a FLOPs counter");
   c.kind = bandwidth ? model::CeilingKind::bandwidth : model::CeilingKind::compute;
   c.source = "measured";

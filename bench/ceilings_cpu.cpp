@@ -193,7 +193,11 @@ void bm_read_level(benchmark::State& state, const CacheLevel& cache, int64_t per
 }
 
 // DRAM: one array far larger than the last-level cache, read once per iteration.
-void bm_read_dram(benchmark::State& state, int64_t n) {
+void set_phase(benchmark::State& state, int phase) {
+  state.counters[std::string(model::counter::kCeilingPhase)] = phase;
+}
+
+void bm_read_dram(benchmark::State& state, int64_t n, int phase) {
   auto a = aligned_floats(n);
   fill_uniform({a.get(), static_cast<size_t>(n)}, 1);  // also the first touch, on all threads
   const int threads = omp_get_max_threads();
@@ -209,10 +213,11 @@ void bm_read_dram(benchmark::State& state, int64_t n) {
   state.counters[kCeilingBytesCounter] = static_cast<double>(per) * threads * 4;
   state.counters[std::string(model::counter::kWorkingSetBytes)] = static_cast<double>(per) * threads * 4;
   state.counters[std::string(model::counter::kThreads)] = threads;
+  set_phase(state, phase);
   state.SetLabel(fmt::format("read, DRAM: 1 array x {} MiB, {} threads", n * 4 >> 20, threads));
 }
 
-void bm_copy(benchmark::State& state, int64_t n, bool streaming) {
+void bm_copy(benchmark::State& state, int64_t n, bool streaming, int phase) {
   // 64-byte aligned so streaming stores are legal on every vector.
   auto a = aligned_floats(n), b = aligned_floats(n);
   fill_uniform({a.get(), static_cast<size_t>(n)}, 1);
@@ -226,11 +231,12 @@ void bm_copy(benchmark::State& state, int64_t n, bool streaming) {
   state.counters[kCeilingBytesCounter] = 2.0 * n * sizeof(float);
   state.counters[std::string(model::counter::kWorkingSetBytes)] = 2.0 * n * sizeof(float);
   state.counters[std::string(model::counter::kThreads)] = omp_get_max_threads();
+  set_phase(state, phase);
   state.SetLabel(fmt::format("2 arrays x {} MiB, {} threads, {} stores", n * 4 >> 20, omp_get_max_threads(),
                              streaming ? "streaming (non-temporal)" : "vector"));
 }
 
-void bm_triad(benchmark::State& state, int64_t n) {
+void bm_triad(benchmark::State& state, int64_t n, int phase) {
   std::vector<float> a(n), b(n), c(n);
   fill_uniform(b, 1);
   fill_uniform(c, 2);
@@ -242,6 +248,7 @@ void bm_triad(benchmark::State& state, int64_t n) {
   }
   state.counters[kCeilingBytesCounter] = 3.0 * n * sizeof(float);
   state.counters[std::string(model::counter::kWorkingSetBytes)] = 3.0 * n * sizeof(float);
+  set_phase(state, phase);
   state.SetLabel(fmt::format("3 arrays x {} MiB, {} threads", n * 4 >> 20, omp_get_max_threads()));
 }
 
@@ -314,6 +321,45 @@ void bm_sgemm(benchmark::State& state, int n) {
   state.SetLabel(fmt::format("OpenBLAS sgemm {}^3, {} threads", n, omp_get_max_threads()));
 }
 
+
+// The DRAM ceilings: a read sweep, copies with and without streaming stores, triad.
+// Registered twice when a suite runs, before it (phase 0) and after it (phase 1),
+// under the same names: analysis takes the best of both as the roof and reports how
+// far the two bests differ (model::Ceiling::drift).
+int register_dram_ceilings(const SuiteOptions& options, int phase, bool with_caches) {
+  int registered = 0;
+  const int64_t n = options.quick ? kQuickStreamElements : kStreamElements;
+  const int reps = options.quick ? 2 : options.repetitions;
+  const double min_time = options.quick ? 0.02 : 0.1;
+  auto tune = [&](benchmark::internal::Benchmark* b) {
+    b->Repetitions(reps)->MinTime(min_time)->UseRealTime()->Unit(benchmark::kMillisecond);
+    ++registered;
+  };
+  // The read sweep keeps the full 128 MiB even in the quick suite: a 32 MiB array
+  // would sit in a 32 MiB L3 and measure that instead (it costs a few ms).
+  tune(benchmark::RegisterBenchmark("ceiling/cpu/read", [phase](benchmark::State& s) { bm_read_dram(s, kStreamElements, phase); }));
+  if (with_caches) {
+    // Cache levels: half of what the threads' share of each level holds, so the
+    // sweep fits with room for the stack, the code and the other thread's lines.
+    const int threads = omp_get_max_threads();
+    for (int level = 1; level <= 3; ++level) {
+      const CacheLevel cache = cache_level(level);
+      if (cache.bytes <= 0) continue;  // not reported: no roof for that level (never a guessed one)
+      const int instances = cache.shared_by >= threads ? 1 : (threads + cache.shared_by - 1) / cache.shared_by;
+      const int64_t capacity = cache.bytes * instances;
+      const int64_t per_thread = capacity / 2 / threads;
+      tune(benchmark::RegisterBenchmark(fmt::format("ceiling/cpu/l{}_read", level).c_str(),
+                                        [cache, per_thread, capacity](benchmark::State& s) {
+                                          bm_read_level(s, cache, per_thread, capacity);
+                                        }));
+    }
+  }
+  tune(benchmark::RegisterBenchmark("ceiling/cpu/copy", [n, phase](benchmark::State& s) { bm_copy(s, n, false, phase); }));
+  tune(benchmark::RegisterBenchmark("ceiling/cpu/copy_nt", [n, phase](benchmark::State& s) { bm_copy(s, n, true, phase); }));
+  tune(benchmark::RegisterBenchmark("ceiling/cpu/triad", [n, phase](benchmark::State& s) { bm_triad(s, n, phase); }));
+  return registered;
+}
+
 }  // namespace
 
 int register_ceiling_benchmarks(const SuiteOptions& options) {
@@ -325,39 +371,23 @@ int register_ceiling_benchmarks(const SuiteOptions& options) {
     return 0;
 #endif
   }
-  int registered = 0;
-  const int64_t n = options.quick ? kQuickStreamElements : kStreamElements;
+  int registered = register_dram_ceilings(options, 0, /*with_caches=*/true);
   const int reps = options.quick ? 2 : options.repetitions;
   const double min_time = options.quick ? 0.02 : 0.1;
   auto tune = [&](benchmark::internal::Benchmark* b) {
     b->Repetitions(reps)->MinTime(min_time)->UseRealTime()->Unit(benchmark::kMillisecond);
     ++registered;
   };
-  // The read sweep keeps the full 128 MiB even in the quick suite: a 32 MiB array
-  // would sit in a 32 MiB L3 and measure that instead (it costs a few ms).
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/read", [](benchmark::State& s) { bm_read_dram(s, kStreamElements); }));
-  // Cache levels: half of what the threads' share of each level holds, so the
-  // sweep fits with room for the stack, the code and the other thread's lines.
-  const int threads = omp_get_max_threads();
-  for (int level = 1; level <= 3; ++level) {
-    const CacheLevel cache = cache_level(level);
-    if (cache.bytes <= 0) continue;  // not reported: no roof for that level (never a guessed one)
-    const int instances = cache.shared_by >= threads ? 1 : (threads + cache.shared_by - 1) / cache.shared_by;
-    const int64_t capacity = cache.bytes * instances;
-    const int64_t per_thread = capacity / 2 / threads;
-    tune(benchmark::RegisterBenchmark(fmt::format("ceiling/cpu/l{}_read", level).c_str(),
-                                      [cache, per_thread, capacity](benchmark::State& s) {
-                                        bm_read_level(s, cache, per_thread, capacity);
-                                      }));
-  }
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/copy", [n](benchmark::State& s) { bm_copy(s, n, false); }));
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/copy_nt", [n](benchmark::State& s) { bm_copy(s, n, true); }));
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/triad", [n](benchmark::State& s) { bm_triad(s, n); }));
   const int64_t fma_iters = options.quick ? 200'000 : 2'000'000;
   tune(benchmark::RegisterBenchmark("ceiling/cpu/fp32_fma", [fma_iters](benchmark::State& s) { bm_fp32_fma(s, fma_iters); }));
   const int gemm_n = options.quick ? 512 : 2048;
   tune(benchmark::RegisterBenchmark("ceiling/cpu/sgemm", [gemm_n](benchmark::State& s) { bm_sgemm(s, gemm_n); }));
   return registered;
+}
+
+int register_ceiling_rechecks(const SuiteOptions& options) {
+  if (options.backend == Backend::cuda) return 0;  // GPU bandwidth does not wander with neighbours the same way
+  return register_dram_ceilings(options, 1, /*with_caches=*/false);
 }
 
 }  // namespace lmroof::bench

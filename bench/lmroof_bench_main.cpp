@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
       options.min_time_s = bench::kQuickRepetitions.min_time_s;
     if (!no_ceilings) bench::register_ceiling_benchmarks(options);
     bench::register_pair_benchmarks(options);
+    if (!no_ceilings) bench::register_ceiling_rechecks(options);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "lmroof_bench: error: %s (see lmroof_bench --help)\n", e.what());
     return 2;

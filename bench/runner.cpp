@@ -38,7 +38,10 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
     if (has_aggregates_to_come) return;
     ++done_;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string name = display_name(first.run_name.str());
+    std::string name = display_name(first.run_name.str());
+    if (auto phase = first.counters.find(std::string(model::counter::kCeilingPhase));
+        phase != first.counters.end() && phase->second.value == 1)
+      name += " (again, after the suite)";
     if (first.error_occurred) {
       ++failed_;
       errors_.push_back(fmt::format("{}: {}", name, first.error_message));
@@ -91,6 +94,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   if (options.include_pairs) {
     register_pair_benchmarks(options.suite);
     total += static_cast<int>(suite_runs(options.suite).size());
+    if (options.include_ceilings) total += register_ceiling_rechecks(options.suite);
   }
 
   std::vector<std::string> args = {"lmroof", "--benchmark_out=" + options.json_out.string(), "--benchmark_out_format=json"};

@@ -56,6 +56,9 @@ std::vector<RunSpec> suite_runs(const SuiteOptions& options);
 void register_pair_benchmarks(const SuiteOptions& options);
 // Returns how many benchmarks it registered (the runner's progress counts them).
 int register_ceiling_benchmarks(const SuiteOptions& options);
+// The DRAM ceilings again, to be registered after the pairs (CPU; none on CUDA): see
+// model::counter::kCeilingPhase. Returns how many it registered.
+int register_ceiling_rechecks(const SuiteOptions& options);
 
 // Ceiling benchmarks publish what one iteration moved or computed in these
 // counters; analysis divides by the iteration time to get the roof.

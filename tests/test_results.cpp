@@ -85,6 +85,49 @@ TEST(Results, CeilingsAreBestRepetition) {
   EXPECT_EQ(results["roofs"]["matrix"], "sgemm");
 }
 
+// A DRAM ceiling measured before the suite (phase 0) and again after it (phase 1),
+// under one name: the roof is the best of all repetitions, and both bests are kept
+// so the report can say how far the roof moved.
+TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
+  auto bench = small_bench();
+  auto& b = bench["benchmarks"];
+  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));  // 30 GB/s
+  b.push_back(entry("ceiling/cpu/read", 12, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));  // 25 GB/s
+  b.push_back(entry("norm/layernorm/unfused/cpu/fp32/tokens:4/d_model:8", 1));
+  b.push_back(entry("ceiling/cpu/read", 8, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 1}}));  // 37.5 GB/s
+  const model::Results r = build_results(parse_bench_json(bench, "test"), {});
+  const model::Ceiling* read = nullptr;
+  for (const auto& c : r.ceilings)
+    if (c.name == "read") read = &c;
+  ASSERT_NE(read, nullptr);
+  EXPECT_DOUBLE_EQ(read->value, 37.5e9);
+  EXPECT_DOUBLE_EQ(*read->best_before_suite, 30e9);
+  EXPECT_DOUBLE_EQ(*read->best_after_suite, 37.5e9);
+  EXPECT_DOUBLE_EQ(*read->drift(), 0.2);
+  EXPECT_EQ(read->samples, 3);
+  // written and read back
+  const auto j = model::to_json(r);
+  const model::Results back = model::results_from_json(j, "test.json");
+  for (const auto& c : back.ceilings)
+    if (c.name == "read") {
+      EXPECT_DOUBLE_EQ(*c.best_before_suite, 30e9);
+      EXPECT_DOUBLE_EQ(*c.best_after_suite, 37.5e9);
+    }
+  // a ceiling measured once has neither
+  for (const auto& c : r.ceilings)
+    if (c.name == "copy") EXPECT_FALSE(c.drift().has_value());
+  // a file whose value is below its own bests is refused, naming the field
+  auto bad = j;
+  for (auto& c : bad["ceilings"])
+    if (c["name"] == "read") c["value"] = 1e9;
+  try {
+    model::results_from_json(bad, "bad.json");
+    FAIL() << "accepted a value below best_after_suite";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json: /ceilings/"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Results, FailedRunsAreSkippedWithReason) {
   const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
   ASSERT_EQ(results["skipped"].size(), 1u);

@@ -198,6 +198,12 @@ Ceiling ceiling_from(const JsonCursor& c) {
   if (auto w = c.opt("working_set_bytes")) x.working_set_bytes = w->positive();
   if (auto b = c.opt("cache_bytes")) x.cache_bytes = b->positive();
   if (auto t = c.opt("threads")) x.threads = t->integer(1, 1 << 20);
+  if (auto b = c.opt("best_before_suite")) x.best_before_suite = b->positive();
+  if (auto a = c.opt("best_after_suite")) x.best_after_suite = a->positive();
+  if (x.best_before_suite.has_value() != x.best_after_suite.has_value())
+    c.fail("best_before_suite and best_after_suite come together");
+  if (x.best_before_suite && std::max(*x.best_before_suite, *x.best_after_suite) > x.value * (1 + 1e-9))
+    c.fail("value is the best of best_before_suite and best_after_suite, not below them");
   return x;
 }
 
@@ -732,6 +738,8 @@ json to_json(const Results& r) {
     if (c.working_set_bytes) cj["working_set_bytes"] = *c.working_set_bytes;
     if (c.cache_bytes) cj["cache_bytes"] = *c.cache_bytes;
     if (c.threads) cj["threads"] = *c.threads;
+    if (c.best_before_suite) cj["best_before_suite"] = *c.best_before_suite;
+    if (c.best_after_suite) cj["best_after_suite"] = *c.best_after_suite;
     j["ceilings"].push_back(std::move(cj));
   }
   j["roofs"] = {{"bandwidth", opt(r.roofs.bandwidth)}, {"vector", opt(r.roofs.vector)},

@@ -139,6 +139,14 @@ struct Ceiling {
   // capacity of the cache level it measures, and the threads it ran.
   std::optional<double> working_set_bytes, cache_bytes;
   std::optional<int64_t> threads;
+  // DRAM ceilings measured before and again after the suite: the best repetition of
+  // each (value is the larger). Absent for a ceiling measured once.
+  std::optional<double> best_before_suite, best_after_suite;
+  // 1 - smaller/larger of the two bests: how far the roof moved during the run.
+  std::optional<double> drift() const {
+    if (!best_before_suite || !best_after_suite) return std::nullopt;
+    return 1.0 - std::min(*best_before_suite, *best_after_suite) / std::max(*best_before_suite, *best_after_suite);
+  }
   std::string_view unit() const { return kind == CeilingKind::bandwidth ? "B/s" : "FLOP/s"; }
 };
 
