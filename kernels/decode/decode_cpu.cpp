@@ -162,11 +162,13 @@ constexpr int kMaxLanes = 64;
 // where the compiler spills a little): score accumulators (keys x query vectors),
 // and P·V's heads per tile (x 4 output vectors).
 // Tuned on Zen 4: 16 lanes (groups over 8) 24 score accumulators and 6 heads; 8
-// lanes 12 and 4 (more made the 8-lane tiles slower there).
+// lanes 12 and 8 heads (x 2 output vectors: each V vector loaded once per 8 FMAs;
+// 4 heads x 4 vectors made the compiler fold the V loads into the FMAs, 4 loads
+// per V vector, and ran GQA's P·V 1.3x slower).
 template <int W>
 constexpr int kScoreAccumulators = W == 16 ? 24 : 12;
 template <int W>
-constexpr int kPvHeads = W == 16 ? 6 : 4;  // query heads per work item on the fast path
+constexpr int kPvHeads = W == 16 ? 6 : 8;  // query heads per work item on the fast path
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
@@ -175,9 +177,13 @@ struct FastScratch {
 };
 
 // Scores of KT keys (rows of K, dh apart) against the P = QV·W transposed queries.
-template <int W, int QV, int KT>
-[[gnu::always_inline]] inline void score_tile(int64_t dh, const float* __restrict qt, const float* __restrict k,
+// DH > 0 fixes head_dim at compile time: the KT rows are then one pointer plus
+// constant offsets, where a runtime head_dim needs a register per row, more than
+// x86-64 has (the compiler spilled them and reloaded one per FMA: 1.5x slower).
+template <int W, int QV, int KT, int DH = 0>
+[[gnu::always_inline]] inline void score_tile(int64_t dh_runtime, const float* __restrict qt, const float* __restrict k,
                                               float* __restrict st) {
+  const int64_t dh = DH > 0 ? DH : dh_runtime;
   constexpr int P = QV * W;
   vec<W> acc[KT][QV];
   for (int t = 0; t < KT; ++t)
@@ -217,7 +223,8 @@ template <int W, int P, int QT, int XV>
 template <int W, int P, int QT>
 void pv_rows(int64_t dh, int64_t nb, const float* st, const float* v, float* acc, int64_t i0) {
   int64_t x0 = 0;
-  for (; x0 + 4 * W <= dh; x0 += 4 * W) pv_tile<W, P, QT, 4>(dh, nb, st, v, acc, i0, x0);
+  constexpr int XV = QT >= 8 ? 2 : 4;  // QT x XV accumulators stay in registers
+  for (; x0 + XV * W <= dh; x0 += XV * W) pv_tile<W, P, QT, XV>(dh, nb, st, v, acc, i0, x0);
   for (; x0 + W <= dh; x0 += W) pv_tile<W, P, QT, 1>(dh, nb, st, v, acc, i0, x0);
 }
 
@@ -287,7 +294,10 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
       int64_t j = 0;
       for (; j + KT <= nb; j += KT) {
         touch_rows(j, KT);
-        score_tile<W, QV, KT>(dh, qt, kb + j * dh, st + j * P);
+        if (dh == 128)  // the common head_dim (Llama, Mistral, Qwen, Falcon)
+          score_tile<W, QV, KT, 128>(dh, qt, kb + j * dh, st + j * P);
+        else
+          score_tile<W, QV, KT>(dh, qt, kb + j * dh, st + j * P);
       }
       for (; j < nb; ++j) {
         touch_rows(j, 1);
@@ -320,6 +330,8 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     // P·V
     int64_t i = 0;
     for (; i + kPvHeads<W> <= n; i += kPvHeads<W>) pv_rows<W, P, kPvHeads<W>>(dh, nb, st, vb, acc, i);
+    if constexpr (kPvHeads<W> > 4)
+      for (; i + 4 <= n; i += 4) pv_rows<W, P, 4>(dh, nb, st, vb, acc, i);
     for (; i + 2 <= n; i += 2) pv_rows<W, P, 2>(dh, nb, st, vb, acc, i);
     for (; i < n; ++i) pv_rows<W, P, 1>(dh, nb, st, vb, acc, i);
   }
