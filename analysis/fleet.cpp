@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/model/json_input.h"
+
 namespace lmroof::fleet {
 
 namespace {
@@ -19,11 +21,12 @@ std::optional<Roof> roof(const model::Results& results, const std::optional<std:
   return Roof{c->name, c->value};
 }
 
-Machine read_machine(const std::filesystem::path& path) {
+// One machine from its validated results; `file` is where they came from.
+Machine machine_from(model::Results results, const std::string& file) {
   Machine m;
-  m.results = model::load_results(path);
+  m.results = std::move(results);
   const model::Results& r = m.results;
-  m.file = path.string();
+  m.file = file;
   m.description = describe_machine(r.machine);
   m.backend = r.machine.backend;
   m.date = r.machine.date;
@@ -52,6 +55,49 @@ Machine read_machine(const std::filesystem::path& path) {
   return m;
 }
 
+// The machines of a merged file (lmroof.fleet/1, written by `merge --results`), each
+// validated like a results file; an error names the fleet file and the full pointer
+// ("fleet.json: /machines/1/results/runs/3/id: ...").
+std::vector<Machine> machines_of_fleet_file(const nlohmann::json& doc, const std::string& file) {
+  const model::JsonCursor root(doc, file);
+  const model::JsonCursor list = root.at("machines");
+  std::vector<Machine> out;
+  const std::vector<model::JsonCursor> entries = list.items();
+  if (entries.empty()) list.fail("a merged file with no machines");
+  for (const model::JsonCursor& entry : entries) {
+    const std::string prefix = entry.pointer() + "/results";
+    model::Results results;
+    try {
+      results = model::results_from_json(entry.at("results").json(), file);
+    } catch (const model::InputError& e) {
+      // The reader names pointers inside the results document: put them under this entry.
+      std::string what = e.what();
+      const std::string head = file + ": /";
+      if (what.rfind(head, 0) == 0) what = file + ": " + prefix + "/" + what.substr(head.size());
+      throw model::InputError(what);
+    }
+    Machine m = machine_from(std::move(results), entry.at("file").string(model::kMaxTextLength));
+    m.label = entry.at("label").string(model::kMaxNameLength);
+    if (m.label.empty()) entry.at("label").fail("empty label");
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// A results file is one machine; a merged fleet file is each of its machines, with
+// the labels it was merged under.
+std::vector<Machine> read_input(const std::filesystem::path& path, bool& labelled) {
+  const nlohmann::json doc = model::read_json_file(path);
+  if (doc.is_object() && doc.contains("schema") && doc["schema"] == kFleetSchema) {
+    labelled = true;
+    return machines_of_fleet_file(doc, path.string());
+  }
+  labelled = false;
+  std::vector<Machine> one;
+  one.push_back(machine_from(model::results_from_json(doc, path.string()), path.string()));
+  return one;
+}
+
 }  // namespace
 
 std::string describe_machine(const model::Machine& machine) {
@@ -73,20 +119,33 @@ Fleet read_fleet(const std::vector<std::filesystem::path>& inputs, const std::ve
     throw std::invalid_argument(fmt::format("--label: {} labels for {} results files (give one per file, or none)",
                                             labels.size(), inputs.size()));
   Fleet fleet;
+  std::vector<bool> keeps_label;  // machines from a merged file keep the label they had
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Machine m = read_machine(inputs[i]);
-    if (!labels.empty() && labels[i].empty())
-      throw std::invalid_argument(fmt::format("--label {}: empty label for {}", i + 1, inputs[i].string()));
-    m.label = labels.empty() ? m.description : labels[i];
-    fleet.machines.push_back(std::move(m));
+    bool labelled = false;
+    std::vector<Machine> machines = read_input(inputs[i], labelled);
+    if (labelled && !labels.empty())
+      throw std::invalid_argument(fmt::format(
+          "--label: {} is a merged file whose machines keep their labels; give --label only with results files",
+          inputs[i].string()));
+    for (Machine& m : machines) {
+      if (!labelled) {
+        if (!labels.empty() && labels[i].empty())
+          throw std::invalid_argument(fmt::format("--label {}: empty label for {}", i + 1, inputs[i].string()));
+        m.label = labels.empty() ? m.description : labels[i];
+      }
+      keeps_label.push_back(labelled);
+      fleet.machines.push_back(std::move(m));
+    }
   }
   // Default labels repeat when one machine kind ran twice: its date, else its file,
   // tells the runs apart.
   auto disambiguate = [&](auto suffix) {
     std::map<std::string, int> count;
     for (const auto& m : fleet.machines) ++count[m.label];
-    for (auto& m : fleet.machines)
-      if (count[m.label] > 1) m.label += " \u00b7 " + suffix(m);
+    for (size_t k = 0; k < fleet.machines.size(); ++k) {
+      Machine& m = fleet.machines[k];
+      if (count[m.label] > 1 && !keeps_label[k]) m.label += " \u00b7 " + suffix(m);
+    }
   };
   if (labels.empty()) {
     disambiguate([](const Machine& m) { return m.date.empty() ? m.file : m.date; });
@@ -95,7 +154,7 @@ Fleet read_fleet(const std::vector<std::filesystem::path>& inputs, const std::ve
   std::set<std::string> seen;
   for (const auto& m : fleet.machines)
     if (!seen.insert(m.label).second)
-      throw std::invalid_argument(labels.empty() ? fmt::format("merge: {} is given twice", m.file)
+      throw std::invalid_argument(labels.empty() ? fmt::format("merge: machine '{}' ({}) is given twice", m.label, m.file)
                                                  : fmt::format("--label: '{}' is given twice", m.label));
   return fleet;
 }

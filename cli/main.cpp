@@ -124,11 +124,14 @@ int main(int argc, char** argv) {
 
   cli::MergeArgs merge_args;
   auto* merge = app.add_subcommand("merge", "One fleet report across machines: rooflines, pairs per machine, claims x machines");
-  merge->add_option("results", merge_args.inputs, "results.json files, one per machine")->required();
+  merge->add_option("results", merge_args.inputs,
+                    "results.json files, one per machine, or merged files from an earlier --results (their machines keep their labels)")
+      ->required();
   merge->add_option("--label", merge_args.labels, "Name of each machine, in input order, one per --label (default: from its results)")
       ->allow_extra_args(false);
   merge->add_option("-o,--output", merge_args.html, "Fleet report HTML to write")->required();
-  merge->add_option("--results", merge_args.results, "Also write the merged results (schema lmroof.fleet/1) here");
+  merge->add_option("--results", merge_args.results,
+                    "Also write the merged results (schema lmroof.fleet/1) here: an input to a later merge");
 
   try {
     app.parse(argc, argv);

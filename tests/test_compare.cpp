@@ -1,6 +1,11 @@
 // lmroof compare: the statistics against scipy's values, the matching of runs, the
 // verdicts on planted changes, bad input, and the merge of several machines.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "analysis/atomic_write.h"
 
 #include <cmath>
 #include <filesystem>
@@ -306,6 +311,37 @@ TEST(Fleet, ReportHasEveryMachineRoofsAndTheMatrix) {
   EXPECT_EQ(merged["schema"], fleet::kFleetSchema);
   EXPECT_EQ(merged["machines"][1]["label"], "epyc");
   EXPECT_EQ(merged["machines"][1]["results"]["runs"].size(), fleet.machines[1].runs.size());
+}
+
+// The merged file (`merge --results`) is an input again: merged with one more machine
+// it keeps its machines and their labels; a bad field inside it names the fleet file
+// and the full pointer.
+TEST(Fleet, MergedFileIsReadBackWithItsLabels) {
+  const auto dir = std::filesystem::temp_directory_path() / ("lmroof-fleet-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto merged = dir / "fleet.json";
+  write_file_atomically(merged, fleet::to_json(fleet::read_fleet({kSmall, kOther}, {"xeon", "epyc"})).dump());
+  const auto again = fleet::read_fleet({merged, kSmall}, {});
+  ASSERT_EQ(again.machines.size(), 3u);
+  EXPECT_EQ(again.machines[0].label, "xeon");
+  EXPECT_EQ(again.machines[1].label, "epyc");
+  EXPECT_EQ(again.machines[1].runs.size(), fleet::read_fleet({kOther}, {}).machines[0].runs.size());
+  // labels are for results files only
+  EXPECT_THROW(fleet::read_fleet({merged}, {"x"}), std::invalid_argument);
+  // the same machine twice under one label
+  EXPECT_THROW(fleet::read_fleet({merged, merged}, {}), std::invalid_argument);
+  // a bad field deep inside: one line naming the file and the full pointer
+  auto doc = fleet::to_json(fleet::read_fleet({kSmall, kOther}, {"xeon", "epyc"}));
+  doc["machines"][1]["results"]["runs"][0]["time_s"]["median"] = -1;
+  const auto bad = dir / "bad-fleet.json";
+  write_file_atomically(bad, doc.dump());
+  try {
+    fleet::read_fleet({bad}, {});
+    FAIL() << "accepted a negative median inside a merged file";
+  } catch (const model::InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(bad.string() + ": /machines/1/results/runs/0/time_s/median: ", 0), 0u) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
