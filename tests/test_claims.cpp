@@ -289,7 +289,7 @@ TEST(ClaimsFile, OtherMistakesAreCaughtWithTheirLine) {
   // line 5 holds the check in each case
   // The known dimensions come from the catalogue (every pair's), so only the start is fixed.
   EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm, shape: {tokns: 8}}, expect: memory}\n")
-                .rfind("inline.yaml:5: unknown dimension 'tokns' in shape (known: tokens, d_model, ", 0),
+                .rfind("inline.yaml:5: unknown dimension 'tokns' in shape (known: tokens, in_features, ", 0),
             0u);
   EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm}, expect: memroy}\n"),
             "inline.yaml:5: 'expect' must be memory or compute, got 'memroy'");
