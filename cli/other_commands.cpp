@@ -269,13 +269,17 @@ int check(const CheckArgs& args) {
   const std::vector<Claim> claims = load_claims(claims_file, results.catalogue);
   const std::vector<model::ClaimVerdict> verdicts = check_claims(claims, results);
   const int code = claims_exit_code(verdicts, args.strict);
+  // Results of `lmroof run --model`: say which model's shapes the claims judged, as the
+  // run summary and the report do.
+  const model::ModelConfig* from_model = results.machine.suite.model ? &*results.machine.suite.model : nullptr;
   if (args.format == "json") {
-    std::printf("%s\n", claims_check_json(verdicts, results_file.string(), claims_file.string(), args.strict).dump(2).c_str());
+    std::printf("%s\n",
+                claims_check_json(verdicts, results_file.string(), claims_file.string(), args.strict, from_model).dump(2).c_str());
   } else if (args.format == "markdown") {
-    std::printf("%s", format_claims_markdown(verdicts).c_str());
+    std::printf("%s", format_claims_markdown(verdicts, from_model).c_str());
   } else {
-    std::printf("claims: %s\nresults: %s\n\n%s", claims_file.c_str(), results_file.c_str(),
-                format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
+    std::printf("claims: %s\nresults: %s\n%s\n%s", claims_file.c_str(), results_file.c_str(),
+                format_model_line(results).c_str(), format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
     if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }
   return code;
