@@ -23,7 +23,8 @@ std::vector<const RunTimes*> sorted_runs(const Side& side) {
   for (size_t i = 1; i < out.size(); ++i)
     if (out[i - 1]->key == out[i]->key)
       throw std::invalid_argument(fmt::format("{}: runs: \"{}\" and \"{}\" measured the same thing ({})", side.file,
-                                              out[i - 1]->id, out[i]->id, describe(out[i]->key)));
+                                              out[i - 1]->id, out[i]->id,
+                                              out[i]->label.empty() ? describe(out[i]->key) : out[i]->label));
   return out;
 }
 

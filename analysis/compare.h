@@ -92,7 +92,8 @@ Report compare(const Side& base, const Side& next, const Options& options = {});
 // The lmroof.compare/1 document (docs/compare.md).
 nlohmann::json to_json(const Report& report);
 
-// "norm/rmsnorm/fused/cpu/fp32 tokens=4096 d_model=1024"
+// "norm/rmsnorm/fused/cpu/fp32 d_model=1024 tokens=4096": the key alone, dimensions by
+// name; only for runs without a label (RunTimes::label, in the catalogue's order).
 std::string describe(const RunKey& key);
 
 }  // namespace lmroof::compare

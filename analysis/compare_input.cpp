@@ -20,7 +20,7 @@ Side read_side(const std::filesystem::path& path) {
     t.id = r.id;
     t.key = {r.pair, r.variant, r.impl, r.backend, r.dtype, r.shape};
     t.label = fmt::format("{}/{}/{}/{}/{}", r.pair, r.variant, r.impl, r.backend, r.dtype);
-    for (const auto& [name, value] : results.catalogue.ordered(r.shape)) t.label += fmt::format(" {}={}", name, value);
+    if (!r.shape.empty()) t.label += " " + results.catalogue.label(r.shape);
     t.samples = r.time_s.samples;
     t.median = r.time_s.median;
     t.roof_fraction = r.roofline.efficiency;

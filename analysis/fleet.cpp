@@ -41,7 +41,7 @@ Machine machine_from(model::Results results, const std::string& file) {
     f.variant = run.variant;
     f.impl = run.impl;
     f.dtype = run.dtype;
-    for (const auto& [name, value] : r.catalogue.ordered(run.shape)) f.shape += fmt::format("{}{}={}", f.shape.empty() ? "" : " ", name, value);
+    f.shape = r.catalogue.label(run.shape);
     f.median_s = run.time_s.median;
     if (run.intensity.value > 0) f.intensity = run.intensity.value;
     if (run.achieved.flop_per_s > 0) f.flop_per_s = run.achieved.flop_per_s;

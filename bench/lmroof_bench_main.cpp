@@ -6,6 +6,7 @@
 // With --benchmark_out=FILE, the CUDA runs' kernel traces go beside it
 // (FILE without extension + ".kernels.json", profiler/kernel_trace_file.h).
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -39,7 +40,9 @@ int main(int argc, char** argv) {
   std::string suite, backend = "cpu", dtype, benchmark_out, model;
   bool quick = false, no_ceilings = false, help = false;
   app.add_option("--lmroof_suite", suite, "Pairs to run, a comma list of " + pair_names() + " (default: all)");
-  app.add_flag("--lmroof_quick", quick, "Small shapes, 2 repetitions, short minimum time");
+  app.add_flag("--lmroof_quick", quick,
+               fmt::format("Small shapes, {} repetitions of at least {} s each (bench/adaptive_repetitions.h)",
+                           bench::kQuickRepetitions.repetitions, bench::kQuickRepetitions.min_time_s));
   app.add_option("--lmroof_backend", backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   app.add_option("--lmroof_dtype", dtype, "fp32 or bf16 (default: fp32 on cpu, bf16 on cuda)")
       ->check(CLI::IsMember({"fp32", "bf16"}));

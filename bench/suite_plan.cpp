@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "bench/suite.h"
 #include "profiler/device_query.h"
@@ -86,6 +87,13 @@ double available_host_memory_bytes() {
   return 0;
 }
 
+// "batch=4 ... context=8192: " before a shape's error, unless the error names it already
+// (require_elements does), so that the one-line message says it once.
+std::string shape_prefix(const Shape& s, const std::exception& e) {
+  const std::string label = s.label();
+  return std::string_view(e.what()).find(label) != std::string_view::npos ? "" : label + ": ";
+}
+
 // One variant's shapes before any --shape: the model's (when the pair derives them) or
 // the suite's own, resized by --tokens/--batch/--context; completed and deduplicated.
 std::vector<Shape> variant_shapes(const PairDef& pair, const std::string& variant, const ShapeRequest& req,
@@ -101,7 +109,7 @@ std::vector<Shape> variant_shapes(const PairDef& pair, const std::string& varian
         push_unique(shapes, pair.complete_shape(variant, s));
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(
-            fmt::format("--model {}: {}/{}: {}: {}", req.model->name, pair.name, variant, s.label(), e.what()));
+            fmt::format("--model {}: {}/{}: {}{}", req.model->name, pair.name, variant, shape_prefix(s, e), e.what()));
       }
     }
     return shapes;
@@ -110,7 +118,7 @@ std::vector<Shape> variant_shapes(const PairDef& pair, const std::string& varian
     try {
       push_unique(shapes, pair.complete_shape(variant, s));
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("{}/{}: {}: {}", pair.name, variant, s.label(), e.what()));
+      throw std::invalid_argument(fmt::format("{}/{}: {}{}", pair.name, variant, shape_prefix(s, e), e.what()));
     }
   }
   return shapes;

@@ -1,21 +1,59 @@
 // lmroof: measure paired LM operators, place them on the machine's measured
 // roofline, check the lecture's claims, and write a self-contained report.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "analysis/interrupt_cleanup.h"
+#include "bench/adaptive_repetitions.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
 #include "cli/shape_options.h"
 
 namespace {
 
-constexpr const char* kExitCodes =
-    "Exit codes: 0 done; 1 run: some benchmarks could not run, check: some claim fails; 2 bad input or a refused\n"
-    "output (one line on stderr, nothing written); 130/143 interrupted by SIGINT/SIGTERM (earlier outputs kept,\n"
-    "no temporary files left).";
+// Each subcommand's --help lists the exit codes that command can give (CLI11 copies the
+// app's footer into subcommands, so every one sets its own). Errors are one line on
+// stderr ("lmroof: error: ..."), from main's catch: exit 2.
+constexpr const char* kAppExitCodes =
+    "Exit codes (each command's --help lists its own): 0 success; 1 run: a benchmark could not run, check: a claim\n"
+    "fails, compare: a regression; 2 bad input or a refused output; 130/143 interrupted by SIGINT/SIGTERM.";
+constexpr const char* kInterrupted =
+    "\n130/143 interrupted by SIGINT/SIGTERM (earlier outputs kept, no temporary files left).";
+const std::string kRunExitCodes = std::string(
+    "Exit codes: 0 done; 1 some benchmarks could not run (listed on stderr; the results and report are written);\n"
+    "2 bad input or a refused output, found before anything is measured (one line on stderr, nothing written),\n"
+    "or a claims file that fails only against the results (one line on stderr; the measurements are published\n"
+    "in --out, without verdicts);") + kInterrupted;
+const std::string kReportExitCodes = std::string(
+    "Exit codes: 0 written; 2 bad input (results that cannot be read or are not lmroof.results/1) or a refused\n"
+    "output (one line on stderr, nothing written);") + kInterrupted;
+const std::string kCeilingsExitCodes = std::string(
+    "Exit codes: 0 measured; 2 bad input (--backend cuda without a device) or a refused --json file (one line on\n"
+    "stderr, nothing written);") + kInterrupted;
+constexpr const char* kListExitCodes =
+    "Exit codes: 0 listed; 2 bad input: an unknown pair or model, a bad --shape, --context, --tokens or --batch, or\n"
+    "a shape too large to run (one line on stderr).";
+const std::string kAnalyzeExitCodes = std::string(
+    "Exit codes: 0 written, whatever the claims' verdicts (`lmroof check` exits 1 on a failing claim); 2 bad input\n"
+    "or a refused output (one line on stderr, nothing written);") + kInterrupted;
+constexpr const char* kCheckExitCodes =
+    "Exit codes: 0 no claim fails; 1 a claim fails (with --strict: or is inconclusive); 2 bad input (a file that\n"
+    "cannot be read, an unknown field, pair or metric, results that are not lmroof.results/1).";
+constexpr const char* kCountersExitCodes =
+    "Exit codes: 0 listed; 2 the counters cannot be checked (no GPU or no CUPTI, an unknown chip or metric; one\n"
+    "line on stderr).";
+const std::string kCompareExitCodes = std::string(
+    "Exit codes: 0 no significant regression beyond --threshold; 1 a regression: a run significantly slower by\n"
+    "more than --threshold (each listed on stderr; the comparison is still printed and --html written); 2 bad\n"
+    "input (a file that cannot be read, no run in common, a bad --threshold) or a refused --html output (one line\n"
+    "on stderr);") + kInterrupted;
+const std::string kMergeExitCodes = std::string(
+    "Exit codes: 0 written; 2 bad input (a results file that cannot be read, not one --label per file) or a\n"
+    "refused output (one line on stderr);") + kInterrupted;
 
 }  // namespace
 
@@ -24,7 +62,7 @@ int main(int argc, char** argv) {
   // First, before any thread exists: an interrupt then removes unfinished outputs.
   install_interrupt_cleanup("lmroof");
   CLI::App app{"lmroof: roofline measurements of paired LM operators (CS336 lecture 3)", "lmroof"};
-  app.footer(kExitCodes);
+  app.footer(kAppExitCodes);
   app.require_subcommand(1);
   app.set_version_flag("--version", "lmroof 0.1.0");
 
@@ -33,9 +71,11 @@ int main(int argc, char** argv) {
   run->footer(
       "Outputs: --out holds one run's complete set (bench.json, results.json, report.html, report.*.vl.json) or the\n"
       "previous one, never a mix: files are written into a private staging folder and published when all succeeded.\n"
-      "A second run into the same --out fails at once (exit 2).\n" + std::string(kExitCodes));
+      "A second run into the same --out fails at once (exit 2).\n" + kRunExitCodes);
   auto* suite_opt = run->add_option("--suite", run_args.suite, "Pairs to run: a name or a comma list (see `lmroof list`); all by default");
-  run->add_flag("--quick", run_args.quick, "Small shapes and few repetitions (seconds, for smoke tests)");
+  run->add_flag("--quick", run_args.quick,
+                fmt::format("Small shapes, {} repetitions of at least {} s each (seconds in all, for smoke tests)",
+                            bench::kQuickRepetitions.repetitions, bench::kQuickRepetitions.min_time_s));
   run->add_option("--out", run_args.out, "Output folder for results.json, report.html and bench.json")->capture_default_str();
   run->add_option("--backend", run_args.backend, "cpu, cuda, or auto (cuda when a device is present)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))->capture_default_str();
@@ -43,7 +83,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "bf16"}));
   run->add_option("--metrics", run_args.metrics, "Where FLOPs and bytes come from: auto, cupti or analytic")
       ->check(CLI::IsMember({"auto", "cupti", "analytic"}))->capture_default_str();
-  run->add_option("--repetitions", run_args.repetitions, "Repetitions per benchmark (default 10, 5 on CUDA, 3 with --quick; bench/adaptive_repetitions.h)")
+  run->add_option("--repetitions", run_args.repetitions,
+                  fmt::format("Repetitions per benchmark (default {}, {} on CUDA, {} with --quick; bench/adaptive_repetitions.h)",
+                              bench::kDefaultRepetitions.repetitions, bench::kCudaRepetitions,
+                              bench::kQuickRepetitions.repetitions))
       ->check(CLI::Range(1, 1000));
   auto* min_time_opt = run->add_option("--min-time", run_args.min_time, "Minimum seconds per repetition, in (0, 60]");
   run->add_flag("!--no-claims", run_args.claims, "Do not check claims");
@@ -58,7 +101,7 @@ int main(int argc, char** argv) {
   auto* report = app.add_subcommand("report", "Write report.html (and its .vl.json charts) from a results.json");
   report->add_option("results", results_in, "results.json")->required();
   report->add_option("-o,--output", html_out, "HTML file to write (its charts go beside it); replaces only a regular file")->required();
-  report->footer(kExitCodes);
+  report->footer(kReportExitCodes);
 
   std::string ceil_backend = "auto", ceil_json;
   bool ceil_quick = false;
@@ -66,7 +109,7 @@ int main(int argc, char** argv) {
   ceil->add_option("--backend", ceil_backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}))->capture_default_str();
   ceil->add_flag("--quick", ceil_quick, "Smaller arrays, fewer repetitions");
   ceil->add_option("--json", ceil_json, "Also write the Google Benchmark JSON here; replaces only a regular file");
-  ceil->footer(kExitCodes);
+  ceil->footer(kCeilingsExitCodes);
 
   cli::ListArgs list_args;
   auto* list = app.add_subcommand("list", "List pairs, variants, implementation levels and suite shapes");
@@ -77,6 +120,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   list->add_option("--suite", list_args.suite, "Pairs to list: a name or a comma list; all by default")->delimiter(',');
   cli::add_shape_options(*list, list_args.shape_args);
+  list->footer(kListExitCodes);
 
   cli::AnalyzeArgs analyze_args;
   auto* analyze = app.add_subcommand(
@@ -87,7 +131,7 @@ int main(int argc, char** argv) {
                                              "Claims file to check (default: the built-in lecture claims)")
                              ->check(CLI::ExistingFile);
   analyze->add_flag("!--no-claims", analyze_args.claims, "Do not check claims")->excludes(analyze_claims);
-  analyze->footer(std::string(kExitCodes) + "\n`lmroof report RESULTS.json -o report.html` then shows the verdicts.");
+  analyze->footer(kAnalyzeExitCodes + "\n`lmroof report RESULTS.json -o report.html` then shows the verdicts.");
 
   cli::CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Check claims against a results.json, verdict first");
@@ -96,10 +140,8 @@ int main(int argc, char** argv) {
   check->add_option("--format", check_args.format, "text (for a terminal), json (schema lmroof.check/1) or markdown (a table)")
       ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
   check->add_flag("--strict", check_args.strict, "Inconclusive counts as failing (exit 1)");
-  check->footer(
-      "Exit codes: 0 no claim fails, 1 a claim fails (with --strict: or is inconclusive), 2 bad input (a file that "
-      "cannot be read, an unknown field, pair or metric, results that are not lmroof.results/1).\n"
-      "Colour on a terminal; set NO_COLOR to turn it off. Verdicts: docs/claims.md.");
+  check->footer(std::string(kCheckExitCodes) +
+                "\nColour on a terminal; set NO_COLOR to turn it off. Verdicts: docs/claims.md.");
 
   std::string counters_chip;
   std::vector<std::string> counters_metrics;
@@ -110,6 +152,7 @@ int main(int argc, char** argv) {
   counters->add_option("--metrics", counters_metrics, "Metrics to check, comma separated (default: the roofline metrics)")
       ->delimiter(',');
   counters->add_flag("--json", counters_json, "Machine-readable output");
+  counters->footer(kCountersExitCodes);
 
   cli::CompareArgs compare_args;
   auto* compare = app.add_subcommand(
@@ -121,6 +164,7 @@ int main(int argc, char** argv) {
   compare->add_option("--html", compare_args.html, "Also write a self-contained HTML page here");
   compare->add_option("--threshold", compare_args.threshold,
                       "Slowdown that counts as a regression (exit 1) when significant: 5% or 0.05")->capture_default_str();
+  compare->footer(kCompareExitCodes + "\nMatching, statistics and the JSON schema: docs/compare.md.");
 
   cli::MergeArgs merge_args;
   auto* merge = app.add_subcommand("merge", "One fleet report across machines: rooflines, pairs per machine, claims x machines");
@@ -132,6 +176,7 @@ int main(int argc, char** argv) {
   merge->add_option("-o,--output", merge_args.html, "Fleet report HTML to write")->required();
   merge->add_option("--results", merge_args.results,
                     "Also write the merged results (schema lmroof.fleet/1) here: an input to a later merge");
+  merge->footer(kMergeExitCodes);
 
   try {
     app.parse(argc, argv);

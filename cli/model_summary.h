@@ -1,5 +1,6 @@
 #pragma once
-// The line printed after a run that names the model its shapes came from.
+// The line printed after a run, and by `lmroof check`, that names the model its shapes
+// came from.
 #include <string>
 
 #include "analysis/model/results_model.h"

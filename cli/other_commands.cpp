@@ -1,5 +1,6 @@
 // `lmroof report | ceilings | list | analyze | check`.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -63,8 +64,10 @@ int ceilings(const std::string& backend_name, bool quick, const std::filesystem:
 namespace {
 
 // The shapes of one pair's runs, each with every dimension (completed, kv_heads
-// included) and the variants that run it, in the catalogue's order.
-nlohmann::json shape_table(const std::vector<RunSpec>& runs) {
+// included) in the catalogue's order (model::Catalogue::label, as the report and run
+// ids show them), and the variants and implementation levels that run it (the
+// attention pair's prefill and decode phases run different shapes).
+nlohmann::json shape_table(const std::vector<RunSpec>& runs, const model::Catalogue& catalogue) {
   nlohmann::json rows = nlohmann::json::array();
   std::vector<Shape> seen;
   for (const auto& r : runs) {
@@ -72,14 +75,32 @@ nlohmann::json shape_table(const std::vector<RunSpec>& runs) {
     while (i < seen.size() && !(seen[i] == r.shape)) ++i;
     if (i == seen.size()) {
       seen.push_back(r.shape);
-      rows.push_back({{"label", r.shape.label()}, {"dims", nlohmann::json::array()}, {"dtype", to_string(r.dtype)},
-                      {"variants", nlohmann::json::array()}});
-      for (const auto& [k, v] : r.shape.dims()) rows[i]["dims"].push_back({k, v});
+      const model::Shape shape(r.shape.dims().begin(), r.shape.dims().end());
+      rows.push_back({{"label", catalogue.label(shape)}, {"dims", nlohmann::json::array()}, {"dtype", to_string(r.dtype)},
+                      {"variants", nlohmann::json::array()}, {"impls", nlohmann::json::array()}});
+      for (const auto& [k, v] : catalogue.ordered(shape)) rows[i]["dims"].push_back({k, v});
     }
-    auto& variants = rows[i]["variants"];
-    if (std::find(variants.begin(), variants.end(), r.variant) == variants.end()) variants.push_back(r.variant);
+    for (const auto& [key, value] : {std::pair{"variants", &r.variant}, std::pair{"impls", &r.impl}}) {
+      auto& names = rows[i][key];
+      if (std::find(names.begin(), names.end(), *value) == names.end()) names.push_back(*value);
+    }
   }
   return rows;
+}
+
+// "  [mha; prefill only]": the variants and implementation levels that run a shape,
+// each only when not all of the pair's do; empty when every combination runs it.
+std::string runs_marker(const nlohmann::json& shape, const std::set<std::string>& pair_variants,
+                        const std::set<std::string>& pair_impls) {
+  auto names = [](const nlohmann::json& list) {
+    std::string out;
+    for (const auto& v : list) out += (out.empty() ? "" : ",") + v.get<std::string>();
+    return out;
+  };
+  std::vector<std::string> parts;
+  if (shape["variants"].size() != pair_variants.size()) parts.push_back(names(shape["variants"]));
+  if (shape["impls"].size() != pair_impls.size()) parts.push_back(names(shape["impls"]) + " only");
+  return parts.empty() ? "" : fmt::format("  [{}]", fmt::join(parts, "; "));
 }
 
 int list_models(bool json) {
@@ -136,6 +157,7 @@ int list(const ListArgs& args) {
     listings.push_back({"cuda_shapes", "CUDA shapes", with(Backend::cuda, false)});
   }
   nlohmann::json out = nlohmann::json::array();
+  const model::Catalogue catalogue = registry_catalogue();  // the dimension order of every surface
   std::vector<const PairDef*> pairs;
   for (const auto& pair : all_pairs())
     if (args.suite.empty() || std::find(args.suite.begin(), args.suite.end(), pair.name) != args.suite.end())
@@ -153,8 +175,10 @@ int list(const ListArgs& args) {
     for (const PairDef* pair : pairs) {
       const auto& shapes = pair->cuda_shapes.empty() ? pair->default_shapes : pair->cuda_shapes;
       for (const auto& c : pair->combos)
-        for (const auto& s : shapes)
-          gpu.runs.push_back({pair->name, c.variant, c.impl, Backend::cuda, DType::bf16, pair->complete_shape(c.variant, s)});
+        if (pair->runs_on(Backend::cuda, c.impl))  // as bench::plan_suite: no CPU-only levels
+          for (const auto& s : shapes)
+            if (!pair->runs_shape || pair->runs_shape(c, s))  // the attention pair's phase shapes
+              gpu.runs.push_back({pair->name, c.variant, c.impl, Backend::cuda, DType::bf16, pair->complete_shape(c.variant, s)});
     }
     plans.push_back(gpu);
   }
@@ -166,7 +190,7 @@ int list(const ListArgs& args) {
       std::vector<RunSpec> runs;
       for (const auto& r : plans[i].runs)
         if (r.pair == pair->name) runs.push_back(r);
-      p[listings[i].key] = shape_table(runs);
+      p[listings[i].key] = shape_table(runs, catalogue);
     }
     out.push_back(p);
   }
@@ -188,14 +212,14 @@ int list(const ListArgs& args) {
     for (const auto& c : p["combos"]) pair_variants.insert(c["variant"].get<std::string>());
     for (const auto& l : listings) {
       if (p[l.key].empty()) continue;
+      // The levels this listing runs at all (the CUDA suite leaves CPU-only ones out).
+      std::set<std::string> impls;
+      for (const auto& s : p[l.key])
+        for (const auto& i : s["impls"]) impls.insert(i.get<std::string>());
       std::printf("  %s:\n", l.title);
-      for (const auto& s : p[l.key]) {
-        std::string variants;
-        for (const auto& v : s["variants"]) variants += (variants.empty() ? "" : ",") + v.get<std::string>();
-        const bool all = s["variants"].size() == pair_variants.size();
+      for (const auto& s : p[l.key])
         std::printf("    %s dtype=%s%s\n", s["label"].get<std::string>().c_str(), s["dtype"].get<std::string>().c_str(),
-                    all ? "" : ("  [" + variants + "]").c_str());
-      }
+                    runs_marker(s, pair_variants, impls).c_str());
     }
   }
   return 0;
@@ -245,13 +269,17 @@ int check(const CheckArgs& args) {
   const std::vector<Claim> claims = load_claims(claims_file, results.catalogue);
   const std::vector<model::ClaimVerdict> verdicts = check_claims(claims, results);
   const int code = claims_exit_code(verdicts, args.strict);
+  // Results of `lmroof run --model`: say which model's shapes the claims judged, as the
+  // run summary and the report do.
+  const model::ModelConfig* from_model = results.machine.suite.model ? &*results.machine.suite.model : nullptr;
   if (args.format == "json") {
-    std::printf("%s\n", claims_check_json(verdicts, results_file.string(), claims_file.string(), args.strict).dump(2).c_str());
+    std::printf("%s\n",
+                claims_check_json(verdicts, results_file.string(), claims_file.string(), args.strict, from_model).dump(2).c_str());
   } else if (args.format == "markdown") {
-    std::printf("%s", format_claims_markdown(verdicts).c_str());
+    std::printf("%s", format_claims_markdown(verdicts, from_model).c_str());
   } else {
-    std::printf("claims: %s\nresults: %s\n\n%s", claims_file.c_str(), results_file.c_str(),
-                format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
+    std::printf("claims: %s\nresults: %s\n%s\n%s", claims_file.c_str(), results_file.c_str(),
+                format_model_line(results).c_str(), format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
     if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }
   return code;

@@ -44,13 +44,7 @@ namespace {
 // "tokens=4096 · d_model=1024", dimensions in the catalogue's order, `skip` left out.
 std::string shape_label(const model::Results& results, const model::Shape& shape,
                         const std::vector<std::string>& skip = {}) {
-  std::string out;
-  for (const auto& [name, value] : results.catalogue.ordered(shape)) {
-    if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
-    if (!out.empty()) out += " \u00b7 ";
-    out += fmt::format("{}={}", name, value);
-  }
-  return out;
+  return results.catalogue.label(shape, " \u00b7 ", skip);
 }
 
 // Catalogue positions: pair i, variant j -> 10 i + j (so a pair's variants are adjacent

@@ -24,11 +24,7 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string shape_label(const model::Catalogue& catalogue, const model::Shape& shape, const std::vector<std::string>& skip) {
-  std::string out;
-  for (const auto& [k, v] : catalogue.ordered(shape))
-    if (std::find(skip.begin(), skip.end(), k) == skip.end())
-      out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, integer_or_sig(static_cast<double>(v)));
-  return out;
+  return catalogue.label(shape, " ", skip);
 }
 
 }  // namespace lmroof::report

@@ -20,8 +20,9 @@ using numbers::sig;
 // Escapes & < > " ' for text and attribute values.
 std::string html_escape(std::string_view text);
 
-// "tokens=4096 d_model=1024": dimensions in the catalogue's dimension order (unknown
-// names after them), skipping the names in `skip`.
+// "tokens=4096 d_model=1024": model::Catalogue::label, the one shape text of every
+// surface (dimensions in the catalogue's order, unknown names after them), skipping
+// the names in `skip`.
 std::string shape_label(const model::Catalogue& catalogue, const model::Shape& shape,
                         const std::vector<std::string>& skip = {});
 

@@ -13,6 +13,8 @@
 #include "analysis/claims/claims.h"
 #include "analysis/model/json_input.h"
 #include "analysis/results.h"
+#include "bench/suite.h"
+#include "model_config.h"
 #include "registry.h"
 #include "reports/charts.h"
 #include "reports/html_report.h"
@@ -64,6 +66,54 @@ TEST(Catalogue, ExportsTheRegistry) {
   EXPECT_EQ(decode->variant_dims, std::vector<std::string>{"kv_heads"});
   EXPECT_NE(std::find(c.dimension_order.begin(), c.dimension_order.end(), "context"), c.dimension_order.end());
   EXPECT_EQ(c.charts.front(), "roofline");
+}
+
+TEST(Catalogue, MergedDimensionOrderKeepsEverySequencesOrder) {
+  // "c a" and "a b" agree: c before a before b, though a and b were seen first
+  EXPECT_EQ(model::merge_dimension_orders({{"a", "b"}, {"c", "a"}}), (std::vector<std::string>{"c", "a", "b"}));
+  // no constraint between b and c: first appearance
+  EXPECT_EQ(model::merge_dimension_orders({{"a", "b"}, {"a", "c"}}), (std::vector<std::string>{"a", "b", "c"}));
+  // sequences that disagree (a cycle) still give every name once: the free ones first,
+  // then the cycle broken at its first-seen name
+  EXPECT_EQ(model::merge_dimension_orders({{"x", "y"}, {"y", "x"}, {"z"}}), (std::vector<std::string>{"z", "x", "y"}));
+  EXPECT_TRUE(model::merge_dimension_orders({}).empty());
+}
+
+// The catalogue's dimension order is the one every surface prints (list, report, CSV,
+// compare, check); run ids and benchmark names, an on-disk format, list a shape's
+// dimensions as its pair does. The two must agree for every shape lmroof can run:
+// the suites' (default, --quick, CUDA) and every model preset's.
+TEST(Catalogue, DimensionOrderIsTheRunIdsOrder) {
+  const model::Catalogue c = registry_catalogue();
+  auto label = [&](const Shape& s) { return c.label(model::Shape(s.dims().begin(), s.dims().end())); };
+  size_t checked = 0;
+  for (const auto& pair : all_pairs())
+    for (const auto* shapes : {&pair.default_shapes, &pair.quick_shapes, &pair.cuda_shapes})
+      for (const auto& s : *shapes)
+        for (const auto& combo : pair.combos) {
+          const Shape full = pair.complete_shape(combo.variant, s);
+          EXPECT_EQ(label(full), full.label()) << pair.name << "/" << combo.variant;
+          ++checked;
+        }
+  for (const auto& name : preset_names())
+    for (bool quick : {false, true}) {
+      bench::SuiteOptions o;
+      o.quick = quick;
+      o.shapes.model = find_model(name);
+      for (const auto& r : bench::plan_suite(o).runs) {
+        EXPECT_EQ(label(r.shape), r.shape.label()) << r.bench_name();
+        ++checked;
+      }
+    }
+  EXPECT_GT(checked, 100u);
+  // decode reads as its run ids do ("batch:2/q_heads:16/kv_heads:16/head_dim:64/context:128")
+  EXPECT_EQ(c.label({{"context", 128}, {"head_dim", 64}, {"q_heads", 16}, {"kv_heads", 16}, {"batch", 2}}),
+            "batch=2 q_heads=16 kv_heads=16 head_dim=64 context=128");
+  const auto* decode = c.find("decode");
+  ASSERT_NE(decode, nullptr);
+  EXPECT_EQ(decode->dims, (std::vector<std::string>{"batch", "q_heads", "kv_heads", "head_dim", "context"}));
+  // the one helper: a separator, skipped names, unknown names last
+  EXPECT_EQ(c.label({{"zeta", 1}, {"context", 128}, {"batch", 2}}, " \u00b7 ", {"context"}), "batch=2 \u00b7 zeta=1");
 }
 
 TEST(Catalogue, AFakePairShowsInTheReportWithItsTitle) {

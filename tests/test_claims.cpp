@@ -289,7 +289,7 @@ TEST(ClaimsFile, OtherMistakesAreCaughtWithTheirLine) {
   // line 5 holds the check in each case
   // The known dimensions come from the catalogue (every pair's), so only the start is fixed.
   EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm, shape: {tokns: 8}}, expect: memory}\n")
-                .rfind("inline.yaml:5: unknown dimension 'tokns' in shape (known: tokens, d_model, ", 0),
+                .rfind("inline.yaml:5: unknown dimension 'tokns' in shape (known: tokens, in_features, ", 0),
             0u);
   EXPECT_EQ(parse_error(head + "    check: {kind: bound, run: {pair: norm}, expect: memroy}\n"),
             "inline.yaml:5: 'expect' must be memory or compute, got 'memroy'");
@@ -516,6 +516,26 @@ TEST(ClaimsAggregate, SummaryCountsMeasuredAndModelApart) {
   EXPECT_EQ(j["schema"], "lmroof.check/1");
   EXPECT_EQ(j["summary"]["model"]["holds"], 1);
   EXPECT_EQ(j["claims"][0]["verdict"], "fails");  // failing first
+  EXPECT_TRUE(j["model"].is_null());  // no --model
+  EXPECT_EQ(md.find("from the model"), std::string::npos) << md;
+}
+
+// Results of `lmroof run --model`: check's markdown and JSON say which model (name and
+// source) the shapes came from, as the run summary and the report do.
+TEST(ClaimsAggregate, CheckOutputNamesTheModel) {
+  std::vector<model::ClaimVerdict> v(1);
+  v[0].verdict = model::Verdict::holds, v[0].evidence_kind = "measured";
+  model::ModelConfig m{"llama3-8b", "kernels/models/llama3-8b.json", {{"q_heads", 32}, {"kv_heads", 8}}};
+  const std::string md = format_claims_markdown(v, &m);
+  EXPECT_NE(md.find("Checked on runs whose shapes come from the model **llama3-8b** (`kernels/models/llama3-8b.json`)."),
+            std::string::npos)
+      << md;
+  EXPECT_LT(md.find("**lmroof claims**"), md.find("llama3-8b"));  // under the summary, above the table
+  EXPECT_LT(md.find("llama3-8b"), md.find("| verdict |"));
+  const auto j = claims_check_json(v, "r.json", "c.yaml", false, &m);
+  EXPECT_EQ(j["model"]["name"], "llama3-8b");
+  EXPECT_EQ(j["model"]["source"], "kernels/models/llama3-8b.json");
+  EXPECT_EQ(j["model"]["dims"]["kv_heads"], 8);
 }
 
 }  // namespace

@@ -185,6 +185,7 @@ TEST(ShapeOptions, BadShapesFailBeforeAnythingRuns) {
   EXPECT_NE(plan_error("block:q_heads=3").find("--shape 'block:q_heads=3'"), std::string::npos);
   const std::string absurd = plan_error("norm:tokens=16000000");
   EXPECT_NE(absurd.find("x would hold"), std::string::npos) << absurd;
+  EXPECT_NE(absurd.find("lower --tokens"), std::string::npos) << absurd;  // what to do
   // a pair outside --suite
   EXPECT_NE(error_of([] {
               bench::SuiteOptions o;
@@ -250,7 +251,13 @@ TEST(MemoryCheck, RefusesWithTheEstimateAndTheLimit) {
   o.shapes.contexts = {131072};
   o.shapes.batch = 8;
   const std::string big = error_of([&] { bench::plan_suite(o); });
-  EXPECT_NE(big.find("--model llama3-70b: decode/mha: batch=8"), std::string::npos) << big;
+  EXPECT_NE(big.find("--model llama3-70b: decode/mha: "), std::string::npos) << big;
+  EXPECT_NE(big.find("the K cache would hold 8.59e+09 elements at batch=8 q_heads=64"), std::string::npos) << big;
+  // what the limit is (one buffer's int32 element count, not memory) and what to do
+  EXPECT_NE(big.find("more than the 2147483648 (2^31) one buffer may hold"), std::string::npos) << big;
+  EXPECT_NE(big.find("not memory"), std::string::npos) << big;
+  EXPECT_NE(big.find("lower --batch or --context"), std::string::npos) << big;
+  EXPECT_EQ(big.find("batch=8", big.find("batch=8") + 1), std::string::npos) << "the shape twice: " << big;
   EXPECT_NO_THROW(bench::check_footprint(runs, 1e12, "a big machine"));
 }
 

@@ -145,13 +145,16 @@ std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, i
 // format_claims_text without colour (kept for callers that print a table).
 std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, int width = 100);
 // A GitHub-flavoured Markdown table (verdict, claim, evidence, expected, measured) under
-// the summary, fit for a pull-request comment.
-std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claims);
+// the summary, fit for a pull-request comment. With `model` (the results' suite was
+// sized from one, `lmroof run --model`), a line under the summary names it and its source.
+std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claims,
+                                   const model::ModelConfig* model = nullptr);
 // `lmroof check --format json`: schema lmroof.check/1 (docs/claims.md#check-output,
-// docs/check-output.schema.json).
+// docs/check-output.schema.json). `model`: {name, source, dims} of the model the runs'
+// shapes came from, null without one.
 inline constexpr const char* kCheckOutputSchema = "lmroof.check/1";
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
-                                 const std::string& claims_file, bool strict);
+                                 const std::string& claims_file, bool strict, const model::ModelConfig* model = nullptr);
 
 // 0 when no claim fails, 1 when any fails; with `strict`, 1 also when any is inconclusive.
 int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict = false);

@@ -140,9 +140,16 @@ std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, 
   return format_claims_text(claims, width, false);
 }
 
-std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claims) {
+std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claims, const model::ModelConfig* model) {
   static const char* icon[] = {"\u2705", "\u274c", "\u26a0\ufe0f", "\u2796"};  // by model::Verdict
   std::string out = fmt::format("**lmroof claims** \u2014 {}\n\n", verdict_summary(claims));
+  // As the report says it: the claims judged the runs of this model's shapes.
+  if (model) {
+    std::string source;  // a code span: no backticks or line breaks inside
+    for (char c : model->source) source += c == '`' || c == '\n' || c == '\r' ? '\'' : c;
+    out += fmt::format("Checked on runs whose shapes come from the model **{}** (`{}`).\n\n", markdown_cell(model->name),
+                       source);
+  }
   out += "| verdict | claim | evidence | expected | measured |\n|---|---|---|---|---|\n";
   for (const auto* c : verdicts_in_report_order(claims)) {
     std::string measured = c->measured;
@@ -155,7 +162,7 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
 }
 
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
-                                 const std::string& claims_file, bool strict) {
+                                 const std::string& claims_file, bool strict, const model::ModelConfig* model) {
   nlohmann::json summary = nlohmann::json::object();
   for (const char* kind : {"measured", "model"}) {
     int counts[4] = {0, 0, 0, 0};
@@ -165,9 +172,11 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto* c : verdicts_in_report_order(claims)) list.push_back(model::to_json(*c));
+  const nlohmann::json model_json =
+      model ? nlohmann::json{{"name", model->name}, {"source", model->source}, {"dims", model->dims}} : nlohmann::json(nullptr);
   return {{"schema", kCheckOutputSchema}, {"results", results_file}, {"claims_file", claims_file},
-          {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)}, {"summary", summary},
-          {"claims", list}};
+          {"model", model_json}, {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)},
+          {"summary", summary}, {"claims", list}};
 }
 
 int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict) {

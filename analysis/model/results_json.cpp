@@ -522,6 +522,48 @@ std::vector<std::pair<std::string, int64_t>> Catalogue::ordered(const Shape& sha
   return out;
 }
 
+std::string Catalogue::label(const Shape& shape, std::string_view separator, const std::vector<std::string>& skip) const {
+  std::string out;
+  for (const auto& [d, v] : ordered(shape)) {
+    if (std::find(skip.begin(), skip.end(), d) != skip.end()) continue;
+    if (!out.empty()) out += separator;
+    out += fmt::format("{}={}", d, v);
+  }
+  return out;
+}
+
+std::vector<std::string> merge_dimension_orders(const std::vector<std::vector<std::string>>& sequences) {
+  // Kahn's topological sort over "a comes before b" edges between neighbours of each
+  // sequence, always taking the first-seen dimension among those free to go next.
+  std::vector<std::string> names;  // first-appearance order
+  std::map<std::string, size_t> index;
+  for (const auto& seq : sequences)
+    for (const auto& d : seq)
+      if (index.emplace(d, names.size()).second) names.push_back(d);
+  const size_t n = names.size();
+  std::vector<std::set<size_t>> after(n);
+  std::vector<size_t> before(n, 0);
+  for (const auto& seq : sequences)
+    for (size_t i = 1; i < seq.size(); ++i) {
+      const size_t a = index[seq[i - 1]], b = index[seq[i]];
+      if (a != b && after[a].insert(b).second) ++before[b];
+    }
+  std::vector<std::string> out;
+  std::vector<bool> placed(n, false);
+  while (out.size() < n) {
+    size_t next = n;
+    for (size_t i = 0; i < n && next == n; ++i)
+      if (!placed[i] && before[i] == 0) next = i;
+    for (size_t i = 0; i < n && next == n; ++i)  // a cycle: the sequences disagree
+      if (!placed[i]) next = i;
+    placed[next] = true;
+    out.push_back(names[next]);
+    for (size_t b : after[next])
+      if (before[b] > 0) --before[b];
+  }
+  return out;
+}
+
 std::string chart_id_for_pair(std::string_view pair) {
   std::string id = "pair-";
   for (char ch : pair) {

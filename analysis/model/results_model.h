@@ -113,7 +113,20 @@ struct Catalogue {
   const CataloguePair* find(std::string_view pair) const;
   // The shape's dimensions in dimension_order, unknown names after them.
   std::vector<std::pair<std::string, int64_t>> ordered(const Shape& shape) const;
+  // The one text of a run's shape on every surface (`lmroof list`, the report's tables,
+  // key results and charts, CSV, `lmroof compare`, `lmroof check`, the fleet report):
+  // "batch=2 q_heads=16 kv_heads=16 head_dim=64 context=128", in ordered()'s order,
+  // the names in `skip` left out, `separator` between dimensions.
+  std::string label(const Shape& shape, std::string_view separator = " ",
+                    const std::vector<std::string>& skip = {}) const;
 };
+
+// One dimension order that keeps the relative order of every given sequence (each a
+// shape's dimensions as its benchmark name lists them) where they agree; ties, and
+// any cycle between sequences that disagree, are broken by first appearance.
+// registry_catalogue() builds Catalogue::dimension_order with it, so that every
+// surface shows a registry shape's dimensions in its run id's order.
+std::vector<std::string> merge_dimension_orders(const std::vector<std::vector<std::string>>& sequences);
 
 // Report chart ids that are not a pair's.
 inline constexpr std::string_view kRooflineChart = "roofline";

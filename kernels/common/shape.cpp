@@ -57,9 +57,19 @@ void require_dims(const Shape& shape, std::initializer_list<std::string_view> na
 }
 
 void require_elements(const Shape& shape, std::string_view tensor, double elements) {
-  if (elements > static_cast<double>(kMaxTensorElements))
-    throw std::invalid_argument(fmt::format("{} would hold {:.3g} elements at {} (limit {})", tensor, elements,
-                                            shape.label(), kMaxTensorElements));
+  if (elements <= static_cast<double>(kMaxTensorElements)) return;
+  // What the user can lower: the sizes the CLI sets (--batch, --context, --tokens).
+  std::vector<std::string> options;
+  for (const char* dim : {"batch", "context", "tokens"})
+    if (shape.has(dim)) options.push_back(fmt::format("--{}", dim));
+  std::string lower;
+  for (size_t i = 0; i < options.size(); ++i)
+    lower += (i == 0 ? "" : i + 1 == options.size() ? " or " : ", ") + options[i];
+  throw std::invalid_argument(fmt::format(
+      "{} would hold {:.3g} elements at {}, more than the {} (2^31) one buffer may hold: kernels index a buffer with "
+      "32-bit integers, so this limits one tensor's element count, not memory; lower {}",
+      tensor, elements, shape.label(), kMaxTensorElements,
+      options.empty() ? std::string("the shape's dimensions (--shape)") : lower + " (or the --shape dimensions)"));
 }
 
 }  // namespace lmroof

@@ -32,7 +32,8 @@ class Shape {
 };
 
 // Largest value any single dimension may take, and the most elements any one
-// tensor may hold: beyond these a shape is taken as a typo, not a request.
+// tensor may hold (the kernels index a buffer with int32: a count, not memory; the
+// memory check is bench::check_footprint): beyond these a shape is refused.
 inline constexpr int64_t kMaxDim = int64_t{1} << 24;
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 31;
 

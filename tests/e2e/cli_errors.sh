@@ -40,13 +40,27 @@ expect_error 2 "error" -- nosuchcommand
 expect_error 2 "GPU counters unavailable: .*(INVALID_CHIP_NAME|without CUDA)" -- counters --chip NOT_A_CHIP
 [ -e "$tmp/r.html" ] && { echo "FAIL: a report was written from bad input"; failures=$((failures + 1)); }
 
-for sub in "" run report ceilings list analyze check counters; do
+# Each --help lists the exit codes of its own command: an exit 1 only where the command
+# has one (run: a benchmark could not run, check: a claim fails, compare: a regression).
+declare -A exit1=([run]="1 some benchmarks could not run" [check]="1 a claim fails" [compare]="1 a regression")
+for sub in "" run report ceilings list analyze check counters compare merge; do
   # shellcheck disable=SC2086  # an empty $sub means the top-level --help
-  if out=$("$lmroof" $sub --help 2>&1) && grep -q "Usage" <<<"$out"; then
+  if out=$(COLUMNS=200 "$lmroof" $sub --help 2>&1) && grep -q "Usage" <<<"$out"; then
     echo "ok: lmroof $sub --help"
   else
-    echo "FAIL: lmroof $sub --help"; failures=$((failures + 1))
+    echo "FAIL: lmroof $sub --help"; failures=$((failures + 1)); continue
+  fi
+  [ -z "$sub" ] && continue
+  codes=$(sed -n '/^Exit codes/,$p' <<<"$out" | tr '\n' ' ')
+  if [ -z "$codes" ]; then
+    echo "FAIL: lmroof $sub --help lists no exit codes"; failures=$((failures + 1))
+  elif [ -n "${exit1[$sub]:-}" ]; then
+    grep -qF "${exit1[$sub]}" <<<"$codes" || { echo "FAIL: lmroof $sub --help lacks '${exit1[$sub]}': $codes"; failures=$((failures + 1)); }
+  elif grep -qE '[;:] 1 |run: |check: ' <<<"$codes"; then
+    echo "FAIL: lmroof $sub --help lists an exit code it does not give: $codes"; failures=$((failures + 1))
   fi
 done
+grep -qF "measurements are published" <<<"$(COLUMNS=200 "$lmroof" run --help)" ||
+  { echo "FAIL: run --help does not say a claims error after the runs still publishes them"; failures=$((failures + 1)); }
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -84,6 +84,32 @@ if run_quick "$tmp/llama" --model llama3-8b; then
   grep -q "llama3-8b" "$tmp/llama/report.html" || fail "report does not name the model"
   grep -q "Checked on runs whose shapes come from the model <b>llama3-8b</b>" "$tmp/llama/report.html" ||
     fail "the report's claims do not name the model"
+  # `lmroof check` names the model (name and source) in every format, as the run and report do
+  source=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['machine']['suite']['model']['source'])" \
+    "$tmp/llama/results.json")
+  NO_COLOR=1 "$lmroof" check "$tmp/llama/results.json" > "$tmp/check.txt"
+  grep -q "^model: llama3-8b ($source): " "$tmp/check.txt" || fail "check (text) does not name the model: $(head -4 "$tmp/check.txt")"
+  "$lmroof" check --format markdown "$tmp/llama/results.json" > "$tmp/check.md"
+  grep -qF "Checked on runs whose shapes come from the model **llama3-8b** (\`$source\`)." "$tmp/check.md" ||
+    fail "check --format markdown does not name the model: $(head -4 "$tmp/check.md")"
+  "$lmroof" check --format json "$tmp/llama/results.json" > "$tmp/check.json"
+  python3 - "$tmp/check.json" "$source" <<'PY' || fail "check --format json does not name the model"
+import json, sys
+m = json.load(open(sys.argv[1]))["model"]
+assert m["name"] == "llama3-8b" and m["source"] == sys.argv[2] and m["dims"]["kv_heads"] == 8, m
+print("ok: check names the model in text, markdown and json")
+PY
+  # One dimension order everywhere: a decode run's shape reads as its run id does in
+  # list, the report, the CSV and compare
+  label=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); i=next(x['id'] for x in r['runs'] if x['pair']=='decode'); \
+print(' '.join(p.replace(':', '=') for p in i.split('/')[5:]))" "$tmp/llama/results.json")
+  "$lmroof" list --model llama3-8b --suite decode --quick > "$tmp/list.txt"
+  "$lmroof" compare "$tmp/llama/results.json" "$tmp/llama/results.json" > "$tmp/compare.txt" 2>/dev/null
+  "$lmroof" compare --format markdown "$tmp/llama/results.json" "$tmp/llama/results.json" > "$tmp/compare.md" 2>/dev/null
+  for f in list.txt compare.txt compare.md llama/report.html llama/report.runs.csv; do
+    grep -qF "$label" "$tmp/$f" || fail "$f does not show the run's shape as '$label'"
+  done
+  echo "ok: '$label' reads the same in list, report, CSV and compare"
 else
   fail "lmroof run --model llama3-8b exited $?: $(tail -3 "$tmp/llama.stderr")"
 fi
