@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "analysis/claims/claims.h"
 #include "analysis/statistics.h"
 #include "analysis/results.h"
@@ -424,6 +426,175 @@ TEST(ClaimsBuiltin, LoadsAndCitesSources) {
       EXPECT_NE(c["verdict"], "not measured") << c.dump();
     }
   }
+}
+
+
+// ---- bound along a dimension: where the runs turn compute-bound (docs/claims.md#bound-crossing)
+
+namespace {
+
+// An MQA-like decode layer swept over the batch b: 22 MFLOP per sequence, model bytes
+// 36 MB of weights (read once per step) plus 0.5 MB per sequence, so the model
+// intensity is I(b) = 22b / (36 + 0.5b) FLOP/B. The runs sit on an ideal roofline of
+// their own, rising at 30 GB/s and level at 100 GFLOP/s: knee 10/3 FLOP/B, reached at
+// b = 36·(10/3) / (22 − 0.5·(10/3)) = 5.90 (the measured crossing). `ridge` is what the
+// machine's ceilings say; the prediction is b* = 36·ridge / (22 − 0.5·ridge).
+model::Results crossing_results(double ridge, const std::vector<int64_t>& batches, double spread = 0.01) {
+  model::Results r;
+  r.catalogue = registry_catalogue();
+  for (const int64_t b : batches) {
+    model::Run run;
+    run.pair = "attention", run.variant = "mqa", run.impl = "decode", run.backend = "cpu", run.dtype = "fp32";
+    run.shape = {{"batch", b}, {"d_model", 2048}, {"q_heads", 16}, {"kv_heads", 1}, {"head_dim", 128}, {"context", 512}};
+    run.id = fmt::format("attention/mqa/decode/cpu/fp32/batch:{}", b);
+    run.flops.total = run.flops.analytic_total = run.flops.matrix = 22e6 * static_cast<double>(b);
+    run.bytes.model = run.bytes.minimum = 36e6 + 0.5e6 * static_cast<double>(b);
+    run.intensity.model = run.intensity.value = run.flops.total / run.bytes.model;
+    const double achieved = std::min(100e9, 30e9 * run.intensity.model);
+    const double t = run.flops.total / achieved;
+    for (int k = 0; k < 10; ++k) run.time_s.samples.push_back(t * (1 + spread * ((k * 7) % 10 - 4.5) / 4.5));
+    run.time_s.median = stats::median(run.time_s.samples);
+    run.time_s.min = *std::min_element(run.time_s.samples.begin(), run.time_s.samples.end());
+    run.time_s.max = *std::max_element(run.time_s.samples.begin(), run.time_s.samples.end());
+    run.achieved.flop_per_s = run.flops.total / run.time_s.median;
+    run.roofline.ridge = ridge;
+    r.runs.push_back(run);
+  }
+  r.index();
+  return r;
+}
+
+const char* kCrossingClaim = R"(claims:
+  - id: turns-compute
+    statement: Decode turns compute-bound where its intensity reaches the ridge.
+    source: test
+    check:
+      kind: bound
+      run: {pair: attention, variant: mqa, impl: decode}
+      crossing: batch
+      factor: 2
+)";
+
+model::ClaimVerdict check_crossing(const model::Results& r) {
+  const auto v = check_claims(parse_claims(kCrossingClaim, "test.yaml", r.catalogue), r);
+  EXPECT_EQ(v.size(), 1u);
+  return v.at(0);
+}
+
+std::optional<double> derived(const model::ClaimVerdict& v, const std::string& metric) {
+  for (const auto& e : v.evidence)
+    if (!e.run && e.metric == metric) return e.value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST(ClaimsCrossing, PredictedWithinFactorOfMeasuredHolds) {
+  // ridge 5: predicted 36·5 / (22 − 2.5) = 9.23; measured 5.90 (x0.64, within 2x)
+  const auto v = check_crossing(crossing_results(5, {1, 4, 16, 64}));
+  EXPECT_EQ(v.verdict, model::Verdict::holds) << v.measured;
+  EXPECT_EQ(v.kind, "bound");
+  EXPECT_EQ(v.evidence_kind, "measured");
+  EXPECT_EQ(v.chart, "pair-attention");
+  EXPECT_FALSE(v.reason);
+  EXPECT_NEAR(*derived(v, "crossing_predicted"), 180 / 19.5, 1e-9);
+  EXPECT_NEAR(*derived(v, "knee_intensity"), 10.0 / 3, 1e-6);
+  EXPECT_NEAR(*derived(v, "crossing_measured"), 36 * (10.0 / 3) / (22 - 5.0 / 3), 1e-5);
+  EXPECT_NEAR(*derived(v, "plateau_flop_per_s"), 100e9, 1e3);
+  EXPECT_NEAR(*derived(v, "rising_byte_per_s"), 30e9, 1e3);
+  EXPECT_EQ(v.measured.rfind("batch 5.90 measured vs 9.23 predicted (x0.639): knee 3.33 FLOP/B", 0), 0u) << v.measured;
+  EXPECT_NE(v.expected.find("within 2x"), std::string::npos) << v.expected;
+  // rendered like any claim: the text table, Markdown and check JSON
+  EXPECT_NE(format_claims_text({v}).find("HOLDS         turns-compute [measured evidence]"), std::string::npos)
+      << format_claims_text({v});
+  EXPECT_NE(format_claims_markdown({v}).find("batch 5.90 measured vs 9.23 predicted"), std::string::npos);
+  const auto j = claims_check_json({v}, "r.json", "c.yaml", false);
+  EXPECT_EQ(j["claims"][0]["verdict"], "holds");
+  EXPECT_EQ(j["summary"]["measured"]["holds"], 1);
+  expect_schema(model::to_json(v));
+}
+
+TEST(ClaimsCrossing, PredictedOutsideFactorFails) {
+  // ridge 12: predicted 36·12 / (22 − 6) = 27, measured 5.90 (x0.22): beyond 2x and the noise
+  const auto v = check_crossing(crossing_results(12, {1, 4, 16, 64}));
+  EXPECT_EQ(v.verdict, model::Verdict::fails) << v.measured;
+  EXPECT_NEAR(*derived(v, "crossing_ratio"), 5.9016 / 27, 1e-3);
+  EXPECT_NE(v.measured.find("batch 5.90 measured vs 27.0 predicted (x0.219)"), std::string::npos) << v.measured;
+  EXPECT_EQ(claims_exit_code({v}), 1);
+  // a ridge the model intensity never reaches (it tends to 44 FLOP/B) predicts no crossing:
+  // a measured one contradicts it
+  const auto never = check_crossing(crossing_results(50, {1, 4, 16, 64}));
+  EXPECT_EQ(never.verdict, model::Verdict::fails) << never.measured;
+  EXPECT_NE(never.measured.find("predicted never (model intensity tends to 44.0 FLOP/B, below the ridge 50.0)"),
+            std::string::npos)
+      << never.measured;
+}
+
+TEST(ClaimsCrossing, OutsideTheFactorWithinTheNoiseIsInconclusive) {
+  // ridge 6.77: predicted 13.1, measured 5.90 (x0.45), but ±20% samples let the knee move
+  // by ~(1.2)² and the crossing up to ~8.5, past 13.1 / 2
+  const auto v = check_crossing(crossing_results(6.77, {1, 4, 16, 64}, 0.2));
+  EXPECT_EQ(v.verdict, model::Verdict::inconclusive) << v.measured;
+  ASSERT_TRUE(v.reason);
+  EXPECT_NE(v.reason->find("outside 2x, but the runs' noise"), std::string::npos) << *v.reason;
+  EXPECT_NE(v.reason->find("would decide it"), std::string::npos) << *v.reason;
+}
+
+TEST(ClaimsCrossing, RunsThatDoNotBracketTheCrossingAreInconclusiveAndSayWhichBatches) {
+  // b = 1, 2, 4: I up to 2.34, all below the runs' knee (3.33): still memory-bound
+  const auto below = check_crossing(crossing_results(5, {1, 2, 4}));
+  EXPECT_EQ(below.verdict, model::Verdict::inconclusive) << below.measured;
+  ASSERT_TRUE(below.reason);
+  // past 2x the predicted 9.23: b = 37 -> the next power of two
+  EXPECT_EQ(*below.reason,
+            "the runs do not bracket the crossing: still memory-bound at the largest batch (4); would decide it: "
+            "runs at batch up to 64 (past 2x the predicted 9.23)");
+  EXPECT_NE(below.measured.find("predicted batch 9.23"), std::string::npos) << below.measured;
+  // b = 16, 32, 64: all level, compute-bound from the smallest batch on
+  const auto above = check_crossing(crossing_results(5, {16, 32, 64}));
+  EXPECT_EQ(above.verdict, model::Verdict::inconclusive) << above.measured;
+  ASSERT_TRUE(above.reason);
+  EXPECT_EQ(*above.reason,
+            "the runs do not bracket the crossing: compute-bound from the smallest batch (16) on; would decide it: "
+            "runs at batch below 16");
+  // two batches cannot show a crossing
+  const auto two = check_crossing(crossing_results(5, {1, 64}));
+  EXPECT_EQ(two.verdict, model::Verdict::inconclusive);
+  ASSERT_TRUE(two.reason);
+  EXPECT_NE(two.reason->find("only 2 values of batch (1, 64); a crossing needs at least 3"), std::string::npos)
+      << *two.reason;
+  // without a ridge (ceilings not measured) there is nothing to predict from
+  auto no_ridge = crossing_results(5, {1, 4, 16, 64});
+  for (auto& run : no_ridge.runs) run.roofline.ridge.reset();
+  const auto nm = check_crossing(no_ridge);
+  EXPECT_EQ(nm.verdict, model::Verdict::not_measured);
+  ASSERT_TRUE(nm.reason);
+  EXPECT_NE(nm.reason->find("has no ridge point"), std::string::npos) << *nm.reason;
+}
+
+TEST(ClaimsCrossing, BadFieldsAreOneLineErrorsNamingFileAndField) {
+  const std::string head = "claims:\n  - id: a\n    statement: s\n    source: t\n";
+  const std::string run = "run: {pair: attention, impl: decode}";
+  auto check = [&](const std::string& fields) { return parse_error(head + "    check: {kind: bound, " + run + ", " + fields + "}\n"); };
+  EXPECT_EQ(check("crossing: batc").rfind("inline.yaml:5: unknown dimension 'batc' in crossing (known: tokens, ", 0), 0u)
+      << check("crossing: batc");
+  EXPECT_EQ(check("crossing: batch, expect: compute"),
+            "inline.yaml:5: bound check of claim 'a' has both 'expect' and 'crossing' (pick one)");
+  EXPECT_EQ(check("factor: 2"),
+            "inline.yaml:5: bound check of claim 'a' needs 'expect: memory' (or compute) or 'crossing: DIMENSION'");
+  EXPECT_EQ(check("crossing: batch, factor: 0.5"),
+            "inline.yaml:5: 'factor' must be greater than 1, got 0.5 (the measured crossing may lie that many times "
+            "below or above the predicted one)");
+  EXPECT_EQ(check("crossing: batch, factor: twice"), "inline.yaml:5: 'factor' must be a number, got 'twice'");
+  EXPECT_EQ(check("crossing: batch, margin: 0.1"), "inline.yaml:5: 'margin' applies only with 'expect'");
+  EXPECT_EQ(check("expect: memory, factor: 2"), "inline.yaml:5: 'factor' applies only with 'crossing: DIMENSION'");
+  EXPECT_EQ(check("crossing: batch, min_points: 2"),
+            "inline.yaml:5: 'min_points' must be between 3 and 1000000 for a crossing, got 2");
+  EXPECT_EQ(check("crossing: batch, facter: 2").rfind("inline.yaml:5: unknown field 'facter' in a bound check", 0), 0u);
+  // block style: the line is the field's own
+  const auto msg = parse_error(head + "    check:\n      kind: bound\n      " + run + "\n      crossing: [batch]\n");
+  EXPECT_EQ(msg, "inline.yaml:8: 'crossing' must be a string");
+  for (const auto& m : {msg, check("crossing: batc")}) EXPECT_EQ(m.find('\n'), std::string::npos);
 }
 
 

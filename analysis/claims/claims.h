@@ -75,12 +75,18 @@ struct Check {
   // faster, ratio: shape dims allowed to differ between paired runs (kv_heads, d_ff)
   std::vector<std::string> ignore_dims;
 
-  // bound
+  // bound: either `expect` (each run on its side of the ridge), or `crossing` (the
+  // dimension along which the runs turn compute-bound: where the cost model's intensity
+  // reaches the ridge, predicted, against where the runs' achieved FLOP/s stops rising
+  // with intensity, measured; docs/claims.md#bound-crossing)
   std::string expect;   // "memory" | "compute"
   double margin = 0.2;  // |I - ridge| <= margin * ridge is inconclusive
+  std::string crossing;  // "batch"; with it, `factor` (default 2) bounds measured / predicted
+                         // both ways and `min_points` (default 3) the runs per series
 
   // faster: either factor, or within_noise
-  std::optional<double> factor;  // speedup = baseline time / candidate time >= factor
+  std::optional<double> factor;  // speedup = baseline time / candidate time >= factor;
+                                 // bound with crossing: measured / predicted in [1/factor, factor]
   bool within_noise = false;     // "not measurably different"
   double max_difference = 0.0;   // within_noise: |speedup - 1| allowed beyond the noise
   // faster, and ratio / scaling of a time: the relative noise of a comparison
@@ -103,7 +109,7 @@ struct Check {
   double exponent = 1.0;  // metric ~ dimension^exponent
   double tolerance = 0.1;
   std::vector<std::string> across;  // selector fields the series may span: "variant", "impl"
-  int min_points = 3;
+  int min_points = 3;  // scaling; bound with crossing
 };
 
 struct Claim {

@@ -244,7 +244,9 @@ CheckKind parse_kind(const Reader& r, const YAML::Node& n) {
 
 std::vector<std::string> fields_for(CheckKind kind) {
   switch (kind) {
-    case CheckKind::bound: return {"kind", "run", "shape", "expect", "margin"};
+    case CheckKind::bound:
+      return {"kind",   "run",        "shape",       "expect",   "margin",
+              "crossing", "factor", "min_points", "noise_floor", "max_noise"};
     case CheckKind::faster:
       return {"kind",         "candidate",      "baseline", "shape",      "ignore_dims",
               "factor",       "within_noise",   "max_difference", "max_noise", "noise_floor"};
@@ -302,11 +304,45 @@ Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim
   switch (c.kind) {
     case CheckKind::bound: {
       c.run = r.selector(need("run"), "run");
-      c.expect = r.string(need("expect"), "expect");
-      if (c.expect != "memory" && c.expect != "compute")
-        r.fail(n["expect"], fmt::format("'expect' must be memory or compute, got '{}'", c.expect));
-      positive("margin", c.margin);
-      if (c.margin >= 1) r.fail(n["margin"], fmt::format("'margin' must be below 1, got {}", c.margin));
+      if (n["expect"] && n["crossing"])
+        r.fail(n["crossing"], fmt::format("bound check of claim '{}' has both 'expect' and 'crossing' (pick one)",
+                                          claim_id));
+      if (!n["expect"] && !n["crossing"])
+        r.fail(n, fmt::format("bound check of claim '{}' needs 'expect: memory' (or compute) or 'crossing: "
+                              "DIMENSION'",
+                              claim_id));
+      if (n["expect"]) {
+        c.expect = r.string(n["expect"], "expect");
+        if (c.expect != "memory" && c.expect != "compute")
+          r.fail(n["expect"], fmt::format("'expect' must be memory or compute, got '{}'", c.expect));
+        positive("margin", c.margin);
+        if (c.margin >= 1) r.fail(n["margin"], fmt::format("'margin' must be below 1, got {}", c.margin));
+        for (const char* key : {"factor", "min_points", "noise_floor", "max_noise"})
+          if (n[key]) r.fail(n[key], fmt::format("'{}' applies only with 'crossing: DIMENSION'", key));
+        break;
+      }
+      // crossing: the dimension along which the runs turn compute-bound
+      c.crossing = r.string(n["crossing"], "crossing");
+      const auto& dims = r.dims();
+      if (std::find(dims.begin(), dims.end(), c.crossing) == dims.end())
+        r.fail(n["crossing"],
+               fmt::format("unknown dimension '{}' in crossing (known: {})", c.crossing, join(dims, ", ")));
+      if (n["margin"]) r.fail(n["margin"], "'margin' applies only with 'expect'");
+      c.factor = 2.0;
+      if (n["factor"]) {
+        c.factor = r.number(n["factor"], "factor");
+        if (*c.factor <= 1)
+          r.fail(n["factor"], fmt::format("'factor' must be greater than 1, got {} (the measured crossing may lie "
+                                          "that many times below or above the predicted one)",
+                                          *c.factor));
+      }
+      if (n["min_points"]) {
+        const auto m = r.integer(n["min_points"], "min_points");
+        if (m < 3 || m > 1'000'000)
+          r.fail(n["min_points"],
+                 fmt::format("'min_points' must be between 3 and 1000000 for a crossing, got {}", m));
+        c.min_points = static_cast<int>(m);
+      }
       break;
     }
     case CheckKind::faster: {
@@ -410,11 +446,14 @@ void check_catalogue(const Reader& r, const RunSelector& s, bool pending) {
 
 std::string default_chart(const model::Catalogue& catalogue, const Check& c) {
   switch (c.kind) {
-    case CheckKind::bound: return std::string(model::kRooflineChart);
+    case CheckKind::bound:
+      if (c.crossing.empty()) return std::string(model::kRooflineChart);
+      break;  // a crossing is read along the pair's sweep: its pair chart
     case CheckKind::share: return std::string(model::kBlockSharesChart);
     default: break;
   }
-  const auto* pair = catalogue.find(c.kind == CheckKind::scaling ? c.run.pair : c.candidate.pair);
+  const bool by_run = c.kind == CheckKind::scaling || c.kind == CheckKind::bound;
+  const auto* pair = catalogue.find(by_run ? c.run.pair : c.candidate.pair);
   return pair ? pair->chart : std::string(model::kRunsTableChart);
 }
 

@@ -17,6 +17,9 @@ Shape layer(int64_t batch, int64_t d_model, int64_t q_heads, int64_t context) {
 // 131k tokens).
 struct PhaseShapes {
   std::vector<Shape> prefill, decode;
+  // Decode shapes that only the variants with few kv heads (gqa, mqa) run: MHA's
+  // cache there would be large and its intensity stays below the ridge anyway.
+  std::vector<Shape> decode_few_kv;
 };
 
 PhaseShapes cpu_shapes() {
@@ -26,10 +29,16 @@ PhaseShapes cpu_shapes() {
   // of 256 tokens is ~9 GFLOP for MHA at ~70 FLOP/byte, far right of any CPU ridge.
   s.prefill = {layer(1, 2048, 16, 256)};
   // n = 512: the weights dominate up to b ≈ 2d/n = 8, then the cache; n = 2048: the
-  // cache dominates from b ≈ 2. b stops at 16: MHA decode at b = 64, n = 512 reaches
-  // 4 FLOP/byte, too close to a 2-core CPU's ridge (~5-7) to be called memory-bound.
+  // cache dominates from b ≈ 2. MHA stops at b = 16: at b = 64, n = 512 it reaches
+  // 4 FLOP/byte, too close to a 2-core CPU's ridge (~5-7) to be called memory-bound,
+  // and never passes it (its intensity tends to d/n + 1/2 in fp32).
   for (int64_t n : {512, 2048})
     for (int64_t b : {1, 4, 16}) s.decode.push_back(layer(b, 2048, 16, n));
+  // GQA and MQA also run b = 64 (8 to 19 FLOP/byte): their model intensity passes a
+  // CPU's ridge between b = 4 and 64 (at b ≈ 15 for MQA at a ridge of 8), so that the
+  // claim on the batch where decode turns compute-bound (decode-batch-turns-compute)
+  // has runs on both sides of it. The largest cache is GQA's at n = 2048: 256 MiB.
+  for (int64_t n : {512, 2048}) s.decode_few_kv.push_back(layer(64, 2048, 16, n));
   return s;
 }
 
@@ -54,6 +63,7 @@ PhaseShapes quick_shapes() {
   s.prefill = {layer(2, 128, 16, 64)};
   for (int64_t n : {512, 2048})
     for (int64_t b : {1, 4, 16}) s.decode.push_back(layer(b, 128, 16, n));
+  for (int64_t n : {512, 2048}) s.decode_few_kv.push_back(layer(64, 128, 16, n));
   return s;
 }
 
@@ -64,8 +74,9 @@ bool contains(const std::vector<Shape>& shapes, const Shape& s) {
 // Both phases' shapes, each once (a shape in both lists runs both phases).
 std::vector<Shape> both(const PhaseShapes& s) {
   std::vector<Shape> out = s.prefill;
-  for (const auto& shape : s.decode)
-    if (!contains(out, shape)) out.push_back(shape);
+  for (const auto* list : {&s.decode, &s.decode_few_kv})
+    for (const auto& shape : *list)
+      if (!contains(out, shape)) out.push_back(shape);
   return out;
 }
 
@@ -84,9 +95,10 @@ PairDef attention_pair() {
   p.cuda_shapes = both(gpu);
   p.quick_shapes = both(quick);
   p.runs_shape = [cpu, gpu, quick](const VariantImpl& combo, const Shape& shape) {
-    const bool prefill = combo.impl == "prefill";
+    const bool prefill = combo.impl == "prefill", few_kv = combo.variant != "mha";
     for (const PhaseShapes* s : {&cpu, &gpu, &quick})
-      if (contains(prefill ? s->prefill : s->decode, shape)) return true;
+      if (contains(prefill ? s->prefill : s->decode, shape) || (!prefill && few_kv && contains(s->decode_few_kv, shape)))
+        return true;
     return false;
   };
   p.variant_dims = {"kv_heads"};
