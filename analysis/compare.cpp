@@ -15,14 +15,14 @@ namespace {
 
 // Sorted by key; a key twice in one file is an error (which of the two would we compare?).
 std::vector<const RunTimes*> sorted_runs(const Side& side) {
-  if (side.runs.empty()) throw std::invalid_argument(fmt::format("{}: runs: no runs to compare", side.file));
+  if (side.runs.empty()) throw std::invalid_argument(fmt::format("{}: /runs: holds no runs: nothing to compare", side.file));
   std::vector<const RunTimes*> out;
   out.reserve(side.runs.size());
   for (const auto& r : side.runs) out.push_back(&r);
   std::stable_sort(out.begin(), out.end(), [](const RunTimes* a, const RunTimes* b) { return a->key < b->key; });
   for (size_t i = 1; i < out.size(); ++i)
     if (out[i - 1]->key == out[i]->key)
-      throw std::invalid_argument(fmt::format("{}: runs: \"{}\" and \"{}\" measured the same thing ({})", side.file,
+      throw std::invalid_argument(fmt::format("{}: /runs: \"{}\" and \"{}\" measured the same thing ({})", side.file,
                                               out[i - 1]->id, out[i]->id,
                                               out[i]->label.empty() ? describe(out[i]->key) : out[i]->label));
   return out;
@@ -157,7 +157,7 @@ Report compare(const Side& base, const Side& next, const Options& options) {
     }
   }
   if (matched == 0)
-    throw std::invalid_argument(fmt::format("{}: runs: none of its {} runs matches one of the {} runs of {} "
+    throw std::invalid_argument(fmt::format("{}: /runs: none of its {} runs matches one of the {} runs of {} "
                                             "(matched by pair/variant/impl/backend/dtype/shape)",
                                             next.file, b.size(), a.size(), base.file));
 

@@ -508,6 +508,10 @@ model::Results load_results(const std::filesystem::path& path) {
   return results_from_document(model::read_json_file(path), path.string());
 }
 
+void require_runs(const model::Results& results, const std::string& file, std::string_view purpose) {
+  if (results.runs.empty()) throw InputError(fmt::format("{}: /runs: holds no runs: nothing to {}", file, purpose));
+}
+
 void write_results(const model::Results& results, const std::filesystem::path& path) {
   write_file_atomically(path, model::to_json(results).dump(2) + "\n");
 }

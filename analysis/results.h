@@ -35,6 +35,11 @@ model::Results load_results(const std::filesystem::path& path);
 // The same for a document already parsed; `file` names it in errors.
 model::Results results_from_document(nlohmann::json doc, const std::string& file);
 
+// `lmroof report`, `check` and `compare` need runs: a results file with none (valid as
+// such: `analyze` of a bench.json that measured ceilings only writes one) is refused
+// with one line, "FILE: /runs: holds no runs: nothing to <purpose>" (model::InputError).
+void require_runs(const model::Results& results, const std::string& file, std::string_view purpose);
+
 // Atomic write (analysis/atomic_write.h).
 void write_results(const model::Results& results, const std::filesystem::path& path);
 

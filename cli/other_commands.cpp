@@ -32,6 +32,7 @@ int report(const std::filesystem::path& results_path, const std::filesystem::pat
   check_output_file(html, {results_path});
   settle_output_folder(results_path.parent_path());
   const model::Results results = load_results(results_path);
+  require_runs(results, results_path.string(), "report");
   write_report(results, html);
   std::printf("wrote %s\n", html.c_str());
   return 0;
@@ -266,6 +267,7 @@ int check(const CheckArgs& args) {
   // The results first: their catalogue is what the claims are checked against.
   settle_output_folder(results_file.parent_path());
   const model::Results results = load_results(results_file);
+  require_runs(results, results_file.string(), "check");
   const std::vector<Claim> claims = load_claims(claims_file, results.catalogue);
   const std::vector<model::ClaimVerdict> verdicts = check_claims(claims, results);
   const int code = claims_exit_code(verdicts, args.strict);

@@ -266,32 +266,62 @@ TEST(PureAnalysis, ImpossibleValuesAreRejectedWithTheirPath) {
       << analysis_error(b);
 }
 
-// ---- cost: pairing 50,000 runs -----------------------------------------------------------
+// ---- cost: reading and checking 50,000 runs ---------------------------------------------
 
+// Issue 9: `lmroof check` on 50,000 runs finishes in under 5 s. Every run of
+// results_small.json (all pairs, so every kind of claim pairs and judges runs) copied
+// with a distinct shape until there are 50,000, written to a file (~95 MB) and read back
+// the way `lmroof check` reads it. The phases are reported, not asserted (timings depend
+// on the machine); tests/perf/check_scale.sh times the CLI itself.
 TEST(Scale, FiftyThousandRunsAreReadAndCheckedQuickly) {
   json doc = small_results_json();
-  json base = doc["runs"][0];
-  json other = doc["runs"][4];  // rmsnorm unfused: a candidate for the lecture's claims
+  const json source = doc["runs"];
   json runs = json::array();
-  for (int i = 0; i < 25000; ++i)
-    for (const json* r : {&base, &other}) {
-      json copy = *r;
-      copy["shape"]["tokens"] = i + 1;
+  for (int i = 0; runs.size() < 50000; ++i)
+    for (const json& r : source) {
+      if (runs.size() == 50000) break;
+      json copy = r;
+      auto first = copy["shape"].begin();
+      first.value() = first.value().get<int64_t>() * 100000 + i + 1;
       copy["id"] = fmt::format("{}/{}", copy["id"].get<std::string>(), i);
       runs.push_back(std::move(copy));
     }
-  doc["runs"] = runs;
+  doc["runs"] = std::move(runs);
   doc["comparisons"] = json::array();
   doc["claims"] = json::array();
-  const auto start = std::chrono::steady_clock::now();
-  const model::Results results = results_from_document(doc, "big.json");
+  const std::filesystem::path file =
+      std::filesystem::path(::testing::TempDir()) / fmt::format("lmroof-scale-{}.json", ::getpid());
+  std::ofstream(file) << doc.dump(2);
+  doc = json();
+
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+  const auto start = clock::now();
+  auto t = start;
+  const std::string text = model::read_text_file(file);
+  const double read_s = since(t);
+  t = clock::now();
+  json parsed = model::parse_json(text, file.string());
+  const double parse_s = since(t);
+  t = clock::now();
+  const model::Results results = results_from_document(std::move(parsed), file.string());
+  const double validate_s = since(t);
+  t = clock::now();
   const auto claims = load_claims(builtin_claims_path(), results.catalogue);
   const auto verdicts = check_claims(claims, results);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double claims_s = since(t);
+  const double seconds = since(start);
+  std::filesystem::remove(file);
   EXPECT_EQ(results.runs.size(), 50000u);
   EXPECT_EQ(verdicts.size(), claims.size());
-  // Reported, not asserted (timings depend on the machine): the issue's bound is 5 s.
-  std::printf("50,000 runs: read and checked in %.2f s\n", seconds);
+  size_t judged = 0;
+  for (const auto& v : verdicts) judged += v.verdict != model::Verdict::not_measured;
+  // The fixture's pairs pair up: the claims on them are judged (14 of 37; the rest name
+  // pairs the fixture has no runs of).
+  EXPECT_GE(judged, 14u);
+  // Reported, not asserted: the issue's bound is 5 s for the whole of `lmroof check`.
+  std::printf("50,000 runs (%.0f MB): read %.2f s, parse %.2f s, validate %.2f s, claims %.2f s: %.2f s in all\n",
+              static_cast<double>(text.size()) / 1e6, read_s, parse_s, validate_s, claims_s, seconds);
 }
 
 }  // namespace

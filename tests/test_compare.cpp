@@ -225,9 +225,9 @@ TEST(Compare, BadInputIsOneLineNamingTheFile) {
     }
   };
   const auto base = side("a.json", {run("rmsnorm", {1, 1, 1})});
-  expect_error([&] { compare::compare(base, side("empty.json", {})); }, "empty.json: runs: no runs");
-  expect_error([&] { compare::compare(base, side("twice.json", {run("x", {1}), run("x", {2})})); }, "twice.json: runs:");
-  expect_error([&] { compare::compare(base, side("other.json", {run("layernorm", {1})})); }, "other.json: runs: none of its");
+  expect_error([&] { compare::compare(base, side("empty.json", {})); }, "empty.json: /runs: holds no runs: nothing to compare");
+  expect_error([&] { compare::compare(base, side("twice.json", {run("x", {1}), run("x", {2})})); }, "twice.json: /runs:");
+  expect_error([&] { compare::compare(base, side("other.json", {run("layernorm", {1})})); }, "other.json: /runs: none of its");
   compare::Options negative;
   negative.threshold = -0.1;
   expect_error([&] { compare::compare(base, base, negative); }, "--threshold");

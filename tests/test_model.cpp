@@ -10,6 +10,7 @@
 #include "analysis/model/json_input.h"
 #include "analysis/model/numbers.h"
 #include "analysis/model/results_model.h"
+#include "analysis/results.h"
 #include "analysis/statistics.h"
 
 namespace lmroof {
@@ -146,6 +147,134 @@ TEST(Model, EveryRunFieldMutatedIsRejectedWithItsPath) {
     }
   });
   EXPECT_GT(checked, 60);
+}
+
+// Issue 9: an impossible value in a single field. A field derived from others (the
+// intensity from FLOPs and bytes, rates from work and time, the roofline placement, a
+// comparison's ratios) that disagrees with them beyond a relative 1e-6 is refused with
+// its path, by `report` and `check` alike (tests/e2e/reader_errors.sh runs the CLI).
+TEST(Model, DerivedFieldsMustAgreeWithWhatTheyAreDerivedFrom) {
+  const json doc = small_results();
+  ASSERT_EQ(error_of(doc), "");
+  struct Case {
+    std::string pointer;
+    double factor;       // the field times this
+    std::string needle;  // in the message, after "r.json: <pointer>: "
+  };
+  const std::vector<Case> cases = {
+      {"/runs/3/intensity/value", 1.5, "is 0.75 but flops.total / bytes.model is 0.5 "},
+      {"/runs/3/intensity/model", 1.01, "but flops.total / bytes.model is"},
+      {"/runs/3/intensity/minimum", 0.5, "but flops.total / bytes.minimum is"},
+      {"/runs/8/achieved/flop_per_s", 2, "but flops.total / time_s.median is"},
+      {"/runs/8/achieved/byte_per_s", 2, "but bytes.model / time_s.median is"},
+      {"/runs/8/achieved/byte_per_s_minimum", 0.9, "but bytes.minimum / time_s.median is"},
+      {"/runs/0/flops/total", 2, "but matrix + vector + special is"},
+      {"/runs/2/time_s/min", 0.5, "but the smallest sample is"},
+      {"/runs/2/time_s/max", 2, "but the largest sample is"},
+      {"/runs/2/time_s/mean", 1.001, "but the mean of the samples is"},
+      {"/runs/5/roofline/ridge", 2, "but roofline.compute / roofline.bandwidth is"},
+      {"/runs/5/roofline/attainable_flop_per_s", 0.5, "but min(roofline.compute, intensity.value x roofline.bandwidth)"},
+      {"/runs/5/roofline/efficiency", 1.2, "but achieved.flop_per_s / attainable_flop_per_s is"},
+      {"/runs/5/roofline/bandwidth_utilization", 0.8, "but achieved.byte_per_s / roofline.bandwidth is"},
+      {"/comparisons/0/speedup", 2, "but the baseline's time_s.median / the candidate's is"},
+      {"/comparisons/2/bytes_ratio", 3, "but the candidate's bytes.model / the baseline's is"},
+      {"/comparisons/3/flops_ratio", 0.5, "but the candidate's flops.total / the baseline's is"},
+  };
+  for (const auto& c : cases) {
+    json mutated = doc;
+    auto& v = mutated[json::json_pointer(c.pointer)];
+    v = v.get<double>() * c.factor;
+    const std::string err = error_of(mutated);
+    EXPECT_EQ(err.rfind("r.json: " + c.pointer + ": ", 0), 0u) << c.pointer << ": " << err;
+    EXPECT_NE(err.find(c.needle), std::string::npos) << c.pointer << ": " << err;
+    EXPECT_NE(err.find("must agree within a relative 1e-06"), std::string::npos) << err;
+    // Within the tolerance (a value printed with fewer digits) is accepted.
+    mutated = doc;
+    auto& w = mutated[json::json_pointer(c.pointer)];
+    w = w.get<double>() * (1 + 1e-8);
+    EXPECT_EQ(error_of(mutated), "") << c.pointer << " within 1e-8";
+  }
+  // Bytes over the minimum (results_measured.json has them).
+  const json measured = model::read_json_file(std::string(LMROOF_TEST_DATA) + "/results_measured.json");
+  ASSERT_EQ(error_of(measured), "");
+  for (const char* key : {"model_over_minimum", "measured_over_minimum"}) {
+    json m = measured;
+    m["runs"][0]["bytes"][key] = m["runs"][0]["bytes"][key].get<double>() * 1.1;
+    EXPECT_NE(error_of(m).find(std::string("r.json: /runs/0/bytes/") + key + ": is "), std::string::npos) << error_of(m);
+  }
+  json m = measured;
+  m["runs"][0]["intensity"]["value"] = m["runs"][0]["intensity"]["model"];  // model bytes, though it says measured
+  EXPECT_NE(error_of(m).find("r.json: /runs/0/intensity/value: is 0.281263351 but flops.total / bytes.measured is 0.216356424"),
+            std::string::npos)
+      << error_of(m);
+  // A bound that contradicts the intensity and the ridge.
+  json mutated = doc;
+  mutated["runs"][0]["bound"] = "compute";
+  EXPECT_NE(error_of(mutated).find("r.json: /runs/0/bound: says compute but intensity.value 0.281263 is below the ridge 6.62171"),
+            std::string::npos)
+      << error_of(mutated);
+  // Repetitions: at least one, and the smaller of the two runs' sample counts (5 here).
+  mutated = doc;
+  mutated["comparisons"][0]["repetitions"] = 0;
+  EXPECT_NE(error_of(mutated).find("r.json: /comparisons/0/repetitions: must be an integer in [1, "), std::string::npos)
+      << error_of(mutated);
+  mutated["comparisons"][0]["repetitions"] = 3;
+  EXPECT_NE(error_of(mutated).find("r.json: /comparisons/0/repetitions: is 3 but the runs have 5 and 5 samples"),
+            std::string::npos)
+      << error_of(mutated);
+  mutated["comparisons"][0]["repetitions"] = 5;
+  EXPECT_EQ(error_of(mutated), "");
+  // A comparison describes the runs it names.
+  mutated = doc;
+  mutated["comparisons"][0]["candidate"]["variant"] = "layernorm";
+  EXPECT_NE(error_of(mutated).find("r.json: /comparisons/0/candidate/variant: is 'layernorm' but run "), std::string::npos)
+      << error_of(mutated);
+}
+
+// A run's pair, variant and impl are one of the combinations the file's catalogue lists.
+TEST(Model, RunsAreOfTheCataloguesPairsVariantsAndImpls) {
+  json doc = small_results();
+  json catalogue = model::to_json(registry_catalogue());
+  doc["catalogue"] = catalogue;
+  ASSERT_EQ(error_of(doc), "");
+  json mutated = doc;
+  mutated["runs"][0]["impl"] = "nonexistent";
+  EXPECT_EQ(error_of(mutated).rfind("r.json: /runs/0/impl: pair 'norm' has no impl 'nonexistent' in the catalogue (has: ", 0), 0u)
+      << error_of(mutated);
+  mutated = doc;
+  mutated["runs"][0]["variant"] = "nonexistent";
+  EXPECT_EQ(error_of(mutated).rfind("r.json: /runs/0/variant: pair 'norm' has no variant 'nonexistent' in the catalogue (has: ", 0), 0u)
+      << error_of(mutated);
+  mutated = doc;
+  mutated["runs"][0]["pair"] = "nonexistent";
+  EXPECT_EQ(error_of(mutated), "r.json: /runs/0/pair: pair 'nonexistent' is not in the catalogue");
+  // A variant and an impl the pair has, but not together.
+  mutated = doc;
+  for (auto& pair : mutated["catalogue"]["pairs"])
+    if (pair["name"] == "norm") {
+      json combos = json::array();
+      for (const auto& c : pair["combos"])
+        if (!(c["variant"] == "layernorm" && c["impl"] == "fused")) combos.push_back(c);
+      pair["combos"] = combos;
+    }
+  EXPECT_EQ(error_of(mutated), "r.json: /runs/1/impl: pair 'norm' has no impl 'fused' of variant 'layernorm' in the catalogue");
+}
+
+// A results file with no runs is a valid document (`analyze` of a ceilings-only
+// bench.json writes one), but `report`, `check` and `compare` refuse it: nothing to do.
+TEST(Model, NoRunsIsReadButRefusedByTheCommandsThatNeedRuns) {
+  json doc = small_results();
+  doc["runs"] = json::array();
+  doc["comparisons"] = json::array();
+  const model::Results r = model::results_from_json(doc, "r.json");
+  EXPECT_TRUE(r.runs.empty());
+  try {
+    require_runs(r, "r.json", "check");
+    FAIL() << "no error";
+  } catch (const model::InputError& e) {
+    EXPECT_STREQ(e.what(), "r.json: /runs: holds no runs: nothing to check");
+  }
+  EXPECT_NO_THROW(require_runs(model::results_from_json(small_results(), "r.json"), "r.json", "check"));
 }
 
 TEST(Model, RunMetricsByName) {

@@ -116,7 +116,16 @@ TEST(Report, InlinedScriptsCannotCloseEarly) {
 
   // Text from results.json lands in the markup and in the inlined chart data.
   json doc = fixture();
-  doc["runs"][0]["variant"] = "x</script><script>alert(1)</script>";
+  const std::string variant = "x</script><script>alert(1)</script>";
+  doc["runs"][0]["variant"] = variant;
+  // A run's variant is one of its pair's in the catalogue the file carries.
+  json catalogue = lmroof::model::to_json(lmroof::registry_catalogue());
+  for (auto& pair : catalogue["pairs"])
+    if (pair["name"] == doc["runs"][0]["pair"]) pair["combos"].push_back({{"variant", variant}, {"impl", doc["runs"][0]["impl"]}});
+  doc["catalogue"] = catalogue;
+  for (auto& c : doc["comparisons"])  // and the comparisons of that run name it so
+    for (const char* side : {"baseline", "candidate"})
+      if (c[side]["run"] == doc["runs"][0]["id"]) c[side]["variant"] = variant;
   doc["claims"][0]["statement"] = "</SCRIPT><b>bold</b>";
   const std::string html = render(doc);
   expect_scripts_well_formed(html, 5);
@@ -201,6 +210,12 @@ TEST(Report, ChartsHoldOnlyWhatCanBeDrawn) {
   runs[0]["flops"]["analytic_total"] = 0;
   runs[0]["flops"]["vector"] = 0;
   runs[0]["flops"]["special"] = 0;
+  // and what follows from no FLOPs (the reader checks derived fields agree)
+  for (const char* key : {"value", "model", "minimum"}) runs[0]["intensity"][key] = 0;
+  runs[0]["achieved"]["flop_per_s"] = 0;
+  runs[0]["roofline"]["attainable_flop_per_s"] = 0;
+  runs[0]["roofline"]["efficiency"] = 0;
+  runs[0]["bound"] = "memory";
   doc["runs"] = runs;
   doc["claims"] = json::array();
   doc["comparisons"] = json::array();

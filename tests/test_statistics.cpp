@@ -3,7 +3,10 @@
 // and the bootstrap interval of a speedup against cases whose answer is known.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -131,6 +134,100 @@ TEST(BootstrapMedian, ConstantSamplesGiveAPointAndSpreadGivesAnInterval) {
   EXPECT_GT(j.high, 5.0);
   EXPECT_GE(j.low, 1.0);
   EXPECT_LE(j.high, 9.0);
+}
+
+// ---- the bootstrap, exactly as documented --------------------------------------------
+//
+// The interval is part of results.json, the report and `lmroof check`, which must agree
+// to the last digit, so the fast paths in statistics.cpp (counting draws by rank, the
+// data-independent draw plan, selecting quantiles instead of sorting) must give the
+// numbers of the plain algorithm: splitmix64 from the fixed seed, each resample drawn
+// side by side (baseline, then candidate), its median sorted out, the ratios sorted and
+// the type 7 quantiles read off. This is that algorithm, compared bit for bit.
+namespace reference {
+
+struct Rng {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  size_t below(size_t n) { return static_cast<size_t>((static_cast<unsigned __int128>(next()) * n) >> 64); }
+};
+
+double sorted_median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double resampled_median(const std::vector<double>& samples, Rng& rng) {
+  std::vector<double> v(samples.size());
+  for (double& x : v) x = samples[rng.below(samples.size())];
+  return sorted_median(v);
+}
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+// {low, high} before the noise floor widens them.
+std::pair<double, double> speedup_interval(const std::vector<double>& b, const std::vector<double>& c) {
+  const SpeedupOptions o;
+  Rng rng{o.seed};
+  std::vector<double> ratios(static_cast<size_t>(o.resamples));
+  for (double& r : ratios) {
+    const double x = resampled_median(b, rng);
+    r = x / resampled_median(c, rng);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double alpha = 1 - o.confidence;
+  return {quantile(ratios, alpha / 2), quantile(ratios, 1 - alpha / 2)};
+}
+
+Interval median_interval(const std::vector<double>& samples) {
+  Rng rng{0x6c6d726f6f66ULL};
+  std::vector<double> medians(1000);
+  for (double& m : medians) m = resampled_median(samples, rng);
+  std::sort(medians.begin(), medians.end());
+  const double alpha = 1 - 0.95;
+  return {quantile(medians, alpha / 2), quantile(medians, 1 - alpha / 2)};
+}
+
+}  // namespace reference
+
+TEST(EstimateSpeedup, BitForBitTheDocumentedBootstrap) {
+  std::mt19937_64 gen(20261130);
+  std::uniform_real_distribution<double> time(1e-4, 2e-4);
+  int compared = 0;
+  for (size_t nb : {3u, 4u, 5u, 6u, 9u, 10u, 16u, 17u, 70u})
+    for (size_t nc : {3u, 5u, 8u, 65u}) {
+      for (int trial = 0; trial < 3; ++trial) {
+        std::vector<double> b(nb), c(nc);
+        for (double& x : b) x = time(gen);
+        for (double& x : c) x = time(gen);
+        if (trial == 2) b[1] = b[0], c[nc - 1] = c[0];  // ties
+        const SpeedupEstimate e = estimate_speedup(b, c);
+        const auto [low, high] = reference::speedup_interval(b, c);
+        const double speedup = reference::sorted_median(b) / reference::sorted_median(c);
+        ASSERT_EQ(e.speedup, speedup) << nb << " vs " << nc;
+        const double floor = 1 + SpeedupOptions{}.noise_floor;
+        ASSERT_EQ(e.low, std::min(low, speedup / floor)) << nb << " vs " << nc << ", trial " << trial;
+        ASSERT_EQ(e.high, std::max(high, speedup * floor)) << nb << " vs " << nc << ", trial " << trial;
+        const Interval i = bootstrap_median_interval(b);
+        const Interval want = reference::median_interval(b);
+        ASSERT_EQ(i.low, want.low) << nb;
+        ASSERT_EQ(i.high, want.high) << nb;
+        ASSERT_EQ(median(b), reference::sorted_median(b));
+        ++compared;
+      }
+    }
+  EXPECT_EQ(compared, 108);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // nested document cannot exhaust the stack of anything that walks it later) and a
 // cursor that knows its JSON pointer, so every validation error names file and field:
 //   "results.json: /runs/3/time_s/median: must be a positive number (is -1)".
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -40,7 +41,7 @@ class JsonCursor {
   JsonCursor(const nlohmann::json& value, const std::string& file, std::string pointer = "");
 
   const nlohmann::json& json() const { return *value_; }
-  const std::string& pointer() const { return pointer_; }
+  std::string pointer() const;  // "" for the document itself
   const std::string& file() const { return *file_; }
   [[noreturn]] void fail(std::string_view problem) const;
 
@@ -65,9 +66,21 @@ class JsonCursor {
   std::vector<std::string> strings(size_t max_length = kMaxNameLength) const;
 
  private:
+  // The path is kept as segments and spelled out only for a message: reading a results
+  // file makes millions of cursors and fails at most once. A key segment views the
+  // key inside the document (stable while it lives), so a cursor never allocates.
+  struct Segment {
+    std::string_view key;  // an object member's key, or
+    size_t index = 0;      // an array element's index when key.data() is null
+  };
+  static constexpr size_t kInlineSegments = 8;
+  JsonCursor child(const nlohmann::json& value, Segment segment) const;
+
   const nlohmann::json* value_;
   const std::string* file_;
-  std::string pointer_;
+  std::string prefix_;  // the pointer given to the constructor and, deeper than 8, what precedes segments_
+  std::array<Segment, kInlineSegments> segments_{};
+  size_t depth_ = 0;  // segments in use
 };
 
 }  // namespace lmroof::model

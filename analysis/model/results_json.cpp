@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "analysis/model/json_input.h"
 #include "analysis/model/results_model.h"
@@ -373,6 +374,117 @@ json kernels_json(const Kernels& k) {
           {"dropped_records", k.dropped_records}, {"total_s", k.total_s}, {"list", list}};
 }
 
+// ---- derived fields ------------------------------------------------------------------
+//
+// A field the writer computes from others (intensity = FLOPs / bytes, achieved rates =
+// work / median time, the roofline placement, a comparison's ratios) must agree with
+// them: a value that does not is refused with its path, as an impossible value is.
+
+constexpr double kDerivedTolerance = 1e-6;  // relative
+
+bool agrees(double value, double expected) {
+  return std::abs(value - expected) <= kDerivedTolerance * std::max(std::abs(value), std::abs(expected));
+}
+
+// `field` holds `value`, which must be `expected` (= `formula`).
+void must_agree(const JsonCursor& field, double value, double expected, std::string_view formula) {
+  if (!agrees(value, expected))
+    field.fail(fmt::format("is {:.9g} but {} is {:.9g} (they must agree within a relative {:g})", value, formula,
+                           expected, kDerivedTolerance));
+}
+
+void check_derived(const JsonCursor& c, const Run& r) {
+  // Times: min and max are the extremes of the samples, mean their mean.
+  const auto& t = r.time_s;
+  const JsonCursor time = c.at("time_s");
+  const auto [lo, hi] = std::minmax_element(t.samples.begin(), t.samples.end());
+  must_agree(time.at("min"), t.min, *lo, "the smallest sample");
+  must_agree(time.at("max"), t.max, *hi, "the largest sample");
+  double sum = 0;
+  for (double x : t.samples) sum += x;
+  must_agree(time.at("mean"), t.mean, sum / static_cast<double>(t.samples.size()), "the mean of the samples");
+  if (t.median < t.min || t.median > t.max) time.at("median").fail("lies outside [min, max]");
+
+  // FLOPs: the total of the cost model is its matrix, vector and special parts.
+  const JsonCursor flops = c.at("flops");
+  if (r.flops.source == "analytic")
+    must_agree(flops.at("total"), r.flops.total, r.flops.matrix + r.flops.vector + r.flops.special,
+               "matrix + vector + special");
+
+  // Bytes over the minimum.
+  const JsonCursor bytes = c.at("bytes");
+  const double work = r.flops.total;
+  auto over_minimum = [&](std::string_view key, const std::optional<double>& ratio, std::optional<double> of,
+                          std::string_view of_name) {
+    if (!ratio) return;
+    if (!(r.bytes.minimum > 0)) bytes.at(key).fail("must be null when bytes.minimum is 0");
+    if (!of) bytes.at(key).fail(fmt::format("must be null when {} is null", of_name));
+    must_agree(bytes.at(key), *ratio, *of / r.bytes.minimum, fmt::format("{} / bytes.minimum", of_name));
+  };
+  over_minimum("model_over_minimum", r.bytes.model_over_minimum, r.bytes.model, "bytes.model");
+  over_minimum("measured_over_minimum", r.bytes.measured_over_minimum, r.bytes.measured, "bytes.measured");
+
+  // Intensity: FLOPs per byte of each kind; `value` uses the kind named in `bytes`.
+  const JsonCursor intensity = c.at("intensity");
+  const bool measured = r.intensity.bytes == BytesBasis::measured;
+  const double basis = measured ? *r.bytes.measured : r.bytes.model;
+  const char* basis_name = measured ? "bytes.measured" : "bytes.model";
+  if (!(basis > 0)) intensity.at("bytes").fail("names bytes.measured, which is 0");
+  must_agree(intensity.at("value"), r.intensity.value, work / basis, fmt::format("flops.total / {}", basis_name));
+  must_agree(intensity.at("model"), r.intensity.model, work / r.bytes.model, "flops.total / bytes.model");
+  auto per_byte = [&](std::string_view key, const std::optional<double>& value, std::optional<double> of,
+                      std::string_view of_name) {
+    if (!value) return;
+    if (!of || !(*of > 0)) intensity.at(key).fail(fmt::format("must be null when {} is {}", of_name, of ? "0" : "null"));
+    must_agree(intensity.at(key), *value, work / *of, fmt::format("flops.total / {}", of_name));
+  };
+  per_byte("minimum", r.intensity.minimum, r.bytes.minimum, "bytes.minimum");
+  per_byte("measured", r.intensity.measured, r.bytes.measured, "bytes.measured");
+  per_byte("measured_l2", r.intensity.measured_l2, r.bytes.measured_l2, "bytes.measured_l2");
+
+  // Achieved rates: work over the median time.
+  const JsonCursor achieved = c.at("achieved");
+  must_agree(achieved.at("flop_per_s"), r.achieved.flop_per_s, work / t.median, "flops.total / time_s.median");
+  must_agree(achieved.at("byte_per_s"), r.achieved.byte_per_s, basis / t.median,
+             fmt::format("{} / time_s.median", basis_name));
+  must_agree(achieved.at("byte_per_s_minimum"), r.achieved.byte_per_s_minimum, r.bytes.minimum / t.median,
+             "bytes.minimum / time_s.median");
+
+  // The roofline placement (docs/results-schema.md#roofline-placement). Optional
+  // fields are checked when present.
+  const auto& p = r.roofline;
+  const JsonCursor roofline = c.at("roofline");
+  if (p.bandwidth && p.bandwidth_utilization)
+    must_agree(roofline.at("bandwidth_utilization"), *p.bandwidth_utilization, r.achieved.byte_per_s / *p.bandwidth,
+               "achieved.byte_per_s / roofline.bandwidth");
+  if (p.bandwidth && p.compute) {
+    const double ridge = *p.compute / *p.bandwidth;
+    const double attainable = std::min(*p.compute, r.intensity.value * *p.bandwidth);
+    if (p.ridge) must_agree(roofline.at("ridge"), *p.ridge, ridge, "roofline.compute / roofline.bandwidth");
+    if (p.attainable_flop_per_s)
+      must_agree(roofline.at("attainable_flop_per_s"), *p.attainable_flop_per_s, attainable,
+                 "min(roofline.compute, intensity.value x roofline.bandwidth)");
+    if (p.efficiency && attainable > 0)
+      must_agree(roofline.at("efficiency"), *p.efficiency, r.achieved.flop_per_s / attainable,
+                 "achieved.flop_per_s / attainable_flop_per_s");
+    if (r.bound && *r.bound != (r.intensity.value < ridge ? Bound::memory : Bound::compute))
+      c.at("bound").fail(fmt::format("says {} but intensity.value {:.6g} is {} the ridge {:.6g}", to_string(*r.bound),
+                                     r.intensity.value, r.intensity.value < ridge ? "below" : "at or above", ridge));
+  } else {
+    if (p.ridge) roofline.at("ridge").fail("needs both roofline.bandwidth and roofline.compute");
+    if (p.attainable_flop_per_s) roofline.at("attainable_flop_per_s").fail("needs both roofline.bandwidth and roofline.compute");
+    if (r.bound) c.at("bound").fail("needs a ridge: roofline.bandwidth and roofline.compute");
+  }
+  if (p.l2_bandwidth && p.l2_bandwidth_utilization && r.bytes.measured_l2)
+    must_agree(roofline.at("l2_bandwidth_utilization"), *p.l2_bandwidth_utilization,
+               *r.bytes.measured_l2 / t.median / *p.l2_bandwidth, "bytes.measured_l2 / time_s.median / roofline.l2_bandwidth");
+
+  // The speed of light: the time at the roof over the median time.
+  if (r.judged_against && r.judged_against->roof)
+    must_agree(c.at("judged_against").at("fraction"), r.judged_against->fraction,
+               r.judged_against->seconds / t.median, "judged_against.seconds / time_s.median");
+}
+
 Run run_from(const JsonCursor& c) {
   Run r;
   r.id = name_of(c.at("id"));
@@ -395,7 +507,66 @@ Run run_from(const JsonCursor& c) {
   if (auto k = c.opt("kernels")) r.kernels = kernels_from(*k);
   if (r.intensity.bytes == BytesBasis::measured && !r.bytes.measured)
     c.at("intensity").at("bytes").fail("says measured but bytes.measured is null");
+  check_derived(c, r);
   return r;
+}
+
+// A run's pair, variant and impl are the catalogue's: a pair it lists, one of that
+// pair's combinations of variant and impl.
+void check_in_catalogue(const JsonCursor& c, const Run& run, const Catalogue& catalogue) {
+  const CataloguePair* pair = catalogue.find(run.pair);
+  if (!pair) c.at("pair").fail(fmt::format("pair '{}' is not in the catalogue", run.pair));
+  for (const auto& combo : pair->combos)
+    if (combo.variant == run.variant && combo.impl == run.impl) return;
+  auto listed = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  const auto variants = pair->variants();
+  if (std::find(variants.begin(), variants.end(), run.variant) == variants.end())
+    c.at("variant").fail(fmt::format("pair '{}' has no variant '{}' in the catalogue (has: {})", run.pair, run.variant,
+                                     listed(variants)));
+  const auto impls = pair->impls();
+  if (std::find(impls.begin(), impls.end(), run.impl) == impls.end())
+    c.at("impl").fail(fmt::format("pair '{}' has no impl '{}' in the catalogue (has: {})", run.pair, run.impl,
+                                  listed(impls)));
+  c.at("impl").fail(fmt::format("pair '{}' has no impl '{}' of variant '{}' in the catalogue", run.pair, run.impl,
+                                run.variant));
+}
+
+// A comparison describes the two runs it names, and its ratios are theirs
+// (docs/results-schema.md#comparisons).
+void check_comparison(const JsonCursor& c, const Comparison& x, const Run& base, const Run& cand) {
+  for (auto [side, run, key] : {std::tuple{&x.baseline, &base, "baseline"}, std::tuple{&x.candidate, &cand, "candidate"}}) {
+    if (run->pair != x.pair)
+      c.at("pair").fail(fmt::format("is '{}' but the {} run '{}' is of pair '{}'", x.pair, key, run->id, run->pair));
+    if (side->variant != run->variant)
+      c.at(key).at("variant").fail(fmt::format("is '{}' but run '{}' is variant '{}'", side->variant, run->id, run->variant));
+    if (side->impl != run->impl)
+      c.at(key).at("impl").fail(fmt::format("is '{}' but run '{}' is impl '{}'", side->impl, run->id, run->impl));
+    if (run->backend != x.backend)
+      c.at("backend").fail(fmt::format("is '{}' but run '{}' is '{}'", x.backend, run->id, run->backend));
+    if (run->dtype != x.dtype)
+      c.at("dtype").fail(fmt::format("is '{}' but run '{}' is '{}'", x.dtype, run->id, run->dtype));
+  }
+  must_agree(c.at("speedup"), x.speedup, base.time_s.median / cand.time_s.median,
+             "the baseline's time_s.median / the candidate's");
+  const bool measured = x.bytes_basis == BytesBasis::measured;
+  if (measured && !(base.bytes.measured && cand.bytes.measured && *base.bytes.measured > 0))
+    c.at("bytes_basis").fail("says measured but the runs lack measured bytes");
+  const double base_bytes = measured ? *base.bytes.measured : base.bytes.model;
+  const double cand_bytes = measured ? *cand.bytes.measured : cand.bytes.model;
+  must_agree(c.at("bytes_ratio"), x.bytes_ratio, cand_bytes / base_bytes,
+             fmt::format("the candidate's bytes.{0} / the baseline's", measured ? "measured" : "model"));
+  must_agree(c.at("flops_ratio"), x.flops_ratio, base.flops.total > 0 ? cand.flops.total / base.flops.total : 0.0,
+             "the candidate's flops.total / the baseline's");
+  if (c.has("repetitions") && !c.at("repetitions").is_null()) {
+    const auto fewer = static_cast<int64_t>(std::min(base.time_s.samples.size(), cand.time_s.samples.size()));
+    if (x.repetitions != fewer)
+      c.at("repetitions").fail(fmt::format("is {} but the runs have {} and {} samples (the smaller count)", x.repetitions,
+                                           base.time_s.samples.size(), cand.time_s.samples.size()));
+  }
 }
 
 ComparedRun compared_from(const JsonCursor& c) {
@@ -425,7 +596,10 @@ Comparison comparison_from(const JsonCursor& c) {
   if (x.speedup_low && *x.speedup_low > *x.speedup_high) c.fail("speedup_low is above speedup_high");
   if (auto p = c.opt("p_value")) x.p_value = p->fraction();
   x.hodges_lehmann = opt_positive(c, "hodges_lehmann");
-  if (auto n = c.opt("repetitions")) x.repetitions = n->integer(0, int64_t{1} << 40);
+  if (auto n = c.opt("repetitions")) x.repetitions = n->integer(1, int64_t{1} << 40);
+  if (x.speedup_low && (x.speedup < *x.speedup_low || x.speedup > *x.speedup_high))
+    c.at("speedup").fail(fmt::format("{:.6g} lies outside its interval [speedup_low, speedup_high] = [{:.6g}, {:.6g}]",
+                                     x.speedup, *x.speedup_low, *x.speedup_high));
   return x;
 }
 
@@ -651,8 +825,7 @@ Results results_from_json(const json& doc, const std::string& file) {
     Run run = run_from(c);
     if (run.backend != r.machine.backend)
       c.at("backend").fail(fmt::format("a {} run in a {} results file", run.backend, r.machine.backend));
-    if (!r.catalogue.pairs.empty() && !r.catalogue.find(run.pair))
-      c.at("pair").fail(fmt::format("pair '{}' is not in the catalogue", run.pair));
+    if (!r.catalogue.pairs.empty()) check_in_catalogue(c, run, r.catalogue);
     for (auto [roof, key] : {std::pair{&run.roofline.bandwidth_roof, "bandwidth_roof"},
                              std::pair{&run.roofline.compute_roof, "compute_roof"},
                              std::pair{&run.roofline.l2_bandwidth_roof, "l2_bandwidth_roof"}})
@@ -671,6 +844,7 @@ Results results_from_json(const json& doc, const std::string& file) {
     Comparison x = comparison_from(c);
     for (auto [side, key] : {std::pair{&x.baseline, "baseline"}, std::pair{&x.candidate, "candidate"}})
       if (!r.run(side->run)) c.at(key).at("run").fail(fmt::format("names no run of this file ('{}')", side->run));
+    check_comparison(c, x, *r.run(x.baseline.run), *r.run(x.candidate.run));
     r.comparisons.push_back(std::move(x));
   }
   if (auto claims = root.opt("claims"))
@@ -800,7 +974,7 @@ json to_json(const Results& r) {
                                 {"noise", std::isfinite(x.noise) ? json(x.noise) : json(nullptr)},
                                 {"speedup_low", opt(x.speedup_low)}, {"speedup_high", opt(x.speedup_high)},
                                 {"p_value", opt(x.p_value)}, {"hodges_lehmann", opt(x.hodges_lehmann)},
-                                {"repetitions", x.repetitions}});
+                                {"repetitions", x.repetitions > 0 ? json(x.repetitions) : json(nullptr)}});
   j["claims"] = json::array();
   for (const auto& v : r.claims) j["claims"].push_back(to_json(v));
   j["bench_json"] = r.bench_json;

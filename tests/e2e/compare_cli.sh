@@ -105,7 +105,7 @@ doc = json.load(open(sys.argv[1]))
 empty = dict(doc, runs=[], comparisons=[], claims=[])
 json.dump(empty, open(sys.argv[2] + "/empty.json", "w"))
 other = json.loads(json.dumps(doc))
-for r in other["runs"]:
+for r in other["runs"] + other["comparisons"]:  # a comparison's dtype is its runs'
     r["dtype"] = "bf16"
 json.dump(other, open(sys.argv[2] + "/bf16.json", "w"))
 bad = json.loads(json.dumps(doc))
@@ -124,8 +124,8 @@ expect_bad() {  # expect_bad NEEDLE ARGS...
 }
 expect_bad "$work/missing.json" "$small" "$work/missing.json"
 expect_bad "$work/truncated.json" "$work/truncated.json" "$small"
-expect_bad "$work/empty.json: runs: no runs" "$small" "$work/empty.json"
-expect_bad "$work/bf16.json: runs: none of its" "$small" "$work/bf16.json"
+expect_bad "$work/empty.json: /runs: holds no runs: nothing to compare" "$small" "$work/empty.json"
+expect_bad "$work/bf16.json: /runs: none of its" "$small" "$work/bf16.json"
 expect_bad "$work/badsample.json: /runs/2/time_s/samples/1" "$work/badsample.json" "$small"
 expect_bad "--threshold" "$small" "$small" --threshold fast
 expect_bad "--threshold" "$small" "$small" --threshold -5%

@@ -93,6 +93,53 @@ expect 2 "pair3.json: /runs/0/pair: must be a string \(is 3\)" -- report "$tmp/p
 mutate "$tmp/dup.json" 'd["runs"].append(d["runs"][0])'
 expect 2 "dup.json: /runs/19/id: run id .* appears twice" -- check "$tmp/dup.json"
 
+# 2b. A results file with no runs: report and check (--strict too) refuse it naming
+#     /runs, as compare does; no page is written.
+mutate "$tmp/noruns.json" 'd["runs"] = []; d["comparisons"] = []'
+expect 2 "noruns.json: /runs: holds no runs: nothing to check" -- check "$tmp/noruns.json"
+expect 2 "noruns.json: /runs: holds no runs: nothing to check" -- check --strict "$tmp/noruns.json"
+expect 2 "noruns.json: /runs: holds no runs: nothing to report" -- report "$tmp/noruns.json" -o "$tmp/noruns.html"
+expect 2 "noruns.json: /runs: holds no runs: nothing to compare" -- compare "$results" "$tmp/noruns.json"
+[ -e "$tmp/noruns.html" ] && { echo "FAIL: a report was written for a file with no runs"; failures=$((failures + 1)); }
+
+# 2c. Impossible values in a single field: a value its type allows but the file's
+#     own content rules out (a comparison of zero repetitions, a variant or impl the
+#     catalogue does not list, a derived field that disagrees with what it is derived
+#     from). report and check both exit 2 naming the field.
+impossible=(
+  '/comparisons/0/repetitions|d["comparisons"][0]["repetitions"] = 0'
+  '/comparisons/0/repetitions|d["comparisons"][0]["repetitions"] = 4'
+  '/runs/0/impl|d["runs"][0]["impl"] = "nonexistent"'
+  '/runs/0/variant|d["runs"][0]["variant"] = "nonexistent"'
+  '/runs/1/impl|d["runs"][1]["impl"] = "grouped"'
+  '/runs/8/impl|d["runs"][8]["variant"] = "nobias"'
+  '/runs/3/intensity/value|d["runs"][3]["intensity"]["value"] *= 1.5'
+  '/runs/3/intensity/model|d["runs"][3]["intensity"]["model"] *= 0.9'
+  '/runs/8/achieved/flop_per_s|d["runs"][8]["achieved"]["flop_per_s"] *= 2'
+  '/runs/8/achieved/byte_per_s|d["runs"][8]["achieved"]["byte_per_s"] *= 2'
+  '/runs/2/time_s/min|d["runs"][2]["time_s"]["min"] /= 2'
+  '/runs/0/flops/total|d["runs"][0]["flops"]["total"] *= 2'
+  '/runs/5/roofline/ridge|d["runs"][5]["roofline"]["ridge"] *= 2'
+  '/runs/5/roofline/efficiency|d["runs"][5]["roofline"]["efficiency"] *= 1.2'
+  '/runs/0/bound|d["runs"][0]["bound"] = "compute"'
+  '/comparisons/0/speedup|d["comparisons"][0]["speedup"] *= 2'
+  '/comparisons/2/bytes_ratio|d["comparisons"][2]["bytes_ratio"] *= 3'
+)
+# This build's catalogue, as analyze writes it into results.json.
+"$lmroof" analyze "$src/tests/data/bench_small.json" -o "$tmp/analyzed.json" >/dev/null 2>&1 ||
+  { echo "FAIL: analyze of tests/data/bench_small.json"; failures=$((failures + 1)); }
+n=0
+for entry in "${impossible[@]}"; do
+  pointer="${entry%%|*}"
+  file="$tmp/impossible$n.json"
+  # The file carries its catalogue: the run's variant and impl are checked against it.
+  mutate "$file" "d['catalogue'] = json.load(open('$tmp/analyzed.json'))['catalogue']; ${entry#*|}"
+  expect 2 "impossible$n.json: $pointer: " -- check "$file"
+  expect 2 "impossible$n.json: $pointer: " -- report "$file" -o "$tmp/impossible.html"
+  n=$((n + 1))
+done
+[ -e "$tmp/impossible.html" ] && { echo "FAIL: a report was written from a file with an impossible value"; failures=$((failures + 1)); }
+
 # 3. Claims files (item 10): a misspelled metric, min_points beyond int, deep nesting.
 cat >"$tmp/modle.yaml" <<'Y'
 claims:
@@ -142,10 +189,10 @@ import json, re, sys
 d = json.load(open(sys.argv[1]))
 name = sys.argv[3]
 chart = "pair-" + re.sub(r"-+", "-", re.sub(r"[^a-z0-9]", "-", name.lower())).strip("-")
-d["catalogue"] = {"pairs": [{"name": name, "title": "Pair " + name, "chart": chart,
-                             "combos": [{"variant": "layernorm", "impl": "unfused"}]}],
-                  "dimension_order": ["tokens", "d_model"], "charts": ["roofline", chart]}
 d["runs"] = [r for r in d["runs"] if r["pair"] == "norm"]
+combos = [{"variant": v, "impl": i} for v, i in sorted({(r["variant"], r["impl"]) for r in d["runs"]})]
+d["catalogue"] = {"pairs": [{"name": name, "title": "Pair " + name, "chart": chart, "combos": combos}],
+                  "dimension_order": ["tokens", "d_model"], "charts": ["roofline", chart]}
 for r in d["runs"]: r["pair"] = name
 d["comparisons"] = []
 d["claims"] = []
@@ -168,8 +215,9 @@ if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = {"norm": "moe(top2)", "bias": "moe.v2"}
+combos = lambda old: [{"variant": v, "impl": i} for v, i in sorted({(r["variant"], r["impl"]) for r in d["runs"] if r["pair"] == old})]
 d["catalogue"] = {"pairs": [{"name": new, "title": "Pair " + new, "chart": "pair-moe-" + ("top2" if "(" in new else "v2"),
-                             "combos": []} for new in names.values()],
+                             "combos": combos(old)} for old, new in names.items()],
                   "dimension_order": [], "charts": ["roofline", "pair-moe-top2", "pair-moe-v2"]}
 d["runs"] = [r for r in d["runs"] if r["pair"] in names]
 for r in d["runs"]: r["pair"] = names[r["pair"]]
