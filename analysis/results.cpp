@@ -176,6 +176,7 @@ Cost recorded_cost(const BenchDocument& bench, const RunSpec& spec, const Group&
   cost.working_set_bytes = split(counter::kWorkingSetBytes);
   cost.bytes_reread = split(counter::kBytesReread);
   cost.reread_set_bytes = split(counter::kRereadSetBytes);
+  cost.reread_set_shared = split(counter::kRereadSetShared) > 0;
   for (const auto& [cls, flops] : class_counters({&first}, counter::kClassFlopsPrefix)) {
     const double m = counter_of(first, std::string(counter::kClassFlopsMatrixPrefix) + cls).value_or(0);
     cost.flops_by_class[cls] = FlopCount{m, flops - m, 0};

@@ -64,14 +64,19 @@ std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
                         outer->name.substr(0, 2), gib(outer->capacity_bytes), 100 * cached);
   }
   if (t.bytes_reread > 0) {
-    const CacheRoof* fit = level_holding(r.caches, t.reread_set_bytes * r.threads);
+    const CacheRoof* fit = level_holding(r.caches, t.reread_set_shared ? t.reread_set_bytes : t.reread_set_bytes * r.threads);
     seconds += t.bytes_reread / (fit ? fit->value : read);
     const std::string from = fit ? fit->name : read_name;
     if (t.bytes_reread >= 0.05 * bytes && std::find(parts.begin(), parts.end(), from) == parts.end())
       parts.push_back(from);
-    rule += fmt::format("; {} re-read by design come from {} ({} per thread{})", gib(t.bytes_reread),
-                        fit ? fit->name.substr(0, 2) : std::string("DRAM"), gib(t.reread_set_bytes),
-                        fit ? fmt::format(", {} threads fit its {}", r.threads, gib(fit->capacity_bytes)) : "");
+    if (t.reread_set_shared)
+      rule += fmt::format("; {} re-read by design come from {} ({} shared by the threads{})", gib(t.bytes_reread),
+                          fit ? fit->name.substr(0, 2) : std::string("DRAM"), gib(t.reread_set_bytes),
+                          fit ? fmt::format(", which fits its {}", gib(fit->capacity_bytes)) : "");
+    else
+      rule += fmt::format("; {} re-read by design come from {} ({} per thread{})", gib(t.bytes_reread),
+                          fit ? fit->name.substr(0, 2) : std::string("DRAM"), gib(t.reread_set_bytes),
+                          fit ? fmt::format(", {} threads fit its {}", r.threads, gib(fit->capacity_bytes)) : "");
   }
   if (parts.empty()) parts.push_back(read_name);
   std::string name;
@@ -92,6 +97,7 @@ Traffic traffic_of(const Cost& cost) {
   }
   t.bytes_reread = cost.bytes_reread;
   t.reread_set_bytes = cost.reread_set_bytes;
+  t.reread_set_shared = cost.reread_set_shared;
   t.working_set_bytes = cost.working_set_bytes > 0 ? cost.working_set_bytes : cost.bytes_minimum;
   return t;
 }

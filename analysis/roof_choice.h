@@ -30,6 +30,7 @@ struct Traffic {
   double bytes_written = 0;  // model bytes written
   double bytes_reread = 0;   // part of bytes_read re-read by design
   double reread_set_bytes = 0;
+  bool reread_set_shared = false;  // the set is the run's, not one per thread
   double working_set_bytes = 0;
 };
 // bytes_read/bytes_written from the cost; a cost without a direction split counts

@@ -56,6 +56,7 @@ void set_cost_counters(benchmark::State& state, const Cost& cost) {
                                                        {c::kRereadSetBytes, cost.reread_set_bytes}};
   for (const auto& [name, value] : split)
     if (value > 0) state.counters[key(name)] = Counter(value);
+  if (cost.reread_set_shared) state.counters[key(c::kRereadSetShared)] = Counter(1);
   state.counters[key(c::kIntensity)] = Counter(cost.bytes_model > 0 ? cost.flops.total() / cost.bytes_model : 0);
   state.counters[key(c::kFlopRate)] = Counter(cost.flops.total(), Counter::kIsIterationInvariantRate, Counter::kIs1000);
   state.counters[key(c::kByteRate)] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate, Counter::kIs1000);

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "common/host_data.h"
 #include "norm/norm.h"
 #include "registry.h"
 #include "test_support.h"
@@ -33,6 +34,24 @@ INSTANTIATE_TEST_SUITE_P(Cpu, NormKernels,
                          ::testing::Combine(::testing::Values("layernorm", "rmsnorm"),
                                             ::testing::Values("unfused", "fused"), ::testing::ValuesIn(kShapes)),
                          test::param_name);
+
+// Rows whose mean is far from zero next to their spread (activations with a large
+// offset): the fused LayerNorm's one-pass statistics must not cancel the way
+// E[x^2] - mean^2 does. Offset 1000, spread 0.01: that formula loses every digit.
+TEST(NormKernels, FusedLayerNormKeepsPrecisionWithALargeOffset) {
+  for (const int64_t d_model : {64, 100, 4096}) {
+    const norm::Dims d{5, d_model};
+    std::vector<float> x(d.tokens * d.d_model), gamma(d.d_model), beta(d.d_model), y(x.size());
+    const uint64_t seed = test::fresh_seed();
+    fill_uniform(x, seed, 999.99f, 1000.01f);
+    fill_uniform(gamma, seed + 1, 0.5f, 1.5f);
+    fill_uniform(beta, seed + 2, -0.5f, 0.5f);
+    norm::cpu_fused(norm::Kind::layernorm, d, x.data(), gamma.data(), beta.data(), y.data());
+    std::vector<double> ref(y.size());
+    norm::reference(norm::Kind::layernorm, d, x, gamma, beta, ref);
+    EXPECT_LT(relative_error<float>(y, ref), 1e-3) << "d_model " << d_model << " seed " << seed;
+  }
+}
 
 TEST(NormCost, HandComputedLayerNorm) {
   // T=2, d=4, fp32: minimum = (2*8 + 2*4) * 4 bytes = 96

@@ -117,6 +117,24 @@ TEST(RoofChoice, RereadsComeFromTheCacheThatHoldsEveryThreadsSet) {
   EXPECT_EQ(choose_roof(t, machine())->roof, "read");
 }
 
+TEST(RoofChoice, ASharedRereadSetIsNotCountedOncePerThread) {
+  // an unfused pass over 16 MiB tensors split between the threads: the set between a
+  // tensor's write and its re-read is 32 MiB in all (input and output of a pass), and
+  // it fits the 32 MiB L3 once, not once per thread
+  Traffic t = stream(96 * MiB, 80 * MiB, 112 * MiB);
+  t.bytes_reread = 80 * MiB;
+  t.reread_set_bytes = 32 * MiB;
+  t.reread_set_shared = true;
+  const auto shared = choose_roof(t, machine());
+  ASSERT_TRUE(shared);
+  EXPECT_NE(shared->roof.find("l3_read"), std::string::npos) << shared->roof;
+  EXPECT_NE(shared->rule.find("shared by the threads"), std::string::npos) << shared->rule;
+  t.reread_set_shared = false;  // per thread: 2 x 32 MiB do not fit, DRAM
+  const auto per_thread = choose_roof(t, machine());
+  EXPECT_EQ(per_thread->roof.find("l3_read"), std::string::npos) << per_thread->roof;
+  EXPECT_GT(per_thread->seconds, shared->seconds);
+}
+
 TEST(RoofChoice, ComputeBoundGetsTheFmaPeak) {
   // 1 GFLOP over 8 MiB: 5 ms at the peak, 0.2 ms at the read roof
   Traffic t = stream(8 * MiB, 0, 64 * MiB);

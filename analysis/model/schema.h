@@ -30,6 +30,7 @@ inline constexpr std::string_view kBytesWritten = "bytes_written";
 inline constexpr std::string_view kWorkingSetBytes = "working_set_bytes";  // also on ceilings
 inline constexpr std::string_view kBytesReread = "bytes_reread";
 inline constexpr std::string_view kRereadSetBytes = "reread_set_bytes";
+inline constexpr std::string_view kRereadSetShared = "reread_set_shared";  // 1: shared by the threads
 // Ceilings: the capacity of the cache level a cache ceiling measures, and its threads.
 inline constexpr std::string_view kCacheBytes = "cache_bytes";
 inline constexpr std::string_view kThreads = "threads";

@@ -55,6 +55,9 @@ struct Cost {
   // the re-reads are served there, not by DRAM. Both 0 when nothing is re-read.
   double bytes_reread = 0;
   double reread_set_bytes = 0;
+  // True when reread_set_bytes is the whole run's set, shared by the threads (each
+  // pass of an unfused operator splits one tensor among them), not one per thread.
+  bool reread_set_shared = false;
   // Composite operators only: FLOPs and model bytes per operator class.
   std::map<std::string, FlopCount> flops_by_class;
   std::map<std::string, double> bytes_by_class;
