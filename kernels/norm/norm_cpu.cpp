@@ -110,29 +110,44 @@ Moments row_moments(int64_t D, const float* __restrict x, const float* prefetch,
       s2[k] = _mm512_fmadd_ps(v, v, s2[k]);
     }
   }
-  const double per_lane = static_cast<double>(i / 64);
-  alignas(64) float k_lanes[64], s1_lanes[64], s2_lanes[64];
+  // Every lane holds c = i / 64 values, so Chan's merge of the 64 lanes has a closed
+  // form that stays in vectors: mean = average of the lane means; M2 = sum of the
+  // lanes' M2 plus c times the spread of the lane means around the mean.
+  const float c = static_cast<float>(i / 64);
+  const __m512 inv_c = _mm512_set1_ps(1.0f / c);
+  // Lane means as deviations from the row's first value: small numbers, so their
+  // average keeps the digits a float sum of 64 values near the mean would lose.
+  const float base = x[0];
+  const __m512 vbase = _mm512_set1_ps(base);
+  __m512 lane_dev[4], m2 = _mm512_setzero_ps(), dev_sum = _mm512_setzero_ps();
   for (int k = 0; k < 4; ++k) {
-    _mm512_store_ps(k_lanes + 16 * k, shift[k]);
-    _mm512_store_ps(s1_lanes + 16 * k, s1[k]);
-    _mm512_store_ps(s2_lanes + 16 * k, s2[k]);
+    lane_dev[k] = _mm512_fmadd_ps(s1[k], inv_c, _mm512_sub_ps(shift[k], vbase));
+    m2 = _mm512_add_ps(m2, _mm512_fnmadd_ps(_mm512_mul_ps(s1[k], s1[k]), inv_c, s2[k]));  // s2 - s1^2 / c
+    dev_sum = _mm512_add_ps(dev_sum, lane_dev[k]);
   }
-  double n = 0;
+  const float dev = _mm512_reduce_add_ps(dev_sum) / 64.0f;
+  const __m512 vdev = _mm512_set1_ps(dev);
+  __m512 spread = _mm512_setzero_ps();
+  for (int k = 0; k < 4; ++k) {
+    const __m512 dm = _mm512_sub_ps(lane_dev[k], vdev);
+    spread = _mm512_fmadd_ps(dm, dm, spread);
+  }
   Moments all;
+  double n = static_cast<double>(i);
+  all.mean = static_cast<double>(base) + dev;
+  all.m2 = static_cast<double>(_mm512_reduce_add_ps(m2)) + static_cast<double>(c) * _mm512_reduce_add_ps(spread);
   auto merge = [&](double nb, double mean_b, double m2_b) {
     const double total = n + nb, delta = mean_b - all.mean;
     all.mean += delta * nb / total;
     all.m2 += m2_b + delta * delta * n * nb / total;
     n = total;
   };
-  for (int l = 0; l < 64; ++l)
-    merge(per_lane, k_lanes[l] + s1_lanes[l] / per_lane, s2_lanes[l] - static_cast<double>(s1_lanes[l]) * s1_lanes[l] / per_lane);
   if (i < D) {  // the tail, two-pass in double (under 64 elements)
-    double sum = 0, m2 = 0;
+    double sum = 0, tail_m2 = 0;
     for (int64_t j = i; j < D; ++j) sum += x[j];
-    const double mean = sum / static_cast<double>(D - i);
-    for (int64_t j = i; j < D; ++j) m2 += (x[j] - mean) * (x[j] - mean);
-    merge(static_cast<double>(D - i), mean, m2);
+    const double tail_mean = sum / static_cast<double>(D - i);
+    for (int64_t j = i; j < D; ++j) tail_m2 += (x[j] - tail_mean) * (x[j] - tail_mean);
+    merge(static_cast<double>(D - i), tail_mean, tail_m2);
   }
   all.m2 = std::max(all.m2, 0.0);
   return all;
