@@ -6,25 +6,16 @@
 
 namespace lmroof::cli {
 
-namespace {
-// A roof that moved more than this between the measurements before and after the
-// suite is called out: the runs' fractions of it are uncertain by about as much.
-constexpr double kNotableDrift = 0.05;
-}  // namespace
-
 std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
   std::string out = fmt::format("{:<20} {:>14} {}\n", "ceiling", "value", "how");
-  std::string moved;
   for (const auto& c : ceilings) {
     std::string how = c.detail;
-    if (const auto drift = c.drift()) {
+    if (c.drift())
       how += fmt::format("; best before the suite {}, after it {}", numbers::si(*c.best_before_suite, c.unit()),
                          numbers::si(*c.best_after_suite, c.unit()));
-      if (*drift > kNotableDrift) moved += fmt::format("{}{} {:.0f}%", moved.empty() ? "" : ", ", c.name, 100 * *drift);
-    }
     out += fmt::format("{:<20} {:>14} {}\n", c.name, numbers::si(c.value, c.unit()), how);
   }
-  if (!moved.empty())
+  if (const std::string moved = model::roofs_that_moved(ceilings); !moved.empty())
     out += fmt::format("note: the memory roofs moved while the suite ran ({}): a memory-bound run's SoL% is uncertain by about "
                        "that much; the roof is the best of both measurements\n", moved);
   return out;

@@ -417,21 +417,18 @@ std::string machine_section(const Results& results) {
     if (*name) roles[**name] += (roles[**name].empty() ? "" : ", ") + std::string(role);
   out += "<div class=\"table-wrap\"><table class=\"ceilings\">\n<thead><tr><th>name</th><th>kind</th><th>value</th><th>unit</th>"
          "<th>source</th><th>roof</th><th>detail</th></tr></thead>\n<tbody>\n";
-  std::string moved;
   for (const auto& c : results.ceilings) {
     std::string detail = c.detail.empty() ? std::string(kDash) : c.detail;
-    if (const auto drift = c.drift()) {
+    if (const auto drift = c.drift())
       detail += fmt::format("; best before the suite {}, after it {} ({:.0f}% apart)", si(*c.best_before_suite, c.unit()),
                             si(*c.best_after_suite, c.unit()), 100 * *drift);
-      if (*drift > 0.05) moved += fmt::format("{}{} {:.0f}%", moved.empty() ? "" : ", ", c.name, 100 * *drift);
-    }
     out += fmt::format(
         "<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"detail\">{}</td></tr>\n",
         esc(c.name), esc(model::to_string(c.kind)), esc(si(c.value, c.unit())), esc(c.unit()), esc(c.source),
         esc(roles.count(c.name) ? roles[c.name] : std::string(kDash)), esc(detail));
   }
   out += "</tbody></table></div>\n";
-  if (!moved.empty())
+  if (const std::string moved = model::roofs_that_moved(results.ceilings); !moved.empty())
     out += fmt::format(
         "<p class=\"note\">The memory roofs moved while the suite ran ({}). They are measured before and again after "
         "the suite and the best of both is the roof, so a memory-bound run's fraction of it is uncertain by about that "

@@ -330,6 +330,25 @@ TEST(Fleet, MergedFileIsReadBackWithItsLabels) {
   EXPECT_THROW(fleet::read_fleet({merged}, {"x"}), std::invalid_argument);
   // the same machine twice under one label
   EXPECT_THROW(fleet::read_fleet({merged, merged}, {}), std::invalid_argument);
+  // wrong types and deep nesting in the merged file itself: one line naming the file
+  const std::pair<std::string, std::string> broken[] = {
+      {"machines-not-array.json", R"({"schema": "lmroof.fleet/1", "machines": 3})"},
+      {"no-machines.json", R"({"schema": "lmroof.fleet/1", "machines": []})"},
+      {"label-number.json", "{\"schema\": \"lmroof.fleet/1\", \"machines\": [{\"label\": 5, \"file\": \"x\", \"results\": " +
+                                fleet::to_json(fleet::read_fleet({kSmall}, {})).at("machines").at(0).at("results").dump() + "}]}"},
+      {"deep.json", "{\"schema\": \"lmroof.fleet/1\", \"machines\": " + std::string(200, '[') + std::string(200, ']') + "}"}};
+  for (const auto& [name, text] : broken) {
+    const auto path = dir / name;
+    write_file_atomically(path, text);
+    try {
+      fleet::read_fleet({path}, {});
+      FAIL() << "accepted " << name;
+    } catch (const model::InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind(path.string() + ":", 0), 0u) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
   // a bad field deep inside: one line naming the file and the full pointer
   auto doc = fleet::to_json(fleet::read_fleet({kSmall, kOther}, {"xeon", "epyc"}));
   doc["machines"][1]["results"]["runs"][0]["time_s"]["median"] = -1;

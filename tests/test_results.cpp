@@ -104,6 +104,7 @@ TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
   EXPECT_DOUBLE_EQ(*read->best_before_suite, 30e9);
   EXPECT_DOUBLE_EQ(*read->best_after_suite, 37.5e9);
   EXPECT_DOUBLE_EQ(*read->drift(), 0.2);
+  EXPECT_EQ(model::roofs_that_moved(r.ceilings), "read 20%");
   EXPECT_EQ(read->samples, 3);
   // written and read back
   const auto j = model::to_json(r);
@@ -116,6 +117,19 @@ TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
   // a ceiling measured once has neither
   for (const auto& c : r.ceilings)
     if (c.name == "copy") EXPECT_FALSE(c.drift().has_value());
+  // a wrong type, and one best without the other: one line naming the field
+  for (const auto& [field, value] : {std::pair<std::string, nlohmann::json>{"best_before_suite", "fast"},
+                                     std::pair<std::string, nlohmann::json>{"best_after_suite", nullptr}}) {
+    auto wrong = j;
+    for (auto& c : wrong["ceilings"])
+      if (c["name"] == "read") c[field] = value;
+    try {
+      model::results_from_json(wrong, "wrong.json");
+      FAIL() << "accepted " << field << " = " << value.dump();
+    } catch (const model::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("wrong.json: /ceilings/"), std::string::npos) << e.what();
+    }
+  }
   // a file whose value is below its own bests is refused, naming the field
   auto bad = j;
   for (auto& c : bad["ceilings"])

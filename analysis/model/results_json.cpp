@@ -1044,4 +1044,12 @@ std::optional<double> run_metric(const Run& run, std::string_view name) {
   throw std::invalid_argument(fmt::format("unknown run metric '{}'", name));
 }
 
+std::string roofs_that_moved(const std::vector<Ceiling>& ceilings) {
+  std::string moved;
+  for (const auto& c : ceilings)
+    if (const auto drift = c.drift(); drift && *drift > kNotableRoofDrift)
+      moved += fmt::format("{}{} {:.0f}%", moved.empty() ? "" : ", ", c.name, 100 * *drift);
+  return moved;
+}
+
 }  // namespace lmroof::model

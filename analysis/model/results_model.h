@@ -163,6 +163,13 @@ struct Ceiling {
   std::string_view unit() const { return kind == CeilingKind::bandwidth ? "B/s" : "FLOP/s"; }
 };
 
+// A roof whose two bests differ by more than this is called out (run summary, report):
+// the fractions of it of the runs measured in between are uncertain by about as much.
+inline constexpr double kNotableRoofDrift = 0.05;
+// "read 13%, copy_nt 27%": the ceilings that moved by more than kNotableRoofDrift
+// between before and after the suite; empty when none did.
+std::string roofs_that_moved(const std::vector<Ceiling>& ceilings);
+
 // The ceilings the roofline uses, by name (each names an entry of Results::ceilings).
 struct Roofs {
   std::optional<std::string> bandwidth, vector, matrix, l2_bandwidth;

@@ -132,4 +132,31 @@ expect_bad "--threshold" "$small" "$small" --threshold -5%
 expect_bad "--format" "$small" "$small" --format yaml
 expect_bad "new is required" "$small"
 
+# --- merge: its own merged file back as input; a broken one is one line, exit 2, nothing written
+"$lmroof" merge "$small" "$other" --label a --label b -o "$work/fleet.html" --results "$work/fleet.json" > /dev/null \
+  || fail "merge of two results files failed"
+"$lmroof" merge "$work/fleet.json" "$small" -o "$work/fleet2.html" > "$work/out" 2> "$work/err" \
+  || fail "merge of a merged file and a results file failed: $(cat "$work/err")"
+grep -q "merged 3 machines: a (.*), b (.*)" "$work/out" || fail "the merged file's machines lost their labels: $(cat "$work/out")"
+python3 - "$work/fleet.json" "$work" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+work = sys.argv[2]
+bad = json.loads(json.dumps(doc)); bad["machines"][1]["results"]["runs"][0]["time_s"]["median"] = "slow"
+json.dump(bad, open(work + "/fleet-type.json", "w"))
+bad = json.loads(json.dumps(doc)); bad["machines"][0]["results"]["runs"][0]["time_s"]["median"] = -1
+json.dump(bad, open(work + "/fleet-value.json", "w"))
+open(work + "/fleet-deep.json", "w").write('{"schema": "lmroof.fleet/1", "machines": ' + "[" * 300 + "]" * 300 + "}")
+PY
+for case in "fleet-type.json:/machines/1/results/runs/0/time_s/median" "fleet-value.json:/machines/0/results/runs/0/time_s/median" \
+            "fleet-deep.json:"; do
+  file=${case%%:*} pointer=${case#*:}
+  "$lmroof" merge "$work/$file" -o "$work/bad.html" > /dev/null 2> "$work/err"; rc=$?
+  [ "$rc" = 2 ] || fail "merge $file exited $rc, expected 2"
+  [ "$(wc -l < "$work/err")" = 1 ] || fail "merge $file: not one line: $(cat "$work/err")"
+  grep -qF "$work/$file: $pointer" "$work/err" || fail "merge $file: the error does not name '$pointer': $(cat "$work/err")"
+  [ ! -e "$work/bad.html" ] || fail "merge $file wrote a report despite the error"
+  echo "ok: merge exit 2: $(cat "$work/err")"
+done
+
 echo "PASS: compare exit codes, formats, schema and errors"
