@@ -322,6 +322,15 @@ void bm_sgemm(benchmark::State& state, int n) {
 }
 
 
+// Every CPU ceiling's repetitions and time per repetition; returns 1 (one registered).
+int tune_ceiling(benchmark::internal::Benchmark* b, const SuiteOptions& options) {
+  b->Repetitions(options.quick ? 2 : options.repetitions)
+      ->MinTime(options.quick ? 0.02 : 0.1)
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+  return 1;
+}
+
 // The DRAM ceilings: a read sweep, copies with and without streaming stores, triad.
 // Registered twice when a suite runs, before it (phase 0) and after it (phase 1),
 // under the same names: analysis takes the best of both as the roof and reports how
@@ -329,12 +338,7 @@ void bm_sgemm(benchmark::State& state, int n) {
 int register_dram_ceilings(const SuiteOptions& options, int phase, bool with_caches) {
   int registered = 0;
   const int64_t n = options.quick ? kQuickStreamElements : kStreamElements;
-  const int reps = options.quick ? 2 : options.repetitions;
-  const double min_time = options.quick ? 0.02 : 0.1;
-  auto tune = [&](benchmark::internal::Benchmark* b) {
-    b->Repetitions(reps)->MinTime(min_time)->UseRealTime()->Unit(benchmark::kMillisecond);
-    ++registered;
-  };
+  auto tune = [&](benchmark::internal::Benchmark* b) { registered += tune_ceiling(b, options); };
   // The read sweep keeps the full 128 MiB even in the quick suite: a 32 MiB array
   // would sit in a 32 MiB L3 and measure that instead (it costs a few ms).
   tune(benchmark::RegisterBenchmark("ceiling/cpu/read", [phase](benchmark::State& s) { bm_read_dram(s, kStreamElements, phase); }));
@@ -372,12 +376,7 @@ int register_ceiling_benchmarks(const SuiteOptions& options) {
 #endif
   }
   int registered = register_dram_ceilings(options, 0, /*with_caches=*/true);
-  const int reps = options.quick ? 2 : options.repetitions;
-  const double min_time = options.quick ? 0.02 : 0.1;
-  auto tune = [&](benchmark::internal::Benchmark* b) {
-    b->Repetitions(reps)->MinTime(min_time)->UseRealTime()->Unit(benchmark::kMillisecond);
-    ++registered;
-  };
+  auto tune = [&](benchmark::internal::Benchmark* b) { registered += tune_ceiling(b, options); };
   const int64_t fma_iters = options.quick ? 200'000 : 2'000'000;
   tune(benchmark::RegisterBenchmark("ceiling/cpu/fp32_fma", [fma_iters](benchmark::State& s) { bm_fp32_fma(s, fma_iters); }));
   const int gemm_n = options.quick ? 512 : 2048;
