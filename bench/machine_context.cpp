@@ -13,6 +13,7 @@
 #include "analysis/model/schema.h"
 #include "model_config.h"
 #include "lmroof/build_info.h"
+#include "common/host_buffer.h"
 #include "profiler/device_query.h"
 
 namespace lmroof::bench {
@@ -53,6 +54,7 @@ void record_machine_context(const SuiteOptions& suite) {
   namespace ctx = model::context;
   record_context(ctx::kCpuModel, cpu_model_name());
   record_context(ctx::kThreads, std::to_string(omp_get_max_threads()));
+  record_context(ctx::kHostPages, host_page_policy());
   nlohmann::json gpu = nullptr;
   if (suite.backend == Backend::cuda) {
     const DeviceInfo d = query_cuda_device();

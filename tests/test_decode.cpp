@@ -50,6 +50,13 @@ std::vector<Param> kernel_params() {
                               dec(1, 16, 2, 128, 1500), dec(1, 32, 1, 96, 777), dec(1, 32, 1, 128, 1025),
                               dec(1, 48, 1, 64, 200), dec(1, 80, 1, 16, 100), dec(3, 8, 1, 64, 13)})
       params.emplace_back("gqa", impl, shape);
+  // The two-pass kernel of groups under 4 heads (MHA, groups of 2 and 3): contexts
+  // over one 2048-position block with a tail, head_dim 128 (output rows in
+  // registers) and 48 or 80 (output rows in the scratch), unsplit and split.
+  for (const char* impl : kImpls)
+    for (const auto& shape : {dec(2, 16, 16, 128, 4500), dec(1, 6, 3, 128, 2100), dec(1, 6, 2, 128, 2049),
+                              dec(2, 4, 2, 48, 2500), dec(1, 3, 1, 80, 4097)})
+      params.emplace_back("gqa", impl, shape);
   return params;
 }
 

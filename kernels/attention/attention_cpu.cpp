@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 
 namespace lmroof::attention {
@@ -212,7 +213,7 @@ class CpuAttentionWorkload final : public Workload {
   Phase phase_;
   Dims d_;
   HostLayer host_;  // weights, x, and the decode cache (its last position is written by run())
-  std::vector<float> qkv_, o_, y_, k_cache_, v_cache_, scores_, partials_;
+  HostVector<float> qkv_, o_, y_, k_cache_, v_cache_, scores_, partials_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "bias/bias.h"
 
@@ -103,7 +104,7 @@ class CpuBiasWorkload final : public Workload {
   Kind kind_;
   bool fused_;
   Dims dims_;
-  std::vector<float> x_, w_, b_, y_;
+  HostVector<float> x_, w_, b_, y_;
 };
 
 }  // namespace

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "common/cost.h"
+#include "common/host_buffer.h"
 #include "common/workload.h"
 
 namespace lmroof::block {
@@ -116,9 +117,9 @@ struct HostWeights {
   Dims dims;
   std::vector<float> gamma1, gamma2;  // gamma2 empty for parallel
   std::vector<float> gamma_q, gamma_k;  // QK-norm, [head_dim] each (drawn whether used or not)
-  std::vector<float> w_in;
-  std::vector<float> w_out;   // serial: Wo [d, d]; parallel: [Wo | Wdown] [d, d + d_ff]
-  std::vector<float> w_down;  // serial: Wdown [d, d_ff]; parallel: empty
+  HostVector<float> w_in;     // (the matrices stream: host_buffer.h's page policy)
+  HostVector<float> w_out;    // serial: Wo [d, d]; parallel: [Wo | Wdown] [d, d + d_ff]
+  HostVector<float> w_down;   // serial: Wdown [d, d_ff]; parallel: empty
 
   HostWeights(Variant v, Dims d);
   // gamma uniform in [0.5, 1.5]; each matrix uniform in ±1/sqrt(fan_in), so that

@@ -34,6 +34,7 @@
 
 #include "block/block.h"
 #include "common/fast_math.h"
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "norm/norm.h"
 
@@ -484,8 +485,9 @@ class CpuBlockWorkload final : public Workload {
   bool unfused_;
   Dims d_;
   HostWeights w_;
-  std::vector<float> x_, y_, n_, qkv_, attn_, m_, h_, gu_, act_, scores_, cos_, sin_;
-  std::vector<float> norm_tmp_, eager_stat_, eager_neg_, eager_rot_, eager_a_, eager_b_, eager_scores_, mask_,
+  HostVector<float> x_, y_, n_, qkv_, attn_, m_, h_, gu_, act_, scores_;
+  std::vector<float> cos_, sin_;
+  HostVector<float> norm_tmp_, eager_stat_, eager_neg_, eager_rot_, eager_a_, eager_b_, eager_scores_, mask_,
       eager_silu_, cos_full_, sin_full_;
   std::map<std::string, double> seconds_;
 };

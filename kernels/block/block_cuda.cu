@@ -421,8 +421,9 @@ class CudaBlockWorkload final : public cuda::CudaWorkload {
     fill_uniform(span_of(x), seed, -1.f, 1.f);
     auto w = std::make_unique<HostWeights>(variant_, d_);
     w->randomize(seed + 10);
-    for (auto* v : {&x, &w->gamma1, &w->gamma2, &w->w_in, &w->w_out, &w->w_down})
-      cuda::round_to_dtype(dtype_, span_of(*v));
+    for (std::span<float> v : {span_of(x), span_of(w->gamma1), span_of(w->gamma2), span_of(w->w_in),
+                               span_of(w->w_out), span_of(w->w_down)})
+      cuda::round_to_dtype(dtype_, v);
     x_.upload(span_of(x), stream());
     gamma1_.upload(span_of(w->gamma1), stream());
     w_in_.upload(span_of(w->w_in), stream());

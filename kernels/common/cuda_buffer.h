@@ -53,12 +53,12 @@ class DeviceBuffer {
 
 // nvcc's front end does not take libstdc++'s range constructor of std::span (vector ->
 // span conversions fail to compile in .cu files): spell the conversion out.
-template <typename T>
-std::span<T> span_of(std::vector<T>& v) {
+template <typename T, typename A>
+std::span<T> span_of(std::vector<T, A>& v) {
   return {v.data(), v.size()};
 }
-template <typename T>
-std::span<const T> span_of(const std::vector<T>& v) {
+template <typename T, typename A>
+std::span<const T> span_of(const std::vector<T, A>& v) {
   return {v.data(), v.size()};
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "decode/decode.h"
 #include "decode/decode_simd.h"
@@ -155,7 +156,7 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
 // once and multiplied into all the group's queries (no horizontal sums); softmax
 // runs across the query lanes; P·V keeps a tile of 4 queries x 4 vectors of the
 // output in registers while the block's V rows stream past. Groups under 4 queries
-// (MHA) would waste lanes that way, so their scores are dot products along head_dim.
+// (MHA) would waste lanes that way: attend_dot below takes them.
 
 constexpr int kMaxLanes = 64;
 // Register budget of the tiles (32 vector registers with AVX-512, 16 with AVX2,
@@ -229,67 +230,40 @@ void pv_rows(int64_t dh, int64_t nb, const float* st, const float* v, float* acc
 }
 
 // Same contract as attend() (acc, m, l of the n query heads over [lo, hi)), for
-// head_dim a multiple of W and n <= QV·W.
+// head_dim a multiple of W and 4 <= n <= QV·W.
 template <int W, int QV>
 void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, const float* __restrict K,
                  const float* __restrict V, int64_t lo, int64_t hi, FastScratch& w) {
   constexpr int P = QV * W;
-  const bool dot = n < 4;  // MHA-like: dot products along head_dim
   float* __restrict qt = w.qt.data();
-  float* __restrict qs = w.qs.data();
   float* __restrict st = w.st.data();
   float* __restrict acc = w.acc.data();
   for (int64_t x = 0; x < dh; ++x)
     for (int64_t i = 0; i < P; ++i) qt[x * P + i] = i < n ? q[i * dh + x] * scale : 0.0f;
-  for (int64_t i = 0; i < n * dh; ++i) qs[i] = q[i] * scale;
   std::fill(acc, acc + n * dh, 0.0f);
   vec<W> m[QV], l[QV];
   for (int v = 0; v < QV; ++v) m[v] = vsplat<W>(-std::numeric_limits<float>::infinity()), l[v] = vec<W>{};
-  if (dot) std::fill(st, st + kBlock * P, 0.0f);  // the unused lanes stay 0
 
   for (int64_t j0 = lo; j0 < hi; j0 += kBlock) {
     const int64_t nb = std::min(kBlock, hi - j0);
     const float* __restrict kb = K + j0 * dh;
     const float* __restrict vb = V + j0 * dh;
-    // While the scores of this block are computed, the next block's K rows (and V
-    // rows) come in. Dot products (under 4 heads) read K row after row, and software
-    // prefetches of this block's V row and the next block's K row keep that stream
-    // full. The score tiles read 12 rows at once, a pattern the hardware prefetchers
-    // follow poorly from DRAM, and software prefetches did not help there (dropped
-    // when the miss buffers are full); demand loads of one float per cache line of
-    // the next block's K and V rows, in address order, made GQA's DRAM-resident runs
-    // 1.5x faster on the development machine (Zen 4) but MHA's slower, hence both.
+    // While the scores of this block are computed, the next block's K and V rows
+    // come in. The score tiles read 12 rows at once, a pattern the hardware
+    // prefetchers follow poorly from DRAM, and software prefetches did not help
+    // there (dropped when the miss buffers are full); demand loads of one float per
+    // cache line of the next block's K and V rows, in address order, made GQA's
+    // DRAM-resident runs 1.5x faster on the development machine (Zen 4).
     const int64_t next_rows = std::min(kBlock, hi - j0 - nb);
     const float* __restrict knext = kb + nb * dh;
     const float* __restrict vnext = vb + nb * dh;
-    auto prefetch_row = [&](int64_t j) {
-      for (int64_t x = 0; x < dh; x += 16) {
-        __builtin_prefetch(vb + j * dh + x);
-        if (j < next_rows) __builtin_prefetch(knext + j * dh + x);
-      }
-    };
     float touched = 0;
     auto touch_rows = [&](int64_t j, int64_t t) {
       for (int64_t r = j; r < std::min(j + t, next_rows); ++r)
         for (int64_t x = 0; x < dh; x += 16) touched += knext[r * dh + x] + vnext[r * dh + x];
     };
     // scores into st[j][lane]
-    if (dot) {
-      for (int64_t j = 0; j < nb; ++j) {
-        const float* __restrict kr = kb + j * dh;
-        prefetch_row(j);
-        for (int64_t i = 0; i < n; ++i) {
-          vec<W> a0{}, a1{};
-          int64_t x = 0;
-          for (; x + 2 * W <= dh; x += 2 * W) {
-            a0 += vload<W>(qs + i * dh + x) * vload<W>(kr + x);
-            a1 += vload<W>(qs + i * dh + x + W) * vload<W>(kr + x + W);
-          }
-          for (; x < dh; x += W) a0 += vload<W>(qs + i * dh + x) * vload<W>(kr + x);
-          st[j * P + i] = vsum<W>(a0 + a1);
-        }
-      }
-    } else {
+    {
       constexpr int KT = kScoreAccumulators<W> / QV;
       int64_t j = 0;
       for (; j + KT <= nb; j += KT) {
@@ -341,6 +315,100 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
   }
 }
 
+// Items of under 4 query heads (MHA, and groups of 2 or 3): two passes per block
+// of positions, each reading one array front to back: the scores along K's rows
+// (dot products along head_dim), then out += p·V with the output rows in registers.
+// A front-to-back read of one array is the pattern the hardware prefetchers follow
+// best; the earlier loop (256-position blocks, software prefetches of the V row
+// and the next K row during the scores) streamed 15-25% slower on the development
+// machine (Zen 4 VM). DH > 0 fixes head_dim at compile time so that the output
+// rows stay in registers; otherwise they live in the scratch (L1).
+constexpr int64_t kDotBlock = 2048;  // positions per block: N x 8 KiB of scores
+
+template <int W, int N, int DH>
+void attend_dot(int64_t n, int64_t dh_runtime, float scale, const float* __restrict q, const float* __restrict K,
+                const float* __restrict V, int64_t lo, int64_t hi, FastScratch& w) {
+  static_assert(N * kDotBlock <= kBlock * kMaxLanes, "the scores fit the scratch");
+  (void)n;
+  const int64_t dh = DH > 0 ? DH : dh_runtime;
+  float* __restrict qs = w.qs.data();
+  float* __restrict s = w.st.data();  // s[i * kDotBlock + j]
+  float* __restrict acc = w.acc.data();
+  for (int64_t i = 0; i < N * dh; ++i) qs[i] = q[i] * scale;
+  std::fill(acc, acc + N * dh, 0.0f);
+  float m[N], l[N];
+  for (int i = 0; i < N; ++i) m[i] = -std::numeric_limits<float>::infinity(), l[i] = 0;
+
+  for (int64_t j0 = lo; j0 < hi; j0 += kDotBlock) {
+    const int64_t nb = std::min(kDotBlock, hi - j0);
+    const float* __restrict kb = K + j0 * dh;
+    const float* __restrict vb = V + j0 * dh;
+    // pass 1: scores
+    for (int64_t j = 0; j < nb; ++j) {
+      const float* __restrict kr = kb + j * dh;
+      for (int i = 0; i < N; ++i) {
+        vec<W> a0{}, a1{};
+        int64_t x = 0;
+        for (; x + 2 * W <= dh; x += 2 * W) {
+          a0 += vload<W>(qs + i * dh + x) * vload<W>(kr + x);
+          a1 += vload<W>(qs + i * dh + x + W) * vload<W>(kr + x + W);
+        }
+        for (; x < dh; x += W) a0 += vload<W>(qs + i * dh + x) * vload<W>(kr + x);
+        s[i * kDotBlock + j] = vsum<W>(a0 + a1);
+      }
+    }
+    // online softmax, per head along the block
+    float corr[N];
+    for (int i = 0; i < N; ++i) {
+      float* __restrict si = s + i * kDotBlock;
+      float mx = m[i];
+      for (int64_t j = 0; j < nb; ++j) mx = std::max(mx, si[j]);
+      const vec<W> vmx = vsplat<W>(mx);
+      vec<W> sum{};
+      int64_t j = 0;
+      for (; j + W <= nb; j += W) {
+        const vec<W> e = vexp<W>(vload<W>(si + j) - vmx);
+        vstore<W>(si + j, e);
+        sum += e;
+      }
+      float tail = 0;
+      for (; j < nb; ++j) tail += si[j] = std::exp(si[j] - mx);
+      corr[i] = std::exp(m[i] - mx);  // 0 on the first block (m = -inf)
+      l[i] = l[i] * corr[i] + vsum<W>(sum) + tail;
+      m[i] = mx;
+    }
+    // pass 2: out += p·V
+    if constexpr (DH > 0) {
+      constexpr int XV = DH / W;
+      vec<W> a[N][XV];
+      for (int i = 0; i < N; ++i)
+        for (int x = 0; x < XV; ++x) a[i][x] = vload<W>(acc + i * DH + x * W) * corr[i];
+      for (int64_t j = 0; j < nb; ++j) {
+        const float* __restrict vr = vb + j * DH;
+        vec<W> p[N];
+        for (int i = 0; i < N; ++i) p[i] = vsplat<W>(s[i * kDotBlock + j]);
+        for (int x = 0; x < XV; ++x) {
+          const vec<W> vx = vload<W>(vr + x * W);
+          for (int i = 0; i < N; ++i) a[i][x] += p[i] * vx;
+        }
+      }
+      for (int i = 0; i < N; ++i)
+        for (int x = 0; x < XV; ++x) vstore<W>(acc + i * DH + x * W, a[i][x]);
+    } else {
+      for (int i = 0; i < N; ++i)
+        for (int64_t x = 0; x < dh; ++x) acc[i * dh + x] *= corr[i];
+      for (int64_t j = 0; j < nb; ++j) {
+        const float* __restrict vr = vb + j * dh;
+        for (int i = 0; i < N; ++i) {
+          const vec<W> p = vsplat<W>(s[i * kDotBlock + j]);
+          for (int64_t x = 0; x < dh; x += W) vstore<W>(acc + i * dh + x, vload<W>(acc + i * dh + x) + p * vload<W>(vr + x));
+        }
+      }
+    }
+  }
+  for (int i = 0; i < N; ++i) w.m[i] = m[i], w.l[i] = l[i];
+}
+
 using FastAttend = void (*)(int64_t, int64_t, float, const float*, const float*, const float*, int64_t, int64_t,
                             FastScratch&);
 
@@ -348,7 +416,13 @@ using FastAttend = void (*)(int64_t, int64_t, float, const float*, const float*,
 // (head_dim not a multiple of the vector width, more than kMaxLanes heads).
 FastAttend fast_attend_for(int64_t n, int64_t dh) {
   // Under 4 heads the scores are dot products along head_dim: the widest vector that divides it.
-  if (n < 4) return dh % 16 == 0 ? attend_fast<16, 1> : dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
+  // Under 4 heads: two passes per block, the widest vector that divides head_dim.
+  if (n < 4) {
+    if (dh == 128) return n == 1 ? attend_dot<16, 1, 128> : n == 2 ? attend_dot<16, 2, 128> : attend_dot<16, 3, 128>;
+    if (dh % 16 == 0) return n == 1 ? attend_dot<16, 1, 0> : n == 2 ? attend_dot<16, 2, 0> : attend_dot<16, 3, 0>;
+    if (dh % 8 == 0) return n == 1 ? attend_dot<8, 1, 0> : n == 2 ? attend_dot<8, 2, 0> : attend_dot<8, 3, 0>;
+    return nullptr;
+  }
   // 4-8 heads: 8 lanes (no lanes wasted at group 8; on AVX-512 hosts such as Zen 4,
   // which split a 512-bit FMA into two 256-bit halves, 8 lanes lose nothing either).
   if (n <= 8) return dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
@@ -479,7 +553,7 @@ class CpuDecodeWorkload final : public Workload {
 
   Impl impl_;
   Dims dims_;
-  std::vector<float> q_, k_, v_, out_, partials_;
+  HostVector<float> q_, k_, v_, out_, partials_;
 };
 
 }  // namespace

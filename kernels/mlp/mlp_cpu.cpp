@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "mlp/mlp.h"
 
@@ -78,7 +79,7 @@ class CpuMlpWorkload final : public Workload {
   Kind kind_;
   Dims dims_;
   int64_t in_rows_;
-  std::vector<float> x_, w_in_, w_out_, pre_, hidden_, y_;
+  HostVector<float> x_, w_in_, w_out_, pre_, hidden_, y_;
 };
 
 }  // namespace

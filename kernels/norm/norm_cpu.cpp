@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "norm/norm.h"
 
@@ -314,7 +315,7 @@ class CpuNormWorkload final : public Workload {
   Kind kind_;
   bool fused_;
   Dims dims_;
-  std::vector<float> x_, y_, gamma_, beta_, scratch_;
+  HostVector<float> x_, y_, gamma_, beta_, scratch_;
 };
 
 }  // namespace

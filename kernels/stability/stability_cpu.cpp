@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/fast_math.h"
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "norm/norm.h"
 #include "stability/stability.h"
@@ -257,7 +258,7 @@ class CpuStabilityWorkload final : public Workload {
   Level level_;
   Dims d_;
   HostInputs in_;
-  std::vector<float> out_, scratch_;
+  HostVector<float> out_, scratch_;
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "window/window.h"
 
@@ -14,7 +15,7 @@ namespace {
 struct Layer {
   bool global;
   decode::Dims dims;  // context = the rows this layer attends
-  std::vector<float> q, k, v, out, partials;
+  HostVector<float> q, k, v, out, partials;
 };
 
 class CpuWindowWorkload final : public Workload {
@@ -47,8 +48,8 @@ class CpuWindowWorkload final : public Workload {
   // W positions (all n for a global layer). The norm-wise error is over all layers.
   Validation validate(uint64_t seed) override {
     const decode::Dims history = layer_dims(d_, true);
-    std::vector<float> k_full(history.batch * history.kv_heads * history.context * history.head_dim);
-    std::vector<float> v_full(k_full.size());
+    HostVector<float> k_full(history.batch * history.kv_heads * history.context * history.head_dim);
+    HostVector<float> v_full(k_full.size());
     std::vector<std::vector<double>> refs;
     for (size_t i = 0; i < layers_.size(); ++i) {
       Layer& l = layers_[i];
