@@ -71,6 +71,14 @@ std::optional<double> mean_counter(const std::vector<const BenchEntry*>& samples
   return values.empty() ? std::nullopt : std::optional(stats::mean(values));
 }
 
+// The median of a counter over the repetitions, when every repetition carries it.
+std::optional<double> median_counter(const std::vector<const BenchEntry*>& samples, std::string_view key) {
+  std::vector<double> values;
+  for (const BenchEntry* e : samples)
+    if (auto v = counter_of(*e, key)) values.push_back(*v);
+  return values.empty() || values.size() != samples.size() ? std::nullopt : std::optional(stats::median(values));
+}
+
 // Per-class counters named "<prefix><class>", averaged over repetitions.
 std::map<std::string, double> class_counters(const std::vector<const BenchEntry*>& samples, std::string_view prefix) {
   std::map<std::string, double> out;
@@ -292,6 +300,14 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
   // set (analysis/roof_choice.h, docs/cost-model.md), CPU runs only for now.
   if (spec.backend == Backend::cpu) {
     r.judged_against = judged_against(cost, t.median, cpu_roofs);
+    // Judged again against the DRAM roofs probed next to each repetition, where the
+    // run streams from DRAM (bench/dram_probe.h).
+    const auto probe_read = median_counter(g.samples, counter::kProbeReadRate);
+    const auto probe_copy_nt = median_counter(g.samples, counter::kProbeCopyNtRate);
+    if (probe_read && probe_copy_nt && *probe_read > 0 && *probe_copy_nt > 0) {
+      r.dram_probe = model::DramProbe{*probe_read, *probe_copy_nt, static_cast<int64_t>(g.samples.size())};
+      r.judged_against_probe = judged_against(cost, t.median, with_probed_dram(cpu_roofs, *r.dram_probe));
+    }
   } else {
     r.judged_against = model::JudgedAgainst{};
     r.judged_against->reason = "roof choice covers CPU runs only";

@@ -136,6 +136,13 @@ MachineRoofs cpu_roofs_from_ceilings(const std::vector<model::Ceiling>& ceilings
   return r;
 }
 
+MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe) {
+  roofs.read = probe.read;
+  roofs.copy_nt = probe.copy_nt;
+  roofs.copy.reset();
+  return roofs;
+}
+
 model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, const MachineRoofs& roofs) {
   model::JudgedAgainst j;
   const auto choice = choose_roof(traffic_of(cost), roofs);

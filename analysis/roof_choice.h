@@ -68,6 +68,11 @@ std::optional<RoofChoice> choose_roof(const Traffic& traffic, const MachineRoofs
 // them; cache levels carry cache_bytes and threads).
 MachineRoofs cpu_roofs_from_ceilings(const std::vector<model::Ceiling>& ceilings);
 
+// The roofs with the DRAM read and copy_nt roofs replaced by the ones probed next to
+// a run (bench/dram_probe.h); the copy roof (ordinary stores) is dropped, as it was not
+// probed, so the run's paired reads and writes are taken at the probed copy_nt.
+MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe);
+
 // A run's judged_against: the roof, its rate, the time at it and the run's fraction of
 // it, or no roof with the reason.
 model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, const MachineRoofs& roofs);

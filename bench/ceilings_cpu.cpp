@@ -24,6 +24,8 @@
 #include "analysis/model/schema.h"
 #include "bench/machine_context.h"
 #include "bench/suite.h"
+#include "bench/cache_levels.h"
+#include "bench/stream_kernels.h"
 #include "common/host_buffer.h"
 #include "common/host_data.h"
 
@@ -35,28 +37,6 @@ namespace {
 constexpr int64_t kStreamElements = int64_t{1} << 25;
 constexpr int64_t kQuickStreamElements = int64_t{1} << 23;
 
-// Element-wise copy written with explicit vector stores so the compiler cannot
-// turn it into memcpy (whose non-temporal path would measure a different roof).
-// kStreaming uses streaming (non-temporal) stores, which skip the read of each
-// destination line that an ordinary store triggers (write-allocate): kernels that
-// stream their output (the fused norms) can reach that roof, the higher one.
-template <bool kStreaming>
-void copy_kernel(const float* __restrict a, float* __restrict b, int64_t n) {
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i += 16) {
-#ifdef __AVX512F__
-    if constexpr (kStreaming)
-      _mm512_stream_ps(b + i, _mm512_loadu_ps(a + i));
-    else
-      _mm512_storeu_ps(b + i, _mm512_loadu_ps(a + i));
-#else
-    for (int j = 0; j < 16; ++j) b[i + j] = a[i + j];
-#endif
-  }
-#ifdef __AVX512F__
-  if constexpr (kStreaming) _mm_sfence();
-#endif
-}
 
 void triad_kernel(float* __restrict a, const float* __restrict b, const float* __restrict c, float s, int64_t n) {
 #pragma omp parallel for simd schedule(static)
@@ -73,88 +53,6 @@ std::unique_ptr<float[], FreeDeleter> aligned_floats(int64_t n) {
 }
 
 // ---- read-only sweeps --------------------------------------------------------
-
-// Sums n floats (n a multiple of 128) into eight independent accumulators: one
-// vector load per add, no stores, so the loop is as fast as the loads are served.
-float sum_floats(const float* __restrict a, int64_t n) {
-#ifdef __AVX512F__
-  __m512 acc[8];
-  for (auto& v : acc) v = _mm512_setzero_ps();
-  for (int64_t i = 0; i < n; i += 128)
-    for (int u = 0; u < 8; ++u) acc[u] = _mm512_add_ps(acc[u], _mm512_load_ps(a + i + 16 * u));
-  for (int u = 1; u < 8; ++u) acc[0] = _mm512_add_ps(acc[0], acc[u]);
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, acc[0]);
-  float total = 0;
-  for (float v : lanes) total += v;
-  return total;
-#else
-  float acc[8][16] = {};
-  for (int64_t i = 0; i < n; i += 128)
-    for (int u = 0; u < 8; ++u)
-#pragma omp simd
-      for (int l = 0; l < 16; ++l) acc[u][l] += a[i + 16 * u + l];
-  float total = 0;
-  for (auto& row : acc)
-    for (float v : row) total += v;
-  return total;
-#endif
-}
-
-// One cache level as the OS describes it for cpu0.
-struct CacheLevel {
-  int level = 0;
-  int64_t bytes = 0;     // capacity of one instance
-  int shared_by = 1;     // logical CPUs sharing one instance
-};
-
-int64_t parse_size(const std::string& text) {  // "32K", "1024K", "32768K", "32M"
-  if (text.empty()) return 0;
-  int64_t v = std::atoll(text.c_str());
-  const char unit = text.find_first_not_of("0123456789") == std::string::npos ? ' ' : text[text.find_first_not_of("0123456789")];
-  if (unit == 'K') v <<= 10;
-  if (unit == 'M') v <<= 20;
-  if (unit == 'G') v <<= 30;
-  return v;
-}
-
-int count_cpus(const std::string& list) {  // "0-1", "0,2-3"
-  int n = 0;
-  size_t pos = 0;
-  while (pos < list.size()) {
-    const size_t comma = list.find(',', pos);
-    const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    const size_t dash = item.find('-');
-    n += dash == std::string::npos ? 1 : std::atoi(item.c_str() + dash + 1) - std::atoi(item.c_str()) + 1;
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return std::max(n, 1);
-}
-
-// Data (or unified) cache `level` from /sys (sysconf as a fallback: glibc's
-// _SC_LEVEL3_CACHE_SIZE reads CPUID, which some hypervisors fill oddly: 320 MiB
-// for a 32 MiB L3 on the development VM, so /sys comes first).
-CacheLevel cache_level(int level) {
-  CacheLevel c;
-  c.level = level;
-  for (int index = 0; index < 8; ++index) {
-    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
-    std::ifstream lvl(dir + "level"), type(dir + "type"), size(dir + "size"), shared(dir + "shared_cpu_list");
-    int l = 0;
-    std::string t, sz, sh;
-    if (!(lvl >> l) || !(type >> t) || !(size >> sz)) continue;
-    if (l != level || t == "Instruction") continue;
-    c.bytes = parse_size(sz);
-    if (shared >> sh) c.shared_by = count_cpus(sh);
-    return c;
-  }
-  const int name = level == 1 ? _SC_LEVEL1_DCACHE_SIZE : level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE;
-  const long v = sysconf(name);
-  c.bytes = v > 0 ? v : 0;
-  c.shared_by = level == 3 ? 1 << 16 : 1;  // unknown: assume private L1/L2, one shared L3
-  return c;
-}
 
 // Each thread sweeps its own buffer of `per_thread` bytes `passes` times per
 // iteration; the buffers are first touched by their threads (local pages) and stay
@@ -240,13 +138,13 @@ void bm_copy(benchmark::State& state, int64_t n, bool streaming, int phase) {
 }
 
 void bm_triad(benchmark::State& state, int64_t n, int phase) {
-  std::vector<float> a(n), b(n), c(n);
-  fill_uniform(b, 1);
-  fill_uniform(c, 2);
-  triad_kernel(a.data(), b.data(), c.data(), 0.5f, n);
+  auto a = aligned_floats(n), b = aligned_floats(n), c = aligned_floats(n);
+  fill_uniform({b.get(), static_cast<size_t>(n)}, 1);
+  fill_uniform({c.get(), static_cast<size_t>(n)}, 2);
+  triad_kernel(a.get(), b.get(), c.get(), 0.5f, n);
   for (auto _ : state) {
-    triad_kernel(a.data(), b.data(), c.data(), 0.5f, n);
-    benchmark::DoNotOptimize(a.data());
+    triad_kernel(a.get(), b.get(), c.get(), 0.5f, n);
+    benchmark::DoNotOptimize(a.get());
     benchmark::ClobberMemory();
   }
   state.counters[kCeilingBytesCounter] = 3.0 * n * sizeof(float);
@@ -352,8 +250,7 @@ int register_dram_ceilings(const SuiteOptions& options, int phase, bool with_cac
     for (int level = 1; level <= 3; ++level) {
       const CacheLevel cache = cache_level(level);
       if (cache.bytes <= 0) continue;  // not reported: no roof for that level (never a guessed one)
-      const int instances = cache.shared_by >= threads ? 1 : (threads + cache.shared_by - 1) / cache.shared_by;
-      const int64_t capacity = cache.bytes * instances;
+      const int64_t capacity = capacity_used_by(cache, threads);
       const int64_t per_thread = capacity / 2 / threads;
       tune(benchmark::RegisterBenchmark(fmt::format("ceiling/cpu/l{}_read", level).c_str(),
                                         [cache, per_thread, capacity](benchmark::State& s) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "analysis/model/numbers.h"
 
 namespace lmroof::cli {
@@ -23,8 +25,8 @@ std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
 
 std::string format_runs_table(const model::Results& results) {
   std::string out = format_ceilings_table(results.ceilings) + "\n";
-  out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {}\n", "run", "median", "bandwidth", "FLOP rate",
-                     "FLOP/B", "bound", "roof%", "SoL%", "judged against");
+  out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {:>6} {}\n", "run", "median", "bandwidth",
+                     "FLOP rate", "FLOP/B", "bound", "roof%", "SoL%", "probe%", "judged against");
   for (const auto& r : results.runs) {
     const std::string eff = r.roofline.efficiency ? numbers::sig(100 * *r.roofline.efficiency, 2) : "-";
     std::string id = r.id;
@@ -32,11 +34,20 @@ std::string format_runs_table(const model::Results& results) {
     // Speed of light: the fraction of the roof this run is judged against (analysis/roof_choice.h).
     const model::JudgedAgainst* judged = r.judged_against && r.judged_against->roof ? &*r.judged_against : nullptr;
     const std::string sol = judged ? numbers::sig(100 * judged->fraction, 2) : "-";
-    out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {}\n", id, numbers::si(r.time_s.median, "s"),
-                       numbers::si(r.achieved.byte_per_s, "B/s"), numbers::si(r.achieved.flop_per_s, "FLOP/s"),
-                       numbers::sig(r.intensity.value), r.bound ? model::to_string(*r.bound) : "-", eff, sol,
-                       judged ? *judged->roof : "");
+    // The same against the DRAM roofs probed next to the run (bench/dram_probe.h).
+    const model::JudgedAgainst* probed =
+        r.judged_against_probe && r.judged_against_probe->roof ? &*r.judged_against_probe : nullptr;
+    const std::string sol_probe = probed ? numbers::sig(100 * probed->fraction, 2) : "-";
+    out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {:>6} {}\n", id,
+                       numbers::si(r.time_s.median, "s"), numbers::si(r.achieved.byte_per_s, "B/s"),
+                       numbers::si(r.achieved.flop_per_s, "FLOP/s"), numbers::sig(r.intensity.value),
+                       r.bound ? model::to_string(*r.bound) : "-", eff, sol, sol_probe, judged ? *judged->roof : "");
   }
+  const bool probed = std::any_of(results.runs.begin(), results.runs.end(),
+                                  [](const model::Run& r) { return r.judged_against_probe.has_value(); });
+  if (probed)
+    out += "probe%: SoL% against the DRAM read and copy_nt roofs probed right after each repetition of the run "
+           "(runs that stream from DRAM; results.json: dram_probe, judged_against_probe)\n";
   return out;
 }
 

@@ -357,7 +357,12 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
          "<th data-type=\"text\">pair</th><th data-type=\"text\">variant</th><th data-type=\"text\">impl</th>"
          "<th data-type=\"text\">shape</th><th data-type=\"num\">median time</th><th data-type=\"num\">GFLOP/s</th>"
          "<th data-type=\"num\">GB/s</th><th data-type=\"num\">intensity (FLOP/B)</th><th data-type=\"text\">bound</th>"
-         "<th data-type=\"num\">efficiency</th><th data-type=\"num\">bytes measured</th>"
+         "<th data-type=\"num\">efficiency</th>"
+         "<th data-type=\"num\" title=\"speed of light: the fraction of the roof this run is judged against (its "
+         "traffic and working set decide which; docs/cost-model.md)\">SoL</th><th data-type=\"text\">judged against</th>"
+         "<th data-type=\"num\" title=\"the same, against the DRAM read and copy_nt roofs probed right after each "
+         "repetition of this run (runs that stream from DRAM)\">SoL at probe</th>"
+         "<th data-type=\"num\">bytes measured</th>"
          "<th data-type=\"num\" title=\"bytes moved over the minimum (each input read once, each output written "
          "once): measured when counters ran, else the cost model's\">bytes vs minimum</th></tr></thead>\n<tbody>\n";
   for (const Run& r : runs) {
@@ -372,6 +377,13 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
     row += fmt::format("<td><span class=\"bound bound-{}\">{}</span></td>", r.bound ? bound : "other", esc(bound));
     const auto& efficiency = r.roofline.efficiency;
     row += num_cell(efficiency, efficiency ? percent(*efficiency) : "");
+    const auto judged_fraction = [](const std::optional<model::JudgedAgainst>& j) {
+      return j && j->roof ? std::optional(j->fraction) : std::nullopt;
+    };
+    const auto sol = judged_fraction(r.judged_against), sol_probe = judged_fraction(r.judged_against_probe);
+    row += num_cell(sol, sol ? percent(*sol) : "");
+    row += fmt::format("<td>{}</td>", esc(sol ? *r.judged_against->roof : std::string()));
+    row += num_cell(sol_probe, sol_probe ? percent(*sol_probe) : "");
     const auto& measured = r.bytes.measured;
     row += num_cell(measured, measured ? si(*measured, "B") : "");
     // "This kernel moved 1.9x the bytes it must."

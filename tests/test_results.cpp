@@ -1,10 +1,12 @@
 // analysis: Google Benchmark JSON -> results.json. Built from hand-made
 // benchmark documents so every number can be checked by hand.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "analysis/atomic_write.h"
 #include "analysis/results.h"
@@ -83,6 +85,72 @@ TEST(Results, CeilingsAreBestRepetition) {
   EXPECT_DOUBLE_EQ(results["ceilings"][0]["value"].get<double>(), 20e9);
   EXPECT_EQ(results["roofs"]["bandwidth"], "copy");
   EXPECT_EQ(results["roofs"]["matrix"], "sgemm");
+}
+
+// A run that streams from DRAM carries the read and copy_nt bandwidths probed after
+// each repetition (bench/dram_probe.h): it is judged a second time against their
+// medians. Here the probes saw half the suite's best copy_nt, so the run's fraction
+// of the roof at the probe is twice its fraction of the suite's roof.
+TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
+  auto bench = small_bench();
+  auto& b = bench["benchmarks"];
+  b.push_back(entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 6e8}}));  // 60 GB/s
+  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 4e8}}));     // 40 GB/s
+  const std::string id = "norm/rmsnorm/fused/cpu/fp32/tokens:8192/d_model:4096";
+  for (auto [t, read, copy_nt] : {std::tuple{12.0, 21e9, 29e9}, {10.0, 20e9, 30e9}, {11.0, 19e9, 31e9}})
+    b.push_back(entry(id, t, {{"probe_read_bytes_per_s", read}, {"probe_copy_nt_bytes_per_s", copy_nt}}));
+  const model::Results r = build_results(parse_bench_json(bench, "test"), {});
+  const model::Run* run = nullptr;
+  for (const auto& x : r.runs)
+    if (x.id == id) run = &x;
+  ASSERT_NE(run, nullptr);
+  ASSERT_TRUE(run->dram_probe.has_value());
+  EXPECT_DOUBLE_EQ(run->dram_probe->read, 20e9);  // medians
+  EXPECT_DOUBLE_EQ(run->dram_probe->copy_nt, 30e9);
+  EXPECT_EQ(run->dram_probe->samples, 3);
+  ASSERT_TRUE(run->judged_against && run->judged_against->roof);
+  ASSERT_TRUE(run->judged_against_probe && run->judged_against_probe->roof);
+  EXPECT_EQ(*run->judged_against->roof, "copy_nt");
+  EXPECT_EQ(*run->judged_against_probe->roof, "copy_nt");
+  // (gamma's 16 KiB are read at the read roof: a hair under the copy roof)
+  EXPECT_NEAR(run->judged_against->value, 60e9, 60e6);
+  EXPECT_NEAR(run->judged_against_probe->value, 30e9, 30e6);
+  EXPECT_NEAR(run->judged_against_probe->fraction, 2 * run->judged_against->fraction, 1e-12);
+  // the runs without probes have neither
+  for (const auto& x : r.runs)
+    if (x.id != id) EXPECT_FALSE(x.dram_probe || x.judged_against_probe) << x.id;
+
+  // written and read back; a fraction that disagrees with its seconds, and a
+  // judgement without its probe, are refused naming the field
+  const auto j = model::to_json(r);
+  const model::Results back = model::results_from_json(j, "test.json");
+  size_t index = 0;
+  for (; index < back.runs.size(); ++index)
+    if (back.runs[index].id == id) break;
+  ASSERT_LT(index, back.runs.size());
+  EXPECT_DOUBLE_EQ(back.runs[index].judged_against_probe->fraction, run->judged_against_probe->fraction);
+  auto expect_refused = [&](nlohmann::json bad, const std::string& want) {
+    try {
+      model::results_from_json(bad, "bad.json");
+      FAIL() << "accepted a file that should fail with " << want;
+    } catch (const model::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  auto wrong_fraction = j;
+  wrong_fraction["runs"][index]["judged_against_probe"]["fraction"] = 1.2 * run->judged_against_probe->fraction;
+  expect_refused(wrong_fraction, fmt::format("bad.json: /runs/{}/judged_against_probe/fraction", index));
+  auto no_probe = j;
+  no_probe["runs"][index]["dram_probe"] = nullptr;
+  expect_refused(no_probe, fmt::format("bad.json: /runs/{}/judged_against_probe: needs dram_probe", index));
+  auto bad_probe = j;
+  bad_probe["runs"][index]["dram_probe"]["read"] = -1;
+  expect_refused(bad_probe, fmt::format("bad.json: /runs/{}/dram_probe/read", index));
+
+  // a probe missing from one repetition gives no probe at all (no median of a subset)
+  b.back().erase("probe_read_bytes_per_s");
+  const model::Results partial = build_results(parse_bench_json(bench, "test"), {});
+  for (const auto& x : partial.runs) EXPECT_FALSE(x.dram_probe || x.judged_against_probe) << x.id;
 }
 
 // A DRAM ceiling measured before the suite (phase 0) and again after it (phase 1),

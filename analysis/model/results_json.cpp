@@ -230,6 +230,18 @@ json judged_json(const JudgedAgainst& j) {
           {"fraction", j.fraction}, {"rule", j.rule}};
 }
 
+DramProbe dram_probe_from(const JsonCursor& c) {
+  DramProbe p;
+  p.read = c.at("read").positive();
+  p.copy_nt = c.at("copy_nt").positive();
+  p.samples = c.at("samples").integer(1, 1 << 30);
+  return p;
+}
+
+json dram_probe_json(const DramProbe& p) {
+  return {{"read", p.read}, {"copy_nt", p.copy_nt}, {"samples", p.samples}};
+}
+
 TimeStats time_stats_from(const JsonCursor& c) {
   TimeStats t;
   t.median = c.at("median").positive();
@@ -484,6 +496,10 @@ void check_derived(const JsonCursor& c, const Run& r) {
   if (r.judged_against && r.judged_against->roof)
     must_agree(c.at("judged_against").at("fraction"), r.judged_against->fraction,
                r.judged_against->seconds / t.median, "judged_against.seconds / time_s.median");
+  if (r.judged_against_probe && !r.dram_probe) c.at("judged_against_probe").fail("needs dram_probe");
+  if (r.judged_against_probe && r.judged_against_probe->roof)
+    must_agree(c.at("judged_against_probe").at("fraction"), r.judged_against_probe->fraction,
+               r.judged_against_probe->seconds / t.median, "judged_against_probe.seconds / time_s.median");
 }
 
 Run run_from(const JsonCursor& c) {
@@ -503,6 +519,8 @@ Run run_from(const JsonCursor& c) {
   r.roofline = roofline_from(c.at("roofline"));
   if (auto b = c.opt("bound")) r.bound = b->one_of({"memory", "compute"}) == "memory" ? Bound::memory : Bound::compute;
   if (auto j = c.opt("judged_against")) r.judged_against = judged_from(*j);
+  if (auto p = c.opt("dram_probe")) r.dram_probe = dram_probe_from(*p);
+  if (auto j = c.opt("judged_against_probe")) r.judged_against_probe = judged_from(*j);
   if (auto p = c.opt("predicted_intensity")) r.predicted_intensity = p->positive();
   if (auto b = c.opt("breakdown")) r.breakdown = breakdown_from(*b);
   if (auto k = c.opt("kernels")) r.kernels = kernels_from(*k);
@@ -925,6 +943,8 @@ json to_json(const Run& r) {
       {"roofline", roofline_json(r.roofline)},
       {"bound", r.bound ? json(to_string(*r.bound)) : json(nullptr)},
       {"judged_against", r.judged_against ? judged_json(*r.judged_against) : json(nullptr)},
+      {"dram_probe", r.dram_probe ? dram_probe_json(*r.dram_probe) : json(nullptr)},
+      {"judged_against_probe", r.judged_against_probe ? judged_json(*r.judged_against_probe) : json(nullptr)},
       {"predicted_intensity", opt(r.predicted_intensity)},
       {"breakdown", r.breakdown ? breakdown_json(*r.breakdown) : json(nullptr)},
       {"kernels", r.kernels ? kernels_json(*r.kernels) : json(nullptr)},

@@ -241,6 +241,14 @@ struct JudgedAgainst {
   std::optional<std::string> reason;
 };
 
+// The DRAM roofs probed right after each repetition of a CPU run that streams from
+// DRAM (bench/dram_probe.h): medians over the repetitions, B/s.
+struct DramProbe {
+  double read = 0;
+  double copy_nt = 0;
+  int64_t samples = 0;
+};
+
 struct ClassShare {
   std::string op_class;  // JSON "class"
   double flops = 0, flop_share = 0, bytes_model = 0;
@@ -280,6 +288,10 @@ struct Run {
   RooflinePlacement roofline;
   std::optional<Bound> bound;
   std::optional<JudgedAgainst> judged_against;
+  // The same judgement against the DRAM roofs as probed next to this run (read and
+  // copy_nt replaced by dram_probe's medians): what the machine allowed while it ran.
+  std::optional<DramProbe> dram_probe;
+  std::optional<JudgedAgainst> judged_against_probe;
   // An analytic prediction of this run's intensity, where the pair has one (the
   // attention pair's decode: Shazeer 2019, analysis/attention_intensity.h). FLOP/byte.
   std::optional<double> predicted_intensity;

@@ -38,6 +38,10 @@ inline constexpr std::string_view kThreads = "threads";
 // roof is the best repetition of both, and the two bests show how far the machine's
 // bandwidth moved while the suite ran (a shared VM's can move by 30% in a minute).
 inline constexpr std::string_view kCeilingPhase = "ceiling_phase";
+// CPU runs that stream from DRAM: the read and copy_nt bandwidths probed right after
+// each repetition (bench/dram_probe.h), B/s, one value per repetition.
+inline constexpr std::string_view kProbeReadRate = "probe_read_bytes_per_s";
+inline constexpr std::string_view kProbeCopyNtRate = "probe_copy_nt_bytes_per_s";
 inline constexpr std::string_view kIntensity = "intensity";
 inline constexpr std::string_view kFlopRate = "FLOP/s";
 inline constexpr std::string_view kByteRate = "bytes/s";
