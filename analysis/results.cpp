@@ -366,6 +366,7 @@ std::vector<model::Comparison> comparisons_of(const model::Catalogue& catalogue,
             c.p_value = e.p_value;
             c.hodges_lehmann = e.hodges_lehmann;
             c.repetitions = std::min(e.baseline_samples, e.candidate_samples);
+            c.machine_drift = model::probed_drift(base, cand);
           } else {
             c.noise = std::numeric_limits<double>::infinity();  // no repetitions, no interval
           }

@@ -58,13 +58,13 @@ std::string comparisons_csv(const model::Results& results) {
   std::string out = line({"pair", "shape", "backend", "dtype", "baseline_variant", "baseline_impl", "baseline_run",
                           "candidate_variant", "candidate_impl", "candidate_run", "speedup", "speedup_low",
                           "speedup_high", "noise", "p_value", "hodges_lehmann", "repetitions", "bytes_ratio",
-                          "bytes_basis", "flops_ratio"});
+                          "bytes_basis", "flops_ratio", "machine_drift"});
   for (const auto& c : results.comparisons)
     out += line({c.pair, shape_label(results.catalogue, c.shape), c.backend, c.dtype, c.baseline.variant,
                  c.baseline.impl, c.baseline.run, c.candidate.variant, c.candidate.impl, c.candidate.run,
                  number(c.speedup), number(c.speedup_low), number(c.speedup_high), number(c.noise), number(c.p_value),
                  number(c.hodges_lehmann), std::to_string(c.repetitions), number(c.bytes_ratio),
-                 std::string(model::to_string(c.bytes_basis)), number(c.flops_ratio)});
+                 std::string(model::to_string(c.bytes_basis)), number(c.flops_ratio), number(c.machine_drift)});
   return out;
 }
 

@@ -334,15 +334,19 @@ std::string comparisons_section(const Results& results, const std::string& csv_n
       esc(csv_name));
   out += "<div class=\"table-wrap\"><table class=\"comparisons\">\n<thead><tr><th>pair</th><th>shape</th>"
          "<th>baseline \u2192 candidate</th><th>speedup [95%]</th><th>\u00b1</th><th>p</th><th>bytes ratio</th>"
-         "<th>FLOPs ratio</th></tr></thead>\n<tbody>\n";
+         "<th>FLOPs ratio</th><th title=\"how far the machine's DRAM read bandwidth moved between the two runs "
+         "(their probes; runs that stream from DRAM): the claims widen the interval by it\">machine drift</th>"
+         "</tr></thead>\n<tbody>\n";
   for (const auto& c : comparisons) {
     out += fmt::format(
         "<tr><td>{}</td><td class=\"shape\">{}</td><td>{} / {} \u2192 {} / {}</td><td class=\"num {}\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
         esc(c.pair), esc(shape_label(results.catalogue, c.shape)), esc(c.baseline.variant), esc(c.baseline.impl),
         esc(c.candidate.variant), esc(c.candidate.impl), speedup_class(c), speedup_text(c),
         esc(std::isfinite(c.noise) ? percent(c.noise) : std::string(kDash)),
-        esc(c.p_value ? sig(*c.p_value, 2) : std::string(kDash)), esc(ratio(c.bytes_ratio)), esc(ratio(c.flops_ratio)));
+        esc(c.p_value ? sig(*c.p_value, 2) : std::string(kDash)), esc(ratio(c.bytes_ratio)), esc(ratio(c.flops_ratio)),
+        esc(c.machine_drift ? percent(*c.machine_drift) : std::string(kDash)));
   }
   return out + "</tbody></table></div>\n</section>\n";
 }

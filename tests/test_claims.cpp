@@ -657,6 +657,30 @@ TEST(ClaimsAggregate, OneNoisyShapeDoesNotHideAConsistentEffect) {
   EXPECT_EQ(v[0].evidence_kind, "measured");
 }
 
+// Probes next to each run (bench/dram_probe.h) that saw the machine's DRAM bandwidth
+// move between the two sides widen the speedup's interval by that drift: a 4x speedup
+// with 1% spread holds, but not when the bandwidth doubled between the runs, and the
+// reason names the drift as what would decide it.
+TEST(ClaimsAggregate, MachineDriftBetweenTheRunsWidensTheInterval) {
+  auto with_probes = [](double base_read, double cand_read) {
+    model::Results r = four_shapes({2.3, 2.3, 2.3, 2.3}, {0.01, 0.01, 0.01, 0.01});
+    for (auto& run : r.runs) {
+      const bool is_base = run.variant == "layernorm";
+      run.dram_probe = model::DramProbe{is_base ? base_read : cand_read, 60e9, 10};
+    }
+    return r;
+  };
+  const model::Results steady_runs = with_probes(40e9, 41e9);
+  const auto steady = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", steady_runs.catalogue), steady_runs);
+  EXPECT_EQ(steady[0].verdict, model::Verdict::holds) << steady[0].measured;
+  const model::Results drifting = with_probes(30e9, 60e9);
+  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", drifting.catalogue), drifting);
+  EXPECT_EQ(v[0].verdict, model::Verdict::inconclusive) << v[0].measured;
+  EXPECT_NE(v[0].measured.find("drift of 100%"), std::string::npos) << v[0].measured;
+  ASSERT_TRUE(v[0].reason);
+  EXPECT_NE(v[0].reason->find("a steadier machine"), std::string::npos) << *v[0].reason;
+}
+
 TEST(ClaimsAggregate, AFailureOnAnyShapeFails) {
   const model::Results r = four_shapes({4, 4, 4, 1.2}, {0.01, 0.01, 0.01, 0.01});
   const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), r);

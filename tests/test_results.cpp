@@ -147,6 +147,22 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   bad_probe["runs"][index]["dram_probe"]["read"] = -1;
   expect_refused(bad_probe, fmt::format("bad.json: /runs/{}/dram_probe/read", index));
 
+  // the unfused side, probed at twice the bandwidth: the comparison carries the drift
+  const std::string unfused = "norm/rmsnorm/unfused/cpu/fp32/tokens:8192/d_model:4096";
+  auto drifting = bench;
+  for (double t : {40.0, 41.0, 42.0})
+    drifting["benchmarks"].push_back(
+        entry(unfused, t, {{"probe_read_bytes_per_s", 40e9}, {"probe_copy_nt_bytes_per_s", 60e9}}));
+  const auto dj = model::to_json(build_results(parse_bench_json(drifting, "test"), {}));
+  size_t k = 0;
+  for (; k < dj["comparisons"].size(); ++k)
+    if (dj["comparisons"][k]["baseline"]["run"] == unfused || dj["comparisons"][k]["candidate"]["run"] == unfused) break;
+  ASSERT_LT(k, dj["comparisons"].size());
+  EXPECT_DOUBLE_EQ(dj["comparisons"][k]["machine_drift"].get<double>(), 1.0);  // 40 / 20 - 1
+  auto wrong_drift = dj;
+  wrong_drift["comparisons"][k]["machine_drift"] = 0.5;
+  expect_refused(wrong_drift, fmt::format("bad.json: /comparisons/{}/machine_drift", k));
+
   // a probe missing from one repetition gives no probe at all (no median of a subset)
   b.back().erase("probe_read_bytes_per_s");
   const model::Results partial = build_results(parse_bench_json(bench, "test"), {});

@@ -446,13 +446,16 @@ std::vector<RunPair> pair_runs(const Context& ctx, std::vector<std::string>& not
 
 // The speedup baseline time / candidate time of two runs with its interval and noise:
 // the comparison's own numbers (stats::estimate_speedup, the same figures results.json's
-// comparisons[] and the report show), widened only when the check asks for a larger
-// noise_floor than the default.
+// comparisons[] and the report show), widened when the check asks for a larger
+// noise_floor than the default, and by the machine's drift between the two runs where
+// both were probed (model::probed_drift: a shared VM's DRAM bandwidth can move by
+// half between two runs, which neither run's repetitions show).
 struct SpeedupStats {
   double speedup = 0, low = 0, high = 0;
   double noise = std::numeric_limits<double>::infinity();  // infinite: no interval
   double p_value = 1;
   int repetitions = 0;  // the smaller side's
+  double drift = 0;     // the machine's, between the two runs (0: not probed)
   bool has_interval() const { return std::isfinite(noise); }
 };
 
@@ -465,7 +468,8 @@ SpeedupStats speedup_stats(const Check& ch, const Run& baseline, const Run& cand
   p.p_value = e.p_value;
   p.repetitions = std::min(e.baseline_samples, e.candidate_samples);
   if (!e.has_interval()) return p;
-  const double floor = 1 + std::max(0.0, ch.noise_floor);
+  p.drift = model::probed_drift(baseline, candidate).value_or(0.0);
+  const double floor = 1 + std::max({0.0, ch.noise_floor, p.drift});
   p.low = std::min(e.low, e.speedup / floor);
   p.high = std::max(e.high, e.speedup * floor);
   p.noise = std::max(p.high / p.speedup, p.speedup / p.low) - 1;
@@ -474,7 +478,8 @@ SpeedupStats speedup_stats(const Check& ch, const Run& baseline, const Run& cand
 
 std::string interval_text(const SpeedupStats& p) {
   if (!p.has_interval()) return "no interval";
-  return fmt::format("95% {}\u2013{}, \u00b1{}", num(p.low), num(p.high), pct(p.noise));
+  return fmt::format("95% {}\u2013{}, \u00b1{}{}", num(p.low), num(p.high), pct(p.noise),
+                     p.drift > 0 ? fmt::format(", with the machine's drift of {} between the runs", pct(p.drift)) : "");
 }
 
 // What would turn an inconclusive comparison into a verdict (docs/claims.md#inconclusive).
@@ -487,6 +492,10 @@ std::string what_would_decide(const SpeedupStats& p, double threshold, const Run
   if (fastest < 20e-6)
     return fmt::format("a larger shape: the faster run takes {}, where timer and launch overheads dominate",
                        si(fastest, "s"));
+  if (p.drift > 0 && p.drift >= p.noise - 1e-12)
+    return fmt::format("a steadier machine: its DRAM read bandwidth moved by {} between the two runs (their probes), "
+                       "more than their repetitions vary",
+                       pct(p.drift));
   if (p.noise <= 0.05)
     return fmt::format("nothing this machine can give: the speedup {} is within the \u00b1{} interval of {}, "
                        "a difference below what it resolves",

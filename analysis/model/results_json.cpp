@@ -580,6 +580,11 @@ void check_comparison(const JsonCursor& c, const Comparison& x, const Run& base,
              fmt::format("the candidate's bytes.{0} / the baseline's", measured ? "measured" : "model"));
   must_agree(c.at("flops_ratio"), x.flops_ratio, base.flops.total > 0 ? cand.flops.total / base.flops.total : 0.0,
              "the candidate's flops.total / the baseline's");
+  if (x.machine_drift) {
+    const auto drift = probed_drift(base, cand);
+    if (!drift) c.at("machine_drift").fail("needs both runs' dram_probe");
+    must_agree(c.at("machine_drift"), *x.machine_drift, *drift, "the ratio of the runs' dram_probe.read, minus 1");
+  }
   if (c.has("repetitions") && !c.at("repetitions").is_null()) {
     const auto fewer = static_cast<int64_t>(std::min(base.time_s.samples.size(), cand.time_s.samples.size()));
     if (x.repetitions != fewer)
@@ -616,6 +621,7 @@ Comparison comparison_from(const JsonCursor& c) {
   if (auto p = c.opt("p_value")) x.p_value = p->fraction();
   x.hodges_lehmann = opt_positive(c, "hodges_lehmann");
   if (auto n = c.opt("repetitions")) x.repetitions = n->integer(1, int64_t{1} << 40);
+  if (auto d = c.opt("machine_drift")) x.machine_drift = d->non_negative();
   if (x.speedup_low && (x.speedup < *x.speedup_low || x.speedup > *x.speedup_high))
     c.at("speedup").fail(fmt::format("{:.6g} lies outside its interval [speedup_low, speedup_high] = [{:.6g}, {:.6g}]",
                                      x.speedup, *x.speedup_low, *x.speedup_high));
@@ -994,7 +1000,7 @@ json to_json(const Results& r) {
                                 {"flops_ratio", x.flops_ratio},
                                 {"noise", std::isfinite(x.noise) ? json(x.noise) : json(nullptr)},
                                 {"speedup_low", opt(x.speedup_low)}, {"speedup_high", opt(x.speedup_high)},
-                                {"p_value", opt(x.p_value)}, {"hodges_lehmann", opt(x.hodges_lehmann)},
+                                {"p_value", opt(x.p_value)}, {"hodges_lehmann", opt(x.hodges_lehmann)}, {"machine_drift", opt(x.machine_drift)},
                                 {"repetitions", x.repetitions > 0 ? json(x.repetitions) : json(nullptr)}});
   j["claims"] = json::array();
   for (const auto& v : r.claims) j["claims"].push_back(to_json(v));

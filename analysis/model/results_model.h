@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -326,8 +327,20 @@ struct Comparison {
   std::optional<double> p_value;                     // two-sided Mann-Whitney U test
   std::optional<double> hodges_lehmann;              // median of baseline_i / candidate_j
   int64_t repetitions = 0;                           // the smaller side's
+  // How far the machine's DRAM read bandwidth moved between the two runs, from their
+  // probes (probed_drift); nullopt unless both were probed. The claims widen the
+  // interval by it (docs/claims.md#noise).
+  std::optional<double> machine_drift;
   bool has_interval() const { return speedup_low && speedup_high; }
 };
+
+// max/min - 1 of two runs' probed DRAM read bandwidths (Run::dram_probe): drift
+// between the runs that their own repetitions cannot show. nullopt unless both have one.
+inline std::optional<double> probed_drift(const Run& a, const Run& b) {
+  if (!a.dram_probe || !b.dram_probe || !(a.dram_probe->read > 0) || !(b.dram_probe->read > 0)) return std::nullopt;
+  const double hi = std::max(a.dram_probe->read, b.dram_probe->read), lo = std::min(a.dram_probe->read, b.dram_probe->read);
+  return hi / lo - 1;
+}
 
 // ---- claim verdicts (docs/claims.md) ---------------------------------------------
 
