@@ -52,17 +52,12 @@ render_ok() {
   [ -n "$expected" ] && [ "$expected" -gt 0 ] || fail "$(basename "$page") has no charts"
   [ "$(attr data-charts-rendered "$body")" = "$expected" ] || fail "$(basename "$page"): $(attr data-charts-rendered "$body") of $expected charts rendered"
   for id in $(sed '/<script/,$d' "$page" | grep -o 'data-chart="[^"]*"' | sed 's/data-chart="\(.*\)"/\1/'); do
-    if ! between "$page.dom" "id=\"chart-$id\"" '</section>' | grep -q "<svg"; then
-      # The page counted this chart as rendered (checked above), yet the dumped DOM
-      # lacks its <svg>: seen once in CI under load (a dump taken while Vega was
-      # redrawing after a resize). Say what the dump held; one fresh render decides.
-      echo "note: $(basename "$page"): chart $id holds no <svg> in the dump; its section begins: $(between "$page.dom" "id=\"chart-$id\"" '</section>' | head -c 400)" >&2
-      if [ "${render_retry:-0}" = 0 ]; then
-        render_retry=1 render_ok "$page"
-        return
-      fi
-      fail "$(basename "$page"): chart $id holds no <svg> (twice)"
-    fi
+    # Into a variable first: `between ... | grep -q` under pipefail fails whenever grep
+    # exits on its first match before awk has written the rest (SIGPIPE), which made
+    # this check fail now and then on charts that were there.
+    local section
+    section=$(between "$page.dom" "id=\"chart-$id\"" '</section>') || fail "$(basename "$page"): no section for chart $id"
+    grep -q "<svg" <<< "$section" || fail "$(basename "$page"): chart $id holds no <svg>"
   done
   echo "ok: $(basename "$page") renders ($expected charts, no console output)"
 }

@@ -15,7 +15,10 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 "$toy" list >"$tmp/list.txt" 2>&1 || fail "list exited $?"
 grep -q "^toy(v2): Toy pair: scale vs copy" "$tmp/list.txt" || fail "list does not show the toy pair with its title"
-"$lmroof" list | grep -q "toy(v2)" && fail "the plain lmroof lists the toy pair"
+# (captured first: under pipefail `list | grep -q` can read as "not found" when grep
+# exits on its match before `list` finishes writing)
+plain_list=$("$lmroof" list)
+grep -q "toy(v2)" <<< "$plain_list" && fail "the plain lmroof lists the toy pair"
 
 cat >"$tmp/toy.yaml" <<'YAML'
 claims:
