@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "norm/norm.h"
 #include "registry.h"
@@ -38,18 +39,43 @@ INSTANTIATE_TEST_SUITE_P(Cpu, NormKernels,
 // Rows whose mean is far from zero next to their spread (activations with a large
 // offset): the fused LayerNorm's one-pass statistics must not cancel the way
 // E[x^2] - mean^2 does. Offset 1000, spread 0.01: that formula loses every digit.
+// Both fused loops: the pipelined one (d_model a multiple of 64, y on a 64-byte
+// boundary) and the row-at-a-time one (d_model 100, or y one float off).
 TEST(NormKernels, FusedLayerNormKeepsPrecisionWithALargeOffset) {
   for (const int64_t d_model : {64, 100, 4096}) {
-    const norm::Dims d{5, d_model};
-    std::vector<float> x(d.tokens * d.d_model), gamma(d.d_model), beta(d.d_model), y(x.size());
-    const uint64_t seed = test::fresh_seed();
-    fill_uniform(x, seed, 999.99f, 1000.01f);
-    fill_uniform(gamma, seed + 1, 0.5f, 1.5f);
-    fill_uniform(beta, seed + 2, -0.5f, 0.5f);
-    norm::cpu_fused(norm::Kind::layernorm, d, x.data(), gamma.data(), beta.data(), y.data());
-    std::vector<double> ref(y.size());
-    norm::reference(norm::Kind::layernorm, d, x, gamma, beta, ref);
-    EXPECT_LT(relative_error<float>(y, ref), 1e-3) << "d_model " << d_model << " seed " << seed;
+    for (const int64_t y_offset : {0, 1}) {
+      const norm::Dims d{5, d_model};
+      HostVector<float> x(d.tokens * d.d_model), gamma(d.d_model), beta(d.d_model), y_buf(x.size() + 16);
+      std::span<float> y(y_buf.data() + y_offset, x.size());
+      const uint64_t seed = test::fresh_seed();
+      fill_uniform(x, seed, 999.99f, 1000.01f);
+      fill_uniform(gamma, seed + 1, 0.5f, 1.5f);
+      fill_uniform(beta, seed + 2, -0.5f, 0.5f);
+      norm::cpu_fused(norm::Kind::layernorm, d, x.data(), gamma.data(), beta.data(), y.data());
+      std::vector<double> ref(y.size());
+      norm::reference(norm::Kind::layernorm, d, x, gamma, beta, ref);
+      EXPECT_LT(relative_error<float>(y, ref), 1e-3) << "d_model " << d_model << " y offset " << y_offset << " seed " << seed;
+    }
+  }
+}
+
+// The pipelined loop splits rows between threads and reads a row and the two after
+// it: one row per thread, a row count that does not divide, both kinds.
+TEST(NormKernels, FusedPipelinedMatchesTheReferenceAtEveryRowCount) {
+  for (const int64_t tokens : {1, 2, 3, 7, 64}) {
+    for (const auto kind : {norm::Kind::layernorm, norm::Kind::rmsnorm}) {
+      const norm::Dims d{tokens, 128};
+      HostVector<float> x(d.tokens * d.d_model), gamma(d.d_model), beta(d.d_model), y(x.size());
+      const uint64_t seed = test::fresh_seed();
+      fill_uniform(x, seed, -2.f, 2.f);
+      fill_uniform(gamma, seed + 1, 0.5f, 1.5f);
+      fill_uniform(beta, seed + 2, -0.5f, 0.5f);
+      poison(y);
+      norm::cpu_fused(kind, d, x.data(), gamma.data(), beta.data(), y.data());
+      std::vector<double> ref(y.size());
+      norm::reference(kind, d, x, gamma, beta, ref);
+      EXPECT_LT(relative_error<float>(y, ref), 1e-5) << "tokens " << tokens << " seed " << seed;
+    }
   }
 }
 
