@@ -55,7 +55,7 @@ std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
   // read roof: a run between the DRAM and the cache roof is explained, not over 100%.
   const CacheRoof* outer = r.caches.empty() ? nullptr : &r.caches.back();
   if (outer && outer->value > 0 && t.working_set_bytes > outer->capacity_bytes &&
-      t.working_set_bytes < 2 * outer->capacity_bytes) {
+      t.working_set_bytes < kDramResidentOverOuterCache * outer->capacity_bytes) {
     const double cached = outer->capacity_bytes / t.working_set_bytes;
     seconds = (1 - cached) * seconds + cached * (once + t.bytes_written) / outer->value;
     parts.insert(parts.begin(), outer->name);
@@ -98,7 +98,7 @@ Traffic traffic_of(const Cost& cost) {
   t.bytes_reread = cost.bytes_reread;
   t.reread_set_bytes = cost.reread_set_bytes;
   t.reread_set_shared = cost.reread_set_shared;
-  t.working_set_bytes = cost.working_set_bytes > 0 ? cost.working_set_bytes : cost.bytes_minimum;
+  t.working_set_bytes = cost.working_set();
   return t;
 }
 

@@ -8,6 +8,7 @@
 
 #include "bench/cache_levels.h"
 #include "bench/stream_kernels.h"
+#include "common/cost.h"
 #include "common/host_buffer.h"
 
 namespace lmroof::bench {
@@ -48,7 +49,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 bool streams_from_dram(double working_set_bytes) {
   const int64_t outer = outermost_cache_bytes();
-  return outer > 0 && working_set_bytes >= 2.0 * static_cast<double>(outer);
+  return outer > 0 && working_set_bytes >= kDramResidentOverOuterCache * static_cast<double>(outer);
 }
 
 // Two sweeps of each kind, the faster kept: as the ceilings keep their best

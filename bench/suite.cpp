@@ -144,7 +144,7 @@ void run_pair_benchmark(benchmark::State& state, const RunSpec& spec, bool measu
   set_cost_counters(state, cost);
   // The machine's DRAM roofs at this moment, outside the timed loop: analysis judges
   // the run against these too (bench/dram_probe.h).
-  if (streams_from_dram(cost.working_set_bytes > 0 ? cost.working_set_bytes : cost.bytes_minimum)) {
+  if (streams_from_dram(cost.working_set())) {
     const DramProbe probe = probe_dram();
     state.counters[key(model::counter::kProbeReadRate)] = benchmark::Counter(probe.read_bytes_per_s);
     state.counters[key(model::counter::kProbeCopyNtRate)] = benchmark::Counter(probe.copy_nt_bytes_per_s);

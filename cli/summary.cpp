@@ -31,21 +31,18 @@ std::string format_runs_table(const model::Results& results) {
     const std::string eff = r.roofline.efficiency ? numbers::sig(100 * *r.roofline.efficiency, 2) : "-";
     std::string id = r.id;
     if (id.size() > 58) id = id.substr(0, 55) + "...";
-    // Speed of light: the fraction of the roof this run is judged against (analysis/roof_choice.h).
-    const model::JudgedAgainst* judged = r.judged_against && r.judged_against->roof ? &*r.judged_against : nullptr;
-    const std::string sol = judged ? numbers::sig(100 * judged->fraction, 2) : "-";
-    // The same against the DRAM roofs probed next to the run (bench/dram_probe.h).
-    const model::JudgedAgainst* probed =
-        r.judged_against_probe && r.judged_against_probe->roof ? &*r.judged_against_probe : nullptr;
-    const std::string sol_probe = probed ? numbers::sig(100 * probed->fraction, 2) : "-";
+    // Speed of light: the fraction of the roof this run is judged against
+    // (analysis/roof_choice.h), and against the DRAM roofs probed next to it (bench/dram_probe.h).
+    const auto percent_of = [](std::optional<double> f) { return f ? numbers::sig(100 * *f, 2) : std::string("-"); };
+    const auto fraction = model::sol_fraction(r.judged_against);
+    const std::string sol = percent_of(fraction), sol_probe = percent_of(model::sol_fraction(r.judged_against_probe));
     out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {:>6} {}\n", id,
                        numbers::si(r.time_s.median, "s"), numbers::si(r.achieved.byte_per_s, "B/s"),
                        numbers::si(r.achieved.flop_per_s, "FLOP/s"), numbers::sig(r.intensity.value),
-                       r.bound ? model::to_string(*r.bound) : "-", eff, sol, sol_probe, judged ? *judged->roof : "");
+                       r.bound ? model::to_string(*r.bound) : "-", eff, sol, sol_probe, fraction ? *r.judged_against->roof : "");
   }
-  const bool probed = std::any_of(results.runs.begin(), results.runs.end(),
-                                  [](const model::Run& r) { return r.judged_against_probe.has_value(); });
-  if (probed)
+  if (std::any_of(results.runs.begin(), results.runs.end(),
+                  [](const model::Run& r) { return r.judged_against_probe.has_value(); }))
     out += "probe%: SoL% against the DRAM read and copy_nt roofs probed right after each repetition of the run "
            "(runs that stream from DRAM; results.json: dram_probe, judged_against_probe)\n";
   return out;

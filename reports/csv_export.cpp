@@ -37,9 +37,6 @@ std::string runs_csv(const model::Results& results) {
                           "intensity", "intensity_basis", "flop_per_s", "byte_per_s", "bound", "efficiency",
                           "sol_fraction", "sol_roof", "sol_probe_fraction", "probe_read_byte_per_s",
                           "probe_copy_nt_byte_per_s"});
-  const auto fraction = [](const std::optional<model::JudgedAgainst>& j) {
-    return j && j->roof ? number(j->fraction) : std::string();
-  };
   for (const auto& r : results.runs)
     out += line({r.id, r.pair, r.variant, r.impl, r.backend, r.dtype, shape_label(results.catalogue, r.shape),
                  number(r.time_s.median), number(r.time_s.min), number(r.time_s.max),
@@ -47,9 +44,9 @@ std::string runs_csv(const model::Results& results) {
                  number(r.bytes.model), number(r.bytes.measured), number(r.intensity.value),
                  std::string(model::to_string(r.intensity.bytes)), number(r.achieved.flop_per_s),
                  number(r.achieved.byte_per_s), r.bound ? std::string(model::to_string(*r.bound)) : std::string(),
-                 number(r.roofline.efficiency), fraction(r.judged_against),
+                 number(r.roofline.efficiency), number(model::sol_fraction(r.judged_against)),
                  r.judged_against && r.judged_against->roof ? *r.judged_against->roof : std::string(),
-                 fraction(r.judged_against_probe), r.dram_probe ? number(r.dram_probe->read) : std::string(),
+                 number(model::sol_fraction(r.judged_against_probe)), r.dram_probe ? number(r.dram_probe->read) : std::string(),
                  r.dram_probe ? number(r.dram_probe->copy_nt) : std::string()});
   return out;
 }

@@ -381,10 +381,7 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
     row += fmt::format("<td><span class=\"bound bound-{}\">{}</span></td>", r.bound ? bound : "other", esc(bound));
     const auto& efficiency = r.roofline.efficiency;
     row += num_cell(efficiency, efficiency ? percent(*efficiency) : "");
-    const auto judged_fraction = [](const std::optional<model::JudgedAgainst>& j) {
-      return j && j->roof ? std::optional(j->fraction) : std::nullopt;
-    };
-    const auto sol = judged_fraction(r.judged_against), sol_probe = judged_fraction(r.judged_against_probe);
+    const auto sol = model::sol_fraction(r.judged_against), sol_probe = model::sol_fraction(r.judged_against_probe);
     row += num_cell(sol, sol ? percent(*sol) : "");
     row += fmt::format("<td>{}</td>", esc(sol ? *r.judged_against->roof : std::string()));
     row += num_cell(sol_probe, sol_probe ? percent(*sol_probe) : "");

@@ -10,8 +10,8 @@
 //   "FILE: /runs/3/time_s/median: must be a positive number (is -1)".
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -241,6 +241,12 @@ struct JudgedAgainst {
   std::string rule;
   std::optional<std::string> reason;
 };
+
+// A judgement's fraction of its roof (the speed of light), nullopt when it has no roof
+// (not judged) or there is no judgement.
+inline std::optional<double> sol_fraction(const std::optional<JudgedAgainst>& j) {
+  return j && j->roof ? std::optional(j->fraction) : std::nullopt;
+}
 
 // The DRAM roofs probed right after each repetition of a CPU run that streams from
 // DRAM (bench/dram_probe.h): medians over the repetitions, B/s.

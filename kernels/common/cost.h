@@ -61,6 +61,15 @@ struct Cost {
   // Composite operators only: FLOPs and model bytes per operator class.
   std::map<std::string, FlopCount> flops_by_class;
   std::map<std::string, double> bytes_by_class;
+
+  // working_set_bytes, or bytes_minimum where it is not given.
+  double working_set() const { return working_set_bytes > 0 ? working_set_bytes : bytes_minimum; }
 };
+
+// A working set of at least this many times the outermost cache streams from DRAM on
+// every repetition; under it, part of it can stay in that cache between repetitions
+// (a victim L3 such as Zen's keeps part of a stream that overflows it). Shared by the
+// roof choice (analysis/roof_choice.cpp) and the DRAM probes (bench/dram_probe.h).
+inline constexpr double kDramResidentOverOuterCache = 2.0;
 
 }  // namespace lmroof
