@@ -140,6 +140,48 @@ for entry in "${impossible[@]}"; do
 done
 [ -e "$tmp/impossible.html" ] && { echo "FAIL: a report was written from a file with an impossible value"; failures=$((failures + 1)); }
 
+# 2d. The DRAM probe fields (dram_probe, judged_against_probe, a comparison's
+#     machine_drift) and machine.host_pages, in the newest committed example, which
+#     has them: wrong types, impossible values and deep nesting, one line, exit 2.
+example=$(ls -d "$src"/reports/examples/*/results.json 2>/dev/null | sort | tail -1)
+if [ -n "$example" ] && grep -q '"dram_probe": {' "$example"; then
+  probe_cases=(
+    'dram_probe|r["dram_probe"] = "fast"'
+    'dram_probe/read|r["dram_probe"]["read"] = "x"'
+    'dram_probe/read|r["dram_probe"]["read"] = -1'
+    'dram_probe/samples|r["dram_probe"]["samples"] = 1.5'
+    'judged_against_probe/fraction|r["judged_against_probe"]["fraction"] *= 1.2'
+    'judged_against_probe|r["dram_probe"] = None'
+    'machine_drift|c["machine_drift"] = "big"'
+    'machine_drift|c["machine_drift"] = c["machine_drift"] + 0.5'
+    'host_pages|d["machine"]["host_pages"] = 5'
+  )
+  n=0
+  for entry in "${probe_cases[@]}"; do
+    field="${entry%%|*}"
+    python3 - "$example" "$tmp/probe$n.json" "${entry#*|}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = next(x for x in d["runs"] if x.get("judged_against_probe") and x["judged_against_probe"].get("roof"))
+c = next(x for x in d["comparisons"] if x.get("machine_drift") is not None)
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    expect 2 "probe$n.json: /[a-z]+(/[0-9]+)?/?.*$field" -- check "$tmp/probe$n.json"
+    expect 2 "probe$n.json: /[a-z]+(/[0-9]+)?/?.*$field" -- report "$tmp/probe$n.json" -o "$tmp/probe.html"
+    n=$((n + 1))
+  done
+  python3 - "$example" "$tmp/probedeep.json" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(text.replace('"dram_probe": {', '"dram_probe": {"x": ' + '[' * 20000 + ']' * 20000 + ', ', 1))
+PY
+  expect 2 "probedeep.json: JSON nested deeper than 64 levels" -- report "$tmp/probedeep.json" -o "$tmp/probe.html"
+  [ -e "$tmp/probe.html" ] && { echo "FAIL: a report was written from a file with a bad probe field"; failures=$((failures + 1)); }
+else
+  echo "FAIL: no committed example with dram_probe to mutate"; failures=$((failures + 1))
+fi
+
 # 3. Claims files (item 10): a misspelled metric, min_points beyond int, deep nesting.
 cat >"$tmp/modle.yaml" <<'Y'
 claims:
