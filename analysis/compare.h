@@ -31,6 +31,7 @@ struct RunTimes {
   std::vector<double> samples;            // seconds per repetition
   double median = 0;                      // the file's own median (time_s.median)
   std::optional<double> roof_fraction;    // achieved / attainable FLOP/s (roofline.efficiency)
+  std::optional<double> probe_read;       // B/s: the DRAM read bandwidth probed next to the run (dram_probe.read)
 };
 
 // One results file: which machine it came from, and its runs.
@@ -69,6 +70,10 @@ struct RunChange {
   std::optional<double> p_value, u;
   std::optional<bool> exact_test;
   std::optional<double> roof_fraction_change;  // new - base fraction of the roof
+  // Same machine, both runs probed: max/min - 1 of their probed DRAM read
+  // bandwidths. The speedup interval is widened to at least
+  // speedup/(1+drift)..speedup·(1+drift), as the claims do (docs/compare.md#drift).
+  std::optional<double> machine_drift;
   Verdict verdict = Verdict::same;
   bool regression = false;  // slower, and by more than the threshold
   std::string note;         // why a verdict could not be "faster"/"slower" (too few samples)

@@ -20,10 +20,11 @@ Side read_side(const std::filesystem::path& path) {
     t.id = r.id;
     t.key = {r.pair, r.variant, r.impl, r.backend, r.dtype, r.shape};
     t.label = fmt::format("{}/{}/{}/{}/{}", r.pair, r.variant, r.impl, r.backend, r.dtype);
-    if (!r.shape.empty()) t.label += " " + results.catalogue.label(r.shape);
+    if (!r.shape.empty()) t.label += fmt::format(" {}", results.catalogue.label(r.shape));
     t.samples = r.time_s.samples;
     t.median = r.time_s.median;
     t.roof_fraction = r.roofline.efficiency;
+    if (r.dram_probe) t.probe_read = r.dram_probe->read;
     side.runs.push_back(std::move(t));
   }
   return side;

@@ -80,10 +80,22 @@ std::string side_line(const compare::Side& side) {
 constexpr std::string_view kHeaders[] = {"run", "base median", "new median", "speedup [CI]", "p (U test)", "roof \u0394", "verdict"};
 
 std::string speedup_note(const compare::Report& report) {
+  std::optional<double> drift;
+  size_t drifted = 0;
+  for (const auto& c : report.runs)
+    if (c.machine_drift) {
+      drift = std::max(drift.value_or(0.0), *c.machine_drift);
+      ++drifted;
+    }
+  const std::string drift_note =
+      drift ? fmt::format(" The {} run{} probed next to both sides (DRAM-resident CPU runs) have the interval widened by "
+                          "the machine's drift between the two runs, the change in their probed DRAM read bandwidth: up to {} here.",
+                          drifted, drifted == 1 ? "" : "s", numbers::percent(*drift))
+            : std::string();
   return fmt::format("speedup = base median / new median (> 1: new is faster), {:.0f}% bootstrap interval of the ratio "
                      "of medians; p: two-sided Mann-Whitney U test on the repetitions (significant below {}); roof \u0394: "
-                     "change in the fraction of the roof achieved, in percentage points.",
-                     report.options.confidence * 100, report.options.alpha);
+                     "change in the fraction of the roof achieved, in percentage points.{}",
+                     report.options.confidence * 100, report.options.alpha, drift_note);
 }
 
 // Display width of UTF-8 text (for the text table's columns).

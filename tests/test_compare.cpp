@@ -205,6 +205,39 @@ TEST(Compare, TooFewRepetitionsIsNeverSignificant) {
   EXPECT_TRUE(report.regressions().empty());
 }
 
+TEST(Compare, DriftOfTheMachineBetweenProbedRunsWidensTheInterval) {
+  // 1.3x faster by its repetitions, while the machine's probed read bandwidth went
+  // from 60 to 35 GB/s: the drift (71%) explains more than the change.
+  auto probed = [](compare::RunTimes r, double read) { r.probe_read = read; return r; };
+  const std::vector<double> slow = {1, 1.01, 0.99, 1.02, 0.98}, fast = {1 / 1.3, 1.01 / 1.3, 0.99 / 1.3, 1.02 / 1.3, 0.98 / 1.3};
+  const auto drifted = compare::compare(side("a.json", {probed(run("rmsnorm", slow), 60e9)}),
+                                        side("b.json", {probed(run("rmsnorm", fast), 35e9)}));
+  const auto& c = drifted.runs.at(0);
+  ASSERT_TRUE(c.machine_drift.has_value());
+  EXPECT_NEAR(*c.machine_drift, 60.0 / 35 - 1, 1e-12);
+  EXPECT_EQ(c.verdict, compare::Verdict::same);
+  EXPECT_LE(*c.speedup_low, *c.speedup / (60.0 / 35) + 1e-12);
+  EXPECT_GE(*c.speedup_high, *c.speedup * (60.0 / 35) - 1e-12);
+  EXPECT_NE(c.note.find("moved by 71.4%"), std::string::npos) << c.note;
+  EXPECT_EQ(compare::to_json(drifted)["runs"][0]["machine_drift"].get<double>(), *c.machine_drift);
+  EXPECT_NE(report::compare_text(drifted).find("widened by the machine's drift"), std::string::npos);
+  // A steady machine (3% apart) leaves the change standing; so do runs without a
+  // probe on one side, and files from two machines (their probes differ by design).
+  const auto steady = compare::compare(side("a.json", {probed(run("rmsnorm", slow), 60e9)}),
+                                       side("b.json", {probed(run("rmsnorm", fast), 58e9)}));
+  EXPECT_EQ(steady.runs.at(0).verdict, compare::Verdict::faster);
+  EXPECT_NEAR(*steady.runs.at(0).machine_drift, 60.0 / 58 - 1, 1e-12);
+  const auto unprobed = compare::compare(side("a.json", {probed(run("rmsnorm", slow), 60e9)}), side("b.json", {run("rmsnorm", fast)}));
+  EXPECT_FALSE(unprobed.runs.at(0).machine_drift.has_value());
+  EXPECT_EQ(unprobed.runs.at(0).verdict, compare::Verdict::faster);
+  EXPECT_TRUE(compare::to_json(unprobed)["runs"][0]["machine_drift"].is_null());
+  auto other = side("b.json", {probed(run("rmsnorm", fast), 35e9)});
+  other.machine = "another CPU (cpu, 64 cores)";
+  const auto across = compare::compare(side("a.json", {probed(run("rmsnorm", slow), 60e9)}), other);
+  EXPECT_FALSE(across.runs.at(0).machine_drift.has_value());
+  EXPECT_EQ(across.runs.at(0).verdict, compare::Verdict::faster);
+}
+
 TEST(Compare, DifferentMachinesWarn) {
   const auto report = compare::compare(compare::read_side(kSmall), compare::read_side(kOther));
   EXPECT_FALSE(report.same_machine);

@@ -94,6 +94,43 @@ grep -q "warning: different machines" "$work/err" || fail "no warning for files 
 grep -q "warning: different machines" "$work/out" || fail "the text output does not carry the warning"
 echo "ok: different machines warn"
 
+# --- drift of the machine: the newest example's bench JSON, one DRAM-resident run made
+# 1.4x faster while its probes read half the bandwidth, analyzed into results files ------
+example=$(ls -d "$src"/reports/examples/*/ | sort | tail -1)
+drift_run=norm/rmsnorm/fused/cpu/fp32/tokens:8192/d_model:4096
+"$python" - "$example/bench.json" "$work" "$drift_run" <<'EOF' || fail "could not derive the drifted bench JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+run = sys.argv[3]
+for b in doc["benchmarks"]:
+    if not b["run_name"].startswith(run + "/") or b.get("aggregate_name") == "cv":
+        continue
+    for k in ("real_time", "cpu_time"):
+        b[k] /= 1.4
+    for k in ("bytes/s", "FLOP/s"):
+        b[k] *= 1.4
+    for k in ("probe_read_bytes_per_s", "probe_copy_nt_bytes_per_s"):
+        b[k] /= 2
+json.dump(doc, open(sys.argv[2] + "/drifted-bench.json", "w"))
+EOF
+"$lmroof" analyze "$example/bench.json" -o "$work/steady.json" --no-claims > /dev/null 2>&1 || fail "analyze of the example failed"
+"$lmroof" analyze "$work/drifted-bench.json" -o "$work/drifted.json" --no-claims > /dev/null 2>&1 || fail "analyze of the drifted bench JSON failed"
+run_compare 0 "$work/steady.json" "$work/drifted.json"
+grep -A1 "^norm/rmsnorm/fused/cpu/fp32 .*tokens=8192" "$work/out" | grep -q "note: the machine's DRAM read bandwidth moved by 100.0% between the two runs" ||
+  fail "drift: the 1.4x change within a 2x drift is not called out: $(grep -A1 'tokens=8192' "$work/out")"
+grep -q "widened by the machine's drift" "$work/out" || fail "drift: the note under the table does not explain the widening"
+"$lmroof" compare "$work/steady.json" "$work/drifted.json" --format json > "$work/compare.json" 2> /dev/null
+"$python" - "$src/docs/compare.schema.json" "$work/compare.json" "$drift_run" <<'EOF' || fail "drift: compare --format json"
+import json, sys, jsonschema
+d = json.load(open(sys.argv[2]))
+jsonschema.validate(d, json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
+r = next(r for r in d["runs"] if r["id"] == sys.argv[3])
+assert abs(r["machine_drift"] - 1.0) < 1e-9 and r["verdict"] == "same", r
+assert r["speedup"]["low"] <= r["speedup"]["estimate"] / 2 + 1e-9, r["speedup"]
+assert any(x["machine_drift"] is None for x in d["runs"]), "every run has a drift: cache-resident runs are not probed"
+EOF
+echo "ok: drift between the runs' probes widens the interval; the 1.4x change is 'same', with the reason"
+
 # --- --html -------------------------------------------------------------------------------
 run_compare 1 "$small" "$slower" --html "$work/compare.html"
 grep -q 'id="compare-table"' "$work/compare.html" || fail "--html: no table"
