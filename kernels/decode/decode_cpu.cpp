@@ -225,6 +225,46 @@ template <int W, int QV, int KT, int DH = 0>
     for (int v = 0; v < QV; ++v) vstore<W>(st + t * P + v * W, acc[t][v]);
 }
 
+#ifdef __AVX__
+// Groups of 4 query heads on 8-lane vectors, two head_dim elements per vector: lane
+// 2s + e holds query s's element x + e (qp: dh/2 vectors of 8 floats, queries past n
+// zero). One broadcast of K's pair [x, x+2) (vbroadcastsd) and one FMA then cover
+// the group's 4 queries for 2 elements, where the one-element tiles leave half of
+// the 8 lanes idle. The pair sums are added at the end of the tile. Scores go to
+// st[j][0..8) as the 8-lane softmax reads them, lanes 4..7 repeating lanes 0..3
+// (finite, never used). The same idea on 16-lane vectors (groups of 8 two elements
+// at a time, groups of 4 four at a time) ran slower on Zen 4 than the one-element
+// 8-lane tile: its 512-bit broadcasts are not free as the 256-bit ones are (one
+// thread in L2, 128-wide heads: 68% and 43% of the core's FMA peak against 90%).
+template <int KT, int DH = 0>
+[[gnu::always_inline]] inline void score_tile_pairs(int64_t dh_runtime, const float* __restrict qp,
+                                                    const float* __restrict k, float* __restrict st,
+                                                    LinePrefetcher& next) {
+  const int64_t dh = DH > 0 ? DH : dh_runtime;
+  vec<8> acc[KT];
+  for (int t = 0; t < KT; ++t) acc[t] = vec<8>{};
+  for (int64_t c = 0; c < dh / 2; ++c) {
+    // KT rows of K are KT·dh/16 lines over dh/2 steps: one line every 8/KT steps, and some to spare
+    if (c % 2 == 0)
+      for (int r = 0; r < KT / 4 + 1; ++r) next.step();
+    const vec<8> qv = vload<8>(qp + c * 8);
+    for (int t = 0; t < KT; ++t) {
+      double pair;
+      std::memcpy(&pair, k + t * dh + c * 2, sizeof pair);
+      acc[t] += reinterpret_cast<vec<8>>(_mm256_set1_pd(pair)) * qv;
+    }
+  }
+  using idx = ivec<8>;
+  for (int t = 0; t < KT; t += 2) {
+    const vec<8> a = acc[t], b = t + 1 < KT ? acc[t + 1] : vec<8>{};
+    // [4 sums of key t, 4 sums of key t+1]
+    const vec<8> r = __builtin_shuffle(a, b, idx{0, 2, 4, 6, 8, 10, 12, 14}) + __builtin_shuffle(a, b, idx{1, 3, 5, 7, 9, 11, 13, 15});
+    vstore<8>(st + t * 8, __builtin_shuffle(r, idx{0, 1, 2, 3, 0, 1, 2, 3}));
+    if (t + 1 < KT) vstore<8>(st + t * 8 + 8, __builtin_shuffle(r, idx{4, 5, 6, 7, 4, 5, 6, 7}));
+  }
+}
+#endif
+
 // acc[i0..i0+QT) (rows dh apart), vectors x0..x0+XV of each, += P^T[j][i] · V[j] over the block.
 template <int W, int P, int QT, int XV>
 [[gnu::always_inline]] inline void pv_tile(int64_t dh, int64_t nb, const float* __restrict st,
@@ -268,15 +308,25 @@ void pv_heads(int64_t n, int64_t dh, int64_t nb, const float* st, const float* v
 
 // Same contract as attend() (acc, m, l of the n query heads over [lo, hi)), for
 // head_dim a multiple of W and 4 <= n <= QV·W.
-template <int W, int QV>
+// kPairs (8 lanes, groups of at most 4, AVX): the scores come from score_tile_pairs.
+template <int W, int QV, bool kPairs = false>
 void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, const float* __restrict K,
                  const float* __restrict V, int64_t lo, int64_t hi, FastScratch& w) {
   constexpr int P = QV * W;
+  static_assert(!kPairs || (W == 8 && QV == 1));
   float* __restrict qt = w.qt.data();
   float* __restrict st = w.st.data();
   float* __restrict acc = w.acc.data();
-  for (int64_t x = 0; x < dh; ++x)
-    for (int64_t i = 0; i < P; ++i) qt[x * P + i] = i < n ? q[i * dh + x] * scale : 0.0f;
+  if constexpr (!kPairs) {
+    for (int64_t x = 0; x < dh; ++x)
+      for (int64_t i = 0; i < P; ++i) qt[x * P + i] = i < n ? q[i * dh + x] * scale : 0.0f;
+  } else {
+    for (int64_t c = 0; c < dh / 2; ++c)
+      for (int64_t lane = 0; lane < 8; ++lane) {
+        const int64_t i = lane / 2, x = 2 * c + lane % 2;
+        qt[c * 8 + lane] = i < n ? q[i * dh + x] * scale : 0.0f;
+      }
+  }
   std::fill(acc, acc + n * dh, 0.0f);
   vec<W> m[QV], l[QV];
   for (int v = 0; v < QV; ++v) m[v] = vsplat<W>(-std::numeric_limits<float>::infinity()), l[v] = vec<W>{};
@@ -304,6 +354,20 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     const int64_t next_rows = std::min(kBlock, std::max<int64_t>(0, hi - j0 - kBlock));
     LinePrefetcher next_k(kb + nb * dh, next_rows * dh), next_v(vb + nb * dh, next_rows * dh), none;
     // scores into st[j][lane]
+#ifdef __AVX__
+    if constexpr (kPairs) {
+      // 12 keys a tile where head_dim is a compile-time constant (one pointer plus
+      // constant offsets); a runtime head_dim needs a register per row: 6.
+      int64_t j = 0;
+      if (dh == 128)
+        for (; j + 12 <= nb; j += 12) score_tile_pairs<12, 128>(dh, qt, kb + j * dh, st + j * P, next_k);
+      else if (dh == 64)
+        for (; j + 12 <= nb; j += 12) score_tile_pairs<12, 64>(dh, qt, kb + j * dh, st + j * P, next_k);
+      for (; j + 6 <= nb; j += 6) score_tile_pairs<6>(dh, qt, kb + j * dh, st + j * P, next_k);
+      for (; j < nb; ++j) score_tile_pairs<1>(dh, qt, kb + j * dh, st + j * P, none);
+      next_k.rest();
+    } else
+#endif
     {
       constexpr int KT = kScoreAccumulators<W> / QV;
       int64_t j = 0;
@@ -466,6 +530,9 @@ FastAttend fast_attend_for(int64_t n, int64_t dh) {
   }
   // 4-8 heads: 8 lanes (no lanes wasted at group 8; on AVX-512 hosts such as Zen 4,
   // which split a 512-bit FMA into two 256-bit halves, 8 lanes lose nothing either).
+#ifdef __AVX__
+  if (n <= 4) return dh % 8 == 0 ? attend_fast<8, 1, true> : nullptr;
+#endif
   if (n <= 8) return dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
   if (dh % 16 != 0) return nullptr;
   if (n <= 16) return attend_fast<16, 1>;
