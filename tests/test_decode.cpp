@@ -57,6 +57,12 @@ std::vector<Param> kernel_params() {
     for (const auto& shape : {dec(2, 16, 16, 128, 4500), dec(1, 6, 3, 128, 2100), dec(1, 6, 2, 128, 2049),
                               dec(2, 4, 2, 48, 2500), dec(1, 3, 1, 80, 4097)})
       params.emplace_back("gqa", impl, shape);
+  // Groups of 4 (score tiles of K pairs, score_tile_pairs): head_dim 128 and 64
+  // (12-key tiles), 40 and 8 (6-key tiles, a 1-key tail), contexts past one block
+  // with a tail, split and unsplit.
+  for (const char* impl : kImpls)
+    for (const auto& shape : {dec(1, 8, 2, 128, 700), dec(2, 16, 4, 64, 531), dec(1, 4, 1, 40, 263), dec(3, 4, 1, 8, 37)})
+      params.emplace_back("gqa", impl, shape);
   return params;
 }
 
