@@ -13,6 +13,8 @@
 #include <optional>
 #include <vector>
 
+#include <omp.h>
+
 #include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "decode/decode.h"
@@ -173,6 +175,14 @@ constexpr int kPvHeads = W == 16 ? 6 : 8;  // query heads per work item on the f
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
+  // The first block of the item this thread runs next (null when none): attend_fast
+  // prefetches it while computing on its own last block, as it does between its
+  // blocks. first_prefetched: this item's first block was so prefetched (else it is
+  // read front to back before its tiles).
+  const float* following_k = nullptr;
+  const float* following_v = nullptr;
+  int64_t following_rows = 0;
+  bool first_prefetched = false;
   FastScratch(int64_t lanes, int64_t dh)
       : qt(dh * lanes), qs(lanes * dh), st(kBlock * lanes), acc(lanes * dh), m(lanes), l(lanes), corr(lanes) {}
 };
@@ -344,7 +354,7 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     // alternated in one sitting) that ran in 2.2-2.5 ms where touching each block
     // front to back before its tiles ran in 2.8-3.3 ms; prefetching all of the
     // next block during the score tiles alone came between (2.5-2.8 ms).
-    if (j0 == lo) {
+    if (j0 == lo && !w.first_prefetched) {
       float touched = 0;
       for (const float* __restrict rows : {kb, vb})
         for (int64_t r = 0; r < nb; ++r)
@@ -353,6 +363,10 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     }
     const int64_t next_rows = std::min(kBlock, std::max<int64_t>(0, hi - j0 - kBlock));
     LinePrefetcher next_k(kb + nb * dh, next_rows * dh), next_v(vb + nb * dh, next_rows * dh), none;
+    if (j0 + kBlock >= hi && w.following_k) {  // the last block: the next item's first
+      next_k = LinePrefetcher(w.following_k, w.following_rows * dh);
+      next_v = LinePrefetcher(w.following_v, w.following_rows * dh);
+    }
     // scores into st[j][lane]
 #ifdef __AVX__
     if constexpr (kPairs) {
@@ -574,17 +588,36 @@ void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* 
     const float* acc = fast ? fw->acc.data() : sw->acc.data();
     const float* m = fast ? fw->m.data() : sw->m.data();
     const float* l = fast ? fw->l.data() : sw->l.data();
-#pragma omp for schedule(static)
-    for (int64_t item = 0; item < items; ++item) {
+    // Which sequence, heads and positions an item covers.
+    struct Item {
+      int64_t b, h0, piece, lo, hi;
+      const float *k, *v;  // the kv head's K and V rows
+    };
+    const auto item_at = [&](int64_t item) {
       const int64_t piece = item % splits, u = (item / splits) % units, b = item / (splits * units);
       const int64_t h0 = u * n, kvh = h0 / g;
       const int64_t lo = std::min(L, piece * chunk), hi = std::min(L, lo + chunk);
-      const float* kb = k + (b * Hkv + kvh) * L * dh;
-      const float* vb = v + (b * Hkv + kvh) * L * dh;
-      if (fast)
-        fast(n, dh, scale, q + (b * Hq + h0) * dh, kb, vb, lo, hi, *fw);
-      else
-        attend(n, dh, scale, q + (b * Hq + h0) * dh, kb, vb, lo, hi, *sw);
+      return Item{b, h0, piece, lo, hi, k + (b * Hkv + kvh) * L * dh, v + (b * Hkv + kvh) * L * dh};
+    };
+    // Contiguous items per thread (as schedule(static) gives them), so that each
+    // thread knows the item it runs next and can prefetch its first block.
+    const int64_t threads = omp_get_num_threads(), id = omp_get_thread_num();
+    const int64_t first = items * id / threads, last = items * (id + 1) / threads;
+    for (int64_t item = first; item < last; ++item) {
+      const Item it = item_at(item);
+      const int64_t b = it.b, h0 = it.h0, piece = it.piece;
+      if (fast) {
+        fw->first_prefetched = item > first;
+        fw->following_k = fw->following_v = nullptr;
+        if (item + 1 < last) {
+          const Item next = item_at(item + 1);
+          fw->following_k = next.k + next.lo * dh;
+          fw->following_v = next.v + next.lo * dh;
+          fw->following_rows = std::min(kBlock, next.hi - next.lo);
+        }
+        fast(n, dh, scale, q + (b * Hq + h0) * dh, it.k, it.v, it.lo, it.hi, *fw);
+      } else
+        attend(n, dh, scale, q + (b * Hq + h0) * dh, it.k, it.v, it.lo, it.hi, *sw);
       for (int64_t i = 0; i < n; ++i) {
         const float* __restrict ai = acc + i * dh;
         if (splits == 1) {
@@ -601,6 +634,7 @@ void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* 
       }
     }
     if (splits > 1) {
+#pragma omp barrier
       // Combine the pieces of each query head: rescale each to the common max.
 #pragma omp for schedule(static)
       for (int64_t bh = 0; bh < d.batch * Hq; ++bh) {
