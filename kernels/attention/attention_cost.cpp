@@ -77,10 +77,17 @@ Cost cost(Phase phase, Dims dm, int element_bytes, Backend backend) {
     // attention reads q, each query head reads its kv head's K and V once (the
     // 64-query tiles' re-reads are taken to hit cache), writes o; o read, y written
     double model = weights + T * d + T * (Dq + 2 * Dkv) + 4 * T * Dkv + T * Dq + 2 * T * Dq + T * Dq + T * Dq + T * d;
+    // of which written: q|k|v, k and v in the cache layout, o, y
+    double written = T * (Dq + 2 * Dkv) + 2 * T * Dkv + T * Dq + T * d;
     // CUDA: the full n × n scores of every (sequence, query head) are written by QKᵀ,
     // read and written by the softmax, read by P·V
-    if (backend == Backend::cuda) model += 4 * B * Hq * n * n;
+    if (backend == Backend::cuda) {
+      model += 4 * B * Hq * n * n;
+      written += 2 * B * Hq * n * n;
+    }
     c.bytes_model = model * s;
+    c.bytes_written = written * s;
+    c.bytes_read = c.bytes_model - c.bytes_written;
     return c;
   }
   const decode::Dims dd = dm.decode_dims();
@@ -94,9 +101,18 @@ Cost cost(Phase phase, Dims dm, int element_bytes, Backend backend) {
   // (read, write); the attention as decode's grouped level moves it (q read, every
   // kv head's n K and V rows read once, o written, split partials); o read, y written
   double model = weights + 3 * B * d + B * Dq + 2 * B * Dkv + 4 * B * Dkv + B * Dq + B * d;
+  // of which written: q, k, v; k and v into the cache; y (and the attention's own)
+  double written = B * Dq + 2 * B * Dkv + 2 * B * Dkv + B * d;
   // CUDA: the scores [B·Hq, n] written by QKᵀ, read and written by the softmax, read by P·V
-  if (backend == Backend::cuda) model += 4 * B * Hq * n;
+  if (backend == Backend::cuda) {
+    model += 4 * B * Hq * n;
+    written += 2 * B * Hq * n;
+  }
   c.bytes_model = model * s + att.bytes_model;
+  // Decode mostly reads (the weights and the cache): which memory roof it can reach
+  // depends on the split (analysis/roof_choice.h).
+  c.bytes_written = written * s + att.bytes_written;
+  c.bytes_read = c.bytes_model - c.bytes_written;
   return c;
 }
 

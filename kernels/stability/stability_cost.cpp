@@ -169,7 +169,11 @@ Cost cost(Trick trick, Level level, Dims d, int element_bytes) {
       }
       break;
   }
-  for (const auto& p : passes(trick, level, d, element_bytes)) c.bytes_model += p.read_bytes + p.write_bytes;
+  for (const auto& p : passes(trick, level, d, element_bytes)) {
+    c.bytes_read += p.read_bytes;
+    c.bytes_written += p.write_bytes;
+  }
+  c.bytes_model = c.bytes_read + c.bytes_written;
   // Minimum: the fused level's single pass (inputs once, outputs once).
   for (const auto& p : passes(trick, level == Level::without ? Level::without : Level::fused, d, element_bytes))
     c.bytes_minimum += p.read_bytes + p.write_bytes;

@@ -90,6 +90,8 @@ Cost cost(Kind kind, Dims d, int element_bytes, Backend backend) {
     total.flops += c.flops;
     total.bytes_minimum += c.bytes_minimum;
     total.bytes_model += c.bytes_model;
+    total.bytes_read += c.bytes_read;
+    total.bytes_written += c.bytes_written;
   }
   return total;
 }
