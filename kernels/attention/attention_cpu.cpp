@@ -104,6 +104,20 @@ void gemm_stream(int64_t M, int64_t N, int64_t K, const float* x, const float* w
     const float* __restrict w1 = rows > 1 ? w0 + K : w0;
     const float* __restrict w2 = rows > 2 ? w0 + 2 * K : w0;
     const float* __restrict w3 = rows > 3 ? w0 + 3 * K : w0;
+    // One token: four dot products, not sixteen of which four are kept (the 4 x 4
+    // block's FMAs kept the stream at 38-43 GB/s where this loop reaches 52-53 GB/s,
+    // 6144 x 2048 weights, development machine, alternated in one sitting).
+    if (M == 1) {
+      float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#pragma omp simd reduction(+ : a0, a1, a2, a3)
+      for (int64_t k = 0; k < K; ++k) {
+        const float u = x[k];
+        a0 += u * w0[k], a1 += u * w1[k], a2 += u * w2[k], a3 += u * w3[k];
+      }
+      const float sums[4] = {a0, a1, a2, a3};
+      for (int64_t r = 0; r < rows; ++r) y[o0 + r] = sums[r];
+      continue;
+    }
     for (int64_t m0 = 0; m0 < M; m0 += 4) {
       const int64_t ms = std::min<int64_t>(4, M - m0);
       const float* __restrict x0 = x + m0 * K;
