@@ -112,8 +112,9 @@ void attention(const Dims& d, const float* q, const float* k, const float* v, in
         for (int64_t j = 0; j < n; ++j) row[j] = cap * fast_tanh(row[j] * inv);
       }
       float m = row[0];
+      // (a comparison, not std::max: GCC 12 leaves a std::max reduction scalar, 13x slower)
 #pragma omp simd reduction(max : m)
-      for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
+      for (int64_t j = 0; j < n; ++j) m = row[j] > m ? row[j] : m;
       float sum = 0;
 #pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < n; ++j) {
@@ -276,8 +277,9 @@ void eager_attention(const Dims& d, const float* q, const float* k, const float*
   for (int64_t r = 0; r < H * T; ++r) {
     float* __restrict row = scores + r * T;
     float m = row[0];
+    // (a comparison, not std::max: GCC 12 leaves a std::max reduction scalar, 13x slower)
 #pragma omp simd reduction(max : m)
-    for (int64_t j = 0; j < T; ++j) m = std::max(m, row[j]);
+    for (int64_t j = 0; j < T; ++j) m = row[j] > m ? row[j] : m;
     float sum = 0;
 #pragma omp simd reduction(+ : sum)
     for (int64_t j = 0; j < T; ++j) sum += (row[j] = fast_exp(row[j] - m));  // −inf: ~1e-38
