@@ -15,6 +15,7 @@
 
 #include <omp.h>
 
+#include "common/fast_math.h"
 #include "common/host_buffer.h"
 #include "common/host_data.h"
 #include "decode/decode.h"
@@ -104,7 +105,10 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
     for (int64_t i = 0; i < n; ++i) {
       float* __restrict si = score + i * kBlock;
       float mx = m[i];
-      for (int64_t j = 0; j < nb; ++j) mx = std::max(mx, si[j]);
+      // (vectorized: a comparison, not std::max, which GCC 12 leaves scalar; the
+      // polynomial exp, not std::exp, a libm call per score)
+#pragma omp simd reduction(max : mx)
+      for (int64_t j = 0; j < nb; ++j) mx = si[j] > mx ? si[j] : mx;
       const float corr = std::exp(m[i] - mx);  // 0 on the first block (m = -inf)
       if (corr != 1.0f) {
         l[i] *= corr;
@@ -113,8 +117,9 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
         for (int64_t x = 0; x < dh; ++x) ai[x] *= corr;
       }
       float sum = 0;
+#pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < nb; ++j) {
-        si[j] = std::exp(si[j] - mx);
+        si[j] = fast_exp(si[j] - mx);
         sum += si[j];
       }
       l[i] += sum;
