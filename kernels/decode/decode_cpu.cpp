@@ -198,6 +198,7 @@ struct FastScratch {
 struct LinePrefetcher {
   const char* at = nullptr;
   const char* end = nullptr;
+  int per_step = 1;  // lines a step() of P·V issues (set from pv_passes)
   LinePrefetcher() = default;
   LinePrefetcher(const float* from, int64_t floats)
       : at(reinterpret_cast<const char*>(from)), end(reinterpret_cast<const char*>(from + floats)) {}
@@ -289,7 +290,7 @@ template <int W, int P, int QT, int XV>
   for (int i = 0; i < QT; ++i)
     for (int x = 0; x < XV; ++x) a[i][x] = vload<W>(acc + (i0 + i) * dh + x0 + x * W);
   for (int64_t j = 0; j < nb; ++j) {
-    next.step();
+    for (int r = 0; r < next.per_step; ++r) next.step();
     vec<W> vr[XV];
     for (int x = 0; x < XV; ++x) vr[x] = vload<W>(v + j * dh + x0 + x * W);
     for (int i = 0; i < QT; ++i) {
@@ -301,12 +302,33 @@ template <int W, int P, int QT, int XV>
     for (int x = 0; x < XV; ++x) vstore<W>(acc + (i0 + i) * dh + x0 + x * W, a[i][x]);
 }
 
+// Output vectors per P·V tile: QT x XV accumulators stay in registers.
+constexpr int pv_vectors(int qt) { return qt >= 8 ? 2 : 4; }
+
 template <int W, int P, int QT>
 void pv_rows(int64_t dh, int64_t nb, const float* st, const float* v, float* acc, int64_t i0, LinePrefetcher& next) {
   int64_t x0 = 0;
-  constexpr int XV = QT >= 8 ? 2 : 4;  // QT x XV accumulators stay in registers
+  constexpr int XV = pv_vectors(QT);
   for (; x0 + XV * W <= dh; x0 += XV * W) pv_tile<W, P, QT, XV>(dh, nb, st, v, acc, i0, x0, next);
   for (; x0 + W <= dh; x0 += W) pv_tile<W, P, QT, 1>(dh, nb, st, v, acc, i0, x0, next);
+}
+
+// How many times pv_heads<VW, P, Heads> reads the block's V rows (one pass per tile
+// of output vectors per group of heads), so that the next block's prefetch can be
+// spread evenly over its steps.
+template <int VW, int Heads>
+int64_t pv_passes(int64_t n, int64_t dh) {
+  const auto tiles = [&](int qt) {
+    const int64_t span = pv_vectors(qt) * VW;
+    return dh / span + (dh % span) / VW;
+  };
+  int64_t passes = 0, i = 0;
+  for (; i + Heads <= n; i += Heads) passes += tiles(Heads);
+  if constexpr (Heads > 4)
+    for (; i + 4 <= n; i += 4) passes += tiles(4);
+  for (; i + 2 <= n; i += 2) passes += tiles(2);
+  for (; i < n; ++i) passes += tiles(1);
+  return passes;
 }
 
 // P·V for all n heads, Heads at a time, V rows read as VW-float vectors.
@@ -423,13 +445,21 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
         float* __restrict ai = acc + i * dh;
         for (int64_t x = 0; x < dh; ++x) ai[x] *= c;
       }
-    // P·V
+    // P·V, the next block's V rows prefetched evenly over its steps
+    const auto spread = [&](int64_t passes) {
+      const int64_t lines = (next_v.end - next_v.at + 63) / 64, steps = std::max<int64_t>(1, passes * nb);
+      next_v.per_step = static_cast<int>(std::max<int64_t>(1, (lines + steps - 1) / steps));
+    };
     if constexpr (W == 8) {
-      if (dh % 16 == 0)
+      if (dh % 16 == 0) {
+        spread(pv_passes<16, kPvHeads<W>>(n, dh));
         pv_heads<16, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
-      else
+      } else {
+        spread(pv_passes<W, kPvHeads<W>>(n, dh));
         pv_heads<W, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
+      }
     } else {
+      spread(pv_passes<W, kPvHeads<W>>(n, dh));
       pv_heads<W, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
     }
     next_v.rest();
