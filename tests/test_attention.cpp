@@ -181,7 +181,9 @@ TEST(AttentionSuite, PhasesTakeTheirOwnShapes) {
       } else {
         ++decode;
         // b = 64 for the variants with few kv heads only (MHA's intensity never passes a CPU's ridge)
-        if (r.shape["batch"] == 64) EXPECT_NE(r.variant, "mha") << r.bench_name();
+        if (r.shape["batch"] == 64) {
+          EXPECT_NE(r.variant, "mha") << r.bench_name();
+        }
       }
     }
     EXPECT_EQ(prefill, 3) << "quick " << quick;  // one prefill shape per variant

@@ -226,6 +226,52 @@ TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
   }
 }
 
+// The machine was faster during the suite than at either end of it: the best probe
+// repetition (the same loop as the ceiling) raises the read and copy_nt roofs, so no
+// run sits above a roof measured in the slow state; a probe below the ceiling changes
+// nothing.
+TEST(Results, ProbesFasterThanTheCeilingRaiseIt) {
+  auto bench = small_bench();
+  auto& b = bench["benchmarks"];
+  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));     // 30 GB/s
+  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 1}}));     // 30 GB/s
+  b.push_back(entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 5e8}, {"ceiling_phase", 0}}));  // 50 GB/s
+  b.push_back(entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 5e8}, {"ceiling_phase", 1}}));  // 50 GB/s
+  const std::string run = "norm/rmsnorm/unfused/cpu/fp32/tokens:8192/d_model:4096";
+  for (double read : {55e9, 72e9, 60e9})
+    b.push_back(entry(run, 40, {{"probe_read_bytes_per_s", read}, {"probe_copy_nt_bytes_per_s", 45e9}}));
+  const model::Results r = build_results(parse_bench_json(bench, "test"), {});
+  std::map<std::string, const model::Ceiling*> by_name;
+  for (const auto& c : r.ceilings) by_name[c.name] = &c;
+  ASSERT_TRUE(by_name.count("read") && by_name.count("copy_nt"));
+  EXPECT_DOUBLE_EQ(by_name["read"]->value, 60e9);  // the run's median probe, not its best repetition (72)
+  EXPECT_DOUBLE_EQ(*by_name["read"]->best_probed_during_suite, 60e9);
+  EXPECT_DOUBLE_EQ(*by_name["read"]->best_before_suite, 30e9);
+  EXPECT_DOUBLE_EQ(by_name["copy_nt"]->value, 50e9);  // no probe beat it
+  EXPECT_FALSE(by_name["copy_nt"]->best_probed_during_suite.has_value());
+  // written and read back; a value below it, or a probe on a compute ceiling, is refused
+  const auto j = model::to_json(r);
+  const model::Results back = model::results_from_json(j, "test.json");
+  for (const auto& c : back.ceilings)
+    if (c.name == "read") EXPECT_DOUBLE_EQ(*c.best_probed_during_suite, 60e9);
+  auto expect_refused = [](nlohmann::json doc, const std::string& needle) {
+    try {
+      model::results_from_json(doc, "bad.json");
+      ADD_FAILURE() << "accepted: " << needle;
+    } catch (const model::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  auto below = j;
+  for (auto& c : below["ceilings"])
+    if (c["name"] == "read") c["value"] = 40e9;
+  expect_refused(below, "bad.json: /ceilings/");
+  auto on_compute = j;
+  for (auto& c : on_compute["ceilings"])
+    if (c["name"] == "fp32_fma") c["best_probed_during_suite"] = 1e9;
+  expect_refused(on_compute, "/best_probed_during_suite: only CPU bandwidth ceilings");
+}
+
 TEST(Results, FailedRunsAreSkippedWithReason) {
   const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
   ASSERT_EQ(results["skipped"].size(), 1u);

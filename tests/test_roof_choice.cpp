@@ -199,8 +199,9 @@ TEST(RoofChoice, EveryCpuRunOfTheDefaultSuiteSplitsItsBytes) {
         EXPECT_GT(c.bytes_written, 0) << spec.bench_name();
         // Decode reads the weights and the cache and writes a token's worth: judged
         // as a copy it would be held to the wrong roof.
-        if ((name == std::string("attention") && combo.impl == "decode") || name == std::string("window"))
+        if ((name == std::string("attention") && combo.impl == "decode") || name == std::string("window")) {
           EXPECT_LT(c.bytes_written, 0.05 * c.bytes_model) << spec.bench_name();
+        }
       }
 }
 

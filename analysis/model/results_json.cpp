@@ -206,6 +206,13 @@ Ceiling ceiling_from(const JsonCursor& c) {
     c.fail("best_before_suite and best_after_suite come together");
   if (x.best_before_suite && std::max(*x.best_before_suite, *x.best_after_suite) > x.value * (1 + 1e-9))
     c.fail("value is the best of best_before_suite and best_after_suite, not below them");
+  if (auto p = c.opt("best_probed_during_suite")) {
+    x.best_probed_during_suite = p->positive();
+    if (x.kind != CeilingKind::bandwidth || x.backend != "cpu")
+      p->fail("only CPU bandwidth ceilings are probed during a suite");
+    if (*x.best_probed_during_suite > x.value * (1 + 1e-9))
+      c.fail("value is the best of its measurements, best_probed_during_suite included, not below it");
+  }
   return x;
 }
 
@@ -983,6 +990,7 @@ json to_json(const Results& r) {
     if (c.threads) cj["threads"] = *c.threads;
     if (c.best_before_suite) cj["best_before_suite"] = *c.best_before_suite;
     if (c.best_after_suite) cj["best_after_suite"] = *c.best_after_suite;
+    if (c.best_probed_during_suite) cj["best_probed_during_suite"] = *c.best_probed_during_suite;
     j["ceilings"].push_back(std::move(cj));
   }
   j["roofs"] = {{"bandwidth", opt(r.roofs.bandwidth)}, {"vector", opt(r.roofs.vector)},

@@ -157,6 +157,10 @@ struct Ceiling {
   // DRAM ceilings measured before and again after the suite: the best repetition of
   // each (value is the larger). Absent for a ceiling measured once.
   std::optional<double> best_before_suite, best_after_suite;
+  // read and copy_nt: the best repetition of the same loop probed during the suite
+  // (bench/dram_probe.h), when the machine was faster then than at either end; value
+  // is the best of all three. Absent when no probe beat them.
+  std::optional<double> best_probed_during_suite;
   // 1 - smaller/larger of the two bests: how far the roof moved during the run.
   std::optional<double> drift() const {
     if (!best_before_suite || !best_after_suite) return std::nullopt;
