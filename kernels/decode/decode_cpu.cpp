@@ -372,15 +372,16 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     const int64_t nb = std::min(kBlock, hi - j0);
     const float* __restrict kb = K + j0 * dh;
     const float* __restrict vb = V + j0 * dh;
-    // The first block's K and V rows are read front to back, one load per cache
-    // line: the sequential stream the hardware prefetchers follow at full speed
-    // (the score tiles read 12 rows at once, a pattern they follow poorly from
-    // DRAM). Every later block was prefetched into L2 while the block before it
-    // was computed on: its K rows during the score tiles, its V rows during P·V.
-    // On the development machine (Zen 4 VM, GQA at context 4096, DRAM-resident,
-    // alternated in one sitting) that ran in 2.2-2.5 ms where touching each block
-    // front to back before its tiles ran in 2.8-3.3 ms; prefetching all of the
-    // next block during the score tiles alone came between (2.5-2.8 ms).
+    // A thread's first block is read front to back, one load per cache line: the
+    // sequential stream the hardware prefetchers follow at full speed (the score
+    // tiles read 12 rows at once, a pattern they follow poorly from DRAM). Every
+    // later block was prefetched into L2 while the block before it was computed
+    // on: its K rows during the score tiles, its V rows during P·V, each spread
+    // over its loop, so that DRAM streams while the core computes. Measured A/B
+    // on the development machine (Zen 4 VM, GQA at context 4096 from DRAM):
+    // 2.75 ms against 3.00-3.07 ms for a front-to-back read of every block before
+    // its tiles, and 1.95-2.04 ms once P·V's share was spread over all its steps
+    // (docs/cost-model.md, "How close the CPU kernels get").
     if (j0 == lo && !w.first_prefetched) {
       float touched = 0;
       for (const float* __restrict rows : {kb, vb})
