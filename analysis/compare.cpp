@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/model/results_model.h"
 #include "analysis/statistics.h"
 
 namespace lmroof::compare {
@@ -64,8 +65,7 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
   if (same_machine && base.probe_read && next.probe_read && *base.probe_read > 0 && *next.probe_read > 0) {
     const double drift = std::max(*base.probe_read, *next.probe_read) / std::min(*base.probe_read, *next.probe_read) - 1;
     c.machine_drift = drift;
-    low = std::min(low, interval.speedup / (1 + drift));
-    high = std::max(high, interval.speedup * (1 + drift));
+    model::widen_for_drift(interval.speedup, *next.probe_read / *base.probe_read, low, high);  // the side it can explain
   }
   c.speedup_low = low;
   c.speedup_high = high;

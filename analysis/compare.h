@@ -71,8 +71,8 @@ struct RunChange {
   std::optional<bool> exact_test;
   std::optional<double> roof_fraction_change;  // new - base fraction of the roof
   // Same machine, both runs probed: max/min - 1 of their probed DRAM read
-  // bandwidths. The speedup interval is widened to at least
-  // speedup/(1+drift)..speedup·(1+drift), as the claims do (docs/compare.md#drift).
+  // bandwidths. The speedup interval is widened on the side the move can explain
+  // (model::widen_for_drift), as the claims do (docs/compare.md#drift).
   std::optional<double> machine_drift;
   Verdict verdict = Verdict::same;
   bool regression = false;  // slower, and by more than the threshold

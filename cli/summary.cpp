@@ -16,7 +16,7 @@ std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
       how += fmt::format("; best before the suite {}, after it {}", numbers::si(*c.best_before_suite, c.unit()),
                          numbers::si(*c.best_after_suite, c.unit()));
     if (c.best_probed_during_suite)
-      how += fmt::format("; probed during it at up to {}", numbers::si(*c.best_probed_during_suite, c.unit()));
+      how += fmt::format("; the best run's probe during it {} (the roof)", numbers::si(*c.best_probed_during_suite, c.unit()));
     out += fmt::format("{:<20} {:>14} {}\n", c.name, numbers::si(c.value, c.unit()), how);
   }
   if (const std::string moved = model::roofs_that_moved(ceilings); !moved.empty())

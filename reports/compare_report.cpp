@@ -88,9 +88,10 @@ std::string speedup_note(const compare::Report& report) {
       ++drifted;
     }
   const std::string drift_note =
-      drift ? fmt::format(" The {} run{} probed next to both sides (DRAM-resident CPU runs) have the interval widened by "
-                          "the machine's drift between the two runs, the change in their probed DRAM read bandwidth: up to {} here.",
-                          drifted, drifted == 1 ? "" : "s", numbers::percent(*drift))
+      drift ? fmt::format(" {} run{} probed next to both sides (DRAM-resident CPU runs) {} the interval widened by "
+                          "the machine's drift between the two runs, on the side it can explain (the change in their "
+                          "probed DRAM read bandwidth: up to {} here).",
+                          drifted, drifted == 1 ? "" : "s", drifted == 1 ? "has" : "have", numbers::percent(*drift))
             : std::string();
   return fmt::format("speedup = base median / new median (> 1: new is faster), {:.0f}% bootstrap interval of the ratio "
                      "of medians; p: two-sided Mann-Whitney U test on the repetitions (significant below {}); roof \u0394: "

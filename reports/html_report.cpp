@@ -436,7 +436,7 @@ std::string machine_section(const Results& results) {
       detail += fmt::format("; best before the suite {}, after it {} ({:.0f}% apart)", si(*c.best_before_suite, c.unit()),
                             si(*c.best_after_suite, c.unit()), 100 * *drift);
     if (c.best_probed_during_suite)
-      detail += fmt::format("; probed during the suite at up to {} (the roof)", si(*c.best_probed_during_suite, c.unit()));
+      detail += fmt::format("; the best run's probe during the suite {} (the roof)", si(*c.best_probed_during_suite, c.unit()));
     out += fmt::format(
         "<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"detail\">{}</td></tr>\n",
         esc(c.name), esc(model::to_string(c.kind)), esc(si(c.value, c.unit())), esc(c.unit()), esc(c.source),

@@ -269,7 +269,22 @@ TEST(Results, ProbesFasterThanTheCeilingRaiseIt) {
   auto on_compute = j;
   for (auto& c : on_compute["ceilings"])
     if (c["name"] == "fp32_fma") c["best_probed_during_suite"] = 1e9;
-  expect_refused(on_compute, "/best_probed_during_suite: only CPU bandwidth ceilings");
+  expect_refused(on_compute, "/best_probed_during_suite: only the CPU read and copy_nt ceilings");
+  auto on_l2 = j;  // a cache ceiling is not probed either
+  for (auto& c : on_l2["ceilings"])
+    if (c["name"] == "copy") c["best_probed_during_suite"] = c["value"];
+  expect_refused(on_l2, "/best_probed_during_suite: only the CPU read and copy_nt ceilings");
+  auto below_ends = j;  // a probe that did not beat the ends is not written
+  for (auto& c : below_ends["ceilings"])
+    if (c["name"] == "read") c["best_probed_during_suite"] = c["value"] = 30e9;
+  expect_refused(below_ends, "/best_probed_during_suite: present only when a probe beat both");
+  auto not_value = j;  // it is the value when present
+  for (auto& c : not_value["ceilings"])
+    if (c["name"] == "read") c["best_probed_during_suite"] = 50e9;
+  expect_refused(not_value, "value is best_probed_during_suite");
+  // the roof moved from the slower end to the probe: 1 - 30/60
+  for (const auto& c : r.ceilings)
+    if (c.name == "read") EXPECT_DOUBLE_EQ(*c.drift(), 0.5);
 }
 
 TEST(Results, FailedRunsAreSkippedWithReason) {

@@ -449,7 +449,8 @@ std::vector<RunPair> pair_runs(const Context& ctx, std::vector<std::string>& not
 // comparisons[] and the report show), widened when the check asks for a larger
 // noise_floor than the default, and by the machine's drift between the two runs where
 // both were probed (model::probed_drift: a shared VM's DRAM bandwidth can move by
-// half between two runs, which neither run's repetitions show).
+// half between two runs, which neither run's repetitions show), on the side that the
+// drift can explain (model::widen_for_drift).
 struct SpeedupStats {
   double speedup = 0, low = 0, high = 0;
   double noise = std::numeric_limits<double>::infinity();  // infinite: no interval
@@ -469,9 +470,10 @@ SpeedupStats speedup_stats(const Check& ch, const Run& baseline, const Run& cand
   p.repetitions = std::min(e.baseline_samples, e.candidate_samples);
   if (!e.has_interval()) return p;
   p.drift = model::probed_drift(baseline, candidate).value_or(0.0);
-  const double floor = 1 + std::max({0.0, ch.noise_floor, p.drift});
+  const double floor = 1 + std::max(0.0, ch.noise_floor);
   p.low = std::min(e.low, e.speedup / floor);
   p.high = std::max(e.high, e.speedup * floor);
+  if (p.drift > 0) model::widen_for_drift(e.speedup, candidate.dram_probe->read / baseline.dram_probe->read, p.low, p.high);
   p.noise = std::max(p.high / p.speedup, p.speedup / p.low) - 1;
   return p;
 }

@@ -161,10 +161,12 @@ struct Ceiling {
   // (bench/dram_probe.h), when the machine was faster then than at either end; value
   // is the best of all three. Absent when no probe beat them.
   std::optional<double> best_probed_during_suite;
-  // 1 - smaller/larger of the two bests: how far the roof moved during the run.
+  // 1 - smaller/larger of the two bests (the larger being a probe's when one raised
+  // the roof): how far the roof moved during the run.
   std::optional<double> drift() const {
     if (!best_before_suite || !best_after_suite) return std::nullopt;
-    return 1.0 - std::min(*best_before_suite, *best_after_suite) / std::max(*best_before_suite, *best_after_suite);
+    const double top = std::max({*best_before_suite, *best_after_suite, best_probed_during_suite.value_or(0.0)});
+    return 1.0 - std::min(*best_before_suite, *best_after_suite) / top;
   }
   std::string_view unit() const { return kind == CeilingKind::bandwidth ? "B/s" : "FLOP/s"; }
 };
@@ -350,6 +352,20 @@ inline std::optional<double> probed_drift(const Run& a, const Run& b) {
   if (!a.dram_probe || !b.dram_probe || !(a.dram_probe->read > 0) || !(b.dram_probe->read > 0)) return std::nullopt;
   const double hi = std::max(a.dram_probe->read, b.dram_probe->read), lo = std::min(a.dram_probe->read, b.dram_probe->read);
   return hi / lo - 1;
+}
+
+// The speedup baseline time / candidate time widened for the machine's move between
+// the two runs, on the side that move can explain: `ratio` = candidate's probed read
+// bandwidth / baseline's. A machine faster during the candidate (ratio > 1) can
+// shorten the candidate's time by up to that factor, so the true speedup may be as
+// low as speedup / ratio; a slower one (ratio < 1) can only hide a speedup, up to
+// speedup / ratio. A move cannot explain a change the other way.
+inline void widen_for_drift(double speedup, double ratio, double& low, double& high) {
+  if (!(ratio > 0) || ratio == 1) return;
+  if (ratio > 1)
+    low = std::min(low, speedup / ratio);
+  else
+    high = std::max(high, speedup / ratio);
 }
 
 // ---- claim verdicts (docs/claims.md) ---------------------------------------------

@@ -1,7 +1,8 @@
 #pragma once
 // Vectorisable exp and tanh for the CPU kernels (inline, branch-free, so that
 // `#pragma omp simd` loops calling them compile to AVX-512): the block's softmax and
-// SwiGLU, the stability pair's cross-entropy, softmax and soft-capping.
+// SwiGLU, the stability pair's cross-entropy, softmax and soft-capping, the attention
+// prefill's softmax and the portable decode kernel's.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -11,7 +12,8 @@ namespace lmroof {
 // exp(x) (Cephes expf: x = n·ln 2 + r with |r| <= ln 2 / 2, exp(r) by a degree-5
 // polynomial, 2^n by building the exponent bits; ~2 ulp). Inputs below -87 give
 // ~1e-38 instead of 0 and inputs above 88 saturate: harmless for softmax (x <= 0),
-// silu and tanh.
+// silu and tanh. A NaN input comes out finite (the clamps drop it), unlike std::exp:
+// the reference comparisons, not this function, are where a NaN would show.
 inline float fast_exp(float x_in) {
   const float x = std::min(88.0f, std::max(-87.0f, x_in));
   // n = round(x / ln 2) by the 1.5·2^23 trick (std::floor would block vectorisation)

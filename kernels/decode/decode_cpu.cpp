@@ -196,20 +196,26 @@ struct FastScratch {
 // loop: the next block's K rows during this block's score tiles, its V rows during
 // P·V. DRAM then streams while the core computes on the block already in cache.
 struct LinePrefetcher {
-  const char* at = nullptr;
-  const char* end = nullptr;
+  // Addresses as integers, from the range's first cache line: no pointer is formed
+  // past the range, and a range that starts mid-line still covers its last line.
+  uintptr_t line0 = 0;
+  int64_t at = 0, bytes = 0;
   int per_step = 1;  // lines a step() of P·V issues (set from pv_passes)
   LinePrefetcher() = default;
-  LinePrefetcher(const float* from, int64_t floats)
-      : at(reinterpret_cast<const char*>(from)), end(reinterpret_cast<const char*>(from + floats)) {}
+  LinePrefetcher(const float* from, int64_t floats) {
+    const uintptr_t first = reinterpret_cast<uintptr_t>(from);
+    line0 = first & ~uintptr_t{63};
+    bytes = floats > 0 ? static_cast<int64_t>(first - line0) + floats * static_cast<int64_t>(sizeof(float)) : 0;
+  }
   [[gnu::always_inline]] void step() {
-    if (at < end) {
-      __builtin_prefetch(at, 0, 2);  // read, into L2 (prefetcht1 on x86)
+    if (at < bytes) {
+      __builtin_prefetch(reinterpret_cast<const char*>(line0 + static_cast<uintptr_t>(at)), 0, 2);  // into L2 (prefetcht1)
       at += 64;
     }
   }
+  int64_t lines_left() const { return at < bytes ? (bytes - at + 63) / 64 : 0; }
   void rest() {  // whatever the loop's steps did not cover
-    while (at < end) step();
+    while (at < bytes) step();
   }
 };
 
@@ -270,13 +276,13 @@ template <int KT, int DH = 0>
       acc[t] += reinterpret_cast<vec<8>>(_mm256_set1_pd(pair)) * qv;
     }
   }
-  using idx = ivec<8>;
   for (int t = 0; t < KT; t += 2) {
     const vec<8> a = acc[t], b = t + 1 < KT ? acc[t + 1] : vec<8>{};
-    // [4 sums of key t, 4 sums of key t+1]
-    const vec<8> r = __builtin_shuffle(a, b, idx{0, 2, 4, 6, 8, 10, 12, 14}) + __builtin_shuffle(a, b, idx{1, 3, 5, 7, 9, 11, 13, 15});
-    vstore<8>(st + t * 8, __builtin_shuffle(r, idx{0, 1, 2, 3, 0, 1, 2, 3}));
-    if (t + 1 < KT) vstore<8>(st + t * 8 + 8, __builtin_shuffle(r, idx{4, 5, 6, 7, 4, 5, 6, 7}));
+    // [4 sums of key t, 4 sums of key t+1] (__builtin_shufflevector: GCC 12+ and Clang)
+    const vec<8> r = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14) +
+                     __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+    vstore<8>(st + t * 8, __builtin_shufflevector(r, r, 0, 1, 2, 3, 0, 1, 2, 3));
+    if (t + 1 < KT) vstore<8>(st + t * 8 + 8, __builtin_shufflevector(r, r, 4, 5, 6, 7, 4, 5, 6, 7));
   }
 }
 #endif
@@ -448,7 +454,7 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
       }
     // P·V, the next block's V rows prefetched evenly over its steps
     const auto spread = [&](int64_t passes) {
-      const int64_t lines = (next_v.end - next_v.at + 63) / 64, steps = std::max<int64_t>(1, passes * nb);
+      const int64_t lines = next_v.lines_left(), steps = std::max<int64_t>(1, passes * nb);
       next_v.per_step = static_cast<int>(std::max<int64_t>(1, (lines + steps - 1) / steps));
     };
     if constexpr (W == 8) {
@@ -639,11 +645,13 @@ void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* 
     // thread knows the item it runs next and can prefetch its first block.
     const int64_t threads = omp_get_num_threads(), id = omp_get_thread_num();
     const int64_t first = items * id / threads, last = items * (id + 1) / threads;
+    bool prev_had_rows = false;
     for (int64_t item = first; item < last; ++item) {
       const Item it = item_at(item);
       const int64_t b = it.b, h0 = it.h0, piece = it.piece;
       if (fast) {
-        fw->first_prefetched = item > first;
+        // (an empty previous item, possible with context splits, prefetched nothing)
+        fw->first_prefetched = item > first && prev_had_rows;
         fw->following_k = fw->following_v = nullptr;
         if (item + 1 < last) {
           const Item next = item_at(item + 1);
@@ -652,6 +660,7 @@ void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* 
           fw->following_rows = std::min(kBlock, next.hi - next.lo);
         }
         fast(n, dh, scale, q + (b * Hq + h0) * dh, it.k, it.v, it.lo, it.hi, *fw);
+        prev_had_rows = it.lo < it.hi;
       } else
         attend(n, dh, scale, q + (b * Hq + h0) * dh, it.k, it.v, it.lo, it.hi, *sw);
       for (int64_t i = 0; i < n; ++i) {
