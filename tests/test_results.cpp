@@ -53,6 +53,16 @@ const nlohmann::json& find_run(const nlohmann::json& results, const std::string&
   throw std::runtime_error("no run " + id);
 }
 
+// Reading `doc` back (as bad.json) fails with one line containing `needle`.
+void expect_refused(const nlohmann::json& doc, const std::string& needle) {
+  try {
+    model::results_from_json(doc, "bad.json");
+    ADD_FAILURE() << "accepted a file that should fail with " << needle;
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 TEST(Results, FollowsCostModelAndRoofline) {
   const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
   EXPECT_EQ(results["schema"], "lmroof.results/1");
@@ -118,7 +128,9 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   EXPECT_NEAR(run->judged_against_probe->fraction, 2 * run->judged_against->fraction, 1e-12);
   // the runs without probes have neither
   for (const auto& x : r.runs)
-    if (x.id != id) EXPECT_FALSE(x.dram_probe || x.judged_against_probe) << x.id;
+    if (x.id != id) {
+      EXPECT_FALSE(x.dram_probe || x.judged_against_probe) << x.id;
+    }
 
   // written and read back; a fraction that disagrees with its seconds, and a
   // judgement without its probe, are refused naming the field
@@ -129,14 +141,6 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
     if (back.runs[index].id == id) break;
   ASSERT_LT(index, back.runs.size());
   EXPECT_DOUBLE_EQ(back.runs[index].judged_against_probe->fraction, run->judged_against_probe->fraction);
-  auto expect_refused = [&](nlohmann::json bad, const std::string& want) {
-    try {
-      model::results_from_json(bad, "bad.json");
-      FAIL() << "accepted a file that should fail with " << want;
-    } catch (const model::InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
-    }
-  };
   auto wrong_fraction = j;
   wrong_fraction["runs"][index]["judged_against_probe"]["fraction"] = 1.2 * run->judged_against_probe->fraction;
   expect_refused(wrong_fraction, fmt::format("bad.json: /runs/{}/judged_against_probe/fraction", index));
@@ -200,7 +204,9 @@ TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
     }
   // a ceiling measured once has neither
   for (const auto& c : r.ceilings)
-    if (c.name == "copy") EXPECT_FALSE(c.drift().has_value());
+    if (c.name == "copy") {
+      EXPECT_FALSE(c.drift().has_value());
+    }
   // a wrong type, and one best without the other: one line naming the field
   for (const auto& [field, value] : {std::pair<std::string, nlohmann::json>{"best_before_suite", "fast"},
                                      std::pair<std::string, nlohmann::json>{"best_after_suite", nullptr}}) {
@@ -253,15 +259,9 @@ TEST(Results, ProbesFasterThanTheCeilingRaiseIt) {
   const auto j = model::to_json(r);
   const model::Results back = model::results_from_json(j, "test.json");
   for (const auto& c : back.ceilings)
-    if (c.name == "read") EXPECT_DOUBLE_EQ(*c.best_probed_during_suite, 60e9);
-  auto expect_refused = [](nlohmann::json doc, const std::string& needle) {
-    try {
-      model::results_from_json(doc, "bad.json");
-      ADD_FAILURE() << "accepted: " << needle;
-    } catch (const model::InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    if (c.name == "read") {
+      EXPECT_DOUBLE_EQ(*c.best_probed_during_suite, 60e9);
     }
-  };
   auto below = j;
   for (auto& c : below["ceilings"])
     if (c["name"] == "read") c["value"] = 40e9;
@@ -284,7 +284,9 @@ TEST(Results, ProbesFasterThanTheCeilingRaiseIt) {
   expect_refused(not_value, "value is best_probed_during_suite");
   // the roof moved from the slower end to the probe: 1 - 30/60
   for (const auto& c : r.ceilings)
-    if (c.name == "read") EXPECT_DOUBLE_EQ(*c.drift(), 0.5);
+    if (c.name == "read") {
+      EXPECT_DOUBLE_EQ(*c.drift(), 0.5);
+    }
 }
 
 TEST(Results, FailedRunsAreSkippedWithReason) {
