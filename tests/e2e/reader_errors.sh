@@ -141,8 +141,9 @@ done
 [ -e "$tmp/impossible.html" ] && { echo "FAIL: a report was written from a file with an impossible value"; failures=$((failures + 1)); }
 
 # 2d. The DRAM probe fields (dram_probe, judged_against_probe, a comparison's
-#     machine_drift) and machine.host_pages, in the newest committed example, which
-#     has them: wrong types, impossible values and deep nesting, one line, exit 2.
+#     machine_drift, a ceiling's best_probed_during_suite) and machine.host_pages, in
+#     the newest committed example, which has them: wrong types, impossible values
+#     and deep nesting, one line, exit 2.
 example=$(ls -d "$src"/reports/examples/*/results.json 2>/dev/null | sort | tail -1)
 if [ -n "$example" ] && grep -q '"dram_probe": {' "$example"; then
   probe_cases=(
@@ -155,6 +156,10 @@ if [ -n "$example" ] && grep -q '"dram_probe": {' "$example"; then
     'machine_drift|c["machine_drift"] = "big"'
     'machine_drift|c["machine_drift"] = c["machine_drift"] + 0.5'
     'host_pages|d["machine"]["host_pages"] = 5'
+    'best_probed_during_suite|k["best_probed_during_suite"] = "fast"'
+    'best_probed_during_suite|k["best_probed_during_suite"] = -1'
+    'best_probed_during_suite|k["best_probed_during_suite"] = k["value"] / 2'
+    'best_probed_during_suite|d["ceilings"][-1]["best_probed_during_suite"] = 1e9'
   )
   n=0
   for entry in "${probe_cases[@]}"; do
@@ -164,6 +169,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 r = next(x for x in d["runs"] if x.get("judged_against_probe") and x["judged_against_probe"].get("roof"))
 c = next(x for x in d["comparisons"] if x.get("machine_drift") is not None)
+k = next(x for x in d["ceilings"] if x.get("best_probed_during_suite"))
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"))
 PY
@@ -177,6 +183,12 @@ text = open(sys.argv[1]).read()
 open(sys.argv[2], "w").write(text.replace('"dram_probe": {', '"dram_probe": {"x": ' + '[' * 20000 + ']' * 20000 + ', ', 1))
 PY
   expect 2 "probedeep.json: JSON nested deeper than 64 levels" -- report "$tmp/probedeep.json" -o "$tmp/probe.html"
+  python3 - "$example" "$tmp/ceilingdeep.json" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(text.replace('"best_probed_during_suite": ', '"best_probed_during_suite": ' + '[' * 20000 + ']' * 20000 + ', "x": ', 1))
+PY
+  expect 2 "ceilingdeep.json: JSON nested deeper than 64 levels" -- check "$tmp/ceilingdeep.json"
   [ -e "$tmp/probe.html" ] && { echo "FAIL: a report was written from a file with a bad probe field"; failures=$((failures + 1)); }
 else
   echo "FAIL: no committed example with dram_probe to mutate"; failures=$((failures + 1))
