@@ -63,9 +63,8 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
   // taken next to each run measure it. Across machines the probes differ by design.
   const double unwidened_low = low, unwidened_high = high;
   if (same_machine && base.probe_read && next.probe_read && *base.probe_read > 0 && *next.probe_read > 0) {
-    const double drift = std::max(*base.probe_read, *next.probe_read) / std::min(*base.probe_read, *next.probe_read) - 1;
-    c.machine_drift = drift;
-    model::widen_for_drift(interval.speedup, *next.probe_read / *base.probe_read, low, high);  // the side it can explain
+    c.machine_drift = model::drift_between(*base.probe_read, *next.probe_read);
+    model::widen_for_drift(interval.speedup, *base.probe_read, *next.probe_read, low, high);  // the side it can explain
   }
   c.speedup_low = low;
   c.speedup_high = high;

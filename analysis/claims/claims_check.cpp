@@ -473,7 +473,7 @@ SpeedupStats speedup_stats(const Check& ch, const Run& baseline, const Run& cand
   const double floor = 1 + std::max(0.0, ch.noise_floor);
   p.low = std::min(e.low, e.speedup / floor);
   p.high = std::max(e.high, e.speedup * floor);
-  if (p.drift > 0) model::widen_for_drift(e.speedup, candidate.dram_probe->read / baseline.dram_probe->read, p.low, p.high);
+  if (p.drift > 0) model::widen_for_drift(e.speedup, baseline.dram_probe->read, candidate.dram_probe->read, p.low, p.high);
   p.noise = std::max(p.high / p.speedup, p.speedup / p.low) - 1;
   return p;
 }

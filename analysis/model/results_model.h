@@ -348,20 +348,24 @@ struct Comparison {
 
 // max/min - 1 of two runs' probed DRAM read bandwidths (Run::dram_probe): drift
 // between the runs that their own repetitions cannot show. nullopt unless both have one.
+// larger / smaller - 1 of two positive bandwidths.
+inline double drift_between(double a, double b) { return std::max(a, b) / std::min(a, b) - 1; }
+
 inline std::optional<double> probed_drift(const Run& a, const Run& b) {
   if (!a.dram_probe || !b.dram_probe || !(a.dram_probe->read > 0) || !(b.dram_probe->read > 0)) return std::nullopt;
-  const double hi = std::max(a.dram_probe->read, b.dram_probe->read), lo = std::min(a.dram_probe->read, b.dram_probe->read);
-  return hi / lo - 1;
+  return drift_between(a.dram_probe->read, b.dram_probe->read);
 }
 
 // The speedup baseline time / candidate time widened for the machine's move between
-// the two runs, on the side that move can explain: `ratio` = candidate's probed read
+// the two runs, on the side that move can explain: ratio = candidate's probed read
 // bandwidth / baseline's. A machine faster during the candidate (ratio > 1) can
 // shorten the candidate's time by up to that factor, so the true speedup may be as
 // low as speedup / ratio; a slower one (ratio < 1) can only hide a speedup, up to
 // speedup / ratio. A move cannot explain a change the other way.
-inline void widen_for_drift(double speedup, double ratio, double& low, double& high) {
-  if (!(ratio > 0) || ratio == 1) return;
+inline void widen_for_drift(double speedup, double baseline_read, double candidate_read, double& low, double& high) {
+  if (!(baseline_read > 0) || !(candidate_read > 0)) return;
+  const double ratio = candidate_read / baseline_read;
+  if (ratio == 1) return;
   if (ratio > 1)
     low = std::min(low, speedup / ratio);
   else
