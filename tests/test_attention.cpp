@@ -52,6 +52,11 @@ std::vector<Param> kernel_params() {
   // decode past the streamed projections' 16 rows (sgemm), and with 3 outputs per weight block
   params.emplace_back("gqa", "decode", layer(17, 32, 4, 40));
   params.emplace_back("mqa", "decode", with_head_dim(layer(16, 30, 2, 9), 3));
+  // the broadcast projections: 5-8 rows (8 lanes) and 9-16 rows (16 lanes), with
+  // outputs that are not a multiple of its 8 weight rows (20, 6, 30) and odd K
+  params.emplace_back("gqa", "decode", layer(7, 40, 4, 2, 10, 9));
+  params.emplace_back("mqa", "decode", with_head_dim(layer(11, 30, 2, 5), 3));
+  params.emplace_back("mha", "decode", with_head_dim(layer(5, 33, 3, 4), 7));
   return params;
 }
 
