@@ -30,17 +30,29 @@ inline float fast_exp(float x_in) {
   return y * std::bit_cast<float>(e);
 }
 
-// tanh(x): (1 − e)/(1 + e) with e = exp(−2|x|), and for |x| < 0.25, where 1 − e would
-// cancel, the Taylor series to x⁹ (next term < 3e-9 relative). A few ulp throughout.
-inline float fast_tanh(float x) {
-  const float a = std::abs(x);
-  const float e = fast_exp(-2.0f * a);
-  const float big = (1.0f - e) / (1.0f + e);
-  const float a2 = a * a;
-  const float small =
-      a * (1.0f + a2 * (-1.0f / 3 + a2 * (2.0f / 15 + a2 * (-17.0f / 315 + a2 * (62.0f / 2835)))));
-  const float t = a < 0.25f ? small : big;
-  return x < 0 ? -t : t;
+// tanh(x): an odd degree-13 polynomial over an even degree-6 one (the rational form
+// and coefficients of Eigen's float tanh), x clamped to ±7.905, past which tanh rounds
+// to ±1 in float. Max relative error 2.9e-7 (5 ulp) against std::tanh in double over
+// [-20, 20] in steps of 1e-5, and it keeps tanh(x) ≈ x for tiny x. It replaced
+// (1 − e)/(1 + e) with e = exp(−2|x|) and a Taylor series below 0.25 (2.1e-7), which
+// took an exp, two selects and twice the constants: one thread, a 32000-float row in
+// L2, 0.28 against 0.50–0.53 ns per element alone, 0.69 against 0.97–1.09 ns inside
+// the soft-capped logsumexp loop (development machine, 2026-12-01).
+inline float fast_tanh(float x_in) {
+  const float x = std::min(7.90531110763549805f, std::max(-7.90531110763549805f, x_in));
+  const float x2 = x * x;
+  float p = -2.76076847742355e-16f;
+  p = p * x2 + 2.00018790482477e-13f;
+  p = p * x2 + -8.60467152213735e-11f;
+  p = p * x2 + 5.12229709037114e-08f;
+  p = p * x2 + 1.48572235717979e-05f;
+  p = p * x2 + 6.37261928875436e-04f;
+  p = p * x2 + 4.89352455891786e-03f;
+  float q = 1.19825839466702e-06f;
+  q = q * x2 + 1.18534705686654e-04f;
+  q = q * x2 + 2.26843463243900e-03f;
+  q = q * x2 + 4.89352518554385e-03f;
+  return x * p / q;
 }
 
 }  // namespace lmroof

@@ -94,15 +94,34 @@ float row_max(int64_t W, const float* __restrict x) {
 // max pass reads from cache.
 constexpr int64_t kChunk = 512;  // floats: 32 cache lines
 
+// With the cap, the capped chunk is computed first, into L1 (out's chunk when the
+// exponentials are stored, else a buffer on the stack), and its exponentials after:
+// two short loops each keep their constants in registers, where one loop of tanh and
+// exp together ran at 0.69 ns per element against 0.60 (one thread, a 32000-float row
+// in L2, development machine, 2026-12-01).
 template <bool kCap, bool kStore>
 float chunk_exp_sum(int64_t j0, int64_t j1, const float* __restrict x, float cap, float inv, float m,
                     float* __restrict out) {
   float sum = 0;
+  if constexpr (kCap) {
+    alignas(64) float buffer[kChunk];
+    float* __restrict c = kStore ? out + j0 : buffer;
+    const int64_t len = j1 - j0;
+#pragma omp simd
+    for (int64_t j = 0; j < len; ++j) c[j] = capped(x[j0 + j], cap, inv);
 #pragma omp simd reduction(+ : sum)
-  for (int64_t j = j0; j < j1; ++j) {
-    const float e = fast_exp((kCap ? capped(x[j], cap, inv) : x[j]) - m);
-    if constexpr (kStore) out[j] = e;
-    sum += e;
+    for (int64_t j = 0; j < len; ++j) {
+      const float e = fast_exp(c[j] - m);
+      if constexpr (kStore) c[j] = e;
+      sum += e;
+    }
+  } else {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = j0; j < j1; ++j) {
+      const float e = fast_exp(x[j] - m);
+      if constexpr (kStore) out[j] = e;
+      sum += e;
+    }
   }
   return sum;
 }
