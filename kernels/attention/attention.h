@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/cost.h"
+#include "common/host_buffer.h"
 #include "common/workload.h"
 #include "decode/decode.h"
 
@@ -65,9 +66,11 @@ Cost cost(Phase phase, Dims d, int element_bytes, Backend backend);
 // positions (position n − 1 is the kernel's to write).
 struct HostLayer {
   Dims dims;
-  std::vector<float> w_qkv, w_o;  // [qkv_dim, d], [d, q_dim]
-  std::vector<float> x;           // prefill [B·n, d]; decode [B, d]
-  std::vector<float> k_cache, v_cache;  // decode only: [B, Hkv, n, dh]
+  // (HostVector: the weights and the cache stream, so they take host_buffer.h's page
+  // policy; on std::vector they sat on 4 KiB pages wherever THP is "madvise")
+  HostVector<float> w_qkv, w_o;  // [qkv_dim, d], [d, q_dim]
+  HostVector<float> x;           // prefill [B·n, d]; decode [B, d]
+  HostVector<float> k_cache, v_cache;  // decode only: [B, Hkv, n, dh]
   HostLayer(Phase phase, Dims d);
   // Weights uniform in ±1/√fan_in (activations stay O(1)), x and the cache in [-1, 1).
   void randomize(uint64_t seed);

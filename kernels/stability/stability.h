@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "common/cost.h"
+#include "common/host_buffer.h"
 #include "common/workload.h"
 
 namespace lmroof::stability {
@@ -78,9 +79,11 @@ Cost cost(Trick trick, Level level, Dims d, int element_bytes);
 // Host inputs of one workload, drawn from a seed; the CPU and CUDA workloads and the
 // tests share them.
 struct HostInputs {
-  std::vector<float> a, b;        // qknorm: q, k; logits / scores: a only
-  std::vector<float> gamma_q, gamma_k;  // qknorm
-  std::vector<float> cos_table, sin_table;  // qknorm, [tokens, head_dim/2]
+  // (HostVector: the inputs stream, so they take host_buffer.h's page policy; on
+  // std::vector they sat on 4 KiB pages wherever THP is "madvise")
+  HostVector<float> a, b;        // qknorm: q, k; logits / scores: a only
+  HostVector<float> gamma_q, gamma_k;  // qknorm
+  std::vector<float> cos_table, sin_table;  // qknorm, [tokens, head_dim/2] (L2-sized, filled by block::rope_tables)
   std::vector<int32_t> targets;   // zloss, logit_softcap
   void randomize(Trick trick, Dims d, uint64_t seed);
 };
