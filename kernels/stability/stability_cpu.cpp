@@ -39,32 +39,65 @@ void rmsnorm_heads(int64_t rows, int64_t dh, const float* x, const float* gamma,
 
 // RoPE of `heads` heads per token, x [tokens, heads, dh] -> y; with kNorm each head is
 // first normalised as above while it sits in registers/L1 (the fused level).
+//
+// With AVX-512, half a head a multiple of 16 floats and y 64-byte aligned, y is written
+// with streaming stores: it is the output of every level, not read again here, and a
+// normal store reads each line of y from DRAM first (write-allocate), a third more
+// bytes than the operator moves. All three levels end in this pass, so the pair's
+// comparison keeps one store policy for its output.
 template <bool kNorm>
 void rope_heads(int64_t tokens, int64_t heads, int64_t dh, const float* x, const float* gamma, const float* cos_t,
                 const float* sin_t, float* y) {
   const int64_t half = dh / 2;
-#pragma omp parallel for schedule(static)
-  for (int64_t t = 0; t < tokens; ++t) {
-    const float* __restrict c = cos_t + t * half;
-    const float* __restrict s = sin_t + t * half;
-    for (int64_t h = 0; h < heads; ++h) {
-      const float* __restrict in = x + (t * heads + h) * dh;
-      float* __restrict out = y + (t * heads + h) * dh;
-      float rstd = 1.0f;
-      if constexpr (kNorm) {
-        float ms = 0;
+#ifdef __AVX512F__
+  const bool stream = half % 16 == 0 && reinterpret_cast<uintptr_t>(y) % 64 == 0;
+#else
+  const bool stream = false;
+#endif
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int64_t t = 0; t < tokens; ++t) {
+      const float* __restrict c = cos_t + t * half;
+      const float* __restrict s = sin_t + t * half;
+      for (int64_t h = 0; h < heads; ++h) {
+        const float* __restrict in = x + (t * heads + h) * dh;
+        float* __restrict out = y + (t * heads + h) * dh;
+        float rstd = 1.0f;
+        if constexpr (kNorm) {
+          float ms = 0;
 #pragma omp simd reduction(+ : ms)
-        for (int64_t i = 0; i < dh; ++i) ms += in[i] * in[i];
-        rstd = 1.0f / std::sqrt(ms / static_cast<float>(dh) + norm::kEps);
-      }
+          for (int64_t i = 0; i < dh; ++i) ms += in[i] * in[i];
+          rstd = 1.0f / std::sqrt(ms / static_cast<float>(dh) + norm::kEps);
+        }
+#ifdef __AVX512F__
+        if (stream) {
+          const __m512 vr = _mm512_set1_ps(rstd);
+          for (int64_t i = 0; i < half; i += 16) {
+            __m512 x1 = _mm512_loadu_ps(in + i), x2 = _mm512_loadu_ps(in + i + half);
+            if constexpr (kNorm) {
+              x1 = _mm512_mul_ps(_mm512_mul_ps(x1, vr), _mm512_loadu_ps(gamma + i));
+              x2 = _mm512_mul_ps(_mm512_mul_ps(x2, vr), _mm512_loadu_ps(gamma + i + half));
+            }
+            const __m512 vc = _mm512_loadu_ps(c + i), vs = _mm512_loadu_ps(s + i);
+            _mm512_stream_ps(out + i, _mm512_fmsub_ps(x1, vc, _mm512_mul_ps(x2, vs)));
+            _mm512_stream_ps(out + i + half, _mm512_fmadd_ps(x2, vc, _mm512_mul_ps(x1, vs)));
+          }
+          continue;
+        }
+#endif
 #pragma omp simd
-      for (int64_t i = 0; i < half; ++i) {
-        float x1 = in[i], x2 = in[i + half];
-        if constexpr (kNorm) x1 = x1 * rstd * gamma[i], x2 = x2 * rstd * gamma[i + half];
-        out[i] = x1 * c[i] - x2 * s[i];
-        out[i + half] = x2 * c[i] + x1 * s[i];
+        for (int64_t i = 0; i < half; ++i) {
+          float x1 = in[i], x2 = in[i + half];
+          if constexpr (kNorm) x1 = x1 * rstd * gamma[i], x2 = x2 * rstd * gamma[i + half];
+          out[i] = x1 * c[i] - x2 * s[i];
+          out[i + half] = x2 * c[i] + x1 * s[i];
+        }
       }
     }
+#ifdef __AVX512F__
+    if (stream) _mm_sfence();  // this thread's streaming stores, before the region's barrier
+#endif
   }
 }
 
