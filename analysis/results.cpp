@@ -185,6 +185,10 @@ Cost recorded_cost(const BenchDocument& bench, const RunSpec& spec, const Group&
   cost.bytes_reread = split(counter::kBytesReread);
   cost.reread_set_bytes = split(counter::kRereadSetBytes);
   cost.reread_set_shared = split(counter::kRereadSetShared) > 0;
+  cost.bytes_streamed_out = split(counter::kBytesStreamedOut);
+  if (cost.bytes_streamed_out > cost.bytes_written)
+    fail(bench, first.pointer + "/" + std::string(counter::kBytesStreamedOut),
+         fmt::format("{} exceeds bytes_written ({})", cost.bytes_streamed_out, cost.bytes_written));
   for (const auto& [cls, flops] : class_counters({&first}, counter::kClassFlopsPrefix)) {
     const double m = counter_of(first, std::string(counter::kClassFlopsMatrixPrefix) + cls).value_or(0);
     cost.flops_by_class[cls] = FlopCount{m, flops - m, 0};

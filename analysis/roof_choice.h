@@ -32,6 +32,7 @@ struct Traffic {
   double reread_set_bytes = 0;
   bool reread_set_shared = false;  // the set is the run's, not one per thread
   double working_set_bytes = 0;
+  double streamed_write_bytes = 0;  // written with streaming stores: no room taken in the caches
 };
 // bytes_read/bytes_written from the cost; a cost without a direction split counts
 // half of bytes_model each way (a copy), and a missing working set is bytes_minimum.

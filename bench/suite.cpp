@@ -54,7 +54,8 @@ void set_cost_counters(benchmark::State& state, const Cost& cost) {
                                                        {c::kBytesWritten, cost.bytes_written},
                                                        {c::kWorkingSetBytes, cost.working_set_bytes},
                                                        {c::kBytesReread, cost.bytes_reread},
-                                                       {c::kRereadSetBytes, cost.reread_set_bytes}};
+                                                       {c::kRereadSetBytes, cost.reread_set_bytes},
+                                                       {c::kBytesStreamedOut, cost.bytes_streamed_out}};
   for (const auto& [name, value] : split)
     if (value > 0) state.counters[key(name)] = Counter(value);
   if (cost.reread_set_shared) state.counters[key(c::kRereadSetShared)] = Counter(1);

@@ -2,6 +2,8 @@
 // roof, at what rate, and the time a run would take at it.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "analysis/roof_choice.h"
 #include "common/cost.h"
 #include "registry.h"
@@ -99,6 +101,41 @@ TEST(RoofChoice, AWorkingSetUnderTwiceTheLastCacheIsPartlyServedByIt) {
   const auto part = choose_roof(stream(24 * MiB, 24 * MiB, 48 * MiB), machine());
   EXPECT_DOUBLE_EQ(part->seconds, (1 - 32.0 / 48) * (2 * 24 * MiB / (36 * G)) + (32.0 / 48) * (48 * MiB) / (200 * G));
   EXPECT_EQ(choose_roof(stream(32 * MiB, 32 * MiB, 64 * MiB), machine())->roof, "copy_nt");
+}
+
+TEST(RoofChoice, StreamedWritesLeaveTheLastCacheToTheReads) {
+  // QK-norm's RoPE: 36 MiB read, 36 MiB written with streaming stores. The 72 MiB
+  // working set is over twice L3, but only the 36 MiB of reads compete for it: up
+  // to 32/36 of the reads from L3, the other reads paired with writes as a copy, the
+  // remaining writes at the copy roof.
+  Traffic t = stream(36 * MiB, 36 * MiB, 72 * MiB);
+  EXPECT_EQ(choose_roof(t, machine())->roof, "copy_nt");  // as ordinary stores: DRAM
+  t.streamed_write_bytes = 36 * MiB;
+  const auto c = choose_roof(t, machine());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->roof, "l3_read+copy_nt");
+  const double from_l3 = 32.0 / 36 * 36 * MiB, from_dram = 36 * MiB - from_l3;
+  EXPECT_DOUBLE_EQ(c->seconds, 2 * from_dram / (36 * G) + (36 * MiB - from_dram) / (36 * G) + from_l3 / (200 * G));
+  EXPECT_NE(c->rule.find("streaming stores"), std::string::npos) << c->rule;
+  // reads that fit L3 entirely: all of them from there, every write to DRAM
+  Traffic small = stream(16 * MiB, 20 * MiB, 36 * MiB);
+  small.streamed_write_bytes = 20 * MiB;
+  EXPECT_DOUBLE_EQ(choose_roof(small, machine())->seconds, 20 * MiB / (36 * G) + 16 * MiB / (200 * G));
+  // reads still over twice L3: DRAM only
+  Traffic big = stream(80 * MiB, 36 * MiB, 116 * MiB);
+  big.streamed_write_bytes = 36 * MiB;
+  EXPECT_EQ(choose_roof(big, machine())->roof, "copy_nt+read");
+  // from the cost: the fused norm and QK-norm declare their streamed output
+  for (const auto& [name, variant, impl] : {std::tuple{"stability", "qknorm", "without"},
+                                             std::tuple{"stability", "qknorm", "fused"},
+                                             std::tuple{"norm", "rmsnorm", "fused"}}) {
+    const auto& pair = find_pair(name);
+    const RunSpec spec{name, variant, impl, Backend::cpu, DType::fp32,
+                       pair.complete_shape(variant, pair.default_shapes.front())};
+    const Cost cost = cost_of(spec);
+    EXPECT_GT(cost.bytes_streamed_out, 0) << spec.bench_name();
+    EXPECT_DOUBLE_EQ(traffic_of(cost).streamed_write_bytes, cost.bytes_written) << spec.bench_name();
+  }
 }
 
 TEST(RoofChoice, RereadsComeFromTheCacheThatHoldsEveryThreadsSet) {

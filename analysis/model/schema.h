@@ -31,6 +31,7 @@ inline constexpr std::string_view kWorkingSetBytes = "working_set_bytes";  // al
 inline constexpr std::string_view kBytesReread = "bytes_reread";
 inline constexpr std::string_view kRereadSetBytes = "reread_set_bytes";
 inline constexpr std::string_view kRereadSetShared = "reread_set_shared";  // 1: shared by the threads
+inline constexpr std::string_view kBytesStreamedOut = "bytes_streamed_out";  // of bytes_written, past the caches
 // Ceilings: the capacity of the cache level a cache ceiling measures, and its threads.
 inline constexpr std::string_view kCacheBytes = "cache_bytes";
 inline constexpr std::string_view kThreads = "threads";

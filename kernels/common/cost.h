@@ -58,6 +58,12 @@ struct Cost {
   // True when reread_set_bytes is the whole run's set, shared by the threads (each
   // pass of an unfused operator splits one tensor among them), not one per thread.
   bool reread_set_shared = false;
+  // The part of bytes_written the CPU kernel may write with streaming (non-temporal)
+  // stores, which bypass the caches: those bytes take no room in the last cache, so
+  // only the rest of the working set competes for it (analysis/roof_choice.cpp). A
+  // kernel that may instead store normally on some hosts still declares them: the
+  // roof then assumes more of its reads stay cached, a best case, never a worse one.
+  double bytes_streamed_out = 0;
   // Composite operators only: FLOPs and model bytes per operator class.
   std::map<std::string, FlopCount> flops_by_class;
   std::map<std::string, double> bytes_by_class;

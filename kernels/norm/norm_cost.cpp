@@ -61,6 +61,7 @@ Cost cost(Kind kind, bool fused, Dims d, int element_bytes) {
     c.bytes_model = c.bytes_minimum;
     c.bytes_read = (TD + params) * s;  // x, gamma (and beta)
     c.bytes_written = TD * s;          // y
+    c.bytes_streamed_out = TD * s;     // y with streaming stores (cpu_fused, AVX-512)
   } else {
     double reads = 0, writes = 0;
     for (const auto& p : unfused_passes(kind, d)) reads += p.read_elements, writes += p.write_elements;

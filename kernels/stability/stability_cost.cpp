@@ -174,6 +174,9 @@ Cost cost(Trick trick, Level level, Dims d, int element_bytes) {
     c.bytes_written += p.write_bytes;
   }
   c.bytes_model = c.bytes_read + c.bytes_written;
+  // qknorm's output, the rotated q and k, leaves every level with streaming stores
+  // (rope_heads, AVX-512 when half a head is a multiple of 16)
+  if (trick == Trick::qknorm) c.bytes_streamed_out = E * element_bytes;
   // Minimum: the fused level's single pass (inputs once, outputs once).
   for (const auto& p : passes(trick, level == Level::without ? Level::without : Level::fused, d, element_bytes))
     c.bytes_minimum += p.read_bytes + p.write_bytes;

@@ -292,6 +292,21 @@ printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 0, "time_unit"
 expect 2 "zero.json: /benchmarks/0/real_time: must be a positive number" -- analyze "$tmp/zero.json" -o "$tmp/x.json"
 printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 5, "time_unit": "ms", "ceiling_bytes": -1}]}' >"$tmp/neg.json"
 expect 2 "neg.json: /benchmarks/0/ceiling_bytes: must not be negative" -- analyze "$tmp/neg.json" -o "$tmp/x.json"
+# streamed-out bytes (docs/cost-model.md#which-roof-a-run-is-judged-against) cannot exceed the bytes written
+bench_example=$(ls -d "$src"/reports/examples/*cpu*/bench.json 2>/dev/null | sort | tail -1)
+if [ -n "$bench_example" ]; then
+  python3 - "$bench_example" "$tmp/streamed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+i = next(i for i, b in enumerate(d["benchmarks"]) if b["name"].startswith("norm/rmsnorm/fused/"))
+for b in d["benchmarks"]:
+    if b["name"].startswith("norm/rmsnorm/fused/"): b["bytes_streamed_out"] = 2 * b["bytes_written"]
+json.dump(d, open(sys.argv[2], "w"))
+open(sys.argv[2] + ".index", "w").write(str(i))
+PY
+  i=$(cat "$tmp/streamed.json.index")
+  expect 2 "streamed.json: /benchmarks/$i/bytes_streamed_out: 268435456 exceeds bytes_written \\(134217728\\)" -- analyze "$tmp/streamed.json" -o "$tmp/x.json"
+fi
 [ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results from bad input"; failures=$((failures + 1)); }
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
