@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs dependencies (once) and builds lmroof with a CMake preset.
-#   scripts/build.sh [PRESET] [--test-deps]     PRESET: default (CUDA when nvcc is found), cpu, asan
+#   scripts/build.sh [PRESET] [--test-deps]     PRESET: default (CUDA when nvcc is found), cpu, asan, portable
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=default

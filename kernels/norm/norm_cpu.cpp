@@ -34,8 +34,8 @@ namespace {
 // zero next to their spread keep their precision.
 template <bool kBeta>
 void write_normalized(int64_t D, const float* __restrict x, float shift, float scale, const float* __restrict gamma,
-                      const float* __restrict beta, float* __restrict y, const float* next, int64_t next_from,
-                      float shift_lo = 0.f) {
+                      const float* __restrict beta, float* __restrict y, [[maybe_unused]] const float* next,
+                      [[maybe_unused]] int64_t next_from, float shift_lo = 0.f) {
   int64_t i = 0;
 #ifdef __AVX512F__
   for (; i < D && (reinterpret_cast<uintptr_t>(y + i) & 63) != 0; ++i)
@@ -60,7 +60,8 @@ void write_normalized(int64_t D, const float* __restrict x, float shift, float s
 // pulled into L2 while this pass runs, so DRAM keeps streaming during the passes
 // that work out of cache.
 template <bool kSquare>
-float row_reduce(int64_t D, const float* __restrict x, float shift, const float* prefetch, int64_t prefetch_len) {
+float row_reduce(int64_t D, const float* __restrict x, float shift, [[maybe_unused]] const float* prefetch,
+                 [[maybe_unused]] int64_t prefetch_len) {
   int64_t i = 0;
   float total = 0;
 #ifdef __AVX512F__
@@ -271,10 +272,19 @@ void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __r
     }
 #endif
     const int64_t third = (D / 3) & ~int64_t{15};
-    const float mean = row_reduce<false>(D, x, 0.f, next, third) / D;
+    // The mean around the row's first value, in double, kept as a float and its
+    // rounding error (as the AVX-512 path keeps it): x - x[0] is exact for x near
+    // it, so a mean far from zero next to the spread (offset 1000, spread 0.01)
+    // keeps the digits a float mean of raw values loses (found by the x86-64-v3
+    // build, where this loop runs for every d_model).
+    const float x0 = x[0];
+    const double mean = x0 + static_cast<double>(row_reduce<false>(D, x, x0, next, third)) / static_cast<double>(D);
+    const float mean_hi = static_cast<float>(mean), mean_lo = static_cast<float>(mean - mean_hi);
     // Two-pass variance from the cached row: no cancellation as in E[x^2] - mean^2.
-    const float var = row_reduce<true>(D, x, mean, next ? next + third : nullptr, third) / D;
-    write_normalized<true>(D, x, mean, 1.0f / std::sqrt(var + kEps), gamma, beta, y, next, 2 * third);
+    // Around mean_hi, whose distance to the mean (mean_lo, under an ulp of it) adds
+    // mean_lo^2 to the variance, far below its float resolution.
+    const float var = row_reduce<true>(D, x, mean_hi, next ? next + third : nullptr, third) / D;
+    write_normalized<true>(D, x, mean_hi, 1.0f / std::sqrt(var + kEps), gamma, beta, y, next, 2 * third, mean_lo);
   } else {
     const int64_t half = (D / 2) & ~int64_t{15};
     const float mean_square = row_reduce<true>(D, x, 0.f, next, half) / D;
