@@ -59,10 +59,11 @@ TEST(NormKernels, FusedLayerNormKeepsPrecisionWithALargeOffset) {
   }
 }
 
-// The pipelined loop splits rows between threads and reads a row and the two after
-// it: one row per thread, a row count that does not divide, both kinds.
+// The pipelined loop splits rows between threads, writes them two at a time and
+// reads the two groups after them; an odd last row goes alone: one row per thread,
+// odd and even rows per thread, a row count that does not divide, both kinds.
 TEST(NormKernels, FusedPipelinedMatchesTheReferenceAtEveryRowCount) {
-  for (const int64_t tokens : {1, 2, 3, 7, 64}) {
+  for (const int64_t tokens : {1, 2, 3, 5, 6, 7, 9, 11, 64}) {
     for (const auto kind : {norm::Kind::layernorm, norm::Kind::rmsnorm}) {
       const norm::Dims d{tokens, 128};
       HostVector<float> x(d.tokens * d.d_model), gamma(d.d_model), beta(d.d_model), y(x.size());

@@ -199,61 +199,92 @@ Moments row_moments(int64_t D, const float* __restrict x, const float* prefetch,
   return acc.finish(D, x, i / 64);
 }
 
+void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __restrict gamma,
+               const float* __restrict beta, float* __restrict y, const float* next);
+
 // The pipelined loop over rows [t0, t1), for d_model a multiple of 64 and rows of
 // y aligned to 64 bytes. A row needs its statistics before its first output, so a
 // row-at-a-time loop alternates a pass that only loads (the statistics) with one
 // that mostly stores (the output), and the streaming stores idle through the first.
-// Here each step of row t's output also accumulates 64 values of row t+1's
-// statistics and prefetches 64 values of row t+2 into L2 (kPrefetchRows ahead), so
-// loads from DRAM and streaming stores are in flight together, as in a copy. On the
-// development machine (Zen 4 VM, 8192x4096 and 2048x8192, alternated in one
-// sitting) RMSNorm reached 90-93% of the copy_nt bandwidth probed next to it and
-// LayerNorm 80-82%, where the row-at-a-time loop reached 80-81% and 73-75%.
-// Without the prefetch of row t+2 the same pipeline was slower than the
-// row-at-a-time loop (the demand loads of row t+1 alone do not keep DRAM busy), as
-// were coarser interleavings (2 and 8 KiB of one row, then of the other). The
+// Here rows are written kGroup at a time, and each step of a group's output also
+// accumulates 64 values of each row of the next group's statistics and prefetches
+// 64 values of each row of the group after it into L2, so that loads from DRAM and
+// streaming stores are in flight together, as in a copy. Each gamma (and beta)
+// vector loaded serves the group's rows. An odd last row goes alone, at the end.
+//
+// Measured on the development machine (Zen 4 VM, 8192x4096, 2 threads, alternated
+// with copy_nt right before and after, the run's median):
+//   - one row at a time with this pipeline: RMSNorm at 90-93% of the probed copy_nt
+//     with the machine slow, 71% with it fast (the first figure of session 5, the
+//     second of session 7); the row-at-a-time loop 80-81%, LayerNorm 73-75%;
+//   - two rows at a time (session 7, RMSNorm in a harness copy of this loop): the
+//     median at 98-100% slow (272 alternations) and 78.5-79% fast (68), where one
+//     row reached 95-98% and 71% in the same sittings; four rows were slower
+//     (94.5-96% slow, 62% fast), and so were two rows without the prefetch (83-85%
+//     slow).
+// Without the prefetch of the group after next the pipeline was slower than the
+// row-at-a-time loop (the demand loads alone do not keep DRAM busy), as were
+// coarser interleavings (2 and 8 KiB of one row, then of the other). The
 // row-at-a-time loop stays for other shapes and hosts.
-constexpr int64_t kPrefetchRows = 2;
+constexpr int64_t kGroup = 2;
 
 template <bool kLayerNorm>
 void fused_rows_pipelined(int64_t D, const float* __restrict x, const float* __restrict gamma,
                           const float* __restrict beta, float* __restrict y, int64_t t0, int64_t t1) {
   using Stats = std::conditional_t<kLayerNorm, ShiftedMoments, SumOfSquares>;
   const int64_t blocks = D / 64;
-  Stats stats;
-  stats.start(x + t0 * D);
-  for (int64_t b = 0; b < blocks; ++b) stats.add(x + t0 * D + 64 * b);
-  for (int64_t t = t0; t < t1; ++t) {
+  const int64_t groups_end = t0 + (t1 - t0) / kGroup * kGroup;
+  Stats stats[kGroup];
+  if (t0 < groups_end)
+    for (int64_t r = 0; r < kGroup; ++r) {
+      stats[r].start(x + (t0 + r) * D);
+      for (int64_t b = 0; b < blocks; ++b) stats[r].add(x + (t0 + r) * D + 64 * b);
+    }
+  for (int64_t t = t0; t < groups_end; t += kGroup) {
     const float* __restrict xr = x + t * D;
     float* __restrict yr = y + t * D;
-    float shift = 0, shift_lo = 0, scale;
-    if constexpr (kLayerNorm) {
-      const Moments mo = stats.finish(D, xr, blocks);
-      shift = static_cast<float>(mo.mean);
-      shift_lo = static_cast<float>(mo.mean - shift);
-      scale = 1.0f / std::sqrt(static_cast<float>(mo.m2 / D) + kEps);
-    } else {
-      scale = 1.0f / std::sqrt(stats.finish() / D + kEps);
+    __m512 vshift[kGroup], vshift_lo[kGroup], vscale[kGroup];
+    for (int64_t r = 0; r < kGroup; ++r) {
+      float shift = 0, shift_lo = 0, scale;
+      if constexpr (kLayerNorm) {
+        const Moments mo = stats[r].finish(D, xr + r * D, blocks);
+        shift = static_cast<float>(mo.mean);
+        shift_lo = static_cast<float>(mo.mean - shift);
+        scale = 1.0f / std::sqrt(static_cast<float>(mo.m2 / D) + kEps);
+      } else {
+        scale = 1.0f / std::sqrt(stats[r].finish() / D + kEps);
+      }
+      vshift[r] = _mm512_set1_ps(shift), vshift_lo[r] = _mm512_set1_ps(shift_lo), vscale[r] = _mm512_set1_ps(scale);
     }
-    const __m512 vshift = _mm512_set1_ps(shift), vshift_lo = _mm512_set1_ps(shift_lo), vscale = _mm512_set1_ps(scale);
-    const float* __restrict next = t + 1 < t1 ? xr + D : nullptr;
-    const float* ahead = t + kPrefetchRows < t1 ? xr + kPrefetchRows * D : nullptr;
-    if (next) stats.start(next);
+    const float* __restrict next = t + kGroup < groups_end ? xr + kGroup * D : nullptr;
+    // the group after next, or the odd last row (up to kGroup rows)
+    const float* ahead = xr + 2 * kGroup * D;
+    const int64_t ahead_rows = std::clamp<int64_t>(t1 - (t + 2 * kGroup), 0, kGroup);
+    if (next)
+      for (int64_t r = 0; r < kGroup; ++r) stats[r].start(next + r * D);
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i = 64 * b;
-      if (ahead)
-        for (int k = 0; k < 4; ++k) _mm_prefetch(reinterpret_cast<const char*>(ahead + i + 16 * k), _MM_HINT_T1);
-      if (next) stats.add(next + i);
+      for (int64_t r = 0; r < ahead_rows; ++r)
+        for (int k = 0; k < 4; ++k) _mm_prefetch(reinterpret_cast<const char*>(ahead + r * D + i + 16 * k), _MM_HINT_T1);
+      if (next)
+        for (int64_t r = 0; r < kGroup; ++r) stats[r].add(next + r * D + i);
       for (int k = 0; k < 4; ++k) {
         const int64_t j = i + 16 * k;
-        __m512 v = _mm512_loadu_ps(xr + j);
-        if constexpr (kLayerNorm) v = _mm512_sub_ps(_mm512_sub_ps(v, vshift), vshift_lo);
-        v = _mm512_mul_ps(_mm512_mul_ps(v, vscale), _mm512_loadu_ps(gamma + j));
-        if constexpr (kLayerNorm) v = _mm512_add_ps(v, _mm512_loadu_ps(beta + j));
-        _mm512_stream_ps(yr + j, v);
+        const __m512 g = _mm512_loadu_ps(gamma + j);
+        const __m512 bt = kLayerNorm ? _mm512_loadu_ps(beta + j) : _mm512_setzero_ps();
+        for (int64_t r = 0; r < kGroup; ++r) {
+          __m512 v = _mm512_loadu_ps(xr + r * D + j);
+          if constexpr (kLayerNorm) v = _mm512_sub_ps(_mm512_sub_ps(v, vshift[r]), vshift_lo[r]);
+          v = _mm512_mul_ps(_mm512_mul_ps(v, vscale[r]), g);
+          if constexpr (kLayerNorm) v = _mm512_add_ps(v, bt);
+          _mm512_stream_ps(yr + r * D + j, v);
+        }
       }
     }
   }
+  if (groups_end < t1)
+    fused_row(kLayerNorm ? Kind::layernorm : Kind::rmsnorm, D, x + groups_end * D, gamma, beta, y + groups_end * D,
+              nullptr);
 }
 #endif
 
