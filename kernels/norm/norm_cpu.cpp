@@ -228,59 +228,80 @@ void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __r
 // row-at-a-time loop stays for other shapes and hosts.
 constexpr int64_t kGroup = 2;
 
+// A row's normalisation as vectors: y = ((x - shift) - shift_lo) · scale · gamma (+ beta).
+struct RowScale {
+  __m512 shift, shift_lo, scale;
+};
+template <bool kLayerNorm, typename Stats>
+RowScale row_scale(Stats& stats, int64_t D, const float* x, int64_t blocks) {
+  float shift = 0, shift_lo = 0, scale;
+  if constexpr (kLayerNorm) {
+    const Moments mo = stats.finish(D, x, blocks);
+    shift = static_cast<float>(mo.mean);
+    shift_lo = static_cast<float>(mo.mean - shift);
+    scale = 1.0f / std::sqrt(static_cast<float>(mo.m2 / D) + kEps);
+  } else {
+    scale = 1.0f / std::sqrt(stats.finish() / D + kEps);
+  }
+  return {_mm512_set1_ps(shift), _mm512_set1_ps(shift_lo), _mm512_set1_ps(scale)};
+}
+template <bool kLayerNorm>
+[[gnu::always_inline]] inline void write_vector(const RowScale& r, const float* x, __m512 g, __m512 bt, float* y) {
+  __m512 v = _mm512_loadu_ps(x);
+  if constexpr (kLayerNorm) v = _mm512_sub_ps(_mm512_sub_ps(v, r.shift), r.shift_lo);
+  v = _mm512_mul_ps(_mm512_mul_ps(v, r.scale), g);
+  if constexpr (kLayerNorm) v = _mm512_add_ps(v, bt);
+  _mm512_stream_ps(y, v);
+}
+
 template <bool kLayerNorm>
 void fused_rows_pipelined(int64_t D, const float* __restrict x, const float* __restrict gamma,
                           const float* __restrict beta, float* __restrict y, int64_t t0, int64_t t1) {
   using Stats = std::conditional_t<kLayerNorm, ShiftedMoments, SumOfSquares>;
+  static_assert(kGroup == 2, "the loop below names its two rows");
   const int64_t blocks = D / 64;
   const int64_t groups_end = t0 + (t1 - t0) / kGroup * kGroup;
-  Stats stats[kGroup];
-  if (t0 < groups_end)
-    for (int64_t r = 0; r < kGroup; ++r) {
-      stats[r].start(x + (t0 + r) * D);
-      for (int64_t b = 0; b < blocks; ++b) stats[r].add(x + (t0 + r) * D + 64 * b);
-    }
+  // The accumulators must live in registers: GCC kept an array of them on the
+  // stack (a load and a store around every accumulation), and that L1 traffic cost
+  // 9 points of the copy bandwidth with the machine fast (harness, 0.68 against
+  // 0.77, session 7). Hence two named rows and local copies in the loop.
+  Stats first, second;
+  if (t0 < groups_end) {
+    first.start(x + t0 * D);
+    second.start(x + (t0 + 1) * D);
+    for (int64_t b = 0; b < blocks; ++b) first.add(x + t0 * D + 64 * b), second.add(x + (t0 + 1) * D + 64 * b);
+  }
   for (int64_t t = t0; t < groups_end; t += kGroup) {
     const float* __restrict xr = x + t * D;
     float* __restrict yr = y + t * D;
-    __m512 vshift[kGroup], vshift_lo[kGroup], vscale[kGroup];
-    for (int64_t r = 0; r < kGroup; ++r) {
-      float shift = 0, shift_lo = 0, scale;
-      if constexpr (kLayerNorm) {
-        const Moments mo = stats[r].finish(D, xr + r * D, blocks);
-        shift = static_cast<float>(mo.mean);
-        shift_lo = static_cast<float>(mo.mean - shift);
-        scale = 1.0f / std::sqrt(static_cast<float>(mo.m2 / D) + kEps);
-      } else {
-        scale = 1.0f / std::sqrt(stats[r].finish() / D + kEps);
-      }
-      vshift[r] = _mm512_set1_ps(shift), vshift_lo[r] = _mm512_set1_ps(shift_lo), vscale[r] = _mm512_set1_ps(scale);
-    }
+    const RowScale r0 = row_scale<kLayerNorm>(first, D, xr, blocks);
+    const RowScale r1 = row_scale<kLayerNorm>(second, D, xr + D, blocks);
     const float* __restrict next = t + kGroup < groups_end ? xr + kGroup * D : nullptr;
     // the group after next, or the odd last row (up to kGroup rows)
     const float* ahead = xr + 2 * kGroup * D;
     const int64_t ahead_rows = std::clamp<int64_t>(t1 - (t + 2 * kGroup), 0, kGroup);
-    if (next)
-      for (int64_t r = 0; r < kGroup; ++r) stats[r].start(next + r * D);
+    if (next) first.start(next), second.start(next + D);
+    // RMSNorm: local copies for the loop, since objects whose address escapes
+    // (start, finish) stay in memory while copies used only through the inlined
+    // add() stay in registers. LayerNorm keeps them in memory: its two rows' 24
+    // accumulators and shifts in registers were slower (fused LayerNorm at 55-58%
+    // of the probed copy_nt fast and 87% slow, against 67-75% and 92-94%).
+    using Accumulators = std::conditional_t<kLayerNorm, Stats&, Stats>;
+    Accumulators acc0 = first, acc1 = second;
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i = 64 * b;
       for (int64_t r = 0; r < ahead_rows; ++r)
         for (int k = 0; k < 4; ++k) _mm_prefetch(reinterpret_cast<const char*>(ahead + r * D + i + 16 * k), _MM_HINT_T1);
-      if (next)
-        for (int64_t r = 0; r < kGroup; ++r) stats[r].add(next + r * D + i);
+      if (next) acc0.add(next + i), acc1.add(next + D + i);
       for (int k = 0; k < 4; ++k) {
         const int64_t j = i + 16 * k;
         const __m512 g = _mm512_loadu_ps(gamma + j);
         const __m512 bt = kLayerNorm ? _mm512_loadu_ps(beta + j) : _mm512_setzero_ps();
-        for (int64_t r = 0; r < kGroup; ++r) {
-          __m512 v = _mm512_loadu_ps(xr + r * D + j);
-          if constexpr (kLayerNorm) v = _mm512_sub_ps(_mm512_sub_ps(v, vshift[r]), vshift_lo[r]);
-          v = _mm512_mul_ps(_mm512_mul_ps(v, vscale[r]), g);
-          if constexpr (kLayerNorm) v = _mm512_add_ps(v, bt);
-          _mm512_stream_ps(yr + r * D + j, v);
-        }
+        write_vector<kLayerNorm>(r0, xr + j, g, bt, yr + j);
+        write_vector<kLayerNorm>(r1, xr + D + j, g, bt, yr + D + j);
       }
     }
+    if constexpr (!kLayerNorm) first = acc0, second = acc1;
   }
   if (groups_end < t1)
     fused_row(kLayerNorm ? Kind::layernorm : Kind::rmsnorm, D, x + groups_end * D, gamma, beta, y + groups_end * D,
