@@ -221,7 +221,9 @@ void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __r
 //     median at 98-100% slow (272 alternations) and 78.5-79% fast (68), where one
 //     row reached 95-98% and 71% in the same sittings; four rows were slower
 //     (94.5-96% slow, 62% fast), and so were two rows without the prefetch (83-85%
-//     slow).
+//     slow). In lmroof_bench, old and new binaries alternated: RMSNorm 89% -> 96-101%
+//     slow and 59-63% -> 72-74% fast, LayerNorm 80-81% -> 91-96% and 52% -> 69-70%
+//     (docs/cost-model.md, "Fused norms").
 // Without the prefetch of the group after next the pipeline was slower than the
 // row-at-a-time loop (the demand loads alone do not keep DRAM busy), as were
 // coarser interleavings (2 and 8 KiB of one row, then of the other). The
