@@ -88,6 +88,20 @@ float row_reduce(int64_t D, const float* __restrict x, float shift, [[maybe_unus
   return total + tail;
 }
 
+// A row's normalisation: y = ((x - shift) - shift_lo) · scale · gamma (+ beta).
+struct Normalization {
+  float shift = 0, shift_lo = 0, scale = 1;
+};
+// LayerNorm's, from the row's mean in double (kept as a float and its rounding
+// error: x - shift is exact for x near the shift, so a mean far from zero next to the
+// spread keeps its digits) and its variance.
+inline Normalization centred(double mean, float variance) {
+  const float shift = static_cast<float>(mean);
+  return {shift, static_cast<float>(mean - shift), 1.0f / std::sqrt(variance + kEps)};
+}
+// RMSNorm's, from the mean of the squares.
+inline Normalization uncentred(float mean_square) { return {0.f, 0.f, 1.0f / std::sqrt(mean_square + kEps)}; }
+
 #ifdef __AVX512F__
 // Mean and M2 (sum of squared deviations) of a row in ONE pass: 64 lanes (four
 // vectors) each accumulate sums of (x - K) and (x - K)^2 around their own first
@@ -230,22 +244,20 @@ void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __r
 // row-at-a-time loop stays for other shapes and hosts.
 constexpr int64_t kGroup = 2;
 
-// A row's normalisation as vectors: y = ((x - shift) - shift_lo) · scale · gamma (+ beta).
+// A row's Normalization as vectors.
 struct RowScale {
   __m512 shift, shift_lo, scale;
 };
 template <bool kLayerNorm, typename Stats>
 RowScale row_scale(Stats& stats, int64_t D, const float* x, int64_t blocks) {
-  float shift = 0, shift_lo = 0, scale;
+  Normalization n;
   if constexpr (kLayerNorm) {
     const Moments mo = stats.finish(D, x, blocks);
-    shift = static_cast<float>(mo.mean);
-    shift_lo = static_cast<float>(mo.mean - shift);
-    scale = 1.0f / std::sqrt(static_cast<float>(mo.m2 / D) + kEps);
+    n = centred(mo.mean, static_cast<float>(mo.m2 / D));
   } else {
-    scale = 1.0f / std::sqrt(stats.finish() / D + kEps);
+    n = uncentred(stats.finish() / D);
   }
-  return {_mm512_set1_ps(shift), _mm512_set1_ps(shift_lo), _mm512_set1_ps(scale)};
+  return {_mm512_set1_ps(n.shift), _mm512_set1_ps(n.shift_lo), _mm512_set1_ps(n.scale)};
 }
 template <bool kLayerNorm>
 [[gnu::always_inline]] inline void write_vector(const RowScale& r, const float* x, __m512 g, __m512 bt, float* y) {
@@ -319,30 +331,29 @@ void fused_row(Kind kind, int64_t D, const float* __restrict x, const float* __r
     if (D >= 64) {
       const int64_t half = (D / 2) & ~int64_t{15};
       const Moments mo = row_moments(D, x, next, half);
-      const float mean = static_cast<float>(mo.mean), mean_lo = static_cast<float>(mo.mean - mean);
-      const float var = static_cast<float>(mo.m2 / D);
-      write_normalized<true>(D, x, mean, 1.0f / std::sqrt(var + kEps), gamma, beta, y, next, half, mean_lo);
+      const Normalization n = centred(mo.mean, static_cast<float>(mo.m2 / D));
+      write_normalized<true>(D, x, n.shift, n.scale, gamma, beta, y, next, half, n.shift_lo);
       return;
     }
 #endif
     const int64_t third = (D / 3) & ~int64_t{15};
-    // The mean around the row's first value, in double, kept as a float and its
-    // rounding error (as the AVX-512 path keeps it): x - x[0] is exact for x near
-    // it, so a mean far from zero next to the spread (offset 1000, spread 0.01)
+    // The mean around the row's first value, in double: x - x[0] is exact for x
+    // near it, so a mean far from zero next to the spread (offset 1000, spread 0.01)
     // keeps the digits a float mean of raw values loses (found by the x86-64-v3
     // build, where this loop runs for every d_model).
     const float x0 = x[0];
     const double mean = x0 + static_cast<double>(row_reduce<false>(D, x, x0, next, third)) / static_cast<double>(D);
-    const float mean_hi = static_cast<float>(mean), mean_lo = static_cast<float>(mean - mean_hi);
+    const float shift = static_cast<float>(mean);
     // Two-pass variance from the cached row: no cancellation as in E[x^2] - mean^2.
-    // Around mean_hi, whose distance to the mean (mean_lo, under an ulp of it) adds
-    // mean_lo^2 to the variance, far below its float resolution.
-    const float var = row_reduce<true>(D, x, mean_hi, next ? next + third : nullptr, third) / D;
-    write_normalized<true>(D, x, mean_hi, 1.0f / std::sqrt(var + kEps), gamma, beta, y, next, 2 * third, mean_lo);
+    // Around the float shift, whose distance to the mean (under an ulp of it) adds
+    // its square to the variance, far below its float resolution.
+    const float var = row_reduce<true>(D, x, shift, next ? next + third : nullptr, third) / D;
+    const Normalization n = centred(mean, var);
+    write_normalized<true>(D, x, n.shift, n.scale, gamma, beta, y, next, 2 * third, n.shift_lo);
   } else {
     const int64_t half = (D / 2) & ~int64_t{15};
-    const float mean_square = row_reduce<true>(D, x, 0.f, next, half) / D;
-    write_normalized<false>(D, x, 0.f, 1.0f / std::sqrt(mean_square + kEps), gamma, beta, y, next, half);
+    const Normalization n = uncentred(row_reduce<true>(D, x, 0.f, next, half) / D);
+    write_normalized<false>(D, x, n.shift, n.scale, gamma, beta, y, next, half);
   }
 }
 
