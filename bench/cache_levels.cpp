@@ -1,12 +1,18 @@
 #include "bench/cache_levels.h"
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "bench/stream_kernels.h"
+#include "common/host_buffer.h"
 
 namespace lmroof::bench {
 
@@ -38,9 +44,54 @@ int count_cpus(const std::string& list) {  // "0-1", "0,2-3"
 
 }  // namespace
 
-// Data (or unified) cache `level` from /sys (sysconf as a fallback: glibc's
-// _SC_LEVEL3_CACHE_SIZE reads CPUID, which some hypervisors fill oddly: 320 MiB
-// for a 32 MiB L3 on the development VM, so /sys comes first).
+int64_t last_level_from_rates(std::span<const int64_t> bytes, std::span<const double> rates) {
+  if (bytes.size() != rates.size() || rates.size() < 3) return 0;
+  const double fastest = *std::max_element(rates.begin(), rates.end()), dram = rates.back();
+  if (!(dram > 0) || !(fastest >= 1.5 * dram)) return 0;
+  // The steepest drop from one set to the next: its ratio does not move with the
+  // DRAM rate the way a threshold between the two plateaus does (a VM's DRAM rate
+  // flips between two states within seconds).
+  int64_t last = 0;
+  double steepest = 0;
+  for (size_t i = 0; i + 1 < rates.size(); ++i)
+    if (rates[i + 1] > 0 && rates[i] / rates[i + 1] > steepest) steepest = rates[i] / rates[i + 1], last = bytes[i];
+  return last;
+}
+
+int64_t measured_last_level_bytes() {
+  static const int64_t bytes = [] {
+    const int threads = omp_get_max_threads();
+    std::vector<int64_t> sizes;
+    for (int64_t mib = 4; mib <= 256; mib *= 2) sizes.insert(sizes.end(), {mib << 20, mib * 3 / 2 << 20});
+    sizes.pop_back();  // ... 192, 256 MiB
+    HostVector<float> a(static_cast<size_t>(sizes.back() / 4));
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < a.size(); ++i) a[i] = 1e-3f * static_cast<float>(i % 97);
+    std::vector<double> rates;
+    for (const int64_t set : sizes) {
+      const int64_t per = set / 4 / threads / 128 * 128;
+      double best = 0;
+      // the best of enough sweeps to read 512 MiB, at least 3: the first warms the set
+      for (int64_t s = 0, sweeps = std::max<int64_t>(3, (int64_t{512} << 20) / set); s < sweeps; ++s) {
+        float sink = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel reduction(+ : sink)
+        sink += sum_floats(a.data() + omp_get_thread_num() * per, per);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        asm volatile("" : : "r"(sink) : "memory");
+        if (seconds > 0) best = std::max(best, static_cast<double>(per) * threads * 4 / seconds);
+      }
+      rates.push_back(best);
+    }
+    return last_level_from_rates(sizes, rates);
+  }();
+  return bytes;
+}
+
+// Data (or unified) cache `level` from /sys (sysconf for L1 and L2, a measurement
+// for L3, as fallbacks: glibc's _SC_LEVEL3_CACHE_SIZE reads CPUID, which some
+// hypervisors fill oddly: 320 MiB for a 32 MiB L3 on one development VM, 508 MiB on
+// another, which had no /sys cache entries at all).
 CacheLevel cache_level(int level) {
   CacheLevel c;
   c.level = level;
@@ -53,12 +104,20 @@ CacheLevel cache_level(int level) {
     if (l != level || t == "Instruction") continue;
     c.bytes = parse_size(sz);
     if (shared >> sh) c.shared_by = count_cpus(sh);
+    c.source = "os";
     return c;
   }
-  const int name = level == 1 ? _SC_LEVEL1_DCACHE_SIZE : level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE;
-  const long v = sysconf(name);
+  // Unknown sharing: assume private L1/L2 and one L3 shared by every thread.
+  if (level == 3) {
+    // measured only where CPUID says there is an L3
+    c.bytes = sysconf(_SC_LEVEL3_CACHE_SIZE) > 0 ? measured_last_level_bytes() : 0;
+    c.shared_by = 1 << 16;
+    c.source = c.bytes > 0 ? "measured" : "none";
+    return c;
+  }
+  const long v = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
   c.bytes = v > 0 ? v : 0;
-  c.shared_by = level == 3 ? 1 << 16 : 1;  // unknown: assume private L1/L2, one shared L3
+  c.source = c.bytes > 0 ? "cpuid" : "none";
   return c;
 }
 

@@ -2,17 +2,32 @@
 // The data cache levels as the OS describes them for cpu0: what the cache ceilings
 // are sized from and what decides whether a run streams from DRAM.
 #include <cstdint>
+#include <span>
 
 namespace lmroof::bench {
 
 struct CacheLevel {
   int level = 0;
-  int64_t bytes = 0;     // capacity of one instance; 0 when the OS does not say
+  int64_t bytes = 0;     // capacity of one instance; 0 when neither the OS nor a measurement says
   int shared_by = 1;     // logical CPUs sharing one instance
+  const char* source = "none";  // "os" (/sys), "cpuid" (sysconf), "measured" or "none"
 };
 
-// Data (or unified) cache `level` (1, 2, 3) from /sys, sysconf as a fallback.
+// Data (or unified) cache `level` (1, 2, 3) from /sys. Without /sys (some VMs):
+// L1 and L2 from sysconf (CPUID's per-core values), and L3 measured, since the
+// CPUID value a hypervisor passes can be the whole socket's (508 MiB on a 2-core
+// Zen 5 guest whose L3 measures 32 MiB).
 CacheLevel cache_level(int level);
+
+// The last cache level's capacity from read rates over growing working sets
+// (`bytes` ascending, `rates` in B/s): the set after which the rate drops the most.
+// 0 when no level stands out: the fastest rate under 1.5x the largest set's (DRAM),
+// or fewer than 3 points.
+int64_t last_level_from_rates(std::span<const int64_t> bytes, std::span<const double> rates);
+
+// The L3 capacity measured on this machine, once per process (about 0.2 s):
+// last_level_from_rates over two-thread read sweeps of 4 MiB to 256 MiB.
+int64_t measured_last_level_bytes();
 
 // The capacity of `level` that `threads` threads use together (two threads on two
 // private 1 MiB L2s: 2 MiB; on one shared 32 MiB L3: 32 MiB).

@@ -25,6 +25,7 @@
 #include "bench/machine_context.h"
 #include "bench/suite.h"
 #include "bench/cache_levels.h"
+#include "bench/dram_probe.h"
 #include "bench/stream_kernels.h"
 #include "common/host_buffer.h"
 #include "common/host_data.h"
@@ -33,9 +34,6 @@ namespace lmroof::bench {
 
 namespace {
 
-// 2^25 floats = 128 MiB per array: 4x a 32 MiB L3, so every pass goes to DRAM.
-constexpr int64_t kStreamElements = int64_t{1} << 25;
-constexpr int64_t kQuickStreamElements = int64_t{1} << 23;
 
 
 void triad_kernel(float* __restrict a, const float* __restrict b, const float* __restrict c, float s, int64_t n) {
@@ -88,9 +86,9 @@ void bm_read_level(benchmark::State& state, const CacheLevel& cache, int64_t per
   state.counters[std::string(model::counter::kWorkingSetBytes)] = static_cast<double>(threads) * n * 4;
   state.counters[std::string(model::counter::kCacheBytes)] = static_cast<double>(capacity);
   state.counters[std::string(model::counter::kThreads)] = threads;
-  state.SetLabel(fmt::format("read, L{}: {} threads x {} KiB (L{} {} KiB x {}, shared by {} cpu(s))", cache.level,
-                             threads, n * 4 >> 10, cache.level, cache.bytes >> 10, capacity / std::max<int64_t>(1, cache.bytes),
-                             cache.shared_by));
+  state.SetLabel(fmt::format("read, L{}: {} threads x {} KiB (L{} {} KiB x {}, shared by {} cpu(s), size from {})",
+                             cache.level, threads, n * 4 >> 10, cache.level, cache.bytes >> 10,
+                             capacity / std::max<int64_t>(1, cache.bytes), cache.shared_by, cache.source));
 }
 
 // DRAM: one array far larger than the last-level cache, read once per iteration.
@@ -238,11 +236,11 @@ int tune_ceiling(benchmark::internal::Benchmark* b, const SuiteOptions& options)
 // far the two bests differ (model::Ceiling::drift).
 int register_dram_ceilings(const SuiteOptions& options, int phase, bool with_caches) {
   int registered = 0;
-  const int64_t n = options.quick ? kQuickStreamElements : kStreamElements;
+  // Every DRAM ceiling streams arrays of dram_array_bytes() (4x the outermost cache,
+  // STREAM's rule), the quick suite too: smaller arrays measure part of the L3.
+  const int64_t n = dram_array_bytes() / 4;
   auto tune = [&](benchmark::internal::Benchmark* b) { registered += tune_ceiling(b, options); };
-  // The read sweep keeps the full 128 MiB even in the quick suite: a 32 MiB array
-  // would sit in a 32 MiB L3 and measure that instead (it costs a few ms).
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/read", [phase](benchmark::State& s) { bm_read_dram(s, kStreamElements, phase); }));
+  tune(benchmark::RegisterBenchmark("ceiling/cpu/read", [n, phase](benchmark::State& s) { bm_read_dram(s, n, phase); }));
   if (with_caches) {
     // Cache levels: half of what the threads' share of each level holds, so the
     // sweep fits with room for the stack, the code and the other thread's lines.

@@ -25,15 +25,14 @@ int64_t outermost_cache_bytes() {
   return bytes;
 }
 
-// Two arrays of twice the outermost cache (64 MiB at least), allocated once with the
-// workloads' page policy and first touched by every thread.
+// Two arrays of dram_array_bytes(), allocated once with the workloads' page policy
+// and first touched by every thread.
 struct ProbeBuffers {
   int64_t n = 0;  // floats per array, a multiple of 128 per thread
   HostVector<float> a, b;
   ProbeBuffers() {
     const int threads = omp_get_max_threads();
-    const int64_t bytes = std::max<int64_t>(int64_t{64} << 20, 2 * outermost_cache_bytes());
-    n = bytes / 4 / (128 * threads) * (128 * threads);
+    n = dram_array_bytes() / 4 / (128 * threads) * (128 * threads);
     a.resize(n);
     b.resize(n);
 #pragma omp parallel for schedule(static)
@@ -46,6 +45,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 }  // namespace
+
+int64_t dram_array_bytes() { return std::max<int64_t>(int64_t{128} << 20, 4 * outermost_cache_bytes()); }
 
 bool streams_from_dram(double working_set_bytes) {
   const int64_t outer = outermost_cache_bytes();

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <string>
+#include <vector>
+
 #include "bench/cache_levels.h"
 #include "bench/dram_probe.h"
 
@@ -24,6 +27,47 @@ TEST(DramProbe, MeasuresPositiveFiniteBandwidths) {
   EXPECT_GT(p.copy_nt_bytes_per_s, 1e8);
   EXPECT_LT(p.read_bytes_per_s, 1e14);  // 100 TB/s: a timer or byte-count bug
   EXPECT_LT(p.copy_nt_bytes_per_s, 1e14);
+}
+
+TEST(DramProbe, ArraysFollowStreamsRule) {
+  EXPECT_GE(dram_array_bytes(), int64_t{128} << 20);
+  const CacheLevel l3 = cache_level(3);
+  EXPECT_GE(dram_array_bytes(), 4 * capacity_used_by(l3, omp_get_max_threads()));
+}
+
+// Read rates of session 8's Zen 5 VM (no /sys cache entries; CPUID said 508 MiB of
+// L3), GB/s at 4 ... 256 MiB, in its two states: both threads on one 32 MiB L3 with
+// DRAM at ~33 GB/s, and later each on its own (64 MiB in all, DRAM at ~77 GB/s);
+// rounded, and the 6 and 192 MiB points interpolated (the sweeps did not take them).
+TEST(CacheLevels, LastLevelIsWhereTheRateDropsMost) {
+  const std::vector<int64_t> mib = {4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
+  std::vector<int64_t> bytes;
+  for (int64_t m : mib) bytes.push_back(m << 20);
+  const std::vector<double> one_l3 = {155, 160, 156, 166, 158, 147, 118, 60, 46, 37, 34, 34, 33};
+  EXPECT_EQ(last_level_from_rates(bytes, one_l3), int64_t{32} << 20);
+  const std::vector<double> two_l3 = {172, 175, 181, 188, 190, 193, 188, 166, 161, 123, 95, 80, 79};
+  EXPECT_EQ(last_level_from_rates(bytes, two_l3), int64_t{64} << 20);
+  // a slower point inside the cache does not end it early
+  std::vector<double> dip = one_l3;
+  dip[2] = 120;
+  EXPECT_EQ(last_level_from_rates(bytes, dip), int64_t{32} << 20);
+}
+
+TEST(CacheLevels, NoLastLevelWhereNoStepStandsOut) {
+  const std::vector<int64_t> bytes = {4 << 20, 8 << 20, 16 << 20, 32 << 20};
+  EXPECT_EQ(last_level_from_rates(bytes, std::vector<double>{40, 39, 41, 38}), 0);  // all DRAM (or all cache)
+  EXPECT_EQ(last_level_from_rates(bytes, std::vector<double>{0, 0, 0, 0}), 0);
+  EXPECT_EQ(last_level_from_rates(std::vector<int64_t>{4 << 20, 8 << 20}, std::vector<double>{100, 30}), 0);
+  EXPECT_EQ(last_level_from_rates(bytes, std::vector<double>{100, 30}), 0);  // sizes and rates disagree
+}
+
+TEST(CacheLevels, EveryLevelSaysWhereItsSizeCameFrom) {
+  for (int level = 1; level <= 3; ++level) {
+    const CacheLevel c = cache_level(level);
+    const std::string source = c.source;
+    EXPECT_TRUE(source == "os" || source == "cpuid" || source == "measured" || source == "none") << source;
+    EXPECT_EQ(c.bytes > 0, source != "none") << "L" << level;
+  }
 }
 
 TEST(CacheLevels, CapacityUsedCountsTheInstancesTheThreadsUse) {
