@@ -3,6 +3,8 @@
 // by hand, kv_heads completion and bad shapes rejected.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <tuple>
 #include <vector>
 
@@ -63,6 +65,12 @@ std::vector<Param> kernel_params() {
   for (const char* impl : kImpls)
     for (const auto& shape : {dec(1, 8, 2, 128, 700), dec(2, 16, 4, 64, 531), dec(1, 4, 1, 40, 263), dec(3, 4, 1, 8, 37)})
       params.emplace_back("gqa", impl, shape);
+  // Groups of 5-8 (16-lane score tiles of K pairs with AVX-512, score_tile_pairs16):
+  // groups of 7, 5 and 8, head_dim 128 and 64 (12-key tiles), 40 and 8 (6-key tiles,
+  // a 1-key tail), split and unsplit.
+  for (const char* impl : kImpls)
+    for (const auto& shape : {dec(1, 7, 1, 128, 700), dec(2, 10, 2, 64, 531), dec(1, 8, 1, 40, 263), dec(2, 16, 2, 8, 37)})
+      params.emplace_back("gqa", impl, shape);
   return params;
 }
 
@@ -79,6 +87,25 @@ TEST_P(DecodeKernels, MatchesFloat64Reference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, DecodeKernels, ::testing::ValuesIn(kernel_params()), test::param_name);
+
+// Groups of 5-8 run the 8- or the 16-lane score tile, whichever this core runs
+// faster (timed once per process): the other one is forced here, so both are
+// checked on every AVX-512 host (on others the variable changes nothing).
+TEST(DecodeKernels, BothScoreTilesOfGroupsOf5To8MatchTheReference) {
+  for (const char* lanes : {"8", "16"}) {
+    ASSERT_EQ(setenv("LMROOF_DECODE_SCORE_TILE", lanes, 1), 0);
+    for (const auto& shape : {dec(1, 7, 1, 128, 700), dec(2, 10, 2, 64, 531), dec(1, 8, 1, 40, 263),
+                              dec(2, 16, 2, 8, 37), dec(1, 32, 4, 128, 1500)}) {
+      RunSpec spec{"decode", "gqa", "grouped", Backend::cpu, DType::fp32, shape};
+      auto workload = make_workload(spec);
+      const uint64_t seed = test::fresh_seed();
+      const Validation v = workload->validate(seed);
+      EXPECT_TRUE(v.passed()) << lanes << " lanes, " << spec.bench_name() << " seed " << seed << ": rel error "
+                              << v.rel_error << " > " << v.tolerance;
+    }
+  }
+  unsetenv("LMROOF_DECODE_SCORE_TILE");
+}
 
 TEST(DecodeSplits, SplitsAreExercised) {
   // The kernel tests above include split runs: check which.

@@ -7,10 +7,13 @@
 // OpenMP runs the work items in parallel; when there are too few of them the
 // context is split (context_splits) and the pieces combined at the end.
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include <omp.h>
@@ -287,6 +290,39 @@ template <int KT, int DH = 0>
 }
 #endif
 
+#ifdef __AVX512F__
+// Groups of 5-8 query heads on 16-lane vectors, two head_dim elements per vector:
+// lane 2s + e holds query s's element x + e (qp: dh/2 vectors of 16 floats, queries
+// past n zero), as score_tile_pairs does for 4 queries on 8 lanes. One broadcast of
+// K's pair and one 512-bit FMA cover 8 queries for 2 elements, where the one-element
+// 8-lane tile runs 256-bit FMAs: half of the peak of a core that executes 512-bit
+// FMAs at full width (Zen 5; Zen 4 splits them in two, and there this tile lost to
+// the 8-lane one, see score_tile_pairs). Scores go to st[j][0..8) as the 8-lane
+// softmax reads them.
+template <int KT, int DH = 0>
+[[gnu::always_inline]] inline void score_tile_pairs16(int64_t dh_runtime, const float* __restrict qp,
+                                                      const float* __restrict k, float* __restrict st,
+                                                      LinePrefetcher& next) {
+  const int64_t dh = DH > 0 ? DH : dh_runtime;
+  vec<16> acc[KT];
+  for (int t = 0; t < KT; ++t) acc[t] = vec<16>{};
+  for (int64_t c = 0; c < dh / 2; ++c) {
+    // KT rows of K are KT·dh/16 lines over dh/2 steps: KT/8 lines a step, and some to spare
+    if (c % 2 == 0)
+      for (int r = 0; r < KT / 4 + 1; ++r) next.step();
+    const vec<16> qv = vload<16>(qp + c * 16);
+    for (int t = 0; t < KT; ++t) {
+      double pair;
+      std::memcpy(&pair, k + t * dh + c * 2, sizeof pair);
+      acc[t] += reinterpret_cast<vec<16>>(_mm512_set1_pd(pair)) * qv;
+    }
+  }
+  for (int t = 0; t < KT; ++t)
+    vstore<8>(st + t * 8, __builtin_shufflevector(acc[t], acc[t], 0, 2, 4, 6, 8, 10, 12, 14) +
+                              __builtin_shufflevector(acc[t], acc[t], 1, 3, 5, 7, 9, 11, 13, 15));
+}
+#endif
+
 // acc[i0..i0+QT) (rows dh apart), vectors x0..x0+XV of each, += P^T[j][i] · V[j] over the block.
 template <int W, int P, int QT, int XV>
 [[gnu::always_inline]] inline void pv_tile(int64_t dh, int64_t nb, const float* __restrict st,
@@ -351,12 +387,14 @@ void pv_heads(int64_t n, int64_t dh, int64_t nb, const float* st, const float* v
 
 // Same contract as attend() (acc, m, l of the n query heads over [lo, hi)), for
 // head_dim a multiple of W and 4 <= n <= QV·W.
-// kPairs (8 lanes, groups of at most 4, AVX): the scores come from score_tile_pairs.
-template <int W, int QV, bool kPairs = false>
+// kPairs (8 lanes, AVX): the scores come from score_tile_pairs (groups of at most
+// 4) or, with kPairLanes 16 (AVX-512), score_tile_pairs16 (groups of at most 8).
+template <int W, int QV, bool kPairs = false, int kPairLanes = 8>
 void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, const float* __restrict K,
                  const float* __restrict V, int64_t lo, int64_t hi, FastScratch& w) {
   constexpr int P = QV * W;
   static_assert(!kPairs || (W == 8 && QV == 1));
+  static_assert(kPairLanes == 8 || kPairLanes == 16);
   float* __restrict qt = w.qt.data();
   float* __restrict st = w.st.data();
   float* __restrict acc = w.acc.data();
@@ -365,9 +403,9 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
       for (int64_t i = 0; i < P; ++i) qt[x * P + i] = i < n ? q[i * dh + x] * scale : 0.0f;
   } else {
     for (int64_t c = 0; c < dh / 2; ++c)
-      for (int64_t lane = 0; lane < 8; ++lane) {
+      for (int64_t lane = 0; lane < kPairLanes; ++lane) {
         const int64_t i = lane / 2, x = 2 * c + lane % 2;
-        qt[c * 8 + lane] = i < n ? q[i * dh + x] * scale : 0.0f;
+        qt[c * kPairLanes + lane] = i < n ? q[i * dh + x] * scale : 0.0f;
       }
   }
   std::fill(acc, acc + n * dh, 0.0f);
@@ -403,6 +441,18 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     }
     // scores into st[j][lane]
 #ifdef __AVX__
+#ifdef __AVX512F__
+    if constexpr (kPairs && kPairLanes == 16) {
+      int64_t j = 0;
+      if (dh == 128)
+        for (; j + 12 <= nb; j += 12) score_tile_pairs16<12, 128>(dh, qt, kb + j * dh, st + j * P, next_k);
+      else if (dh == 64)
+        for (; j + 12 <= nb; j += 12) score_tile_pairs16<12, 64>(dh, qt, kb + j * dh, st + j * P, next_k);
+      for (; j + 6 <= nb; j += 6) score_tile_pairs16<6>(dh, qt, kb + j * dh, st + j * P, next_k);
+      for (; j < nb; ++j) score_tile_pairs16<1>(dh, qt, kb + j * dh, st + j * P, none);
+      next_k.rest();
+    } else
+#endif
     if constexpr (kPairs) {
       // 12 keys a tile where head_dim is a compile-time constant (one pointer plus
       // constant offsets); a runtime head_dim needs a register per row: 6.
@@ -571,6 +621,64 @@ void attend_dot(int64_t n, int64_t dh_runtime, float scale, const float* __restr
   for (int i = 0; i < N; ++i) w.m[i] = m[i], w.l[i] = l[i];
 }
 
+#ifdef __AVX512F__
+// Which score tile groups of 5-8 heads run, 8 or 16 lanes: timed once per process
+// on this core (about 10 ms, one thread, the tiles' operands in L1, the better of
+// three alternations each), since the answer depends on the core: on session 8's
+// Zen 5 the 16-lane tile ran 149-153 GFLOP/s against 84-86 (72% and 41% of one
+// core's FMA peak), and whole GQA decode steps 1.26-1.35x faster (batch 4, 32
+// heads, 4 KV heads, context 1024-4096); on Zen 4 the 8-lane tile won (the note
+// on score_tile_pairs). LMROOF_DECODE_SCORE_TILE=8 or 16 forces one (the tests run
+// both).
+int measured_score_tile_lanes() {
+  constexpr int DH = 128, KT = 12, kKeys = 60, kIterations = 1500;
+  std::vector<float> qt(DH * 16), k(kKeys * DH), st(kKeys * 16);
+  for (size_t i = 0; i < qt.size(); ++i) qt[i] = 1e-3f * static_cast<float>(i % 13);
+  for (size_t i = 0; i < k.size(); ++i) k[i] = 1e-3f * static_cast<float>(i % 11);
+  LinePrefetcher none;
+  const auto seconds = [&](auto tile) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int it = 0; it < kIterations; ++it) {
+      for (int j = 0; j + KT <= kKeys; j += KT) tile(j);
+      asm volatile("" : : "r"(st.data()) : "memory");
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double eight = 1e30, sixteen = 1e30;
+  for (int round = 0; round < 3; ++round) {
+    eight = std::min(eight, seconds([&](int j) { score_tile<8, 1, KT, DH>(DH, qt.data(), k.data() + j * DH, st.data() + j * 8, none); }));
+    sixteen = std::min(sixteen, seconds([&](int j) { score_tile_pairs16<KT, DH>(DH, qt.data(), k.data() + j * DH, st.data() + j * 8, none); }));
+  }
+  return sixteen < 0.9 * eight ? 16 : 8;  // a clear win only: a tie keeps the 8-lane tile
+}
+int score_tile_lanes() {
+  if (const char* forced = std::getenv("LMROOF_DECODE_SCORE_TILE")) {
+    if (std::string_view(forced) == "8") return 8;
+    if (std::string_view(forced) == "16") return 16;
+  }
+  static const int lanes = measured_score_tile_lanes();
+  return lanes;
+}
+#endif
+
+// This thread's scratch of type T for these sizes, kept across calls. Allocated
+// inside every call's parallel region, it went back to the OS at the region's end
+// (glibc trimmed the worker thread's arena) and was faulted back in at the next
+// call: on session 8's VM, in a binary with the CUDA libraries loaded (lmroof_bench),
+// a GQA decode step at context 1024 took 0.79-0.92 ms that way against 0.39-0.40 ms
+// with glibc's trim threshold raised (MALLOC_TRIM_THRESHOLD_), in the same binary.
+template <typename T>
+T& thread_scratch(int64_t rows, int64_t dh) {
+  thread_local std::optional<T> scratch;
+  thread_local int64_t for_rows = -1, for_dh = -1;
+  if (!scratch || for_rows != rows || for_dh != dh) {
+    scratch.reset();
+    scratch.emplace(rows, dh);
+    for_rows = rows, for_dh = dh;
+  }
+  return *scratch;
+}
+
 using FastAttend = void (*)(int64_t, int64_t, float, const float*, const float*, const float*, int64_t, int64_t,
                             FastScratch&);
 
@@ -586,8 +694,13 @@ FastAttend fast_attend_for(int64_t n, int64_t dh) {
   }
   // 4-8 heads: 8 lanes (no lanes wasted at group 8; on AVX-512 hosts such as Zen 4,
   // which split a 512-bit FMA into two 256-bit halves, 8 lanes lose nothing either).
+  // Groups of 5-8 take the 16-lane pair tile where this core runs it clearly faster
+  // (score_tile_lanes: Zen 5, whose 512-bit FMAs run at full width).
 #ifdef __AVX__
   if (n <= 4) return dh % 8 == 0 ? attend_fast<8, 1, true> : nullptr;
+#endif
+#ifdef __AVX512F__
+  if (n <= 8 && score_tile_lanes() == 16) return dh % 8 == 0 ? attend_fast<8, 1, true, 16> : nullptr;
 #endif
   if (n <= 8) return dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
   if (dh % 16 != 0) return nullptr;
@@ -621,12 +734,8 @@ void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* 
 #pragma omp parallel
   {
     // one of the two: the vectorized kernel where it applies, the portable one otherwise
-    std::optional<FastScratch> fw;
-    std::optional<Scratch> sw;
-    if (fast)
-      fw.emplace(kMaxLanes, dh);
-    else
-      sw.emplace(n, dh);
+    FastScratch* fw = fast ? &thread_scratch<FastScratch>(int64_t{kMaxLanes}, dh) : nullptr;
+    Scratch* sw = fast ? nullptr : &thread_scratch<Scratch>(n, dh);
     const float* acc = fast ? fw->acc.data() : sw->acc.data();
     const float* m = fast ? fw->m.data() : sw->m.data();
     const float* l = fast ? fw->l.data() : sw->l.data();
