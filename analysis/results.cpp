@@ -520,7 +520,15 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
   Roofs fp32_on_cuda = roofs;  // fp32 GEMMs on the GPU run on CUDA cores: the FMA roof applies
   fp32_on_cuda.matrix = roofs.vector;
 
-  const MachineRoofs cpu_roofs = cpu_roofs_from_ceilings(results.ceilings);  // for each run's judged_against
+  results.machine = machine_from_context(bench, backend.value_or("cpu"), options.date.empty() ? utc_now() : options.date);
+  if (options.suite) results.machine.suite = *options.suite;
+
+  MachineRoofs cpu_roofs = cpu_roofs_from_ceilings(results.ceilings);  // for each run's judged_against
+  // Files from before the ceilings carried their thread count under a name of their
+  // own (it was "threads", which Google Benchmark's own field shadows): the threads
+  // the kernels ran, from the context, decide how many re-read sets share a cache.
+  if (std::none_of(results.ceilings.begin(), results.ceilings.end(), [](const model::Ceiling& c) { return c.threads; }))
+    cpu_roofs.threads = static_cast<int>(std::clamp<int64_t>(results.machine.threads, 1, 1 << 20));
   for (const auto& [spec, g] : pair_groups)
     results.runs.push_back(run_of(bench, spec, *g,
                                   spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,
@@ -531,8 +539,6 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
       if (!seen.insert(spec.bench_name()).second) fail(bench, g->pointer + "/name", "the same run twice, under two names");
   }
 
-  results.machine = machine_from_context(bench, backend.value_or("cpu"), options.date.empty() ? utc_now() : options.date);
-  if (options.suite) results.machine.suite = *options.suite;
   if (options.metrics)
     results.metrics = *options.metrics;
   else if (auto m = metrics_from_context(bench))

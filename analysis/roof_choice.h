@@ -5,7 +5,8 @@
 //  1. Compute: all FLOPs at the FP32 FMA peak.
 //  2. Memory, when the run's working set fits a cache level (the innermost one that
 //     holds it, with every thread's share of the private levels): all its bytes at
-//     that level's read roof.
+//     that level's read roof, but for bytes re-read by design whose set fits an
+//     inner level: those at the inner level's roof.
 //  3. Memory, otherwise (a DRAM stream): as many reads as writes move at the best
 //     copy (streaming stores or not, whichever the machine ran faster), the reads
 //     beyond that at the read-only roof, the writes beyond it at the copy roof; bytes

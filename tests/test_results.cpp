@@ -10,6 +10,7 @@
 
 #include "analysis/atomic_write.h"
 #include "analysis/results.h"
+#include "analysis/roof_choice.h"
 #include "analysis/roofline.h"
 #include "bench/kernel_trace_store.h"
 #include "profiler/kernel_trace_file.h"
@@ -236,6 +237,28 @@ TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
 // repetition (the same loop as the ceiling) raises the read and copy_nt roofs, so no
 // run sits above a roof measured in the slow state; a probe below the ceiling changes
 // nothing.
+TEST(Results, CacheCeilingsKeepTheirThreadsBesideGoogleBenchmarksOwn) {
+  // Google Benchmark writes "threads": 1 in every entry; the ceiling's own count
+  // travels as ceiling_threads and reaches the roof choice, which multiplies a
+  // per-thread re-read set by it
+  auto bench = small_bench();
+  auto with_gbench_threads = [](nlohmann::json e) {
+    e["threads"] = 1;
+    return e;
+  };
+  bench["benchmarks"].push_back(with_gbench_threads(
+      entry("ceiling/cpu/l2_read", 10,
+            {{"ceiling_bytes", 4e9}, {"cache_bytes", 2097152}, {"working_set_bytes", 1048576}, {"ceiling_threads", 2}})));
+  const model::Results r = build_results(parse_bench_json(bench, "test"), {});
+  const model::Ceiling* l2 = nullptr;
+  for (const auto& c : r.ceilings)
+    if (c.name == "l2_read") l2 = &c;
+  ASSERT_NE(l2, nullptr);
+  ASSERT_TRUE(l2->threads);
+  EXPECT_EQ(*l2->threads, 2);
+  EXPECT_EQ(cpu_roofs_from_ceilings(r.ceilings).threads, 2);
+}
+
 TEST(Results, ProbesFasterThanTheCeilingRaiseIt) {
   auto bench = small_bench();
   auto& b = bench["benchmarks"];

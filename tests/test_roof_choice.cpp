@@ -154,6 +154,29 @@ TEST(RoofChoice, RereadsComeFromTheCacheThatHoldsEveryThreadsSet) {
   EXPECT_EQ(choose_roof(t, machine())->roof, "read");
 }
 
+TEST(RoofChoice, RereadsOfACacheResidentRunComeFromTheInnerLevelThatHoldsTheirSet) {
+  // naive decode, groups of 8: 4 MiB of K/V (fits L3, not the two L2s) read 8 times
+  // in all; one kv head's 1 MiB per thread fits the L2s (2 x 1 MiB <= 2 MiB)
+  Traffic t = stream(32 * MiB, 64 * 1024, 4 * MiB);
+  t.bytes_reread = 28 * MiB;
+  t.reread_set_bytes = 1 * MiB;
+  const auto c = choose_roof(t, machine());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->roof, "l3_read+l2_read");
+  EXPECT_DOUBLE_EQ(c->seconds, (4 * MiB + 65536) / (200 * G) + 28 * MiB / (400 * G));
+  EXPECT_NE(c->rule.find("re-read by design, which come from l2"), std::string::npos) << c->rule;
+  // a set too large for the L2s on both threads: all at the L3 roof, as before
+  t.reread_set_bytes = 1.5 * MiB;
+  const auto l3 = choose_roof(t, machine());
+  EXPECT_EQ(l3->roof, "l3_read");
+  EXPECT_DOUBLE_EQ(l3->seconds, (32 * MiB + 65536) / (200 * G));
+  // groups of 32 (naive MQA): under 5% of the bytes at L3, the roof is named after L2 alone
+  t = stream(128 * MiB, 64 * 1024, 4 * MiB);
+  t.bytes_reread = 124 * MiB;
+  t.reread_set_bytes = 1 * MiB;
+  EXPECT_EQ(choose_roof(t, machine())->roof, "l2_read");
+}
+
 TEST(RoofChoice, ASharedRereadSetIsNotCountedOncePerThread) {
   // an unfused pass over 16 MiB tensors split between the threads: the set between a
   // tensor's write and its re-read is 32 MiB in all (input and output of a pass), and

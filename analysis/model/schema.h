@@ -32,9 +32,10 @@ inline constexpr std::string_view kBytesReread = "bytes_reread";
 inline constexpr std::string_view kRereadSetBytes = "reread_set_bytes";
 inline constexpr std::string_view kRereadSetShared = "reread_set_shared";  // 1: shared by the threads
 inline constexpr std::string_view kBytesStreamedOut = "bytes_streamed_out";  // of bytes_written, past the caches
-// Ceilings: the capacity of the cache level a cache ceiling measures, and its threads.
+// Ceilings: the capacity of the cache level a cache ceiling measures, and its threads
+// (not "threads": Google Benchmark writes its own field of that name, which hid it).
 inline constexpr std::string_view kCacheBytes = "cache_bytes";
-inline constexpr std::string_view kThreads = "threads";
+inline constexpr std::string_view kThreads = "ceiling_threads";
 // DRAM ceilings are measured twice, before the suite (0) and again after it (1): the
 // roof is the best repetition of both, and the two bests show how far the machine's
 // bandwidth moved while the suite ran (a shared VM's can move by 30% in a minute).
