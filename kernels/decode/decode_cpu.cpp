@@ -250,6 +250,23 @@ template <int W, int QV, int KT, int DH = 0>
     for (int v = 0; v < QV; ++v) vstore<W>(st + t * P + v * W, acc[t][v]);
 }
 
+// The pair tiles' shared loop: lane 2s + e of acc[t] sums query s's element x + e
+// times K row t's element x + e over x = 0, 2, 4, ... (qp: dh/2 vectors of W floats).
+// One broadcast of K's pair and one FMA per row and step.
+template <int W, int KT>
+[[gnu::always_inline]] inline void accumulate_pairs(int64_t dh, const float* __restrict qp,
+                                                    const float* __restrict k, vec<W> (&acc)[KT],
+                                                    LinePrefetcher& next) {
+  for (int t = 0; t < KT; ++t) acc[t] = vec<W>{};
+  for (int64_t c = 0; c < dh / 2; ++c) {
+    // KT rows of K are KT·dh/16 lines over dh/2 steps: one line every 8/KT steps, and some to spare
+    if (c % 2 == 0)
+      for (int r = 0; r < KT / 4 + 1; ++r) next.step();
+    const vec<W> qv = vload<W>(qp + c * W);
+    for (int t = 0; t < KT; ++t) acc[t] += vsplat_pair<W>(k + t * dh + c * 2) * qv;
+  }
+}
+
 #ifdef __AVX__
 // Groups of 4 query heads on 8-lane vectors, two head_dim elements per vector: lane
 // 2s + e holds query s's element x + e (qp: dh/2 vectors of 8 floats, queries past n
@@ -265,20 +282,8 @@ template <int KT, int DH = 0>
 [[gnu::always_inline]] inline void score_tile_pairs(int64_t dh_runtime, const float* __restrict qp,
                                                     const float* __restrict k, float* __restrict st,
                                                     LinePrefetcher& next) {
-  const int64_t dh = DH > 0 ? DH : dh_runtime;
   vec<8> acc[KT];
-  for (int t = 0; t < KT; ++t) acc[t] = vec<8>{};
-  for (int64_t c = 0; c < dh / 2; ++c) {
-    // KT rows of K are KT·dh/16 lines over dh/2 steps: one line every 8/KT steps, and some to spare
-    if (c % 2 == 0)
-      for (int r = 0; r < KT / 4 + 1; ++r) next.step();
-    const vec<8> qv = vload<8>(qp + c * 8);
-    for (int t = 0; t < KT; ++t) {
-      double pair;
-      std::memcpy(&pair, k + t * dh + c * 2, sizeof pair);
-      acc[t] += reinterpret_cast<vec<8>>(_mm256_set1_pd(pair)) * qv;
-    }
-  }
+  accumulate_pairs<8, KT>(DH > 0 ? DH : dh_runtime, qp, k, acc, next);
   for (int t = 0; t < KT; t += 2) {
     const vec<8> a = acc[t], b = t + 1 < KT ? acc[t + 1] : vec<8>{};
     // [4 sums of key t, 4 sums of key t+1] (__builtin_shufflevector: GCC 12+ and Clang)
@@ -303,20 +308,8 @@ template <int KT, int DH = 0>
 [[gnu::always_inline]] inline void score_tile_pairs16(int64_t dh_runtime, const float* __restrict qp,
                                                       const float* __restrict k, float* __restrict st,
                                                       LinePrefetcher& next) {
-  const int64_t dh = DH > 0 ? DH : dh_runtime;
   vec<16> acc[KT];
-  for (int t = 0; t < KT; ++t) acc[t] = vec<16>{};
-  for (int64_t c = 0; c < dh / 2; ++c) {
-    // KT rows of K are KT·dh/16 lines over dh/2 steps: KT/8 lines a step, and some to spare
-    if (c % 2 == 0)
-      for (int r = 0; r < KT / 4 + 1; ++r) next.step();
-    const vec<16> qv = vload<16>(qp + c * 16);
-    for (int t = 0; t < KT; ++t) {
-      double pair;
-      std::memcpy(&pair, k + t * dh + c * 2, sizeof pair);
-      acc[t] += reinterpret_cast<vec<16>>(_mm512_set1_pd(pair)) * qv;
-    }
-  }
+  accumulate_pairs<16, KT>(DH > 0 ? DH : dh_runtime, qp, k, acc, next);
   for (int t = 0; t < KT; ++t)
     vstore<8>(st + t * 8, __builtin_shufflevector(acc[t], acc[t], 0, 2, 4, 6, 8, 10, 12, 14) +
                               __builtin_shufflevector(acc[t], acc[t], 1, 3, 5, 7, 9, 11, 13, 15));

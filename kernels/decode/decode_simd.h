@@ -57,6 +57,22 @@ template <int W>
 #endif
   return vec<W>{} + s;
 }
+// The pair p[0], p[1] in every two lanes: one 64-bit broadcast where the ISA has it
+// (the pair tiles of the decode kernels multiply it by two elements of each query).
+template <int W>
+[[gnu::always_inline]] inline vec<W> vsplat_pair(const float* p) {
+  double pair;
+  std::memcpy(&pair, p, sizeof pair);
+#ifdef __AVX512F__
+  if constexpr (W == 16) return reinterpret_cast<vec<W>>(_mm512_set1_pd(pair));
+#endif
+#ifdef __AVX__
+  if constexpr (W == 8) return reinterpret_cast<vec<W>>(_mm256_set1_pd(pair));
+#endif
+  vec<W> v;
+  for (int i = 0; i < W; ++i) v[i] = p[i % 2];
+  return v;
+}
 template <int W>
 [[gnu::always_inline]] inline vec<W> vmax(vec<W> a, vec<W> b) {
   return a > b ? a : b;
