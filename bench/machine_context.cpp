@@ -13,6 +13,7 @@
 #include "analysis/model/schema.h"
 #include "model_config.h"
 #include "lmroof/build_info.h"
+#include "lmroof/git_commit.h"
 #include "common/host_buffer.h"
 #include "profiler/device_query.h"
 
