@@ -17,6 +17,21 @@ const CacheRoof* level_holding(const std::vector<CacheRoof>& caches, double byte
   return nullptr;
 }
 
+// Where a run's re-reads by design come from: the innermost level that holds every
+// thread's re-read set at once (or the one set the threads share); nullptr: DRAM.
+const CacheRoof* level_holding_rereads(const Traffic& t, const MachineRoofs& r) {
+  return level_holding(r.caches, t.reread_set_shared ? t.reread_set_bytes : t.reread_set_bytes * r.threads);
+}
+
+// "(1 MiB per thread, 2 threads fit its 2 MiB)": the re-read set and why it fits `fit`.
+std::string reread_set_words(const Traffic& t, const MachineRoofs& r, const CacheRoof* fit) {
+  if (t.reread_set_shared)
+    return fmt::format("({} shared by the threads{})", gib(t.reread_set_bytes),
+                       fit ? fmt::format(", which fits its {}", gib(fit->capacity_bytes)) : "");
+  return fmt::format("({} per thread{})", gib(t.reread_set_bytes),
+                     fit ? fmt::format(", {} threads fit its {}", r.threads, gib(fit->capacity_bytes)) : "");
+}
+
 struct MemoryTime {
   std::string roof;
   double seconds = 0;
@@ -34,15 +49,11 @@ std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
     // the L2s hold, while its 4 MiB working set needs L3 (at the L3 roof alone it ran
     // at 110% of it, Zen 5 guest, 2026-12-01).
     const double reread = std::min(t.bytes_reread, t.bytes_read);
-    const CacheRoof* inner =
-        reread > 0 ? level_holding(r.caches, t.reread_set_shared ? t.reread_set_bytes : t.reread_set_bytes * r.threads)
-                   : nullptr;
+    const CacheRoof* inner = reread > 0 ? level_holding_rereads(t, r) : nullptr;
     if (!inner || inner->capacity_bytes >= fit->capacity_bytes || !(inner->value > fit->value))
       return MemoryTime{fit->name, bytes / fit->value, rule};
-    rule += fmt::format(", but for the {} re-read by design, which come from {} ({} {}, which fits its {})",
-                        gib(reread), inner->name.substr(0, 2), gib(t.reread_set_bytes),
-                        t.reread_set_shared ? "shared by the threads" : "per thread",
-                        gib(inner->capacity_bytes));
+    rule += fmt::format(", but for the {} re-read by design, which come from {} {}", gib(reread),
+                        inner->name.substr(0, 2), reread_set_words(t, r, inner));
     const bool named = bytes - reread >= 0.05 * bytes;
     return MemoryTime{named ? fit->name + "+" + inner->name : inner->name,
                       (bytes - reread) / fit->value + reread / inner->value, rule};
@@ -98,19 +109,13 @@ std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
     }
   }
   if (t.bytes_reread > 0) {
-    const CacheRoof* fit = level_holding(r.caches, t.reread_set_shared ? t.reread_set_bytes : t.reread_set_bytes * r.threads);
+    const CacheRoof* fit = level_holding_rereads(t, r);
     seconds += t.bytes_reread / (fit ? fit->value : read);
     const std::string from = fit ? fit->name : read_name;
     if (t.bytes_reread >= 0.05 * bytes && std::find(parts.begin(), parts.end(), from) == parts.end())
       parts.push_back(from);
-    if (t.reread_set_shared)
-      rule += fmt::format("; {} re-read by design come from {} ({} shared by the threads{})", gib(t.bytes_reread),
-                          fit ? fit->name.substr(0, 2) : std::string("DRAM"), gib(t.reread_set_bytes),
-                          fit ? fmt::format(", which fits its {}", gib(fit->capacity_bytes)) : "");
-    else
-      rule += fmt::format("; {} re-read by design come from {} ({} per thread{})", gib(t.bytes_reread),
-                          fit ? fit->name.substr(0, 2) : std::string("DRAM"), gib(t.reread_set_bytes),
-                          fit ? fmt::format(", {} threads fit its {}", r.threads, gib(fit->capacity_bytes)) : "");
+    rule += fmt::format("; {} re-read by design come from {} {}", gib(t.bytes_reread),
+                        fit ? fit->name.substr(0, 2) : std::string("DRAM"), reread_set_words(t, r, fit));
   }
   if (parts.empty()) parts.push_back(read_name);
   std::string name;
