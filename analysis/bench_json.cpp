@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/model/json_input.h"
+#include "analysis/model/schema.h"
 #include "profiler/kernel_trace_file.h"
 
 namespace lmroof {
@@ -48,7 +49,12 @@ BenchEntry entry_from(const JsonCursor& b) {
   const auto unit = b.opt("time_unit");
   e.real_time_s = to_seconds(b.at("real_time"), unit ? &*unit : nullptr);
   for (const auto& [key, value] : b.members()) {
-    if (non_counters().count(key) || !value.json().is_number()) continue;
+    if (non_counters().count(key)) continue;
+    if (!value.json().is_number()) {
+      // Other tools' extra fields are left alone; a count lmroof reads must be a number.
+      if (key == model::counter::kThreads) value.fail("must be a number");
+      continue;
+    }
     if (key.size() > model::kMaxNameLength) value.fail("counter name too long");
     e.counters[key] = value.non_negative();
   }

@@ -132,7 +132,11 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
   };
   c.working_set_bytes = positive(counter::kWorkingSetBytes);
   c.cache_bytes = positive(counter::kCacheBytes);
-  if (const auto threads = positive(counter::kThreads)) c.threads = static_cast<int64_t>(*threads);
+  if (const auto threads = positive(counter::kThreads)) {
+    if (*threads != std::floor(*threads) || *threads > (1 << 20))
+      fail(bench, first.pointer + "/" + std::string(counter::kThreads), "must be a whole number of threads, at most 1048576");
+    c.threads = static_cast<int64_t>(*threads);
+  }
   return c;
 }
 

@@ -293,6 +293,17 @@ printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 0, "time_unit"
 expect 2 "zero.json: /benchmarks/0/real_time: must be a positive number" -- analyze "$tmp/zero.json" -o "$tmp/x.json"
 printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 5, "time_unit": "ms", "ceiling_bytes": -1}]}' >"$tmp/neg.json"
 expect 2 "neg.json: /benchmarks/0/ceiling_bytes: must not be negative" -- analyze "$tmp/neg.json" -o "$tmp/x.json"
+# a cache ceiling's thread count (ceiling_threads): wrong type, impossible values, deep nesting
+threads_case() {  # threads_case NAME VALUE PATTERN
+  printf '{"benchmarks": [{"name": "ceiling/cpu/l2_read", "real_time": 5, "time_unit": "ms", "ceiling_bytes": 1e9, "cache_bytes": 2097152, "ceiling_threads": %s}]}' "$2" >"$tmp/$1.json"
+  expect 2 "$1.json: $3" -- analyze "$tmp/$1.json" -o "$tmp/x.json"
+}
+threads_case threadsword '"two"' "/benchmarks/0/ceiling_threads: must be a number"
+threads_case threadshalf 1.5 "/benchmarks/0/ceiling_threads: must be a whole number of threads"
+threads_case threadshuge 1e30 "/benchmarks/0/ceiling_threads: must be a whole number of threads, at most 1048576"
+threads_case threadszero 0 "/benchmarks/0/ceiling_threads: must be positive"
+threads_case threadsneg -1 "/benchmarks/0/ceiling_threads: must not be negative"
+threads_case threadsdeep "$(printf '[%.0s' $(seq 20000))$(printf ']%.0s' $(seq 20000))" "JSON nested deeper than 64 levels"
 # streamed-out bytes (docs/cost-model.md#which-roof-a-run-is-judged-against) cannot exceed the bytes written
 bench_example=$(ls -d "$src"/reports/examples/*cpu*/bench.json 2>/dev/null | sort | tail -1)
 if [ -n "$bench_example" ]; then
