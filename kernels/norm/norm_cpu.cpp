@@ -103,7 +103,7 @@ inline Normalization centred(double mean, float variance) {
 inline Normalization uncentred(float mean_square) { return {0.f, 0.f, 1.0f / std::sqrt(mean_square + kEps)}; }
 
 #ifdef __AVX512F__
-// Mean and M2 (sum of squared deviations) of a row in ONE pass: 64 lanes (four
+// Mean and M2 (sum of squared deviations) of a row in ONE pass: 32 lanes (two
 // vectors) each accumulate sums of (x - K) and (x - K)^2 around their own first
 // value K, and the lanes are combined with Chan et al.'s pairwise update in double.
 // Shifting by a value of the lane's own data keeps E[(x-K)^2] - E[x-K]^2 free of
@@ -123,10 +123,16 @@ inline float lane_sum(__m512 v) {
   return total;
 }
 struct ShiftedMoments {
-  __m512 shift[4], s1[4], s2[4];
+  // Lanes of two vectors (32), not four: fused_rows_pipelined keeps two rows'
+  // accumulators and shifts, 12 vectors, in registers with the output's; with four
+  // vectors, 24 of them, they had to stay in memory and fused LayerNorm ran 1.3-1.5x
+  // slower than fused RMSNorm. Two add chains per moment are plenty for a pass that
+  // waits on memory.
+  static constexpr int kVectors = 2, kLanes = 16 * kVectors;
+  __m512 shift[kVectors], s1[kVectors], s2[kVectors];
   // x: the row's first 64 values (D >= 64)
   void start(const float* x) {
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < kVectors; ++k) {
       shift[k] = _mm512_loadu_ps(x + 16 * k);
       s1[k] = s2[k] = _mm512_setzero_ps();
     }
@@ -134,32 +140,33 @@ struct ShiftedMoments {
   // x: the next 64 values of the row
   [[gnu::always_inline]] void add(const float* __restrict x) {
     for (int k = 0; k < 4; ++k) {
-      const __m512 v = _mm512_sub_ps(_mm512_loadu_ps(x + 16 * k), shift[k]);
-      s1[k] = _mm512_add_ps(s1[k], v);
-      s2[k] = _mm512_fmadd_ps(v, v, s2[k]);
+      const int lane = k % kVectors;
+      const __m512 v = _mm512_sub_ps(_mm512_loadu_ps(x + 16 * k), shift[lane]);
+      s1[lane] = _mm512_add_ps(s1[lane], v);
+      s2[lane] = _mm512_fmadd_ps(v, v, s2[lane]);
     }
   }
   // The row's moments after add() covered x[0, blocks * 64), the rest merged in.
   Moments finish(int64_t D, const float* __restrict x, int64_t blocks) const {
-    // Every lane holds c = blocks values, so Chan's merge of the 64 lanes has a
+    // Every lane holds c = blocks * 64 / kLanes values, so Chan's merge of the lanes has a
     // closed form that stays in vectors: mean = average of the lane means; M2 = sum
     // of the lanes' M2 plus c times the spread of the lane means around the mean.
-    const float c = static_cast<float>(blocks);
+    const float c = static_cast<float>(blocks * 64 / kLanes);
     const __m512 inv_c = _mm512_set1_ps(1.0f / c);
     // Lane means as deviations from the row's first value: small numbers, so their
     // average keeps the digits a float sum of 64 values near the mean would lose.
     const float base = x[0];
     const __m512 vbase = _mm512_set1_ps(base);
-    __m512 lane_dev[4], m2 = _mm512_setzero_ps(), dev_sum = _mm512_setzero_ps();
-    for (int k = 0; k < 4; ++k) {
+    __m512 lane_dev[kVectors], m2 = _mm512_setzero_ps(), dev_sum = _mm512_setzero_ps();
+    for (int k = 0; k < kVectors; ++k) {
       lane_dev[k] = _mm512_fmadd_ps(s1[k], inv_c, _mm512_sub_ps(shift[k], vbase));
       m2 = _mm512_add_ps(m2, _mm512_fnmadd_ps(_mm512_mul_ps(s1[k], s1[k]), inv_c, s2[k]));  // s2 - s1^2 / c
       dev_sum = _mm512_add_ps(dev_sum, lane_dev[k]);
     }
-    const float dev = lane_sum(dev_sum) / 64.0f;
+    const float dev = lane_sum(dev_sum) / kLanes;
     const __m512 vdev = _mm512_set1_ps(dev);
     __m512 spread = _mm512_setzero_ps();
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < kVectors; ++k) {
       const __m512 dm = _mm512_sub_ps(lane_dev[k], vdev);
       spread = _mm512_fmadd_ps(dm, dm, spread);
     }
@@ -295,13 +302,10 @@ void fused_rows_pipelined(int64_t D, const float* __restrict x, const float* __r
     const float* ahead = xr + 2 * kGroup * D;
     const int64_t ahead_rows = std::clamp<int64_t>(t1 - (t + 2 * kGroup), 0, kGroup);
     if (next) first.start(next), second.start(next + D);
-    // RMSNorm: local copies for the loop, since objects whose address escapes
-    // (start, finish) stay in memory while copies used only through the inlined
-    // add() stay in registers. LayerNorm keeps them in memory: its two rows' 24
-    // accumulators and shifts in registers were slower (fused LayerNorm at 55-58%
-    // of the probed copy_nt fast and 87% slow, against 67-75% and 92-94%).
-    using Accumulators = std::conditional_t<kLayerNorm, Stats&, Stats>;
-    Accumulators acc0 = first, acc1 = second;
+    // Local copies for the loop: objects whose address escapes (start, finish)
+    // stay in memory, while copies used only through the inlined add() stay in
+    // registers.
+    Stats acc0 = first, acc1 = second;
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i = 64 * b;
       for (int64_t r = 0; r < ahead_rows; ++r)
@@ -315,7 +319,7 @@ void fused_rows_pipelined(int64_t D, const float* __restrict x, const float* __r
         write_vector<kLayerNorm>(r1, xr + D + j, g, bt, yr + D + j);
       }
     }
-    if constexpr (!kLayerNorm) first = acc0, second = acc1;
+    first = acc0, second = acc1;
   }
   if (groups_end < t1)
     fused_row(kLayerNorm ? Kind::layernorm : Kind::rmsnorm, D, x + groups_end * D, gamma, beta, y + groups_end * D,
