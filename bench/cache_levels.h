@@ -6,10 +6,14 @@
 
 namespace lmroof::bench {
 
+// CacheLevel::shared_by of a level whose sharing the OS does not report and which
+// is taken to be shared by every CPU (an L3 without /sys entries)
+inline constexpr int kSharedByAll = 1 << 16;
+
 struct CacheLevel {
   int level = 0;
   int64_t bytes = 0;     // capacity of one instance; 0 when neither the OS nor a measurement says
-  int shared_by = 1;     // logical CPUs sharing one instance
+  int shared_by = 1;     // logical CPUs sharing one instance, or kSharedByAll
   const char* source = "none";  // "os" (/sys), "cpuid" (sysconf), "measured" or "none"
 };
 
@@ -25,8 +29,9 @@ CacheLevel cache_level(int level);
 // or fewer than 3 points.
 int64_t last_level_from_rates(std::span<const int64_t> bytes, std::span<const double> rates);
 
-// The L3 capacity measured on this machine, once per process (about 0.2 s):
-// last_level_from_rates over two-thread read sweeps of 4 MiB to 256 MiB.
+// The L3 capacity measured on this machine, once per process (about 0.4 s):
+// last_level_from_rates over two-thread read sweeps of 4 MiB to 256 MiB, each
+// size's best rate over three rounds.
 int64_t measured_last_level_bytes();
 
 // The capacity of `level` that `threads` threads use together (two threads on two

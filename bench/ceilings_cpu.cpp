@@ -86,9 +86,13 @@ void bm_read_level(benchmark::State& state, const CacheLevel& cache, int64_t per
   state.counters[std::string(model::counter::kWorkingSetBytes)] = static_cast<double>(threads) * n * 4;
   state.counters[std::string(model::counter::kCacheBytes)] = static_cast<double>(capacity);
   state.counters[std::string(model::counter::kThreads)] = threads;
-  state.SetLabel(fmt::format("read, L{}: {} threads x {} KiB (L{} {} KiB x {}, shared by {} cpu(s), size from {})",
-                             cache.level, threads, n * 4 >> 10, cache.level, cache.bytes >> 10,
-                             capacity / std::max<int64_t>(1, cache.bytes), cache.shared_by, cache.source));
+  // cache_level() marks a sharing it could not read with kSharedByAll: say so
+  // instead of printing the marker as a CPU count
+  const std::string sharing = cache.shared_by == kSharedByAll ? std::string("shared by every cpu, assumed")
+                                                              : fmt::format("shared by {} cpu(s)", cache.shared_by);
+  state.SetLabel(fmt::format("read, L{}: {} threads x {} KiB (L{} {} KiB x {}, {}, size from {})", cache.level,
+                             threads, n * 4 >> 10, cache.level, cache.bytes >> 10,
+                             capacity / std::max<int64_t>(1, cache.bytes), sharing, cache.source));
 }
 
 // DRAM: one array far larger than the last-level cache, read once per iteration.
