@@ -151,9 +151,13 @@ std::optional<RoofChoice> choose_roof(const Traffic& t, const MachineRoofs& r) {
   if (t.flops > 0 && !has_compute) return std::nullopt;
   if (has_compute && t.flops > 0 && (!memory || compute_s >= memory->seconds))
     return RoofChoice{"fp32_fma", "FLOP/s", *r.fp32_fma, compute_s,
-                      fmt::format("compute-bound: its FLOPs take longer at the FP32 FMA peak ({:.3g} ms) than its "
-                                  "bytes at the memory roof ({:.3g} ms)",
-                                  compute_s * 1e3, memory ? memory->seconds * 1e3 : 0.0)};
+                      memory && memory->seconds > 0
+                          ? fmt::format("compute-bound: its FLOPs take longer at the FP32 FMA peak ({:.3g} ms) "
+                                           "than its bytes at the memory roof ({}, {:.3g} ms); for its bytes, {}",
+                                           compute_s * 1e3, memory->roof, memory->seconds * 1e3, memory->rule)
+                          : fmt::format("compute-bound: it moves no bytes; its FLOPs take {:.3g} ms at the FP32 "
+                                        "FMA peak",
+                                        compute_s * 1e3)};
   if (!memory || memory->seconds <= 0) return std::nullopt;
   const double bytes = t.bytes_read + t.bytes_written;
   return RoofChoice{memory->roof, "B/s", bytes / memory->seconds, memory->seconds, "memory-bound: " + memory->rule};

@@ -205,6 +205,10 @@ TEST(RoofChoice, ComputeBoundGetsTheFmaPeak) {
   EXPECT_EQ(c->unit, "FLOP/s");
   EXPECT_DOUBLE_EQ(c->value, 200 * G);
   EXPECT_DOUBLE_EQ(c->seconds, 1e9 / (200 * G));
+  // the rule names the memory roof it was weighed against, and why that one
+  EXPECT_NE(c->rule.find("than its bytes at the memory roof (read, 0.21 ms); for its bytes, its working set (64 MiB) fits no cache"),
+            std::string::npos)
+      << c->rule;
   // the same FLOPs over 1 GiB: memory takes longer
   t.bytes_read = 1024 * MiB;
   EXPECT_EQ(choose_roof(t, machine())->roof, "read");
