@@ -49,6 +49,7 @@ model::Machine machine_from_context(const BenchDocument& bench, const std::strin
   m.backend = backend;
   m.cpu_model = context_string(bench, ctx::kCpuModel);
   m.host_pages = context_string(bench, ctx::kHostPages);
+  m.blas = context_string(bench, ctx::kBlas);
   m.cores = 1;
   if (auto n = context_entry(bench, "num_cpus")) m.cores = n->integer(1, 1 << 24);
   m.threads = m.cores;

@@ -221,7 +221,7 @@ void bm_sgemm(benchmark::State& state, int n) {
     benchmark::DoNotOptimize(c.data());
   }
   state.counters[kCeilingFlopsCounter] = 2.0 * n * n * n;
-  state.SetLabel(fmt::format("OpenBLAS sgemm {}^3, {} threads", n, omp_get_max_threads()));
+  state.SetLabel(fmt::format("OpenBLAS sgemm {}^3, {} threads, {}", n, omp_get_max_threads(), blas_kernels()));
 }
 
 

@@ -1,9 +1,11 @@
 #include "bench/machine_context.h"
 
 #include <benchmark/benchmark.h>
+#include <cblas.h>
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -43,7 +45,22 @@ std::set<std::string>& recorded_keys() {
   return keys;
 }
 
+// A C string from the environment or a library, trimmed and bounded for a context
+// value (results.json limits its text).
+std::string bounded(const char* text, size_t max = 200) {
+  std::string s = text ? text : "";
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
+  return s.size() > max ? s.substr(0, max) + "..." : s;
+}
+
 }  // namespace
+
+std::string blas_kernels() {
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  const bool by_env = forced != nullptr && *forced != '\0';
+  return fmt::format("{}: {} kernels ({})", bounded(openblas_get_config()), bounded(openblas_get_corename()),
+                     by_env ? "OPENBLAS_CORETYPE=" + bounded(forced, 40) : std::string("chosen by OpenBLAS"));
+}
 
 void record_context(std::string_view key, const std::string& value) {
   std::lock_guard lock(context_mutex());
@@ -56,6 +73,7 @@ void record_machine_context(const SuiteOptions& suite) {
   record_context(ctx::kCpuModel, cpu_model_name());
   record_context(ctx::kThreads, std::to_string(omp_get_max_threads()));
   record_context(ctx::kHostPages, host_page_policy());
+  record_context(ctx::kBlas, blas_kernels());
   nlohmann::json gpu = nullptr;
   if (suite.backend == Backend::cuda) {
     const DeviceInfo d = query_cuda_device();

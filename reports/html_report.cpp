@@ -400,7 +400,7 @@ std::string machine_section(const Results& results) {
   std::string out = "<section id=\"machine\" class=\"block\">\n<h2>Machine</h2>\n<dl class=\"machine\">\n";
   std::vector<std::pair<std::string, std::string>> facts = {
       {"backend", m.backend}, {"cpu_model", m.cpu_model}, {"cores", std::to_string(m.cores)},
-      {"threads", std::to_string(m.threads)}, {"host_pages", m.host_pages}};
+      {"threads", std::to_string(m.threads)}, {"host_pages", m.host_pages}, {"blas", m.blas}};
   if (m.cpu_mhz) facts.emplace_back("cpu_mhz", integer_or_sig(*m.cpu_mhz));
   facts.emplace_back("gpu", m.gpu ? fmt::format("{}; compute capability {}; {} SMs; memory {}; L2 {}; driver {}", m.gpu->name,
                                                 m.gpu->compute_capability, m.gpu->sm_count, si(m.gpu->memory_bytes, "B"),

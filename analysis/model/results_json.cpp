@@ -115,6 +115,7 @@ Machine machine_from(const JsonCursor& c) {
   m.cores = c.at("cores").integer(1, 1 << 24);
   m.threads = c.at("threads").integer(1, 1 << 24);
   m.host_pages = fact("host_pages", kMaxTextLength);
+  m.blas = fact("blas", kMaxTextLength);
   m.cpu_mhz = opt_non_negative(c, "cpu_mhz");
   if (auto g = c.opt("gpu")) m.gpu = gpu_from(*g);
   m.compiler = fact("compiler");
@@ -915,7 +916,7 @@ json to_json(const Metrics& m) {
 
 json to_json(const Machine& m) {
   json j = {{"backend", m.backend}, {"cpu_model", m.cpu_model}, {"cores", m.cores}, {"threads", m.threads},
-            {"host_pages", m.host_pages}, {"gpu", m.gpu ? gpu_json(*m.gpu) : json(nullptr)}, {"compiler", m.compiler},
+            {"host_pages", m.host_pages}, {"blas", m.blas}, {"gpu", m.gpu ? gpu_json(*m.gpu) : json(nullptr)}, {"compiler", m.compiler},
             {"build_type", m.build_type}, {"build_flags", m.build_flags}, {"cuda_compiler", opt(m.cuda_compiler)},
             {"lmroof_version", m.lmroof_version}, {"git_commit", m.git_commit}, {"date", m.date},
             {"hostname", m.hostname}, {"suite", to_json(m.suite)}};

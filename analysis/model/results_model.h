@@ -59,6 +59,7 @@ struct Machine {
   int64_t cores = 0;
   int64_t threads = 0;
   std::string host_pages;  // page size the host buffers asked for (common/host_buffer.h)
+  std::string blas;        // the BLAS build and the kernels it ran (bench/machine_context.h)
   std::optional<double> cpu_mhz;
   std::optional<Gpu> gpu;
   std::string compiler, build_type, build_flags;

@@ -75,6 +75,7 @@ namespace context {
 inline constexpr std::string_view kCpuModel = "lmroof_cpu_model";
 inline constexpr std::string_view kThreads = "lmroof_threads";
 inline constexpr std::string_view kHostPages = "lmroof_host_pages";  // common/host_buffer.h's policy
+inline constexpr std::string_view kBlas = "lmroof_blas";  // the BLAS build and the kernels it runs
 inline constexpr std::string_view kGpu = "lmroof_gpu";      // JSON object or "null"
 inline constexpr std::string_view kBuild = "lmroof_build";  // JSON: compiler, build_type, ...
 inline constexpr std::string_view kSuite = "lmroof_suite";      // JSON: model::Suite

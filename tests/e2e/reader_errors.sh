@@ -141,7 +141,7 @@ done
 [ -e "$tmp/impossible.html" ] && { echo "FAIL: a report was written from a file with an impossible value"; failures=$((failures + 1)); }
 
 # 2d. The DRAM probe fields (dram_probe, judged_against_probe, a comparison's
-#     machine_drift, a ceiling's best_probed_during_suite) and machine.host_pages, in
+#     machine_drift, a ceiling's best_probed_during_suite), machine.host_pages and machine.blas, in
 #     the newest committed example that has them all (best_probed_during_suite is
 #     there only when a probe beat the ceilings): wrong types, impossible values and
 #     deep nesting, one line, exit 2.
@@ -157,6 +157,8 @@ if [ -n "$example" ] && grep -q '"dram_probe": {' "$example"; then
     'machine_drift|c["machine_drift"] = "big"'
     'machine_drift|c["machine_drift"] = c["machine_drift"] + 0.5'
     'host_pages|d["machine"]["host_pages"] = 5'
+    'blas|d["machine"]["blas"] = 5'
+    'blas|d["machine"]["blas"] = ["Haswell"]'
     'best_probed_during_suite|k["best_probed_during_suite"] = "fast"'
     'best_probed_during_suite|k["best_probed_during_suite"] = -1'
     'best_probed_during_suite|k["best_probed_during_suite"] = k["value"] / 2'
