@@ -29,15 +29,16 @@ class CudaWorkload : public Workload {
  protected:
   // The check every CUDA validate() ends with: poisons `out` (an element run() does not
   // write then fails), runs, downloads, and compares with the float64 reference that
-  // `reference` writes into the span it is given (out's size).
+  // `reference` writes into the span it is given (out's size). floor_rms: as in
+  // relative_error (common/host_data.h).
   template <typename Reference>
-  Validation run_against_reference(DeviceTensor& out, double tolerance, Reference&& reference) {
+  Validation run_against_reference(DeviceTensor& out, double tolerance, Reference&& reference, double floor_rms = 0) {
     out.poison(stream());
     run();
     const std::vector<float> got = out.download(stream());
     std::vector<double> ref(got.size());
     reference(std::span<double>(ref));
-    return {relative_error<float>(span_of(got), span_of(ref)), tolerance};
+    return {relative_error<float>(span_of(got), span_of(ref), floor_rms), tolerance};
   }
 
  private:
