@@ -1,8 +1,9 @@
 #pragma once
 // The DRAM roofs measured next to a run: after every repetition of a CPU run that
 // streams from DRAM, two read sweeps and two streaming copies (the loops of the
-// read and copy_nt ceilings, bench/stream_kernels.h) over arrays of
-// dram_array_bytes(), the faster of each kept. A shared VM's bandwidth moves within
+// read and copy_nt ceilings, bench/stream_kernels.h) over fresh segments of
+// dram_array_bytes() (bench/dram_segments.h, as the ceilings), the faster of each
+// kept. A shared VM's bandwidth moves within
 // seconds (the development machine's read roof flips between about 30 and 60
 // GB/s), so a roof measured minutes before or after a run can misjudge it by that
 // much; analysis judges each such run a second time against the medians of its own

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "bench/cache_levels.h"
 #include "bench/dram_probe.h"
+#include "bench/dram_segments.h"
 
 namespace lmroof::bench {
 namespace {
@@ -33,6 +35,28 @@ TEST(DramProbe, ArraysFollowStreamsRule) {
   EXPECT_GE(dram_array_bytes(), int64_t{128} << 20);
   const CacheLevel l3 = cache_level(3);
   EXPECT_GE(dram_array_bytes(), 4 * capacity_used_by(l3, omp_get_max_threads()));
+}
+
+// Every DRAM roof sweep takes the least recently swept segment, so a segment comes
+// back only after all the others: with a copy taking two, four segments of other
+// traffic lie between two uses of any one.
+TEST(DramSegments, EachSweepTakesTheLeastRecentlySweptSegment) {
+  DramSegments& segments = DramSegments::shared();
+  const int threads = omp_get_max_threads();
+  EXPECT_EQ(segments.floats() % (128 * threads), 0);
+  EXPECT_GT(segments.floats(), dram_array_bytes() / 4 - 128 * threads);
+  EXPECT_LE(segments.floats(), dram_array_bytes() / 4);
+  std::vector<float*> seen;
+  for (int i = 0; i < DramSegments::kSegments; ++i) seen.push_back(segments.next());
+  for (int i = 0; i < DramSegments::kSegments; ++i)
+    for (int j = 0; j < DramSegments::kSegments; ++j)
+      if (i != j) EXPECT_GE(std::abs(seen[i] - seen[j]), segments.floats()) << i << " and " << j << " overlap";
+  for (int i = 0; i < DramSegments::kSegments; ++i) EXPECT_EQ(segments.next(), seen[i]) << "the cycle is not the same";
+  // what the sweeps read: the fill, still there after probes copied segments into others
+  (void)probe_dram();
+  const float* a = segments.next();
+  EXPECT_FLOAT_EQ(a[0], 1e-3f);
+  EXPECT_FLOAT_EQ(a[segments.floats() - 1], 1e-3f * static_cast<float>(1 + (segments.floats() - 1) % 97));
 }
 
 // Read rates of session 8's Zen 5 VM (no /sys cache entries; CPUID said 508 MiB of
