@@ -10,7 +10,7 @@
 #include <set>
 #include <tuple>
 
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 #include "analysis/machine_info.h"
 #include "analysis/model/json_input.h"
 #include "analysis/attention_intensity.h"

@@ -40,7 +40,7 @@ model::Results results_from_document(nlohmann::json doc, const std::string& file
 // with one line, "FILE: /runs: holds no runs: nothing to <purpose>" (model::InputError).
 void require_runs(const model::Results& results, const std::string& file, std::string_view purpose);
 
-// Atomic write (analysis/atomic_write.h).
+// Atomic write (analysis/io/atomic_write.h).
 void write_results(const model::Results& results, const std::filesystem::path& path);
 
 }  // namespace lmroof

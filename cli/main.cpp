@@ -7,7 +7,7 @@
 #include <exception>
 #include <string>
 
-#include "analysis/interrupt_cleanup.h"
+#include "analysis/io/interrupt_cleanup.h"
 #include "bench/adaptive_repetitions.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"

@@ -1,7 +1,7 @@
 // `lmroof merge A.json B.json ... -o fleet.html`: one report across machines.
 #include <cstdio>
 
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 #include "analysis/fleet.h"
 #include "cli/commands.h"
 #include "reports/fleet_report.h"

@@ -11,11 +11,11 @@
 #include <set>
 #include <stdexcept>
 
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 #include "analysis/claims/claims.h"
-#include "analysis/interrupt_cleanup.h"
-#include "analysis/output_file.h"
-#include "analysis/output_set.h"
+#include "analysis/io/interrupt_cleanup.h"
+#include "analysis/io/output_file.h"
+#include "analysis/io/output_set.h"
 #include "analysis/results.h"
 #include "bench/runner.h"
 #include "cli/commands.h"

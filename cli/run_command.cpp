@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/claims/claims.h"
-#include "analysis/output_set.h"
+#include "analysis/io/output_set.h"
 #include "analysis/results.h"
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 #include "reports/charts.h"
 #include "analysis/model/numbers.h"
 #include "reports/format.h"

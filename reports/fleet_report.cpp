@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 #include "analysis/model/numbers.h"
 #include "reports/charts.h"
 #include "reports/format.h"

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 #include "reports/charts.h"
 #include "analysis/claims/claims.h"
 #include "reports/csv_export.h"

@@ -17,7 +17,7 @@ for arg in "$@"; do
   esac
 done
 
-packages=(g++ cmake ninja-build pkg-config git
+packages=(g++ cmake ninja-build pkg-config git ccache
           libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
           libopenblas-openmp-dev libbenchmark-dev libgtest-dev nodejs npm)
 # chromium renders the report in tests/e2e; clang and its libFuzzer runtime build tests/fuzz;

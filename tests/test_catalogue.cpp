@@ -132,7 +132,7 @@ TEST(Catalogue, AFakePairShowsInTheReportWithItsTitle) {
   // The chart files are named by the id: beside the page, whatever the pair is called.
   const auto dir = std::filesystem::temp_directory_path() / ("lmroof-fake-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);  // outputs never create folders (analysis/output_file.h)
+  std::filesystem::create_directories(dir);  // outputs never create folders (analysis/io/output_file.h)
   write_report(results, dir / "report.html");
   EXPECT_TRUE(std::filesystem::exists(dir / "report.pair-moe-top2.vl.json"));
   std::filesystem::remove_all(dir);
@@ -164,7 +164,7 @@ TEST(Catalogue, PathLikePairNamesNeverBecomePaths) {
   const model::Results results = model::results_from_json(doc, "owned.json");
   const auto dir = std::filesystem::temp_directory_path() / ("lmroof-owned-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);  // outputs never create folders (analysis/output_file.h)
+  std::filesystem::create_directories(dir);  // outputs never create folders (analysis/io/output_file.h)
   write_report(results, dir / "report.html");
   EXPECT_TRUE(std::filesystem::exists(dir / "report.pair-tmp-x-owned.vl.json"));
   for (const auto& f : std::filesystem::directory_iterator(dir))

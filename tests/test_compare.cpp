@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 
 #include <cmath>
 #include <filesystem>

@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/atomic_write.h"
-#include "analysis/output_file.h"
-#include "analysis/output_set.h"
+#include "analysis/io/atomic_write.h"
+#include "analysis/io/output_file.h"
+#include "analysis/io/output_set.h"
 
 namespace lmroof {
 namespace {

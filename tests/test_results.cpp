@@ -8,7 +8,7 @@
 #include <fstream>
 #include <tuple>
 
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 #include "analysis/results.h"
 #include "analysis/roof_choice.h"
 #include "analysis/roofline.h"

@@ -1,4 +1,4 @@
-#include "analysis/output_file.h"
+#include "analysis/io/output_file.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "analysis/atomic_write.h"
+#include "analysis/io/atomic_write.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -9,8 +9,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "analysis/interrupt_cleanup.h"
-#include "analysis/output_file.h"
+#include "analysis/io/interrupt_cleanup.h"
+#include "analysis/io/output_file.h"
 
 namespace lmroof {
 

@@ -1,4 +1,4 @@
-#include "analysis/interrupt_cleanup.h"
+#include "analysis/io/interrupt_cleanup.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/interrupt_cleanup.h"
+#include "analysis/io/interrupt_cleanup.h"
 
 namespace lmroof {
 

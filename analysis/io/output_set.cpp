@@ -1,4 +1,4 @@
-#include "analysis/output_set.h"
+#include "analysis/io/output_set.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "analysis/atomic_write.h"
-#include "analysis/output_file.h"
+#include "analysis/io/atomic_write.h"
+#include "analysis/io/output_file.h"
 
 namespace lmroof {
 
