@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Models end to end on the CPU: every preset derives its shapes (lmroof list --model)
-# and runs (`run --model P --suite decode --quick`, one short repetition each) with the
-# model's heads in results.json and the report; a config.json given by path does too,
+# Models end to end on the CPU: every preset derives its shapes (lmroof list --model);
+# an MHA, a GQA and an MQA model run (`run --model P --suite decode --quick`, one short
+# repetition each) with the model's heads in results.json and the report; a config.json given by path does too,
 # with --context and --shape; bad model input exits 2 before any benchmark runs.
 # Usage: models.sh LMROOF SOURCE_DIR
 set -uo pipefail
@@ -68,8 +68,11 @@ dims_of() {  # PRESET -> "Q KV HEAD_DIM"
   python3 -c "import json,sys; d=next(m for m in json.load(open(sys.argv[1])) if m['name']==sys.argv[2])['dims']; \
 print(d['q_heads'], d['kv_heads'], d['head_dim'])" "$tmp/models.json" "$1"
 }
-for p in $presets; do
-  [ "$p" = llama3-8b ] && continue  # below, with more checks
+# The run pipeline does not depend on the preset, and `list --model` above checks every
+# preset's shapes: real runs of one MHA preset here, of llama3-8b (GQA) with more checks
+# and of a config.json given by path (Falcon, MQA) below. (Running every preset took
+# most of this test's time.)
+for p in llama2-7b; do
   if run_quick "$tmp/run-$p" --model "$p"; then
     check_run "$tmp/run-$p" "$p" $(dims_of "$p") || fail "run of $p"
   else
