@@ -3,12 +3,14 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
 #include <stdexcept>
 
 #include "analysis/model/schema.h"
+#include "bench/suite.h"
 #include "registry.h"
 
 namespace lmroof::bench {
@@ -43,18 +45,27 @@ struct ShapesToValidate {
 ShapesToValidate shapes_to_validate(const RunSpec& spec) {
   const PairDef& pair = find_pair(spec.pair);
   const VariantImpl combo{spec.variant, spec.impl};
-  ShapesToValidate out;
+  std::vector<std::pair<double, Shape>> sized;  // the quick shapes this combination runs, by footprint
   for (const auto& s : pair.quick_shapes) {
     if (pair.runs_shape && !pair.runs_shape(combo, s)) continue;
-    push_unique(out.round, pair.complete_shape(spec.variant, s));
-    try {
-      const Shape odd = pair.complete_shape(spec.variant, odd_sized(s));
-      bool seen = false;
-      for (const auto& r : out.round) seen = seen || r == odd;
-      if (!seen) push_unique(out.odd, odd);
-    } catch (const std::invalid_argument&) {
-      // The pair's own constraints (heads dividing d_model, ...) refuse odd sizes here.
-    }
+    RunSpec small = spec;
+    small.shape = pair.complete_shape(spec.variant, s);
+    sized.emplace_back(footprint_bytes(small), small.shape);
+  }
+  ShapesToValidate out;
+  if (sized.empty()) return out;
+  std::stable_sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The smallest and the largest span the regimes the pair's quick suite has (window:
+  // contexts below and above W; decode: short and long contexts, batch 1 and many);
+  // the ones between repeat them at a cost (the float64 reference of every decode
+  // shape took 3 s of a loaded machine for one kernel).
+  push_unique(out.round, sized.front().second);
+  push_unique(out.round, sized.back().second);
+  try {
+    const Shape odd = pair.complete_shape(spec.variant, odd_sized(sized.front().second));
+    if (std::find(out.round.begin(), out.round.end(), odd) == out.round.end()) out.odd.push_back(odd);
+  } catch (const std::invalid_argument&) {
+    // The pair's own constraints (heads dividing d_model, ...) refuse odd sizes here.
   }
   return out;
 }

@@ -27,12 +27,13 @@ struct KernelValidation {
   std::string failure;
 };
 
-// The shapes a kernel is validated on: the pair's --quick shapes that the combination
-// runs (each phase and regime the pair's own small suite distinguishes: attention's
-// prefill and decode, window's contexts below and above W), completed for the
-// variant, plus each with every dimension one smaller where the pair accepts that (odd
-// sizes exercise vector tails and uneven thread splits the suite's round sizes never
-// reach). Small by construction: the float64 reference stays cheap.
+// The shapes a kernel is validated on: the smallest and the largest (by footprint) of
+// the pair's --quick shapes that the combination runs, which span the regimes the pair's
+// own small suite distinguishes (attention's prefill and decode by the combination,
+// window's contexts below and above W, decode's short and long contexts), completed for
+// the variant, plus the smallest with every dimension one smaller where the pair
+// accepts that (odd sizes exercise vector tails and uneven thread splits the suite's
+// round sizes never reach). Small by construction: the float64 reference stays cheap.
 std::vector<Shape> validation_shapes(const RunSpec& spec);
 
 // Validates spec's kernel on validation_shapes(spec) with a fresh seed, once per
