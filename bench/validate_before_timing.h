@@ -5,6 +5,7 @@
 // timed, and every timed run records what it was validated on (bench.json counters
 // model::counter::kValidated*, results.json runs[].validated).
 #include <string>
+#include <vector>
 
 #include "common/shape.h"
 #include "common/workload.h"
