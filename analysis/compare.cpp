@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/model/results_model.h"
+#include "analysis/repetitions_to_decide.h"
 #include "analysis/statistics.h"
 
 namespace lmroof::compare {
@@ -73,18 +74,14 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
   c.u = test.u;
   c.exact_test = test.exact;
 
-  // The U test needs repetitions on both sides; with fewer than 2 it can say nothing.
-  if (base.samples.size() < 2 || next.samples.size() < 2) {
-    c.note = fmt::format("too few repetitions to test ({} and {}; 5 or more recommended)", base.samples.size(),
-                         next.samples.size());
-    c.verdict = Verdict::same;
-    return c;
-  }
   // A change is real when the test rejects "same distribution" and the interval of
   // the speedup excludes 1; both are needed, so a shift in one outlier is not enough.
-  const bool significant = test.p_value < options.alpha;
+  // With fewer than 2 repetitions on a side there is no interval: the estimate stands for it.
+  const bool significant = base.samples.size() >= 2 && next.samples.size() >= 2 && test.p_value < options.alpha;
+  const bool excludes_one = low > 1 || high < 1;
   if (significant && low > 1) c.verdict = Verdict::faster;
   else if (significant && high < 1) c.verdict = Verdict::slower;
+  else if (excludes_one) c.verdict = Verdict::undecided;
   else c.verdict = Verdict::same;
   if (c.verdict == Verdict::same && significant && (unwidened_low > 1 || unwidened_high < 1))
     c.note = fmt::format("the machine's DRAM read bandwidth moved by {:.1f}% between the two runs (their probes), as much "
@@ -92,9 +89,20 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
                          *c.machine_drift * 100);
   // The smallest p the test can give is 2 / C(n1 + n2, n1): with 3 + 3 repetitions
   // it is 0.1, so no change could ever be called real.
-  if (c.verdict == Verdict::same && !significant && 2 / binomial(base.samples.size() + next.samples.size(), base.samples.size()) >= options.alpha)
+  const bool cannot_reach = 2 / binomial(base.samples.size() + next.samples.size(), base.samples.size()) >= options.alpha;
+  if (c.verdict == Verdict::undecided) {
+    c.repetitions_to_decide = stats::repetitions_to_decide(base.samples, next.samples, options.alpha);
+    const std::string why =
+        cannot_reach ? fmt::format("{} and {} repetitions cannot reach p < {}", base.samples.size(), next.samples.size(),
+                                   options.alpha)
+                     : fmt::format("the U test does not confirm it (p = {:.2g})", test.p_value);
+    c.note = fmt::format("the interval excludes 1 but {}: about {} repetitions per side would decide it (Noether's "
+                         "sample size for the U test at this effect, 80% power)",
+                         why, c.repetitions_to_decide ? std::to_string(*c.repetitions_to_decide) : std::string("more"));
+  } else if (c.verdict == Verdict::same && !significant && cannot_reach) {
     c.note = fmt::format("{} and {} repetitions cannot reach p < {} (5 or more recommended)", base.samples.size(),
                          next.samples.size(), options.alpha);
+  }
   c.regression = c.verdict == Verdict::slower && 1 / interval.speedup - 1 > options.threshold;
   return c;
 }
@@ -123,6 +131,7 @@ const char* to_string(Verdict verdict) {
     case Verdict::faster: return "faster";
     case Verdict::slower: return "slower";
     case Verdict::same: return "same";
+    case Verdict::undecided: return "undecided";
     case Verdict::only_base: return "only in base";
     case Verdict::only_new: return "only in new";
   }
@@ -204,7 +213,9 @@ nlohmann::json to_json(const Report& report) {
                     {"machine_drift", optional_number(c.machine_drift)},
                     {"verdict", to_string(c.verdict)},
                     {"regression", c.regression},
-                    {"note", c.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.note)}});
+                    {"note", c.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.note)},
+                    {"repetitions_to_decide", c.repetitions_to_decide ? nlohmann::json(*c.repetitions_to_decide)
+                                                                      : nlohmann::json(nullptr)}});
   }
   nlohmann::json regressions = nlohmann::json::array();
   for (const auto* c : report.regressions()) regressions.push_back(c->id);
@@ -224,6 +235,7 @@ nlohmann::json to_json(const Report& report) {
            {{"faster", report.count(Verdict::faster)},
             {"slower", report.count(Verdict::slower)},
             {"same", report.count(Verdict::same)},
+            {"undecided", report.count(Verdict::undecided)},
             {"only_in_base", report.count(Verdict::only_base)},
             {"only_in_new", report.count(Verdict::only_new)},
             {"regressions", regressions}}},

@@ -50,8 +50,12 @@ struct Options {
   uint64_t seed = 0x5eed;    // bootstrap seed: the same files give the same intervals
 };
 
-enum class Verdict { faster, slower, same, only_base, only_new };
-const char* to_string(Verdict verdict);  // "faster", "slower", "same", "only in base", "only in new"
+// undecided: the speedup's interval excludes 1 but the U test does not reject "same"
+// (typically too few repetitions: 3 + 3 can never reach p < 0.05); neither a change nor
+// "same within noise". RunChange::repetitions_to_decide says how many would decide it.
+enum class Verdict { faster, slower, same, undecided, only_base, only_new };
+// "faster", "slower", "same", "undecided", "only in base", "only in new"
+const char* to_string(Verdict verdict);
 
 struct SideNumbers {
   double median = 0;
@@ -77,6 +81,9 @@ struct RunChange {
   Verdict verdict = Verdict::same;
   bool regression = false;  // slower, and by more than the threshold
   std::string note;         // why a verdict could not be "faster"/"slower" (too few samples)
+  // Undecided runs: repetitions per side that would decide them at the observed effect
+  // (stats::repetitions_to_decide); nullopt otherwise.
+  std::optional<int64_t> repetitions_to_decide;
 };
 
 struct Report {

@@ -88,6 +88,19 @@ std::map<std::string, double> class_counters(const std::vector<const BenchEntry*
   return out;
 }
 
+// The kernel's validation before timing (bench/validate_before_timing.h), the same on
+// every repetition; nullopt in files written before it existed.
+std::optional<model::Validated> validated_of(const BenchEntry& first) {
+  const auto error = counter_of(first, counter::kValidatedError);
+  const auto tolerance = counter_of(first, counter::kValidatedTolerance);
+  if (!error || !tolerance) return std::nullopt;
+  model::Validated v{*error, *tolerance, static_cast<int64_t>(counter_of(first, counter::kValidatedShapes).value_or(1)), {}};
+  for (const auto& [name, value] : first.counters)
+    if (name.rfind(counter::kValidatedShapePrefix, 0) == 0)
+      v.shape[name.substr(counter::kValidatedShapePrefix.size())] = static_cast<int64_t>(value);
+  return v;
+}
+
 // ceiling/<backend>/<name>: the best repetition is the roof (as STREAM reports).
 model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
   const std::string rest = g.run_name.substr(kCeilingPrefix.size());
@@ -324,6 +337,7 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
   r.breakdown = breakdown_of(cost, g.samples);
   const auto trace = bench.kernel_traces.find(r.id);
   r.kernels = kernels_of(trace == bench.kernel_traces.end() ? nullptr : &trace->second);
+  r.validated = validated_of(*g.samples.front());
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include "bench/dram_probe.h"
 #include "bench/kernel_trace_store.h"
 #include "bench/machine_context.h"
+#include "bench/validate_before_timing.h"
 #include "profiler/metrics.h"
 #include "registry.h"
 
@@ -118,6 +119,13 @@ void publish_cupti_counters(benchmark::State& state, const RunSpec& spec, Worklo
 #endif
 
 void run_pair_benchmark(benchmark::State& state, const RunSpec& spec, bool measure_counters) {
+  // Before the timed workload is even built: a kernel that computes the wrong thing is not timed.
+  const KernelValidation& validation = validate_before_timing(spec);
+  if (!validation.passed) {
+    state.SkipWithError(validation.failure.c_str());
+    return;
+  }
+  publish_validation(state, validation);
   Workload* workload = nullptr;
   Cost cost;
   try {

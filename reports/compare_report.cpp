@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -32,8 +33,12 @@ std::string time_cell(const std::optional<compare::SideNumbers>& side) {
   return fmt::format("{} (n={})", numbers::si(side->median, "s"), side->samples);
 }
 
+// The repetitions an undecided run has: the smaller side's.
+size_t repetitions(const RunChange& c) { return std::min(c.base ? c.base->samples : 0, c.next ? c.next->samples : 0); }
+
 std::string verdict_cell(const RunChange& c, double threshold) {
   std::string out = compare::to_string(c.verdict);
+  if (c.verdict == Verdict::undecided) return out + fmt::format(" (n={})", repetitions(c));
   if (c.speedup && c.verdict == Verdict::slower) {
     const double slowdown = 1 / *c.speedup - 1;
     out += c.regression ? fmt::format(" (regression: +{} > {})", numbers::percent(slowdown), numbers::percent(threshold))
@@ -60,14 +65,34 @@ std::vector<Row> rows(const compare::Report& report) {
   return out;
 }
 
+// "2 undecided (n=3; about 6 repetitions per side would decide them)": counted apart
+// from "same", since their intervals exclude 1.
+std::string undecided_summary(const compare::Report& report, size_t count) {
+  size_t fewest = SIZE_MAX, most = 0;
+  int64_t needed = 0;
+  bool unknown = false;
+  for (const auto& c : report.runs)
+    if (c.verdict == Verdict::undecided) {
+      fewest = std::min(fewest, repetitions(c)), most = std::max(most, repetitions(c));
+      if (c.repetitions_to_decide) needed = std::max(needed, *c.repetitions_to_decide);
+      else unknown = true;
+    }
+  const std::string n = fewest == most ? fmt::format("n={}", fewest) : fmt::format("n={}-{}", fewest, most);
+  const std::string would = unknown || needed == 0
+                                ? "more repetitions would decide"
+                                : fmt::format("about {} repetitions per side would decide", needed);
+  return fmt::format("{} undecided ({}; {} {})", count, n, would, count == 1 ? "it" : "them");
+}
+
 std::string headline(const compare::Report& report) {
   const auto regressions = report.regressions();
   std::string out = regressions.empty()
                         ? fmt::format("no significant regression beyond {}", numbers::percent(report.options.threshold))
                         : fmt::format("{} regression{} beyond {}", regressions.size(), regressions.size() == 1 ? "" : "s",
                                       numbers::percent(report.options.threshold));
-  out += fmt::format(": {} faster, {} slower, {} same within noise", report.count(Verdict::faster),
-                     report.count(Verdict::slower), report.count(Verdict::same));
+  out += fmt::format(": {} faster, {} slower, ", report.count(Verdict::faster), report.count(Verdict::slower));
+  if (const size_t undecided = report.count(Verdict::undecided)) out += undecided_summary(report, undecided) + ", ";
+  out += fmt::format("{} same within noise", report.count(Verdict::same));
   if (size_t n = report.count(Verdict::only_base)) out += fmt::format(", {} only in base", n);
   if (size_t n = report.count(Verdict::only_new)) out += fmt::format(", {} only in new", n);
   return out;
@@ -136,7 +161,7 @@ nlohmann::json speedup_chart(const compare::Report& report) {
                   {{"y", y},
                    {"x", {{"field", "speedup"}, {"type", "quantitative"}}},
                    {"color", {{"field", "verdict"}, {"type", "nominal"},
-                              {"scale", {{"domain", {"faster", "slower", "same"}}, {"range", {"#1a7f37", "#cf222e", "#59636e"}}}}}},
+                              {"scale", {{"domain", {"faster", "slower", "same", "undecided"}}, {"range", {"#1a7f37", "#cf222e", "#59636e", "#9a6700"}}}}}},
                    {"tooltip", nlohmann::json::array({{{"field", "run"}}, {{"field", "speedup"}, {"format", ".3f"}},
                                                       {{"field", "low"}, {"format", ".3f"}}, {{"field", "high"}, {"format", ".3f"}},
                                                       {{"field", "verdict"}}})}}}}})}};

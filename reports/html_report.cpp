@@ -20,6 +20,7 @@
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
 #include "reports/kernels_section.h"
+#include "reports/not_timed_section.h"
 
 namespace lmroof {
 
@@ -493,6 +494,7 @@ Rendered render(const Results& results, const std::string& csv_name) {
   std::string content = header_section(results, out.charts);
   content += "<main>\n";
   content += summary_section(results);
+  content += not_timed_section(results);
   content += key_results_section(results);
   bool first = true;
   for (const auto& c : out.charts) {

@@ -1,7 +1,10 @@
 // lmroof compare: the statistics against scipy's values, the matching of runs, the
 // verdicts on planted changes, bad input, and the merge of several machines.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <filesystem>
 
@@ -18,6 +21,7 @@
 #include "analysis/compare.h"
 #include "analysis/compare_input.h"
 #include "analysis/fleet.h"
+#include "analysis/repetitions_to_decide.h"
 #include "analysis/statistics.h"
 #include "reports/compare_report.h"
 #include "reports/fleet_report.h"
@@ -200,9 +204,103 @@ TEST(Compare, TooFewRepetitionsIsNeverSignificant) {
   const auto base = side("a.json", {run("rmsnorm", {1, 1.01})});
   const auto next = side("b.json", {run("rmsnorm", {2, 2.01})});
   const auto report = compare::compare(base, next);
-  EXPECT_EQ(report.runs[0].verdict, compare::Verdict::same);
+  // Twice as slow, but 2 + 2 repetitions cannot reach p < 0.05: undecided, not "same".
+  EXPECT_EQ(report.runs[0].verdict, compare::Verdict::undecided);
   EXPECT_NE(report.runs[0].note.find("cannot reach"), std::string::npos) << report.runs[0].note;
   EXPECT_TRUE(report.regressions().empty());
+  // The same samples on both sides stay "same", with the reason no change could show.
+  const auto unchanged = compare::compare(base, base);
+  EXPECT_EQ(unchanged.runs[0].verdict, compare::Verdict::same);
+  EXPECT_NE(unchanged.runs[0].note.find("cannot reach"), std::string::npos) << unchanged.runs[0].note;
+  EXPECT_FALSE(unchanged.runs[0].repetitions_to_decide.has_value());
+}
+
+// The case: a --quick file (3 repetitions) against a copy with one run made 30%
+// slower. Its interval excludes 1 but 3 + 3 repetitions cannot reach p < 0.05: it is
+// undecided (n=3) in every format, counted apart from "same", and no regression.
+compare::Side first_repetitions(compare::Side s, size_t n, const std::string& slowed = "", double factor = 1) {
+  for (auto& r : s.runs) {
+    r.samples.resize(std::min(r.samples.size(), n));
+    if (r.id == slowed)
+      for (double& t : r.samples) t *= factor;
+    std::vector<double> sorted = r.samples;
+    std::sort(sorted.begin(), sorted.end());
+    r.median = sorted[sorted.size() / 2];
+  }
+  return s;
+}
+
+TEST(Compare, PlantedSlowdownOnThreeRepetitionsIsUndecided) {
+  const auto full = compare::read_side(kSmall);
+  const auto base = first_repetitions(full, 3);
+  const auto next = first_repetitions(full, 3, kSlowRun, 1.3);
+  const auto report = compare::compare(base, next);
+  const auto& planted = *std::find_if(report.runs.begin(), report.runs.end(), [](const auto& c) { return c.id == kSlowRun; });
+  EXPECT_EQ(planted.verdict, compare::Verdict::undecided);
+  EXPECT_NEAR(*planted.speedup, 1 / 1.3, 1e-9);
+  EXPECT_LT(*planted.speedup_high, 1.0);
+  EXPECT_NEAR(*planted.p_value, 0.1, 1e-12);  // the smallest 3 + 3 can give: 2 / C(6, 3)
+  ASSERT_TRUE(planted.repetitions_to_decide.has_value());
+  EXPECT_EQ(*planted.repetitions_to_decide, 6);  // no overlap: P = 0, Noether's N = 10.5 -> 6 per side
+  EXPECT_FALSE(planted.regression);
+  EXPECT_TRUE(report.regressions().empty());
+  EXPECT_EQ(report.count(compare::Verdict::undecided), 1u);
+  EXPECT_EQ(report.count(compare::Verdict::same), report.runs.size() - 1);
+  EXPECT_EQ(report.count(compare::Verdict::slower), 0u);
+
+  const std::string counts = fmt::format("0 faster, 0 slower, 1 undecided (n=3; about 6 repetitions per side would "
+                                         "decide it), {} same within noise", report.runs.size() - 1);
+  const std::string text = report::compare_text(report);
+  EXPECT_NE(text.find(counts), std::string::npos) << text;
+  EXPECT_NE(text.find("undecided (n=3)\n    note: the interval excludes 1 but 3 and 3 repetitions cannot reach p < 0.05: "
+                      "about 6 repetitions per side would decide it"),
+            std::string::npos)
+      << text;
+  const std::string md = report::compare_markdown(report);
+  EXPECT_NE(md.find(counts), std::string::npos);
+  EXPECT_NE(md.find("| undecided (n=3) \u2014 the interval excludes 1"), std::string::npos) << md;
+  EXPECT_NE(report::compare_html(report).find(counts), std::string::npos);
+  const auto json = compare::to_json(report);
+  EXPECT_EQ(json["summary"]["undecided"], 1);
+  EXPECT_EQ(json["summary"]["same"], report.runs.size() - 1);
+  for (const auto& r : json["runs"])
+    if (r["id"] == kSlowRun) {
+      EXPECT_EQ(r["verdict"], "undecided");
+      EXPECT_EQ(r["repetitions_to_decide"], 6);
+    } else {
+      EXPECT_TRUE(r["repetitions_to_decide"].is_null());
+    }
+  // With all 5 repetitions the same slowdown is decided: slower, a regression.
+  const auto decided = compare::compare(first_repetitions(full, 5), first_repetitions(full, 5, kSlowRun, 1.3));
+  EXPECT_EQ(decided.count(compare::Verdict::slower), 1u);
+  EXPECT_EQ(decided.count(compare::Verdict::undecided), 0u);
+}
+
+// Noether's sample size for the U test (docs/compare.md), by hand: N = (z_.975 + z_.8)^2 /
+// (3 (P - 1/2)^2) in all, half per side. z values from scipy.stats.norm.ppf.
+TEST(RepetitionsToDecide, NoethersSampleSizeForTheUTest) {
+  EXPECT_NEAR(stats::normal_quantile(0.975), 1.959963984540054, 1e-9);
+  EXPECT_NEAR(stats::normal_quantile(0.8), 0.8416212335729143, 1e-9);
+  EXPECT_NEAR(stats::normal_quantile(0.025), -1.959963984540054, 1e-9);
+  const double z2 = std::pow(1.959963984540054 + 0.8416212335729143, 2);
+  // No overlap (P = 0): N = z2 / 0.75 = 10.47 -> 6 per side, whichever side is slower.
+  const std::vector<double> fast = {1, 1.01, 0.99}, slow = {2, 2.01, 1.99};
+  EXPECT_EQ(stats::repetitions_to_decide(fast, slow), static_cast<int64_t>(std::ceil(z2 / 0.75 / 2)));
+  EXPECT_EQ(stats::repetitions_to_decide(slow, fast), 6);
+  // P = 11/16 (U = 11 of 16 pairs): N = z2 / (3 (3/16)^2) = 74.4 -> 38 per side.
+  const std::vector<double> a = {2, 3, 5, 7}, b = {1, 4, 6, 0.5};
+  ASSERT_DOUBLE_EQ(stats::mann_whitney_u(a, b).u, 11);
+  EXPECT_EQ(stats::repetitions_to_decide(a, b), static_cast<int64_t>(std::ceil(z2 / (3 * std::pow(11.0 / 16 - 0.5, 2)) / 2)));
+  EXPECT_EQ(stats::repetitions_to_decide(a, b), 38);
+  // No effect at all: nothing would decide it.
+  EXPECT_FALSE(stats::repetitions_to_decide(fast, fast).has_value());
+  // Never fewer than the 4 per side the exact test needs to reach p < 0.05, nor than a side has.
+  const std::vector<double> one_fast = {1}, one_slow = {2};
+  EXPECT_EQ(stats::repetitions_to_decide(one_fast, one_slow), 6);
+  std::vector<double> many_fast, many_slow;
+  for (int i = 0; i < 20; ++i) many_fast.push_back(1 + i * 1e-3), many_slow.push_back(2 + i * 1e-3);
+  EXPECT_EQ(stats::repetitions_to_decide(many_fast, many_slow), 21);
+  EXPECT_THROW(stats::normal_quantile(1.0), std::invalid_argument);
 }
 
 TEST(Compare, DriftOfTheMachineBetweenProbedRunsWidensTheInterval) {

@@ -253,6 +253,21 @@ json dram_probe_json(const DramProbe& p) {
   return {{"read", p.read}, {"copy_nt", p.copy_nt}, {"samples", p.samples}};
 }
 
+Validated validated_from(const JsonCursor& c) {
+  Validated v;
+  v.error = c.at("error").non_negative();
+  v.tolerance = c.at("tolerance").positive();
+  v.shapes = c.at("shapes").integer(1, 1 << 20);
+  v.shape = shape_from(c.at("shape"));
+  // A run that failed validation is not timed (it is in skipped[]).
+  if (v.error > v.tolerance) c.at("error").fail(fmt::format("{:.6g} exceeds tolerance {:.6g}: a run failing validation is not timed", v.error, v.tolerance));
+  return v;
+}
+
+json validated_json(const Validated& v) {
+  return {{"error", v.error}, {"tolerance", v.tolerance}, {"shapes", v.shapes}, {"shape", shape_json(v.shape)}};
+}
+
 TimeStats time_stats_from(const JsonCursor& c) {
   TimeStats t;
   t.median = c.at("median").positive();
@@ -535,6 +550,7 @@ Run run_from(const JsonCursor& c) {
   if (auto p = c.opt("predicted_intensity")) r.predicted_intensity = p->positive();
   if (auto b = c.opt("breakdown")) r.breakdown = breakdown_from(*b);
   if (auto k = c.opt("kernels")) r.kernels = kernels_from(*k);
+  if (auto v = c.opt("validated")) r.validated = validated_from(*v);
   if (r.intensity.bytes == BytesBasis::measured && !r.bytes.measured)
     c.at("intensity").at("bytes").fail("says measured but bytes.measured is null");
   check_derived(c, r);
@@ -965,6 +981,7 @@ json to_json(const Run& r) {
       {"predicted_intensity", opt(r.predicted_intensity)},
       {"breakdown", r.breakdown ? breakdown_json(*r.breakdown) : json(nullptr)},
       {"kernels", r.kernels ? kernels_json(*r.kernels) : json(nullptr)},
+      {"validated", r.validated ? validated_json(*r.validated) : json(nullptr)},
   };
 }
 

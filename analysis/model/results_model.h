@@ -290,6 +290,15 @@ struct Kernels {
   std::vector<KernelTime> list;
 };
 
+// The kernel's check against its float64 reference, on small fresh inputs, before it
+// was timed (bench/validate_before_timing.h): a run that failed it was not timed.
+struct Validated {
+  double error = 0;  // the worst norm-wise relative error over the shapes checked
+  double tolerance = 0;
+  int64_t shapes = 0;  // how many shapes were checked
+  Shape shape;         // the one with the worst error over tolerance
+};
+
 struct Run {
   std::string id;
   std::string pair, variant, impl, backend, dtype;
@@ -311,6 +320,7 @@ struct Run {
   std::optional<double> predicted_intensity;
   std::optional<Breakdown> breakdown;
   std::optional<Kernels> kernels;
+  std::optional<Validated> validated;  // absent in files from before 2026-12-03
 };
 
 struct Skipped {

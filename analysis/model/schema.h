@@ -44,6 +44,14 @@ inline constexpr std::string_view kCeilingPhase = "ceiling_phase";
 // each repetition (bench/dram_probe.h), B/s, one value per repetition.
 inline constexpr std::string_view kProbeReadRate = "probe_read_bytes_per_s";
 inline constexpr std::string_view kProbeCopyNtRate = "probe_copy_nt_bytes_per_s";
+// Pair benchmarks: the kernel's check against its float64 reference before it was
+// timed (bench/validate_before_timing.h): the worst norm-wise relative error over the
+// shapes checked, its tolerance, how many shapes, and the worst one's dimensions as
+// "<prefix><dim>". Absent in files from before 2026-12-03.
+inline constexpr std::string_view kValidatedError = "validated_error";
+inline constexpr std::string_view kValidatedTolerance = "validated_tolerance";
+inline constexpr std::string_view kValidatedShapes = "validated_shapes";
+inline constexpr std::string_view kValidatedShapePrefix = "validated_shape/";
 inline constexpr std::string_view kIntensity = "intensity";
 inline constexpr std::string_view kFlopRate = "FLOP/s";
 inline constexpr std::string_view kByteRate = "bytes/s";

@@ -131,6 +131,52 @@ assert any(x["machine_drift"] is None for x in d["runs"]), "every run has a drif
 EOF
 echo "ok: drift between the runs' probes widens the interval; the 1.4x change is 'same', with the reason"
 
+# --- few repetitions: the example's bench JSON cut to 3 repetitions (as --quick takes), one
+# run made 30% slower in a copy: its interval excludes 1 but 3 + 3 repetitions cannot reach
+# p < 0.05, so it is "undecided (n=3)", counted apart from "same", and no regression --------
+planted_run=norm/rmsnorm/fused/cpu/fp32/tokens:4096/d_model:1024
+"$python" - "$example/bench.json" "$work" "$planted_run" <<'EOF' || fail "could not derive the 3-repetition bench JSONs"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["benchmarks"] = [b for b in doc["benchmarks"] if b.get("run_type") != "aggregate" and b.get("repetition_index", 0) < 3]
+json.dump(doc, open(sys.argv[2] + "/three-bench.json", "w"))
+for b in doc["benchmarks"]:
+    if b["run_name"].startswith(sys.argv[3] + "/"):
+        for k in ("real_time", "cpu_time"):
+            b[k] *= 1.3
+        for k in ("bytes/s", "FLOP/s"):
+            b[k] /= 1.3
+json.dump(doc, open(sys.argv[2] + "/planted-bench.json", "w"))
+EOF
+"$lmroof" analyze "$work/three-bench.json" -o "$work/three.json" --no-claims > /dev/null 2>&1 || fail "analyze of the 3-repetition bench JSON failed"
+"$lmroof" analyze "$work/planted-bench.json" -o "$work/planted.json" --no-claims > /dev/null 2>&1 || fail "analyze of the planted bench JSON failed"
+run_compare 0 "$work/three.json" "$work/planted.json"
+runs=$("$python" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["runs"]))' "$work/three.json")
+grep -q "0 faster, 0 slower, 1 undecided (n=3; about 6 repetitions per side would decide it), $((runs - 1)) same within noise" "$work/out" ||
+  fail "few repetitions: the headline does not count the planted run undecided: $(tail -1 "$work/out")"
+grep -A1 "^norm/rmsnorm/fused/cpu/fp32 .*tokens=4096 .*undecided (n=3)$" "$work/out" |
+  grep -q "note: the interval excludes 1 but 3 and 3 repetitions cannot reach p < 0.05: about 6 repetitions per side" ||
+  fail "few repetitions: the planted run's row: $(grep -A1 'tokens=4096 d_model=1024' "$work/out")"
+run_compare 0 "$work/three.json" "$work/planted.json" --format markdown
+grep -q '^| `norm/rmsnorm/fused/cpu/fp32 [^`]*tokens=4096[^`]*` | .* | undecided (n=3) — the interval excludes 1' "$work/out" ||
+  fail "few repetitions: markdown row"
+grep -q "1 undecided (n=3" "$work/out" || fail "few repetitions: markdown headline"
+run_compare 0 "$work/three.json" "$work/planted.json" --html "$work/planted.html"
+grep -q "1 undecided (n=3" "$work/planted.html" || fail "few repetitions: html headline"
+"$lmroof" compare "$work/three.json" "$work/planted.json" --format json > "$work/compare.json" 2> /dev/null
+"$python" - "$src/docs/compare.schema.json" "$work/compare.json" "$planted_run" <<'EOF' || fail "few repetitions: compare --format json"
+import json, sys, jsonschema
+d = json.load(open(sys.argv[2]))
+jsonschema.validate(d, json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
+r = next(r for r in d["runs"] if r["id"] == sys.argv[3])
+assert r["verdict"] == "undecided" and r["repetitions_to_decide"] == 6 and not r["regression"], r
+assert r["speedup"]["high"] < 1 and r["p_value"] >= 0.05, r
+s = d["summary"]
+assert (s["faster"], s["slower"], s["undecided"], s["same"]) == (0, 0, 1, len(d["runs"]) - 1), s
+print(f"ok: planted 30% slowdown at n=3: speedup {r['speedup']['estimate']:.3f} [{r['speedup']['low']:.3f}, {r['speedup']['high']:.3f}], p = {r['p_value']:.2g}")
+EOF
+echo "ok: a planted 30% slowdown on 3 repetitions is 'undecided (n=3)' in text, markdown, html and json"
+
 # --- --html -------------------------------------------------------------------------------
 run_compare 1 "$small" "$slower" --html "$work/compare.html"
 grep -q 'id="compare-table"' "$work/compare.html" || fail "--html: no table"

@@ -32,8 +32,20 @@ claims:
       metric: bytes.model
       range: [1.0, 1.0]
 YAML
+# The toy pair's impl "broken" (scale by 2.002) is a fault injected only in this binary:
+# `run` validates every kernel against its float64 reference before timing it, refuses
+# to time that one with a one-line reason, times the others, and exits 1 as it does
+# whenever a benchmark could not run.
+broken='toy(v2)/scale/broken/cpu/fp32/n:65536'
 "$toy" run --quick --backend cpu --suite 'toy(v2)' --min-time 0.002 --repetitions 3 --claims "$tmp/toy.yaml" \
-  --out "$tmp/out" >"$tmp/run.log" 2>&1 || { fail "run exited $?"; tail -5 "$tmp/run.log"; }
+  --out "$tmp/out" >"$tmp/run.log" 2>"$tmp/run.err"
+rc=$?
+[ "$rc" = 1 ] || { fail "run exited $rc, expected 1 (the broken kernel could not run)"; tail -5 "$tmp/run.err"; }
+grep -Eq "^\[ *[0-9]+/[0-9]+ +[0-9]+s\] $(sed 's/[()]/\\&/g' <<< "$broken") +skipped: failed validation: error 0.001 against float64 > tolerance 1e-05 at n=[0-9]+ \(seed [0-9]+\)$" "$tmp/run.err" ||
+  fail "the progress does not show the broken kernel skipped with its one-line reason: $(grep broken "$tmp/run.err")"
+grep -Eq "^  $(sed 's/[()]/\\&/g' <<< "$broken"): failed validation: " "$tmp/run.err" ||
+  fail "the summary of what could not run does not name the broken kernel: $(tail -3 "$tmp/run.err")"
+grep -q "failed validation" "$tmp/out/report.html" || fail "the report does not show the broken kernel as not timed"
 grep -q "Toy pair: scale vs copy" "$tmp/out/report.html" || fail "the report does not title the toy pair"
 python3 - "$tmp/out/results.json" <<'PY' || failures=$((failures + 1))
 import json, sys
@@ -41,6 +53,15 @@ r = json.load(open(sys.argv[1]))
 pairs = {p["name"]: p for p in r["catalogue"]["pairs"]}
 assert pairs["toy(v2)"]["title"] == "Toy pair: scale vs copy", pairs.get("toy(v2)")
 assert {x["pair"] for x in r["runs"]} == {"toy(v2)"}, "runs of the toy pair"
+assert all(x["impl"] != "broken" for x in r["runs"]), "the broken kernel was timed"
+# (skipped ids keep Google Benchmark's suffixes: ".../n:65536/min_time:0.002/repeats:3/real_time")
+assert [s["id"].split("/min_time:")[0] for s in r["skipped"]] == ["toy(v2)/scale/broken/cpu/fp32/n:65536"], r["skipped"]
+reason = r["skipped"][0]["reason"]
+assert reason.startswith("failed validation: error 0.001 against float64 > tolerance 1e-05 at n=") and "\n" not in reason, reason
+for x in r["runs"]:
+    v = x["validated"]
+    assert v and 0 <= v["error"] <= v["tolerance"] == 1e-05 and v["shapes"] >= 1 and "n" in v["shape"], (x["id"], v)
+print("ok: every timed run of results.json has validated; the broken kernel is skipped with its reason")
 assert any(c["pair"] == "toy(v2)" for c in r["comparisons"]), "no comparison of the toy pair"
 v = {c["id"]: c["verdict"] for c in r["claims"]}
 assert v.get("toy-scale-moves-copy-bytes") == "holds", v
@@ -48,4 +69,4 @@ print("ok: the toy pair is in results.json's catalogue, runs, comparisons and cl
 PY
 "$toy" check "$tmp/toy.yaml" "$tmp/out/results.json" >"$tmp/check.txt" 2>&1 || fail "check exited $?"
 grep -q "toy-scale-moves-copy-bytes" "$tmp/check.txt" || fail "check does not show the toy claim"
-[ "$failures" = 0 ] && echo "ok: a pair added to the registry shows in list, report, results and claims" || exit 1
+[ "$failures" = 0 ] && echo "ok: a pair added to the registry shows in list, report, results and claims; its broken kernel is not timed" || exit 1

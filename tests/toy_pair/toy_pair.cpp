@@ -2,6 +2,8 @@
 // linked only into build/lmroof_with_toy_pair: tests/e2e/toy_pair.sh shows that a pair
 // added to the registry appears in `lmroof list`, the report and the claims with its
 // title, and no other edit. Its name has CSS- and path-special characters on purpose.
+// Its impl "broken" is a fault injected only here: a scale that multiplies by 2.002,
+// which `lmroof run` must refuse to time (bench/validate_before_timing.h).
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -13,12 +15,14 @@
 namespace lmroof {
 namespace {
 
-// y = x (copy) or y = 2·x (scale): one read and one write of n floats.
+// y = x (copy) or y = 2·x (scale): one read and one write of n floats. `broken`
+// computes the scale with a wrong constant (a relative error of 1e-3, far above fp32's
+// tolerance) and is validated against the true one.
 class ToyWorkload : public Workload {
  public:
-  ToyWorkload(bool scale, int64_t n) : scale_(scale), x_(n), y_(n) { fill_uniform(x_, 1); }
+  ToyWorkload(bool scale, bool broken, int64_t n) : scale_(scale), broken_(broken), x_(n), y_(n) { fill_uniform(x_, 1); }
   void run() override {
-    const float a = scale_ ? 2.f : 1.f;
+    const float a = broken_ ? 2.002f : scale_ ? 2.f : 1.f;
 #pragma omp parallel for
     for (size_t i = 0; i < x_.size(); ++i) y_[i] = a * x_[i];
   }
@@ -35,7 +39,7 @@ class ToyWorkload : public Workload {
   }
 
  private:
-  bool scale_;
+  bool scale_, broken_;
   std::vector<float> x_, y_;
 };
 
@@ -44,7 +48,7 @@ PairDef toy_pair() {
   p.name = "toy(v2)";
   p.title = "Toy pair: scale vs copy";
   p.summary = "y = 2·x vs y = x: a pair registered from a test, never in the built-in suite";
-  p.combos = {{"copy", "plain"}, {"scale", "plain"}};
+  p.combos = {{"copy", "plain"}, {"scale", "plain"}, {"scale", "broken"}};
   p.default_shapes = {{{"n", 1 << 20}}};
   p.quick_shapes = {{{"n", 1 << 16}}};
   p.comparisons = {{{"copy", "plain"}, {"scale", "plain"}, "scale vs copy"}};
@@ -61,7 +65,7 @@ PairDef toy_pair() {
     return c;
   };
   p.make_cpu = [](const RunSpec& spec) -> std::unique_ptr<Workload> {
-    return std::make_unique<ToyWorkload>(spec.variant == "scale", spec.shape["n"]);
+    return std::make_unique<ToyWorkload>(spec.variant == "scale", spec.impl == "broken", spec.shape["n"]);
   };
   return p;
 }
