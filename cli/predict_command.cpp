@@ -45,8 +45,8 @@ std::optional<double> physical_memory_bytes() {
   return static_cast<double>(pages) * static_cast<double>(page);
 }
 
-// A device from a results file's ceilings: its bandwidth roof and its matrix (else
-// vector) roof. The compute roof was measured in the run's own dtype and stands in
+// A device from a results file's ceilings: its DRAM read ceiling (else its bandwidth
+// roof) and its matrix (else vector) roof. The compute roof was measured in the run's own dtype and stands in
 // for every dtype, which the source says.
 predict::Device device_from_results(const model::Results& r, const std::string& origin, std::optional<double> memory) {
   auto roof = [&](const std::optional<std::string>& name, const char* what) -> const model::Ceiling& {
@@ -54,7 +54,10 @@ predict::Device device_from_results(const model::Results& r, const std::string& 
     if (!c) throw model::InputError(fmt::format("--device {}: has no {} ceiling to predict from", origin, what));
     return *c;
   };
-  const model::Ceiling& bandwidth = roof(r.roofs.bandwidth, "bandwidth");
+  // A decode step mostly reads (weights, KV cache): the DRAM read sweep when the run has
+  // one (CPU "read", CUDA "dram_read"), else the roofline's bandwidth roof.
+  const model::Ceiling* read = r.ceiling("read") ? r.ceiling("read") : r.ceiling("dram_read");
+  const model::Ceiling& bandwidth = read ? *read : roof(r.roofs.bandwidth, "bandwidth");
   const model::Ceiling& compute = roof(r.roofs.matrix ? r.roofs.matrix : r.roofs.vector, "matrix or vector");
   predict::Device d;
   d.name = fmt::format("this ({})", r.machine.gpu ? r.machine.gpu->name : r.machine.cpu_model);

@@ -45,6 +45,18 @@ md=$(timeout 60 "$lmroof" predict --model gemma2-9b --device all --context 4k,8k
 grep -q "^| context |" <<<"$md" && grep -q "sliding window 4096 on 21 of 42 layers" <<<"$md" && echo "ok: markdown, Gemma 2 windows" ||
   fail "markdown: $md"
 
+# A results.json's measured ceilings: a device whose memory is not recorded (CPU) has no
+# max batch and no fit, said as null, and still has timings.
+timeout 60 "$lmroof" predict --model llama3-8b --device "$src/tests/data/results_small.json" --context 1k --batch 1 --format json \
+  > "$tmp/r.json" || fail "predict --device results.json exited $?"
+python3 - "$tmp/r.json" <<'PY' && echo "ok: --device results.json" || fail "--device results.json: $(head -c 400 "$tmp/r.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+assert d["name"].startswith("this (") and d["architecture"] == "measured", d["name"]
+assert d["memory_bytes"] is None and d["fits_weights"] is None and d["contexts"][0]["max_batch"] is None
+assert d["decode"][0]["tokens_per_s"] > 0 and d["launch_s"] == 0
+PY
+
 # --- bad input ----------------------------------------------------------------------
 expect_error() {
   local pattern="$1"; shift
@@ -64,6 +76,8 @@ mkfifo "$tmp/fifo"
 expect_error "fifo: is not a regular file" --model llama3-8b --device-file "$tmp/fifo"
 expect_error "/dev/zero: is not a regular file" --model llama3-8b --device-file /dev/zero
 expect_error "neither a preset" --model "$tmp/fifo"
+mkfifo "$tmp/fifo.json"
+expect_error "fifo.json: is not a regular file" --model llama3-8b --device "$tmp/fifo.json"
 cat > "$tmp/sparse.json" <<'JSON'
 {"schema": "lmroof.devices/1", "devices": [{"name": "H100 sparse", "architecture": "hopper", "memory_gb": 80,
  "bandwidth_tb_per_s": 3.35, "dense_tflops": {"bf16": 1979}, "launch_us": 3, "launch_source": "x", "source": "x"}]}
