@@ -172,6 +172,12 @@ TEST(PredictDevices, SparseOrMissingPeaksAreRefused) {
   expect_refused(device_file(R"(,"dense_tflops":{"bf16":-1})"), "/devices/0/dense_tflops/bf16");
   expect_refused(R"({"schema":"lmroof.devices/1","devices":[{"name":"X","architecture":"volta"}]})", "not a known architecture");
   expect_refused(R"({"schema":"lmroof.devices/1","devices":[]})", "lists no device");
+  std::string huge_memory = device_file(R"(,"dense_tflops":{"bf16":900})");
+  huge_memory.replace(huge_memory.find("\"memory_gb\":80"), 14, "\"memory_gb\":1e300");
+  expect_refused(huge_memory, "/devices/0/memory_gb");
+  std::string nanoseconds = device_file(R"(,"dense_tflops":{"bf16":900})");
+  nanoseconds.replace(nanoseconds.find("\"launch_us\":3"), 13, "\"launch_us\":3000000");
+  expect_refused(nanoseconds, "/devices/0/launch_us");
 }
 
 Roof h100_bf16() { return {.peak_flops = 989.5e12, .bandwidth_bytes_per_s = 3.35e12, .launch_s = 0}; }

@@ -29,6 +29,16 @@ constexpr ArchitectureBound kBounds[] = {
     {"blackwell", 2500 * 1.05}, {"cdna3", 1307.4 * 1.05}, {"cdna4", 2516.6 * 1.05},
 };
 
+// Far above any part, so that every product and quotient stays finite and in range.
+constexpr double kMaxMemoryGb = 1e6;       // a petabyte
+constexpr double kMaxBandwidthTbPerS = 1e3;
+
+double at_most(const model::JsonCursor& value, double limit) {
+  const double x = value.positive();
+  if (x > limit) value.fail(fmt::format("{} is above the {} this table accepts", x, limit));
+  return x;
+}
+
 }  // namespace
 
 std::vector<std::string> known_architectures() {
@@ -77,8 +87,8 @@ std::vector<Device> parse_device_file(std::string_view text, const std::string& 
     }
     if (entry.has("sparse_tflops") || (entry.has("sparse") && entry.at("sparse").boolean()))
       entry.fail("peaks with 2:4 sparsity are refused: give \"dense_tflops\" (half the datasheet's sparse figure)");
-    d.memory_bytes = entry.at("memory_gb").positive() * 1e9;
-    d.bandwidth_bytes_per_s = entry.at("bandwidth_tb_per_s").positive() * kTera;
+    d.memory_bytes = at_most(entry.at("memory_gb"), kMaxMemoryGb) * 1e9;
+    d.bandwidth_bytes_per_s = at_most(entry.at("bandwidth_tb_per_s"), kMaxBandwidthTbPerS) * kTera;
     const auto peaks = entry.at("dense_tflops");
     for (const auto& [dtype, value] : peaks.members()) {
       if (dtype != "bf16" && dtype != "fp16" && dtype != "fp8" && dtype != "fp32")
@@ -93,7 +103,9 @@ std::vector<Device> parse_device_file(std::string_view text, const std::string& 
     }
     if (!d.dense_peak_flops.contains("bf16") && !d.dense_peak_flops.contains("fp16") && !d.dense_peak_flops.contains("fp32"))
       peaks.fail("needs a dense peak for bf16, fp16 or fp32");
-    d.launch_s = entry.at("launch_us").non_negative() * 1e-6;
+    const auto launch = entry.at("launch_us");
+    d.launch_s = launch.non_negative() * 1e-6;
+    if (d.launch_s > 1) launch.fail("is above one second per launch: microseconds, not nanoseconds?");
     d.launch_source = entry.at("launch_source").string(model::kMaxTextLength);
     d.source = entry.at("source").string(model::kMaxTextLength);
     if (d.source.empty()) entry.at("source").fail("must cite the datasheet the figures come from");

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "decode/decode.h"
 
 namespace lmroof::predict {
@@ -73,7 +75,9 @@ DevicePrediction on_device(const Prediction& p, const Device& device) {
       if (v.models_own) c.kv_bytes_per_sequence = v.kv_bytes_per_sequence[i];
     if (device.memory_bytes) {
       const double free_bytes = *device.memory_bytes - static_cast<double>(p.memory.weight_bytes);
-      c.max_batch = free_bytes <= 0 ? 0 : static_cast<int64_t>(free_bytes / static_cast<double>(c.kv_bytes_per_sequence));
+      // Capped below 2^62 so the conversion stays defined whatever memory a results file claims.
+      const double fit = std::min(free_bytes / static_cast<double>(c.kv_bytes_per_sequence), 4.0e18);
+      c.max_batch = free_bytes <= 0 ? 0 : static_cast<int64_t>(fit);
     }
     out.contexts.push_back(c);
   }
