@@ -16,7 +16,7 @@ constexpr double kTera = 1e12;
 constexpr uintmax_t kMaxDeviceFileBytes = 1u << 20;
 
 // The largest dense bf16/fp16 tensor peak of each architecture's biggest part, from
-// the same datasheets as the table (A100; L40S and RTX 6000 Ada; H100/H200 SXM; B300;
+// the same datasheets as the table (A100; L40S and RTX 6000 Ada; H100/H200 SXM; GB200;
 // MI300X/MI325X; MI355X), plus 5%. A sparse figure of the biggest part is twice its
 // bound; a smaller part's sparse figure can still pass, which is why a peak must also
 // be declared in "dense_tflops" and an entry flagged sparse is refused.
