@@ -76,4 +76,16 @@ struct MergeArgs {
 };
 int merge(const MergeArgs& args);
 
+struct PredictArgs {
+  std::string model;                 // preset name or config.json
+  std::vector<std::string> devices;  // table names, "this", "all", results.json files; empty: H100 SXM
+  std::vector<std::filesystem::path> device_files;  // more devices (docs/predict.md)
+  std::string context = "1k,8k,32k,128k";
+  std::string batch = "1,8,32,128";
+  std::string dtype = "bf16";
+  std::string format = "text";  // text | json | markdown
+  std::filesystem::path html;   // -o: also write the self-contained page here
+};
+int predict(const PredictArgs& args);
+
 }  // namespace lmroof::cli

@@ -51,6 +51,10 @@ const std::string kCompareExitCodes = std::string(
     "more than --threshold (each listed on stderr; the comparison is still printed and --html written); 2 bad\n"
     "input (a file that cannot be read, no run in common, a bad --threshold) or a refused --html output (one line\n"
     "on stderr);") + kInterrupted;
+constexpr const char* kPredictExitCodes =
+    "Exit codes: 0 predicted; 2 bad input: an unknown model or device, a device file with a missing field or a\n"
+    "sparse-looking peak, a context or batch below 1, a KV cache beyond 64-bit arithmetic, or a refused -o\n"
+    "output (one line on stderr, nothing written).";
 const std::string kMergeExitCodes = std::string(
     "Exit codes: 0 written; 2 bad input (a results file that cannot be read, not one --label per file) or a\n"
     "refused output (one line on stderr);") + kInterrupted;
@@ -178,6 +182,25 @@ int main(int argc, char** argv) {
                     "Also write the merged results (schema lmroof.fleet/1) here: an input to a later merge");
   merge->footer(kMergeExitCodes);
 
+  cli::PredictArgs predict_args;
+  auto* predict = app.add_subcommand(
+      "predict", "A model's KV cache, weights and speed of light (prefill, decode per batch) on named devices or here");
+  predict->add_option("--model", predict_args.model, "A preset (lmroof list --models) or a config.json")->required();
+  predict->add_option("--device", predict_args.devices,
+                      "Repeatable: a device of the table (analysis/predict/devices.json), 'all', 'this' (ceilings measured\n"
+                      "now, a progress line on stderr) or a results.json (its ceilings); default: H100 SXM");
+  predict->add_option("--device-file", predict_args.device_files,
+                      "Repeatable: more devices, in the table's format (docs/predict.md); an entry replaces a same-named one");
+  predict->add_option("--context", predict_args.context, "Contexts: a list (1k,8k) or a doubling range (1k..128k)")
+      ->capture_default_str();
+  predict->add_option("--batch", predict_args.batch, "Decode batch sizes: a list (1,8,32)")->capture_default_str();
+  predict->add_option("--dtype", predict_args.dtype, "Weights, KV cache and compute: bf16, fp16, fp8 or fp32")
+      ->capture_default_str();
+  predict->add_option("--format", predict_args.format, "text, json (schema docs/predict.schema.json) or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
+  predict->add_option("-o,--output", predict_args.html, "Also write a self-contained HTML page with the charts here");
+  predict->footer(kPredictExitCodes);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -199,6 +222,7 @@ int main(int argc, char** argv) {
     if (*compare) return cli::compare(compare_args);
     if (*merge) return cli::merge(merge_args);
     if (*check) return cli::check(check_args);
+    if (*predict) return cli::predict(predict_args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmroof: error: %s\n", e.what());
     return 2;

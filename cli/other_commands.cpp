@@ -19,6 +19,7 @@
 #include "analysis/results.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
+#include "cli/machine_ceilings.h"
 #include "cli/model_summary.h"
 #include "cli/summary.h"
 #include "profiler/device_query.h"
@@ -40,24 +41,7 @@ int report(const std::filesystem::path& results_path, const std::filesystem::pat
 
 int ceilings(const std::string& backend_name, bool quick, const std::filesystem::path& json_out) {
   if (!json_out.empty()) check_output_file(json_out);
-  bench::RunnerOptions options;
-  options.include_pairs = false;
-  options.suite.quick = quick;
-  const DeviceInfo device = query_cuda_device();
-  if (backend_name == "cuda" && !device.available) throw std::runtime_error("--backend cuda: " + device.reason);
-  options.suite.backend = backend_name == "cuda" || (backend_name == "auto" && device.available) ? Backend::cuda : Backend::cpu;
-  std::fprintf(stderr, "lmroof: measuring %s ceilings\n", to_string(options.suite.backend));
-  // Google Benchmark writes as it goes: into a private file, renamed into place when complete.
-  options.json_out = unique_temp_path(json_out.empty() ? std::filesystem::temp_directory_path() / "lmroof-ceilings.json" : json_out,
-                                      "partial");
-  const RemoveOnInterrupt remove_if_interrupted(options.json_out);
-  struct RemoveUnlessKept {
-    std::filesystem::path path;
-    ~RemoveUnlessKept() { std::error_code ec; std::filesystem::remove(path, ec); }
-  } remove_partial{options.json_out};
-  bench::run_benchmarks(options);
-  const model::Results results = build_results(load_bench_json(options.json_out), {});
-  if (!json_out.empty()) rename_into_place(options.json_out, json_out);
+  const model::Results results = measure_ceilings(backend_name, quick, json_out);
   std::printf("%s", format_ceilings_table(results.ceilings).c_str());
   return 0;
 }

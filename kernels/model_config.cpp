@@ -131,6 +131,30 @@ json parse_bounded(std::string_view text, const std::string& source) {
   }
 }
 
+// One flag per layer: does it attend through the sliding window (docs/models.md)?
+std::vector<bool> sliding_layers(const Reader& r, const ModelConfig& m) {
+  std::vector<bool> out(static_cast<size_t>(m.layers), false);
+  if (!m.sliding_window) return out;
+  if (const json* types = r.find({"layer_types"})) {
+    if (!types->is_array() || types->size() != out.size())
+      r.fail("layer_types", fmt::format("must list one type per layer ({}), got {}", m.layers, types->dump().substr(0, 40)));
+    for (size_t i = 0; i < out.size(); ++i) {
+      const json& t = (*types)[i];
+      if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+        r.fail("layer_types", fmt::format("entry {} must be \"sliding_attention\" or \"full_attention\"", i));
+      out[i] = t == "sliding_attention";
+    }
+    return out;
+  }
+  const auto pattern = r.optional_count({"sliding_window_pattern"});
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (pattern) out[i] = (i + 1) % static_cast<size_t>(*pattern) != 0;  // Gemma 3: every Nth layer is global
+    else if (m.family == "gemma2") out[i] = i % 2 == 0;                   // Gemma 2: local, global, local, ...
+    else out[i] = true;                                                   // Mistral: every layer
+  }
+  return out;
+}
+
 std::string mlp_kind(const ModelConfig& m) {
   if (!m.gated_mlp) return m.activation;
   return m.activation.starts_with("gelu") ? "geglu" : "swiglu";
@@ -224,6 +248,9 @@ ModelConfig parse_model_config(std::string_view text, const std::string& source,
 
   m.sliding_window = r.optional_count({"sliding_window"});
   if (r.optional_flag("use_sliding_window") == false) m.sliding_window.reset();  // Qwen2 names one but turns it off
+  m.sliding_layers = sliding_layers(r, m);
+  m.tied_embeddings =
+      r.optional_flag("tie_word_embeddings").value_or(!in(m.family, {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gptj", "gpt_neox"}));
   m.attn_softcap = r.optional_positive({"attn_logit_softcapping"});
   m.final_softcap = r.optional_positive({"final_logit_softcapping"});
   m.max_context = r.optional_count({"max_position_embeddings", "n_positions"});

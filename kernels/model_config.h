@@ -10,6 +10,7 @@
 // (absent or null in GPT-2/GPT-J/Falcon: 4·hidden), hidden_act | activation_function,
 // num_hidden_layers | n_layer, vocab_size, rms_norm_eps (RMSNorm) or layer_norm_eps |
 // layer_norm_epsilon (LayerNorm), sliding_window (with use_sliding_window),
+// layer_types, sliding_window_pattern, tie_word_embeddings,
 // attn_logit_softcapping, final_logit_softcapping, max_position_embeddings |
 // n_positions, and the parallel-block flags parallel_attn (Falcon),
 // use_parallel_residual (GPT-NeoX), new_decoder_architecture (Falcon-40B); GPT-J's
@@ -45,6 +46,15 @@ struct ModelConfig {
   double norm_eps = 0;
   bool parallel_block = false;
   std::optional<int64_t> sliding_window;
+  // Which layers attend through the window (one flag per layer; all false without a
+  // window): `layer_types` when the config lists them, Gemma 2's alternation (even
+  // layers local), Gemma 3's `sliding_window_pattern` (every Nth layer global), else
+  // every layer (Mistral).
+  std::vector<bool> sliding_layers;
+  // The LM head shares the embedding matrix (`tie_word_embeddings`; absent: the
+  // family's default in transformers, true for gpt2/gemma/falcon and unknown
+  // families, false for llama/mistral/qwen2/gptj/gpt_neox).
+  bool tied_embeddings = false;
   std::optional<double> attn_softcap, final_softcap;
   std::optional<int64_t> max_context;
 

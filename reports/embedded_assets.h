@@ -14,4 +14,9 @@ std::string_view chart_roofline();
 std::string_view chart_pair();
 std::string_view chart_block_shares();
 std::string_view chart_intensity_vs_batch();
+// lmroof predict's page (reports/predict_report.cpp).
+std::string_view chart_predict_kv_context();
+std::string_view chart_predict_decode_batch();
+std::string_view chart_predict_step_ops();
+std::string_view chart_predict_kv_variants();
 }  // namespace lmroof::assets
