@@ -6,7 +6,7 @@
 
 #include "analysis/model/json_input.h"
 #include "analysis/model/schema.h"
-#include "profiler/kernel_trace_file.h"
+#include "formats/file_names.h"
 
 namespace lmroof {
 
@@ -72,8 +72,8 @@ std::vector<int64_t> launch_dims(const JsonCursor& c) {
 std::map<std::string, KernelTraceRecord> traces_from(const JsonCursor& root) {
   root.require_object();
   const std::string schema = root.at("schema").string();
-  if (schema != profiler::kKernelTracesSchema)
-    root.at("schema").fail(fmt::format("this lmroof reads {} documents", profiler::kKernelTracesSchema));
+  if (schema != formats::kKernelTracesSchema)
+    root.at("schema").fail(fmt::format("this lmroof reads {} documents", formats::kKernelTracesSchema));
   std::map<std::string, KernelTraceRecord> out;
   for (const auto& [id, t] : root.at("runs").members()) {
     KernelTraceRecord r;
@@ -141,13 +141,17 @@ BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& ori
   return out;
 }
 
+nlohmann::json bench_json_value(const std::string& text, const std::string& origin) {
+  return model::parse_json(nan_to_null(text), origin);
+}
+
 BenchDocument parse_bench_text(const std::string& text, const std::string& origin) {
-  return parse_bench_json(model::parse_json(nan_to_null(text), origin), origin);
+  return parse_bench_json(bench_json_value(text, origin), origin);
 }
 
 BenchDocument load_bench_json(const std::filesystem::path& path) {
   BenchDocument doc = parse_bench_text(model::read_text_file(path), path.string());
-  const std::filesystem::path traces = profiler::kernel_traces_path(path);
+  const std::filesystem::path traces = formats::kernel_traces_path(path);
   if (std::filesystem::exists(traces)) {
     const nlohmann::json t = model::read_json_file(traces);
     const std::string origin = traces.string();

@@ -59,6 +59,8 @@ BenchDocument load_bench_json(const std::filesystem::path& path);
 BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& origin);
 // The text of a bench.json (Google Benchmark's NaN and Infinity tokens allowed).
 BenchDocument parse_bench_text(const std::string& text, const std::string& origin);
+// The same text as a JSON value, NaN and Infinity read as null, not yet validated.
+nlohmann::json bench_json_value(const std::string& text, const std::string& origin);
 // A "<bench>.kernels.json" document (profiler/kernel_trace_file.h), validated.
 std::map<std::string, KernelTraceRecord> parse_kernel_traces(const nlohmann::json& doc, const std::string& origin);
 

@@ -101,4 +101,10 @@ std::optional<model::Metrics> metrics_from_context(const BenchDocument& bench) {
   return model::metrics_from_json(*j, bench.origin + " (context " + std::string(ctx::kMetrics) + ")");
 }
 
+std::optional<model::Catalogue> catalogue_from_context(const BenchDocument& bench) {
+  auto j = context_json(bench, ctx::kCatalogue);
+  if (!j) return std::nullopt;
+  return model::catalogue_from_json(*j, bench.origin + " (context " + std::string(ctx::kCatalogue) + ")");
+}
+
 }  // namespace lmroof

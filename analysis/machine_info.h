@@ -17,6 +17,8 @@ model::Machine machine_from_context(const BenchDocument& bench, const std::strin
 // The suite and metrics recorded in the context, when there.
 std::optional<model::Suite> suite_from_context(const BenchDocument& bench);
 std::optional<model::Metrics> metrics_from_context(const BenchDocument& bench);
+// The pair catalogue recorded at measurement time (model::context::kCatalogue).
+std::optional<model::Catalogue> catalogue_from_context(const BenchDocument& bench);
 
 // Now, as ISO 8601 UTC ("2026-11-29T10:58:00Z").
 std::string utc_now();

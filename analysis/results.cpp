@@ -17,7 +17,7 @@
 #include "analysis/roof_choice.h"
 #include "analysis/roofline.h"
 #include "analysis/statistics.h"
-#include "registry.h"
+#include "common/workload.h"
 
 namespace lmroof {
 
@@ -165,30 +165,28 @@ model::Shape shape_of(const Shape& s) {
   return out;
 }
 
-// The cost the benchmark recorded. A bench.json written before lmroof recorded the
-// FLOP split has only the totals: then the registry's cost model supplies the split.
-Cost recorded_cost(const BenchDocument& bench, const RunSpec& spec, const Group& g) {
+// The cost the benchmark recorded at measurement time: never recomputed from the
+// cost model of the build that analyses the file (docs/architecture.md).
+Cost recorded_cost(const BenchDocument& bench, const Group& g) {
   const BenchEntry& first = *g.samples.front();
-  const auto total = counter_of(first, counter::kFlops);
-  const auto matrix = counter_of(first, counter::kFlopsMatrix);
-  const auto minimum = counter_of(first, counter::kBytesMinimum);
-  const auto model_bytes = counter_of(first, counter::kBytesModel);
-  if (!total || !matrix || !minimum || !model_bytes) {
-    try {
-      return cost_of(spec);
-    } catch (const std::exception& e) {
-      fail(bench, first.pointer, fmt::format("no cost counters and no cost model: {}", e.what()));
-    }
-  }
+  auto required = [&](std::string_view key) {
+    const auto v = counter_of(first, key);
+    if (!v) fail(bench, first.pointer, fmt::format("no {} counter: a pair run records its cost model's numbers", key));
+    return *v;
+  };
+  const double total = required(counter::kFlops);
+  const double matrix = required(counter::kFlopsMatrix);
+  const double minimum = required(counter::kBytesMinimum);
+  const double model_bytes = required(counter::kBytesModel);
   Cost cost;
-  cost.flops.matrix = *matrix;
+  cost.flops.matrix = matrix;
   cost.flops.vector = counter_of(first, counter::kFlopsVector).value_or(0);
   cost.flops.special = counter_of(first, counter::kFlopsSpecial).value_or(0);
-  if (std::abs(cost.flops.total() - *total) > 1e-6 * std::max(1.0, *total))
+  if (std::abs(cost.flops.total() - total) > 1e-6 * std::max(1.0, total))
     fail(bench, first.pointer + "/" + std::string(counter::kFlops),
-         fmt::format("{} is not the sum of matrix, vector and special FLOPs ({})", *total, cost.flops.total()));
-  cost.bytes_minimum = *minimum;
-  cost.bytes_model = *model_bytes;
+         fmt::format("{} is not the sum of matrix, vector and special FLOPs ({})", total, cost.flops.total()));
+  cost.bytes_minimum = minimum;
+  cost.bytes_model = model_bytes;
   if (!(cost.bytes_model > 0)) fail(bench, first.pointer + "/" + std::string(counter::kBytesModel), "must be positive");
   // The traffic split the roof choice needs; non-negative, absent when not split.
   auto split = [&](std::string_view key) {
@@ -260,7 +258,7 @@ std::optional<model::Kernels> kernels_of(const KernelTraceRecord* trace) {
 
 model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& g, const Roofs& roofs,
                   const MachineRoofs& cpu_roofs) {
-  const Cost cost = recorded_cost(bench, spec, g);
+  const Cost cost = recorded_cost(bench, g);
   std::vector<double> times;
   for (const BenchEntry* e : g.samples) times.push_back(e->real_time_s);
   const stats::Summary t = stats::summarize(times);
@@ -402,67 +400,6 @@ std::vector<model::Comparison> comparisons_of(const model::Catalogue& catalogue,
 
 }  // namespace
 
-model::Catalogue registry_catalogue() {
-  model::Catalogue cat;
-  std::set<std::string> used;
-  // Every completed suite shape's dimensions, in its benchmark name's order.
-  std::vector<std::vector<std::string>> sequences;
-  cat.charts.emplace_back(model::kRooflineChart);
-  for (const auto& p : all_pairs()) {
-    model::CataloguePair c;
-    c.name = p.name;
-    c.title = p.title.empty() ? fmt::format("Pair {}", p.name) : p.title;
-    c.summary = p.summary;
-    std::string chart = model::chart_id_for_pair(p.name);
-    for (int n = 2; used.count(chart); ++n) chart = fmt::format("{}-{}", model::chart_id_for_pair(p.name), n);
-    used.insert(chart);
-    c.chart = chart;
-    cat.charts.push_back(chart);
-    for (const auto& combo : p.combos) c.combos.push_back({combo.variant, combo.impl});
-    // The pair's dimensions in the order its shapes list them (sorted into the
-    // catalogue's order below).
-    for (const auto* shapes : {&p.default_shapes, &p.quick_shapes, &p.cuda_shapes})
-      for (const auto& s : *shapes)
-        for (const auto& combo : p.combos) {
-          Shape full = s;
-          try {
-            full = p.complete_shape(combo.variant, s);
-          } catch (const std::exception&) {
-          }
-          std::vector<std::string> sequence;
-          for (const auto& [d, v] : full.dims()) {
-            sequence.push_back(d);
-            if (std::find(c.dims.begin(), c.dims.end(), d) == c.dims.end()) c.dims.push_back(d);
-          }
-          sequences.push_back(std::move(sequence));
-        }
-    c.variant_dims = p.variant_dims;
-    for (const auto& cmp : p.comparisons)
-      c.comparisons.push_back({{cmp.baseline.variant, cmp.baseline.impl}, {cmp.candidate.variant, cmp.candidate.impl}, cmp.question});
-    cat.pairs.push_back(std::move(c));
-  }
-  // One dimension order for every surface (list, report, CSV, compare, check). Run ids
-  // and benchmark names are an on-disk format (RunSpec::parse_bench_name, compare's
-  // matching by id, results files already written) and list a shape's dimensions as
-  // the pair declares them; rather than re-order those, the catalogue's order is made
-  // to agree with them: a merge that keeps every shape's own order (decode's "batch
-  // q_heads kv_heads head_dim context", block's "tokens d_model d_ff q_heads head_dim")
-  // instead of the first-seen order, which put q_heads before batch. So a run's shape
-  // reads the same in its id, `lmroof list` and every table. Only pairs that disagree
-  // with each other (none of the built-in ones) would see a tie broken by first
-  // appearance; their display still follows the catalogue.
-  cat.dimension_order = model::merge_dimension_orders(sequences);
-  for (auto& c : cat.pairs) {
-    std::vector<std::string> dims;
-    for (const auto& d : cat.dimension_order)
-      if (std::find(c.dims.begin(), c.dims.end(), d) != c.dims.end()) dims.push_back(d);
-    c.dims = std::move(dims);
-  }
-  cat.charts.emplace_back(model::kBlockSharesChart);
-  cat.charts.emplace_back(model::kRunsTableChart);
-  return cat;
-}
-
 // The DRAM probes run the read and copy_nt ceilings' loops after each repetition of
 // a DRAM-resident CPU run (bench/dram_probe.h). On a machine whose bandwidth changes
 // state during the suite they can see more than either end of it; the roof is what
@@ -488,11 +425,19 @@ void raise_to_probes(std::vector<model::Ceiling>& ceilings,
   }
 }
 
+std::string missing_catalogue_message(const std::string& bench_file) {
+  return fmt::format(
+      "{}: /context/{}: missing: written before lmroof recorded the pair catalogue with the runs; "
+      "`lmroof migrate {} -o NEW.json` adds this build's, then analyze NEW.json",
+      bench_file, model::context::kCatalogue, bench_file);
+}
+
 model::Results build_results(const BenchDocument& bench, const AnalysisOptions& options) {
   const auto groups = group_repetitions(bench);
 
   model::Results results;
-  results.catalogue = registry_catalogue();
+  const std::optional<model::Catalogue> recorded_catalogue = catalogue_from_context(bench);
+  results.catalogue = recorded_catalogue.value_or(model::catalogue_without_pairs());
   std::vector<std::pair<RunSpec, const Group*>> pair_groups;
   std::optional<std::string> backend;
   auto same_backend = [&](const std::string& b, const Group& g) {
@@ -516,8 +461,9 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     } catch (const std::exception& e) {
       fail(bench, g.pointer + "/name", e.what());
     }
+    if (!recorded_catalogue) throw InputError(missing_catalogue_message(bench.origin));
     if (!results.catalogue.find(spec.pair))
-      fail(bench, g.pointer + "/name", fmt::format("pair '{}' is not in this lmroof's registry", spec.pair));
+      fail(bench, g.pointer + "/name", fmt::format("pair '{}' is not in the catalogue recorded with the runs", spec.pair));
     same_backend(to_string(spec.backend), g);
     pair_groups.emplace_back(std::move(spec), &g);
   }
@@ -571,14 +517,14 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
   return results;
 }
 
-model::Results results_from_document(nlohmann::json doc, const std::string& file) {
-  // Files written before the catalogue travelled in results.json: this build's.
-  if (doc.is_object() && !doc.contains("catalogue")) doc["catalogue"] = model::to_json(registry_catalogue());
+model::Results results_from_document(nlohmann::json doc, const std::string& file,
+                                     const model::Catalogue& catalogue_if_absent) {
+  if (doc.is_object() && !doc.contains("catalogue")) doc["catalogue"] = model::to_json(catalogue_if_absent);
   return model::results_from_json(doc, file);
 }
 
-model::Results load_results(const std::filesystem::path& path) {
-  return results_from_document(model::read_json_file(path), path.string());
+model::Results load_results(const std::filesystem::path& path, const model::Catalogue& catalogue_if_absent) {
+  return results_from_document(model::read_json_file(path), path.string(), catalogue_if_absent);
 }
 
 void require_runs(const model::Results& results, const std::string& file, std::string_view purpose) {

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "formats/file_names.h"
 #include "profiler/kernel_trace_file.h"
 
 namespace lmroof::bench {
@@ -30,8 +31,8 @@ void clear_kernel_traces() {
 bool write_kernel_traces(const std::filesystem::path& bench_json) {
   std::lock_guard<std::mutex> lock(store_mutex);
   if (store().empty()) return false;
-  const nlohmann::json doc = {{"schema", profiler::kKernelTracesSchema}, {"runs", store()}};
-  const std::filesystem::path path = profiler::kernel_traces_path(bench_json);
+  const nlohmann::json doc = {{"schema", formats::kKernelTracesSchema}, {"runs", store()}};
+  const std::filesystem::path path = formats::kernel_traces_path(bench_json);
   const std::filesystem::path tmp = path.string() + ".partial";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

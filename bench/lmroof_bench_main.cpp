@@ -70,7 +70,9 @@ int main(int argc, char** argv) {
       options.repetitions = bench::kQuickRepetitions.repetitions,
       options.min_time_s = bench::kQuickRepetitions.min_time_s;
     if (!no_ceilings) bench::register_ceiling_benchmarks(options);
-    bench::register_pair_benchmarks(options);
+    const bench::SuitePlan plan = bench::plan_suite(options);
+    bench::check_memory(plan.runs, options.backend);  // before anything is registered, let alone run
+    bench::register_pair_benchmarks(options, plan.runs);
     if (!no_ceilings) bench::register_ceiling_rechecks(options);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "lmroof_bench: error: %s (see lmroof_bench --help)\n", e.what());

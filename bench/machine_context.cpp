@@ -12,7 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/model/results_model.h"
 #include "analysis/model/schema.h"
+#include "bench/catalogue.h"
 #include "model_config.h"
 #include "lmroof/build_info.h"
 #include "lmroof/git_commit.h"
@@ -74,6 +76,9 @@ void record_machine_context(const SuiteOptions& suite) {
   record_context(ctx::kThreads, std::to_string(omp_get_max_threads()));
   record_context(ctx::kHostPages, host_page_policy());
   record_context(ctx::kBlas, blas_kernels());
+  // The pairs as this build's registry describes them: the analysis reads them from
+  // here, so re-analysing the file in another build gives the same catalogue.
+  record_context(ctx::kCatalogue, model::to_json(registry_catalogue()).dump());
   nlohmann::json gpu = nullptr;
   if (suite.backend == Backend::cuda) {
     const DeviceInfo d = query_cuda_device();

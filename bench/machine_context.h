@@ -1,7 +1,7 @@
 #pragma once
 // Machine facts recorded at measurement time, in bench.json's "context" (Google
 // Benchmark's AddCustomContext): CPU model, OpenMP threads, GPU, how lmroof was
-// built, and the suite. Analysis reads them from there, never from the machine it
+// built, the suite and the pair catalogue (bench/catalogue.h). Analysis reads them from there, never from the machine it
 // runs on, so `lmroof analyze` of one bench.json gives the same results anywhere.
 // Keys: analysis/model/schema.h (model::context).
 #include <string>

@@ -92,8 +92,8 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   int total = 0;
   if (options.include_ceilings) total += register_ceiling_benchmarks(options.suite);
   if (options.include_pairs) {
-    register_pair_benchmarks(options.suite);
-    total += static_cast<int>(suite_runs(options.suite).size());
+    register_pair_benchmarks(options.suite, options.runs);
+    total += static_cast<int>(options.runs.size());
     if (options.include_ceilings) total += register_ceiling_rechecks(options.suite);
   }
 

@@ -14,6 +14,9 @@ namespace lmroof::bench {
 struct RunnerOptions {
   SuiteOptions suite;
   bool include_pairs = true;
+  // With include_pairs: the runs to measure, planned once by the caller (plan_suite)
+  // with their memory checked (check_memory); the runner does not plan again.
+  std::vector<RunSpec> runs;
   bool include_ceilings = true;
   std::filesystem::path json_out;       // Google Benchmark JSON (and bench.kernels.json beside it); its folder must exist
   std::vector<std::string> extra_flags;  // passed to Google Benchmark as given

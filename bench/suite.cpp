@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/model/schema.h"
+#include "bench/cost_counters.h"
 #include "bench/dram_probe.h"
 #include "bench/kernel_trace_store.h"
 #include "bench/machine_context.h"
@@ -44,30 +45,10 @@ std::string key(std::string_view prefix, const std::string& op_class) { return s
 void set_cost_counters(benchmark::State& state, const Cost& cost) {
   using benchmark::Counter;
   namespace c = model::counter;
-  state.counters[key(c::kFlops)] = Counter(cost.flops.total());
-  state.counters[key(c::kFlopsMatrix)] = Counter(cost.flops.matrix);
-  state.counters[key(c::kFlopsVector)] = Counter(cost.flops.vector);
-  state.counters[key(c::kFlopsSpecial)] = Counter(cost.flops.special);
-  state.counters[key(c::kBytesMinimum)] = Counter(cost.bytes_minimum);
-  state.counters[key(c::kBytesModel)] = Counter(cost.bytes_model);
-  // The traffic split the roof choice reads (analysis/roof_choice.h); left out when 0.
-  const std::pair<std::string_view, double> split[] = {{c::kBytesRead, cost.bytes_read},
-                                                       {c::kBytesWritten, cost.bytes_written},
-                                                       {c::kWorkingSetBytes, cost.working_set_bytes},
-                                                       {c::kBytesReread, cost.bytes_reread},
-                                                       {c::kRereadSetBytes, cost.reread_set_bytes},
-                                                       {c::kBytesStreamedOut, cost.bytes_streamed_out}};
-  for (const auto& [name, value] : split)
-    if (value > 0) state.counters[key(name)] = Counter(value);
-  if (cost.reread_set_shared) state.counters[key(c::kRereadSetShared)] = Counter(1);
+  for (const auto& [name, value] : cost_counters(cost)) state.counters[name] = Counter(value);
   state.counters[key(c::kIntensity)] = Counter(cost.bytes_model > 0 ? cost.flops.total() / cost.bytes_model : 0);
   state.counters[key(c::kFlopRate)] = Counter(cost.flops.total(), Counter::kIsIterationInvariantRate, Counter::kIs1000);
   state.counters[key(c::kByteRate)] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate, Counter::kIs1000);
-  for (const auto& [cls, flops] : cost.flops_by_class) {
-    state.counters[key(c::kClassFlopsPrefix, cls)] = Counter(flops.total());
-    state.counters[key(c::kClassFlopsMatrixPrefix, cls)] = Counter(flops.matrix);
-  }
-  for (const auto& [cls, bytes] : cost.bytes_by_class) state.counters[key(c::kClassBytesModelPrefix, cls)] = Counter(bytes);
 }
 
 #ifdef LMROOF_WITH_CUDA
@@ -164,10 +145,8 @@ void run_pair_benchmark(benchmark::State& state, const RunSpec& spec, bool measu
 
 }  // namespace
 
-void register_pair_benchmarks(const SuiteOptions& options) {
+void register_pair_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs) {
   record_machine_context(options);
-  const std::vector<RunSpec> runs = suite_runs(options);
-  check_memory(runs, options.backend);  // before anything is registered, let alone run
   for (const RunSpec& spec : runs) {
     auto* b = benchmark::RegisterBenchmark(spec.bench_name().c_str(),
                                            [spec, measure = options.measure_counters](benchmark::State& state) {

@@ -53,7 +53,9 @@ void check_footprint(const std::vector<RunSpec>& runs, double limit_bytes, const
 // plan_suite(options).runs
 std::vector<RunSpec> suite_runs(const SuiteOptions& options);
 
-void register_pair_benchmarks(const SuiteOptions& options);
+// Registers `runs` as given: the caller planned them once (plan_suite) and checked
+// their memory (check_memory) before anything was measured.
+void register_pair_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs);
 // Returns how many benchmarks it registered (the runner's progress counts them).
 int register_ceiling_benchmarks(const SuiteOptions& options);
 // The DRAM ceilings again, to be registered after the pairs (CPU; none on CUDA): see

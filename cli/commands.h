@@ -49,6 +49,11 @@ struct AnalyzeArgs {
   std::filesystem::path claims_file;  // empty: built-in claims
 };
 int analyze(const AnalyzeArgs& args);
+// Adds this build's pair catalogue to a bench.json measured without one (cli/migrate_command.cpp).
+struct MigrateArgs {
+  std::filesystem::path bench_json, out;
+};
+int migrate(const MigrateArgs& args);
 
 struct CheckArgs {
   std::vector<std::string> files;  // [CLAIMS] RESULTS

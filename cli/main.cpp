@@ -137,6 +137,12 @@ int main(int argc, char** argv) {
   analyze->add_flag("!--no-claims", analyze_args.claims, "Do not check claims")->excludes(analyze_claims);
   analyze->footer(kAnalyzeExitCodes + "\n`lmroof report RESULTS.json -o report.html` then shows the verdicts.");
 
+  cli::MigrateArgs migrate_args;
+  auto* migrate = app.add_subcommand(
+      "migrate", "Add this build's pair catalogue to a bench.json measured before lmroof recorded it, for analyze");
+  migrate->add_option("bench_json", migrate_args.bench_json, "bench.json without a recorded catalogue")->required();
+  migrate->add_option("-o,--output", migrate_args.out, "bench.json to write; replaces only a regular file")->required();
+
   cli::CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Check claims against a results.json, verdict first");
   check->add_option("files", check_args.files, "[CLAIMS.yaml] RESULTS.json (built-in lecture claims when CLAIMS is omitted)")
@@ -218,6 +224,7 @@ int main(int argc, char** argv) {
     if (*ceil) return cli::ceilings(ceil_backend, ceil_quick, ceil_json);
     if (*list) return cli::list(list_args);
     if (*analyze) return cli::analyze(analyze_args);
+    if (*migrate) return cli::migrate(migrate_args);
     if (*counters) return cli::counters(counters_chip, counters_metrics, counters_json);
     if (*compare) return cli::compare(compare_args);
     if (*merge) return cli::merge(merge_args);

@@ -17,11 +17,13 @@
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
 #include "analysis/results.h"
+#include "bench/catalogue.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/machine_ceilings.h"
 #include "cli/model_summary.h"
 #include "cli/summary.h"
+#include "formats/file_names.h"
 #include "profiler/device_query.h"
 #include "profiler/kernel_trace_file.h"
 #include "registry.h"
@@ -32,7 +34,7 @@ namespace lmroof::cli {
 int report(const std::filesystem::path& results_path, const std::filesystem::path& html) {
   check_output_file(html, {results_path});
   settle_output_folder(results_path.parent_path());
-  const model::Results results = load_results(results_path);
+  const model::Results results = load_results(results_path, registry_catalogue());
   require_runs(results, results_path.string(), "report");
   write_report(results, html);
   std::printf("wrote %s\n", html.c_str());
@@ -211,7 +213,7 @@ int list(const ListArgs& args) {
 }
 
 int analyze(const AnalyzeArgs& args) {
-  check_output_file(args.out, {args.bench_json, profiler::kernel_traces_path(args.bench_json)});
+  check_output_file(args.out, {args.bench_json, formats::kernel_traces_path(args.bench_json)});
   settle_output_folder(args.bench_json.parent_path());
   AnalysisOptions options;
   options.bench_json_name = args.bench_json.filename().string();
@@ -250,7 +252,7 @@ int check(const CheckArgs& args) {
   const std::filesystem::path results_file = args.files.back();
   // The results first: their catalogue is what the claims are checked against.
   settle_output_folder(results_file.parent_path());
-  const model::Results results = load_results(results_file);
+  const model::Results results = load_results(results_file, registry_catalogue());
   require_runs(results, results_file.string(), "check");
   const std::vector<Claim> claims = load_claims(claims_file, results.catalogue);
   const std::vector<model::ClaimVerdict> verdicts = check_claims(claims, results);

@@ -9,11 +9,13 @@
 #include "analysis/claims/claims.h"
 #include "analysis/io/output_set.h"
 #include "analysis/results.h"
+#include "bench/catalogue.h"
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
 #include "cli/model_summary.h"
 #include "cli/summary.h"
+#include "formats/file_names.h"
 #include "profiler/device_query.h"
 #include "profiler/metrics.h"
 #include "reports/html_report.h"
@@ -100,10 +102,8 @@ int run(const RunArgs& args) {
   options.suite.quick = args.quick;
   const ShapeArgs& sa = args.shape_args;
   options.suite.shapes = bench::make_shape_request(sa.model, sa.tokens, sa.batch, sa.context, sa.shapes);
-  // Fail on a bad pair name (or --shape) before anything slow happens.
-  (void)bench::suite_runs(options.suite);
   std::vector<Claim> claims;
-  if (args.claims) claims = load_claims(args.claims_file.empty() ? builtin_claims_path() : args.claims_file);
+  if (args.claims) claims = load_claims(args.claims_file.empty() ? builtin_claims_path() : args.claims_file, registry_catalogue());
 
   options.suite.backend = choose_backend(args.backend);
   options.suite.dtype = !args.dtype.empty() ? parse_dtype(args.dtype)
@@ -120,14 +120,17 @@ int run(const RunArgs& args) {
   if (args.min_time_given) options.suite.min_time_s = args.min_time;
   options.extra_flags = args.benchmark_flags;
   options.context.emplace_back(model::context::kMetrics, metrics.dump());
+  // The one plan of this run: every shape derived, checked and sized against memory
+  // before anything runs (a bad pair name or --shape fails here); the runner
+  // registers exactly these runs.
+  const bench::SuitePlan plan = bench::plan_suite(options.suite);
+  bench::check_memory(plan.runs, options.suite.backend);
+  options.runs = plan.runs;
 
   // Locks --out (a second run fails here) and proves it writable, still before measuring.
   OutputSet outputs(args.out);
-  options.json_out = outputs.staged("bench.json");
+  options.json_out = outputs.staged(std::string(formats::kBenchJson));
 
-  // Every shape is derived, checked and sized against memory before anything runs.
-  const bench::SuitePlan plan = bench::plan_suite(options.suite);
-  bench::check_memory(plan.runs, options.suite.backend);
   for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());
   const auto& specs = plan.runs;
   std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
@@ -150,13 +153,13 @@ int run(const RunArgs& args) {
     }
   }
 
-  write_results(results, outputs.staged("results.json"));
+  write_results(results, outputs.staged(std::string(formats::kResultsJson)));
   write_report(results, outputs.staged("report.html"));
   outputs.publish();
 
   if (!claims_error.empty())
     throw std::invalid_argument(fmt::format("{} (the measurements are in {}; check them with `lmroof check CLAIMS {}`)",
-                                            claims_error, args.out.string(), (args.out / "results.json").string()));
+                                            claims_error, args.out.string(), (args.out / formats::kResultsJson).string()));
   std::printf("%s", format_runs_table(results).c_str());
   const std::string model_line = format_model_line(results);
   if (!model_line.empty()) std::printf("\n%s", model_line.c_str());
@@ -166,8 +169,8 @@ int run(const RunArgs& args) {
       std::printf("\nclaims checked on runs derived from %s:\n", options.suite.shapes.model->name.c_str());
     std::printf("\n%s", format_claims_text(results.claims).c_str());
   }
-  std::printf("\nwrote %s, %s and %s\n", (args.out / "results.json").c_str(), (args.out / "report.html").c_str(),
-              (args.out / "bench.json").c_str());
+  std::printf("\nwrote %s, %s and %s\n", (args.out / formats::kResultsJson).c_str(), (args.out / "report.html").c_str(),
+              (args.out / formats::kBenchJson).c_str());
   if (summary.failed > 0) {
     std::fprintf(stderr, "lmroof: %d benchmark(s) could not run:\n", summary.failed);
     for (const auto& e : summary.errors) std::fprintf(stderr, "  %s\n", e.c_str());

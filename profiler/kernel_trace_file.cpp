@@ -2,11 +2,6 @@
 
 namespace lmroof::profiler {
 
-std::filesystem::path kernel_traces_path(const std::filesystem::path& bench_json) {
-  std::filesystem::path p = bench_json;
-  return p.replace_extension().string() + ".kernels.json";
-}
-
 nlohmann::json kernel_trace_json(const KernelTrace& trace) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : trace.kernels)

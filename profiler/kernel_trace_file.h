@@ -4,7 +4,8 @@
 //   {"schema": "lmroof.kernels/1",
 //    "runs": {"<run id>": {"available", "reason", "dropped_records",
 //                          "kernels": [{"name", "class", "grid", "block", "duration_ns"}]}}}
-// Written by the benchmark runner (bench/), read by the analysis (analysis/).
+// Written by the benchmark runner (bench/), read by the analysis (analysis/bench_json.cpp).
+// The file's name and schema id: formats/file_names.h.
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -12,11 +13,6 @@
 #include "profiler/kernel_trace.h"
 
 namespace lmroof::profiler {
-
-inline constexpr const char* kKernelTracesSchema = "lmroof.kernels/1";
-
-// "out/bench.json" -> "out/bench.kernels.json".
-std::filesystem::path kernel_traces_path(const std::filesystem::path& bench_json);
 
 // One run's entry in the file.
 nlohmann::json kernel_trace_json(const KernelTrace& trace);

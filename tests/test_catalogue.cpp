@@ -13,6 +13,8 @@
 #include "analysis/claims/claims.h"
 #include "analysis/model/json_input.h"
 #include "analysis/results.h"
+#include "bench/catalogue.h"
+#include "bench_fixture.h"
 #include "bench/suite.h"
 #include "model_config.h"
 #include "registry.h"
@@ -203,7 +205,7 @@ json foreign_bench() {
 TEST(PureAnalysis, CostsAndMachineComeFromTheBenchFile) {
   AnalysisOptions options;
   options.date = "2026-11-30T00:00:00Z";
-  const model::Results r = build_results(parse_bench_json(foreign_bench(), "bench.json"), options);
+  const model::Results r = build_results(parse_bench_json(test::as_measured(foreign_bench()), "bench.json"), options);
   ASSERT_EQ(r.runs.size(), 1u);
   // The counters' cost, not this build's cost model (which says 80 FLOPs for this shape).
   EXPECT_DOUBLE_EQ(r.runs[0].flops.total, 1000);
@@ -220,14 +222,14 @@ TEST(PureAnalysis, CostsAndMachineComeFromTheBenchFile) {
   EXPECT_TRUE(r.machine.suite.quick);
   // The same file gives the same results, whatever the environment.
   setenv("OMP_NUM_THREADS", "1", 1);
-  const model::Results again = build_results(parse_bench_json(foreign_bench(), "bench.json"), options);
+  const model::Results again = build_results(parse_bench_json(test::as_measured(foreign_bench()), "bench.json"), options);
   unsetenv("OMP_NUM_THREADS");
   EXPECT_EQ(model::to_json(r), model::to_json(again));
 }
 
 std::string analysis_error(const json& bench) {
   try {
-    (void)build_results(parse_bench_json(bench, "bench.json"), {});
+    (void)build_results(parse_bench_json(test::as_measured(bench), "bench.json"), {});
   } catch (const model::InputError& e) {
     return e.what();
   }
@@ -264,6 +266,52 @@ TEST(PureAnalysis, ImpossibleValuesAreRejectedWithTheirPath) {
   b["context"]["lmroof_threads"] = "many";
   EXPECT_NE(analysis_error(b).find("bench.json: /context/lmroof_threads: must be a positive integer"), std::string::npos)
       << analysis_error(b);
+}
+
+// bench.json is the one contract: the catalogue and the costs come from the file, and
+// a file without them is refused with one line, never completed from this build.
+TEST(PureAnalysis, CatalogueAndCostsComeOnlyFromTheBenchFile) {
+  AnalysisOptions options;
+  options.date = "2026-11-30T00:00:00Z";
+  // A catalogue recorded by another build (a title this registry does not have) is the one used.
+  json b = test::as_measured(foreign_bench());
+  json recorded = json::parse(b["context"]["lmroof_catalogue"].get<std::string>());
+  for (auto& pair : recorded["pairs"])
+    if (pair["name"] == "norm") pair["title"] = "Norms as the measuring build called them";
+  b["context"]["lmroof_catalogue"] = recorded.dump();
+  const model::Results r = build_results(parse_bench_json(b, "bench.json"), options);
+  ASSERT_NE(r.catalogue.find("norm"), nullptr);
+  EXPECT_EQ(r.catalogue.find("norm")->title, "Norms as the measuring build called them");
+  // No catalogue: one line naming the file, the key and the way out.
+  json old = foreign_bench();
+  try {
+    (void)build_results(parse_bench_json(old, "old/bench.json"), options);
+    ADD_FAILURE() << "a bench.json without a catalogue was analysed";
+  } catch (const model::InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("old/bench.json: /context/lmroof_catalogue: missing"), std::string::npos) << what;
+    EXPECT_NE(what.find("lmroof migrate"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  // A pair the recorded catalogue lacks is refused even though this build's registry has it.
+  recorded["pairs"] = json::array();
+  b["context"]["lmroof_catalogue"] = recorded.dump();
+  EXPECT_NE(analysis_error(b).find("/benchmarks/2/name: pair 'norm' is not in the catalogue recorded with the runs"),
+            std::string::npos)
+      << analysis_error(b);
+  // A pair run without its cost counters: refused, not costed by this build's model.
+  b = foreign_bench();
+  b["benchmarks"][2].erase("flops_matrix");
+  b["benchmarks"][3].erase("flops_matrix");
+  EXPECT_NE(analysis_error(b).find("bench.json: /benchmarks/2: no flops_matrix counter"), std::string::npos)
+      << analysis_error(b);
+  // Ceilings alone need no catalogue.
+  json ceilings = foreign_bench();
+  ceilings["benchmarks"].erase(3);
+  ceilings["benchmarks"].erase(2);
+  const model::Results c = build_results(parse_bench_json(ceilings, "bench.json"), options);
+  EXPECT_TRUE(c.catalogue.pairs.empty());
+  EXPECT_EQ(c.ceilings.size(), 2u);
 }
 
 // ---- cost: reading and checking 50,000 runs ---------------------------------------------
@@ -304,7 +352,7 @@ TEST(Scale, FiftyThousandRunsAreReadAndCheckedQuickly) {
   json parsed = model::parse_json(text, file.string());
   const double parse_s = since(t);
   t = clock::now();
-  const model::Results results = results_from_document(std::move(parsed), file.string());
+  const model::Results results = results_from_document(std::move(parsed), file.string(), registry_catalogue());
   const double validate_s = since(t);
   t = clock::now();
   const auto claims = load_claims(builtin_claims_path(), results.catalogue);

@@ -15,9 +15,19 @@
 #include "analysis/claims/claims.h"
 #include "analysis/statistics.h"
 #include "analysis/results.h"
+#include "bench/catalogue.h"
 
 namespace lmroof {
 namespace {
+
+// Claims files checked against this build's registry, as the cli does (beside the
+// overloads that take a catalogue).
+using lmroof::load_claims;
+using lmroof::parse_claims;
+std::vector<Claim> load_claims(const std::filesystem::path& file) { return lmroof::load_claims(file, registry_catalogue()); }
+std::vector<Claim> parse_claims(const std::string& text, const std::string& file) {
+  return lmroof::parse_claims(text, file, registry_catalogue());
+}
 
 using json = nlohmann::json;
 
@@ -30,7 +40,8 @@ json load_json(const std::filesystem::path& p) {
 
 const model::Results& small_results() {
   static const model::Results results =
-      results_from_document(load_json(kData / "results-small.json"), (kData / "results-small.json").string());
+      results_from_document(load_json(kData / "results-small.json"), (kData / "results-small.json").string(),
+                            registry_catalogue());
   return results;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/model/numbers.h"
 #include "analysis/model/results_model.h"
 #include "analysis/results.h"
+#include "bench/catalogue.h"
 #include "analysis/statistics.h"
 
 namespace lmroof {

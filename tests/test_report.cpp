@@ -18,6 +18,7 @@
 #include "reports/charts.h"
 #include "reports/format.h"
 #include "analysis/results.h"
+#include "bench/catalogue.h"
 #include "reports/html_report.h"
 
 namespace {
@@ -69,7 +70,7 @@ std::filesystem::path fresh_dir() {
 // The page's own markup: everything before the inlined scripts.
 // A results document as the report reads it: validated into the model (the
 // catalogue from the registry when the document has none).
-lmroof::model::Results typed(const json& doc) { return lmroof::results_from_document(doc, "results.json"); }
+lmroof::model::Results typed(const json& doc) { return lmroof::results_from_document(doc, "results.json", lmroof::registry_catalogue()); }
 std::string render(const json& doc) { return lmroof::render_report_html(typed(doc)); }
 std::vector<lmroof::report::Chart> charts_of(const json& doc) { return lmroof::report::build_charts(typed(doc)); }
 json roofline_of(const json& doc) { return lmroof::report::roofline_chart(typed(doc)); }

@@ -10,9 +10,12 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/results.h"
+#include "bench/catalogue.h"
+#include "bench_fixture.h"
 #include "analysis/roof_choice.h"
 #include "analysis/roofline.h"
 #include "bench/kernel_trace_store.h"
+#include "formats/file_names.h"
 #include "profiler/kernel_trace_file.h"
 #include "registry.h"
 
@@ -65,7 +68,7 @@ void expect_refused(const nlohmann::json& doc, const std::string& needle) {
 }
 
 TEST(Results, FollowsCostModelAndRoofline) {
-  const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
+  const auto results = analyzed(parse_bench_json(test::as_measured(small_bench()), "test"), {});
   EXPECT_EQ(results["schema"], "lmroof.results/1");
   ASSERT_EQ(results["runs"].size(), 2u);
   const auto& ln = find_run(results, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
@@ -89,7 +92,7 @@ TEST(Results, FollowsCostModelAndRoofline) {
 }
 
 TEST(Results, CeilingsAreBestRepetition) {
-  const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
+  const auto results = analyzed(parse_bench_json(test::as_measured(small_bench()), "test"), {});
   ASSERT_EQ(results["ceilings"].size(), 3u);
   EXPECT_EQ(results["ceilings"][0]["name"], "copy");
   EXPECT_EQ(results["ceilings"][0]["kind"], "bandwidth");
@@ -110,7 +113,7 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   const std::string id = "norm/rmsnorm/fused/cpu/fp32/tokens:8192/d_model:4096";
   for (auto [t, read, copy_nt] : {std::tuple{12.0, 21e9, 29e9}, {10.0, 20e9, 30e9}, {11.0, 19e9, 31e9}})
     b.push_back(entry(id, t, {{"probe_read_bytes_per_s", read}, {"probe_copy_nt_bytes_per_s", copy_nt}}));
-  const model::Results r = build_results(parse_bench_json(bench, "test"), {});
+  const model::Results r = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   const model::Run* run = nullptr;
   for (const auto& x : r.runs)
     if (x.id == id) run = &x;
@@ -158,7 +161,7 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   for (double t : {40.0, 41.0, 42.0})
     drifting["benchmarks"].push_back(
         entry(unfused, t, {{"probe_read_bytes_per_s", 40e9}, {"probe_copy_nt_bytes_per_s", 60e9}}));
-  const auto dj = model::to_json(build_results(parse_bench_json(drifting, "test"), {}));
+  const auto dj = model::to_json(build_results(parse_bench_json(test::as_measured(drifting), "test"), {}));
   size_t k = 0;
   for (; k < dj["comparisons"].size(); ++k)
     if (dj["comparisons"][k]["baseline"]["run"] == unfused || dj["comparisons"][k]["candidate"]["run"] == unfused) break;
@@ -170,7 +173,7 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
 
   // a probe missing from one repetition gives no probe at all (no median of a subset)
   b.back().erase("probe_read_bytes_per_s");
-  const model::Results partial = build_results(parse_bench_json(bench, "test"), {});
+  const model::Results partial = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   for (const auto& x : partial.runs) EXPECT_FALSE(x.dram_probe || x.judged_against_probe) << x.id;
 }
 
@@ -184,7 +187,7 @@ TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
   b.push_back(entry("ceiling/cpu/read", 12, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));  // 25 GB/s
   b.push_back(entry("norm/layernorm/unfused/cpu/fp32/tokens:4/d_model:8", 1));
   b.push_back(entry("ceiling/cpu/read", 8, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 1}}));  // 37.5 GB/s
-  const model::Results r = build_results(parse_bench_json(bench, "test"), {});
+  const model::Results r = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   const model::Ceiling* read = nullptr;
   for (const auto& c : r.ceilings)
     if (c.name == "read") read = &c;
@@ -249,7 +252,7 @@ TEST(Results, CacheCeilingsKeepTheirThreadsBesideGoogleBenchmarksOwn) {
   bench["benchmarks"].push_back(with_gbench_threads(
       entry("ceiling/cpu/l2_read", 10,
             {{"ceiling_bytes", 4e9}, {"cache_bytes", 2097152}, {"working_set_bytes", 1048576}, {"ceiling_threads", 2}})));
-  const model::Results r = build_results(parse_bench_json(bench, "test"), {});
+  const model::Results r = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   const model::Ceiling* l2 = nullptr;
   for (const auto& c : r.ceilings)
     if (c.name == "l2_read") l2 = &c;
@@ -269,7 +272,7 @@ TEST(Results, ProbesFasterThanTheCeilingRaiseIt) {
   const std::string run = "norm/rmsnorm/unfused/cpu/fp32/tokens:8192/d_model:4096";
   for (double read : {55e9, 72e9, 60e9})
     b.push_back(entry(run, 40, {{"probe_read_bytes_per_s", read}, {"probe_copy_nt_bytes_per_s", 45e9}}));
-  const model::Results r = build_results(parse_bench_json(bench, "test"), {});
+  const model::Results r = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   std::map<std::string, const model::Ceiling*> by_name;
   for (const auto& c : r.ceilings) by_name[c.name] = &c;
   ASSERT_TRUE(by_name.count("read") && by_name.count("copy_nt"));
@@ -313,13 +316,13 @@ TEST(Results, ProbesFasterThanTheCeilingRaiseIt) {
 }
 
 TEST(Results, FailedRunsAreSkippedWithReason) {
-  const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
+  const auto results = analyzed(parse_bench_json(test::as_measured(small_bench()), "test"), {});
   ASSERT_EQ(results["skipped"].size(), 1u);
   EXPECT_EQ(results["skipped"][0]["reason"], "out of memory");
 }
 
 TEST(Results, ComparisonsUseMedians) {
-  const auto results = analyzed(parse_bench_json(small_bench(), "test"), {});
+  const auto results = analyzed(parse_bench_json(test::as_measured(small_bench()), "test"), {});
   bool found = false;
   for (const auto& c : results["comparisons"])
     if (c["question"] == "RMSNorm vs LayerNorm, fused") {
@@ -337,19 +340,19 @@ TEST(Results, MissingRoofsGiveNullsNotNumbers) {
   for (const auto& e : doc["benchmarks"])
     if (e["name"].get<std::string>().rfind("ceiling/", 0) != 0) only_runs.push_back(e);
   doc["benchmarks"] = only_runs;
-  const auto results = analyzed(parse_bench_json(doc, "test"), {});
+  const auto results = analyzed(parse_bench_json(test::as_measured(doc), "test"), {});
   const auto& run = results["runs"][0];
   EXPECT_TRUE(run["roofline"]["ridge"].is_null());
   EXPECT_TRUE(run["bound"].is_null());
 }
 
 TEST(Results, RejectsForeignBenchmarkJson) {
-  EXPECT_THROW(parse_bench_json(nlohmann::json{{"benchmarks", 3}}, "x"), model::InputError);
-  EXPECT_THROW(analyzed(parse_bench_json(nlohmann::json{{"benchmarks", nlohmann::json::array()}}, "x"), {}),
+  EXPECT_THROW(parse_bench_json(test::as_measured(nlohmann::json{{"benchmarks", 3}}), "x"), model::InputError);
+  EXPECT_THROW(analyzed(parse_bench_json(test::as_measured(nlohmann::json{{"benchmarks", nlohmann::json::array()}}), "x"), {}),
                model::InputError);
   nlohmann::json doc = {{"benchmarks", {entry("BM_Something/64", 1)}}};
   try {
-    analyzed(parse_bench_json(doc, "x.json"));
+    analyzed(parse_bench_json(test::as_measured(doc), "x.json"));
     ADD_FAILURE() << "a foreign benchmark was accepted";
   } catch (const model::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("x.json: /benchmarks/0/name: "), std::string::npos) << e.what();
@@ -365,7 +368,7 @@ TEST(Results, CuptiCountersBecomeMeasuredBytesAndFlops) {
       e["cupti_flops_tensor"] = 0.0;
       e["cupti_flops_cuda_core"] = 200.0;
     }
-  const auto results = analyzed(parse_bench_json(doc, "test"), {});
+  const auto results = analyzed(parse_bench_json(test::as_measured(doc), "test"), {});
   const auto& ln = find_run(results, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
   EXPECT_DOUBLE_EQ(ln["bytes"]["measured"].get<double>(), 400);
   EXPECT_EQ(ln["bytes"]["measured_source"], "cupti");
@@ -391,7 +394,7 @@ TEST(Results, MeasuredBytesAgainstTheMinimumAndTheL2Level) {
                       {{"cupti_dram_bytes", 480.0}, {"cupti_l2_bytes", 800.0}, {"cupti_flops", 200.0},
                        {"cupti_flops_tensor", 0.0}, {"cupti_flops_cuda_core", 200.0}}));
   const nlohmann::json doc = {{"context", {{"host_name", "test"}}}, {"benchmarks", b}};
-  const auto results = analyzed(parse_bench_json(doc, "test"), {});
+  const auto results = analyzed(parse_bench_json(test::as_measured(doc), "test"), {});
   EXPECT_EQ(results["roofs"]["l2_bandwidth"], "l2_read");
   const auto& ln = find_run(results, "norm/layernorm/fused/cuda/fp32/tokens:4/d_model:8");
   // Minimum 320 bytes (above): measured 480 is 1.5x, the model's 320 is 1x.
@@ -404,7 +407,7 @@ TEST(Results, MeasuredBytesAgainstTheMinimumAndTheL2Level) {
   EXPECT_DOUBLE_EQ(ln["roofline"]["l2_bandwidth_utilization"].get<double>(), 800 / 1e-3 / 1e13);
 
   // Without counters there is nothing to compare with the minimum, and no L2 level.
-  const auto cpu = analyzed(parse_bench_json(small_bench(), "test"), {});
+  const auto cpu = analyzed(parse_bench_json(test::as_measured(small_bench()), "test"), {});
   const auto& cpu_ln = find_run(cpu, "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8");
   EXPECT_TRUE(cpu_ln["bytes"]["measured_over_minimum"].is_null());
   EXPECT_TRUE(cpu_ln["bytes"]["measured_l2"].is_null());
@@ -425,14 +428,14 @@ profiler::KernelRecord kernel(const std::string& name, const std::string& op_cla
 }
 
 TEST(Results, KernelTracesBecomeThePerKernelBreakdown) {
-  BenchDocument doc = parse_bench_json(small_bench(), "test");
+  BenchDocument doc = parse_bench_json(test::as_measured(small_bench()), "test");
   const std::string id = "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8";
   profiler::KernelTrace trace;
   trace.available = true;
   trace.kernels.push_back(kernel("gemm_a", "matrix", 3000, 4, 128));
   trace.kernels.push_back(kernel("norm_b", "normalization", 1000, 8, 256));
   auto traces = [&](const profiler::KernelTrace& t) {
-    return parse_kernel_traces({{"schema", profiler::kKernelTracesSchema}, {"runs", {{id, profiler::kernel_trace_json(t)}}}},
+    return parse_kernel_traces({{"schema", formats::kKernelTracesSchema}, {"runs", {{id, profiler::kernel_trace_json(t)}}}},
                                "traces");
   };
   doc.kernel_traces = traces(trace);
@@ -464,7 +467,7 @@ TEST(BenchFiles, KernelTracesAreWrittenBesideTheBenchmarkJsonAndReadBack) {
   std::filesystem::create_directories(dir);
   const auto bench_path = dir / "bench.json";
   write_file_atomically(bench_path, small_bench().dump());
-  EXPECT_EQ(profiler::kernel_traces_path(bench_path), dir / "bench.kernels.json");
+  EXPECT_EQ(formats::kernel_traces_path(bench_path), dir / "bench.kernels.json");
 
   bench::clear_kernel_traces();
   EXPECT_FALSE(bench::write_kernel_traces(bench_path)) << "nothing recorded, nothing written";
@@ -512,17 +515,17 @@ TEST(ResultsFile, LoadRejectsWrongSchemaAndMalformedJson) {
   write_file_atomically(dir / "bad.json", "{\"schema\": \"lmroof.results/1\", \"runs\": [");
   write_file_atomically(dir / "other.json", "{\"schema\": \"other/2\"}");
   try {
-    load_results(dir / "bad.json");
+    load_results(dir / "bad.json", registry_catalogue());
     ADD_FAILURE() << "malformed JSON accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("bad.json:1:"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(load_results(dir / "other.json"), std::runtime_error);
-  EXPECT_THROW(load_results(dir / "missing.json"), std::runtime_error);
+  EXPECT_THROW(load_results(dir / "other.json", registry_catalogue()), std::runtime_error);
+  EXPECT_THROW(load_results(dir / "missing.json", registry_catalogue()), std::runtime_error);
   // A round trip through write_results keeps the document and leaves no temporary file.
-  const auto results = build_results(parse_bench_json(small_bench(), "test"), {});
+  const auto results = build_results(parse_bench_json(test::as_measured(small_bench()), "test"), {});
   write_results(results, dir / "results.json");
-  EXPECT_EQ(model::to_json(load_results(dir / "results.json")), model::to_json(results));
+  EXPECT_EQ(model::to_json(load_results(dir / "results.json", registry_catalogue())), model::to_json(results));
   for (const auto& f : std::filesystem::directory_iterator(dir))
     EXPECT_EQ(f.path().string().find(".tmp"), std::string::npos) << f.path();
   std::filesystem::remove_all(dir);

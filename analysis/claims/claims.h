@@ -127,11 +127,8 @@ struct Claim {
 // run has, every pair, variant, impl, shape dimension and chart in the catalogue (a
 // claim marked `pending` may name a pair the catalogue lacks). Throws ClaimsFileError.
 std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue);
-// The same against this build's registry (analysis/results.h registry_catalogue()).
-std::vector<Claim> load_claims(const std::filesystem::path& file);
 // The same from text already in memory; `file` only names it in messages.
 std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue);
-std::vector<Claim> parse_claims(const std::string& text, const std::string& file);
 
 // Checks every claim against the results, one verdict per claim in order. Throws
 // ClaimsFileError when a claim cannot be applied to them (a selector that matches

@@ -1,11 +1,10 @@
-// The claims that need this build: the built-in lecture claims file, and claims
-// files checked against the registry's catalogue (analysis/results.h). The parser
-// itself (claims_file.cpp) knows only the catalogue it is given.
+// The built-in lecture claims file. The parser (claims_file.cpp) knows only the
+// catalogue it is given: the cli passes its build's registry (bench/catalogue.h)
+// where it has no recorded one.
 #include <cstdlib>
 #include <vector>
 
 #include "analysis/claims/claims.h"
-#include "analysis/results.h"
 #include "lmroof/build_info.h"
 
 namespace lmroof {
@@ -22,11 +21,5 @@ std::filesystem::path builtin_claims_path() {
     if (std::filesystem::exists(dir / kFile)) return dir / kFile;
   return candidates.front() / kFile;  // load_claims then names the path it could not open
 }
-
-std::vector<Claim> parse_claims(const std::string& text, const std::string& file) {
-  return parse_claims(text, file, registry_catalogue());
-}
-
-std::vector<Claim> load_claims(const std::filesystem::path& file) { return load_claims(file, registry_catalogue()); }
 
 }  // namespace lmroof

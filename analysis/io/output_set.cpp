@@ -17,6 +17,7 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/output_file.h"
+#include "formats/file_names.h"
 
 namespace lmroof {
 
@@ -31,7 +32,8 @@ constexpr std::string_view kStagingPrefix = ".lmroof-staging-";
 
 // The files a run wrote before set lists existed: the previous set of a folder without one.
 bool is_legacy_output_name(const std::string& name) {
-  return name == "bench.json" || name == "bench.kernels.json" || name == "results.json" || name == "report.html" ||
+  return name == formats::kBenchJson || name == formats::kKernelTracesJson || name == formats::kResultsJson ||
+         name == "report.html" ||
          (name.starts_with("report.") && name.ends_with(".vl.json"));
 }
 
@@ -186,7 +188,7 @@ void OutputSet::publish() {
   if (names.empty()) throw std::runtime_error(fmt::format("{}: nothing to publish", dir_.string()));
   // results.json is the file readers start from: it comes last.
   std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-    return std::pair(a == "results.json", a) < std::pair(b == "results.json", b);
+    return std::pair(a == formats::kResultsJson, a) < std::pair(b == formats::kResultsJson, b);
   });
   std::string list;
   for (const auto& n : names) list += n + "\n";

@@ -733,6 +733,12 @@ std::vector<std::string> CataloguePair::impls() const {
   return out;
 }
 
+Catalogue catalogue_without_pairs() {
+  Catalogue c;
+  c.charts = {std::string(kRooflineChart), std::string(kBlockSharesChart), std::string(kRunsTableChart)};
+  return c;
+}
+
 const CataloguePair* Catalogue::find(std::string_view pair) const {
   for (const auto& p : pairs)
     if (p.name == pair) return &p;

@@ -124,6 +124,9 @@ struct Catalogue {
                     const std::vector<std::string>& skip = {}) const;
 };
 
+// The catalogue of a file that measured ceilings only: the charts that are no pair's.
+Catalogue catalogue_without_pairs();
+
 // One dimension order that keeps the relative order of every given sequence (each a
 // shape's dimensions as its benchmark name lists them) where they agree; ties, and
 // any cycle between sequences that disagree, are broken by first appearance.
@@ -426,7 +429,7 @@ struct Results {
   std::vector<Skipped> skipped;
   std::vector<Comparison> comparisons;
   std::vector<ClaimVerdict> claims;
-  std::string bench_json = "bench.json";
+  std::string bench_json = std::string(formats::kBenchJson);
 
   const Ceiling* ceiling(std::string_view name) const;
   const Run* run(std::string_view id) const;  // O(log n) after index(); linear before

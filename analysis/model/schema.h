@@ -5,10 +5,12 @@
 // recorded at measurement time (benchmark::AddCustomContext).
 #include <string_view>
 
+#include "formats/file_names.h"
+
 namespace lmroof::model {
 
 // results.json (docs/results-schema.md). A reader accepts exactly this version.
-inline constexpr std::string_view kResultsSchema = "lmroof.results/1";
+inline constexpr std::string_view kResultsSchema = formats::kResultsSchema;
 
 namespace counter {
 // Ceiling benchmarks: what one iteration moved or computed.
@@ -88,6 +90,12 @@ inline constexpr std::string_view kGpu = "lmroof_gpu";      // JSON object or "n
 inline constexpr std::string_view kBuild = "lmroof_build";  // JSON: compiler, build_type, ...
 inline constexpr std::string_view kSuite = "lmroof_suite";      // JSON: model::Suite
 inline constexpr std::string_view kMetrics = "lmroof_metrics";  // JSON: model::Metrics
+// JSON: model::Catalogue, the pairs as the registry of the measuring build described
+// them (bench/catalogue.h). Required by the analysis of pair runs.
+inline constexpr std::string_view kCatalogue = "lmroof_catalogue";
+// Written by `lmroof migrate` only: which build supplied the catalogue of a bench.json
+// measured before the catalogue was recorded ("lmroof 0.x (abc1234)").
+inline constexpr std::string_view kCatalogueMigratedBy = "lmroof_catalogue_migrated_by";
 }  // namespace context
 
 }  // namespace lmroof::model

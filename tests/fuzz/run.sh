@@ -15,7 +15,8 @@ out=build-fuzz
 mkdir -p "$out/findings"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
-model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/numbers.cpp analysis/statistics.cpp)
+model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/numbers.cpp analysis/statistics.cpp
+       formats/file_names.cpp)
 
 build() {  # build NAME SOURCES... -- LIBS...
   local name="$1"; shift
@@ -24,7 +25,7 @@ build() {  # build NAME SOURCES... -- LIBS...
   [ "$#" -gt 0 ] && shift
   libs=("$@")
   # Rebuild only when a source or header changed since the last build.
-  if [ -x "$out/$name" ] && [ -z "$(find analysis profiler tests/fuzz -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]; then
+  if [ -x "$out/$name" ] && [ -z "$(find analysis formats tests/fuzz -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]; then
     return
   fi
   echo "fuzz: building $name" >&2
@@ -32,7 +33,7 @@ build() {  # build NAME SOURCES... -- LIBS...
 }
 build fuzz_results tests/fuzz/fuzz_results.cpp "${model[@]}"
 build fuzz_bench tests/fuzz/fuzz_bench.cpp analysis/bench_json.cpp analysis/machine_info.cpp \
-  profiler/kernel_trace_file.cpp "${model[@]}"
+  "${model[@]}"
 build fuzz_claims tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp analysis/claims/claims_check.cpp \
   analysis/claims/claims_format.cpp "${model[@]}" -- -lyaml-cpp
 
