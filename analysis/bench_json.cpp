@@ -6,7 +6,7 @@
 
 #include "analysis/model/json_input.h"
 #include "analysis/model/schema.h"
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 
 namespace lmroof {
 

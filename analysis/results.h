@@ -11,7 +11,7 @@
 
 #include "analysis/bench_json.h"
 #include "analysis/model/results_model.h"
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 
 namespace lmroof {
 

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 #include "profiler/kernel_trace_file.h"
 
 namespace lmroof::bench {

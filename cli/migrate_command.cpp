@@ -20,7 +20,7 @@
 #include "analysis/model/schema.h"
 #include "bench/catalogue.h"
 #include "cli/commands.h"
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 #include "lmroof/build_info.h"
 
 namespace lmroof::cli {

@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 #include "cli/model_summary.h"
 #include "cli/summary.h"
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 #include "profiler/device_query.h"
 #include "profiler/metrics.h"
 #include "reports/html_report.h"

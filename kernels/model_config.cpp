@@ -334,4 +334,10 @@ nlohmann::json model_summary_json(const ModelConfig& m) {
   return {{"name", m.name}, {"source", m.source}, {"dims", dims}};
 }
 
+int64_t default_gqa_kv_heads(int64_t q_heads) {
+  for (int64_t group = 8; group > 1; --group)
+    if (q_heads % group == 0) return q_heads / group;
+  return q_heads;
+}
+
 }  // namespace lmroof

@@ -78,6 +78,10 @@ nlohmann::json model_summary_json(const ModelConfig& model);
 
 // The built-in presets, in kernels/models/ (LMROOF_MODELS_DIR overrides the folder).
 std::filesystem::path models_dir();
+// The kv_heads of a GQA variant of a model with q_heads query heads when the model does
+// not say: the largest group of at most 8 query heads that divides q_heads (the decode
+// pair's default shapes and `lmroof predict`'s MHA/GQA/MQA comparison both use it).
+int64_t default_gqa_kv_heads(int64_t q_heads);
 std::vector<std::string> preset_names();  // sorted
 // A preset name, or a path to a config.json. Throws naming both when neither exists.
 ModelConfig find_model(const std::string& name_or_path);

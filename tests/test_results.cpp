@@ -15,7 +15,7 @@
 #include "analysis/roof_choice.h"
 #include "analysis/roofline.h"
 #include "bench/kernel_trace_store.h"
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 #include "profiler/kernel_trace_file.h"
 #include "registry.h"
 

@@ -17,7 +17,7 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/output_file.h"
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 
 namespace lmroof {
 

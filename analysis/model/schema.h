@@ -5,7 +5,7 @@
 // recorded at measurement time (benchmark::AddCustomContext).
 #include <string_view>
 
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 
 namespace lmroof::model {
 

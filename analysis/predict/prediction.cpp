@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "decode/decode.h"
 
 namespace lmroof::predict {
 
@@ -16,7 +15,7 @@ std::vector<KvVariant> kv_variants(const ModelConfig& m, Dtype dtype, const std:
   std::vector<KvVariant> out;
   const std::pair<const char*, int64_t> kinds[] = {
       {"MHA", m.q_heads},
-      {"GQA", m.attention_kind() == "GQA" ? m.kv_heads : decode::default_kv_heads(decode::Kind::gqa, m.q_heads)},
+      {"GQA", m.attention_kind() == "GQA" ? m.kv_heads : default_gqa_kv_heads(m.q_heads)},
       {"MQA", 1},
   };
   for (const auto& [name, kv_heads] : kinds) {

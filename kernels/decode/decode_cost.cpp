@@ -6,6 +6,8 @@
 
 #include "decode/decode.h"
 
+#include "model_config.h"
+
 namespace lmroof::decode {
 
 Kind parse_kind(std::string_view variant) {
@@ -35,13 +37,7 @@ int64_t default_kv_heads(Kind kind, int64_t q_heads) {
     case Kind::gqa:
       break;
   }
-  int64_t group = 1;
-  for (int64_t g = 8; g >= 1; --g)
-    if (q_heads % g == 0) {
-      group = g;
-      break;
-    }
-  return q_heads / group;
+  return default_gqa_kv_heads(q_heads);
 }
 
 Shape complete_shape(Kind kind, const Shape& s) {

@@ -1,4 +1,4 @@
-#include "formats/file_names.h"
+#include "analysis/formats/file_names.h"
 
 #include <string>
 
