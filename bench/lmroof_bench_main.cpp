@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/kernel_trace_store.h"
+#include "bench/paired_rounds.h"
 #include "bench/suite.h"
 #include "model_config.h"
 #include "registry.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
       options.min_time_s = bench::kQuickRepetitions.min_time_s;
     if (!no_ceilings) bench::register_ceiling_benchmarks(options);
     bench::register_pair_benchmarks(options);
+    bench::register_paired_benchmarks(options);
     if (!no_ceilings) bench::register_ceiling_rechecks(options);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "lmroof_bench: error: %s (see lmroof_bench --help)\n", e.what());

@@ -54,6 +54,9 @@ void check_footprint(const std::vector<RunSpec>& runs, double limit_bytes, const
 std::vector<RunSpec> suite_runs(const SuiteOptions& options);
 
 void register_pair_benchmarks(const SuiteOptions& options);
+// Frees the workload the last pair benchmark kept (bench/paired_rounds.cpp needs the
+// memory for two of its own).
+void release_cached_workload();
 // Returns how many benchmarks it registered (the runner's progress counts them).
 int register_ceiling_benchmarks(const SuiteOptions& options);
 // The DRAM ceilings again, to be registered after the pairs (CPU; none on CUDA): see
