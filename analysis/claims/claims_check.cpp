@@ -610,6 +610,14 @@ Case faster_verdict(const Check& ch, const SpeedupStats& st, const RunPair& p) {
                what_would_decide(st, threshold, *p.baseline, *p.candidate);
     return c;
   }
+  if (st.floor && *st.floor > ch.max_noise) {
+    // The pair's A/A control varied by more than any verdict could rest on.
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("this machine's noise floor for the pair (\u00b1{}, the A/A control) is above max_noise {}; "
+                           "would decide it: a quieter machine",
+                           pct(*st.floor), pct(ch.max_noise));
+    return c;
+  }
   if (!ch.within_noise && st.within_floor()) {
     // The A/A control of this pair could not tell a run from itself by this much.
     c.verdict = Verdict::inconclusive;
