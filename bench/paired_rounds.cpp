@@ -32,20 +32,18 @@ struct PairedWorkloads {
   int round = 0;
 };
 
-// One untimed run first: the first run after the other side's (caches, a sleeping
-// thread pool) pays a switching cost the suite's back-to-back iterations never see,
-// which on a loaded 2-core VM made a single timed iteration 10x slower than a loop.
 double seconds_per_iteration(Workload& w, int64_t iterations) {
-  w.run();
   const auto start = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < iterations; ++i) w.run();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / static_cast<double>(iterations);
 }
 
 // Enough iterations for one side to run min_time, from the fastest of three timed
-// iterations (a descheduled one would make it one iteration for good).
+// iterations (a descheduled one would make it one iteration for good); one suffices
+// for a side that takes min_time alone.
 int64_t iterations_for(Workload& w, double min_time_s) {
-  const double once = std::min({seconds_per_iteration(w, 1), seconds_per_iteration(w, 1), seconds_per_iteration(w, 1)});
+  double once = seconds_per_iteration(w, 1);
+  if (once < min_time_s) once = std::min({once, seconds_per_iteration(w, 1), seconds_per_iteration(w, 1)});
   return std::clamp<int64_t>(static_cast<int64_t>(std::ceil(min_time_s / std::max(once, 1e-9))), 1, 100000);
 }
 
@@ -66,6 +64,17 @@ PairedWorkloads& workloads_for(const PairedPlan& plan, double min_side_time_s) {
   return current;
 }
 
+// A side's time in one round. One untimed run first when the side loops over several
+// short iterations: the first run after the other side's (caches, a sleeping thread
+// pool) pays a switching cost the suite's back-to-back iterations never see, which on
+// a loaded 2-core VM made a single short timed iteration 10x slower than a loop. A
+// side of one long iteration (>= min_time) is not warmed: that cost is small beside
+// it, and a second run would double the rounds' time for the slowest kernels.
+double time_side(Workload& w, int64_t iterations) {
+  if (iterations > 1) w.run();
+  return seconds_per_iteration(w, iterations);
+}
+
 void run_paired_round(benchmark::State& state, const PairedPlan& plan, double min_side_time_s) {
   PairedWorkloads* w = nullptr;
   try {
@@ -78,9 +87,9 @@ void run_paired_round(benchmark::State& state, const PairedPlan& plan, double mi
   const bool candidate_first = round % 2 == 1;
   double baseline_s = 0, candidate_s = 0;
   for (auto _ : state) {
-    if (candidate_first) candidate_s = seconds_per_iteration(*w->candidate, w->candidate_iterations);
-    baseline_s = seconds_per_iteration(*w->baseline, w->baseline_iterations);
-    if (!candidate_first) candidate_s = seconds_per_iteration(*w->candidate, w->candidate_iterations);
+    if (candidate_first) candidate_s = time_side(*w->candidate, w->candidate_iterations);
+    baseline_s = time_side(*w->baseline, w->baseline_iterations);
+    if (!candidate_first) candidate_s = time_side(*w->candidate, w->candidate_iterations);
     state.SetIterationTime(baseline_s + candidate_s);
   }
   namespace c = model::counter;

@@ -53,7 +53,7 @@ TEST(ClaimsPaired, ThePairedIntervalDecides) {
   const auto verdicts = check_claims(claims, with_paired(1.05, 1.04, 1.06, 0.01));
   const auto& v = faster_holds(verdicts);
   EXPECT_EQ(v.verdict, model::Verdict::fails) << v.measured;
-  EXPECT_NE(v.measured.find("10 paired rounds, floor \u00b11.0%"), std::string::npos) << v.measured;
+  EXPECT_NE(v.measured.find("10 paired rounds, floor \u00b11.00%"), std::string::npos) << v.measured;
   ASSERT_TRUE(v.cause);
 }
 
@@ -63,7 +63,7 @@ TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
   const auto& v = faster_holds(verdicts);
   EXPECT_EQ(v.verdict, model::Verdict::inconclusive);
   ASSERT_TRUE(v.reason);
-  EXPECT_NE(v.reason->find("below this machine's noise floor (\u00b15.0%)"), std::string::npos) << *v.reason;
+  EXPECT_NE(v.reason->find("below this machine's noise floor (\u00b15.00%)"), std::string::npos) << *v.reason;
   EXPECT_EQ(v.cause, "noise");
 }
 
