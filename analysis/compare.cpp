@@ -9,6 +9,7 @@
 
 #include "analysis/model/results_model.h"
 #include "analysis/repetitions_to_decide.h"
+#include "analysis/compare_noise_floors.h"
 #include "analysis/statistics.h"
 
 namespace lmroof::compare {
@@ -162,8 +163,8 @@ Report compare(const Side& base, const Side& next, const Options& options) {
   const auto b = sorted_runs(next);
 
   Report report;
-  report.base = {base.file, base.machine, base.date, {}};
-  report.next = {next.file, next.machine, next.date, {}};
+  report.base = {base.file, base.machine, base.date, {}, base.noise_floors};
+  report.next = {next.file, next.machine, next.date, {}, next.noise_floors};
   report.options = options;
   report.same_machine = base.machine == next.machine;
   size_t i = 0, j = 0, matched = 0;
@@ -174,6 +175,7 @@ Report compare(const Side& base, const Side& next, const Options& options) {
       report.runs.push_back(only(*b[j++], Verdict::only_new));
     } else {
       report.runs.push_back(judge(*a[i++], *b[j++], options, report.same_machine));
+      apply_noise_floors(report.runs.back(), base, next);
       ++matched;
     }
   }

@@ -27,6 +27,7 @@ Side read_side(const std::filesystem::path& path) {
     if (r.dram_probe) t.probe_read = r.dram_probe->read;
     side.runs.push_back(std::move(t));
   }
+  for (const auto& f : results.noise_floors) side.noise_floors[f.pair] = f.floor;
   return side;
 }
 

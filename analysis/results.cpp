@@ -13,6 +13,7 @@
 #include "analysis/io/atomic_write.h"
 #include "analysis/machine_info.h"
 #include "analysis/model/json_input.h"
+#include "analysis/paired_results.h"
 #include "analysis/attention_intensity.h"
 #include "analysis/roof_choice.h"
 #include "analysis/roofline.h"
@@ -450,6 +451,7 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
       results.skipped.push_back({g.run_name.substr(0, model::kMaxNameLength), g.error.empty() ? "no samples" : g.error});
       continue;
     }
+    if (is_paired_benchmark(g.run_name)) continue;  // attach_paired_rounds, after the comparisons
     if (is_ceiling(g.run_name)) {
       results.ceilings.push_back(ceiling_from(bench, g));
       same_backend(results.ceilings.back().backend, g);
@@ -513,6 +515,7 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
   auto roof_name = [](const std::optional<Roof>& r) { return r ? std::optional(r->name) : std::nullopt; };
   results.roofs = {roof_name(roofs.bandwidth), roof_name(roofs.vector), roof_name(roofs.matrix), roof_name(roofs.l2)};
   results.comparisons = comparisons_of(results.catalogue, results.runs);
+  attach_paired_rounds(bench, results);
   results.bench_json = options.bench_json_name;
   return results;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/kernel_trace_store.h"
+#include "bench/paired_rounds.h"
 #include "bench/suite.h"
 #include "model_config.h"
 #include "registry.h"
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
     const bench::SuitePlan plan = bench::plan_suite(options);
     bench::check_memory(plan.runs, options.backend);  // before anything is registered, let alone run
     bench::register_pair_benchmarks(options, plan.runs);
+    bench::register_paired_benchmarks(options, plan.runs);
     if (!no_ceilings) bench::register_ceiling_rechecks(options);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "lmroof_bench: error: %s (see lmroof_bench --help)\n", e.what());

@@ -9,6 +9,7 @@
 
 #include "bench/kernel_trace_store.h"
 #include "bench/machine_context.h"
+#include "bench/paired_rounds.h"
 
 namespace lmroof::bench {
 
@@ -94,6 +95,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   if (options.include_pairs) {
     register_pair_benchmarks(options.suite, options.runs);
     total += static_cast<int>(options.runs.size());
+    total += register_paired_benchmarks(options.suite, options.runs);  // after the runs: their workloads are built again
     if (options.include_ceilings) total += register_ceiling_rechecks(options.suite);
   }
 

@@ -23,9 +23,18 @@ namespace {
 // iteration count, then once per repetition). Building a workload allocates and
 // randomizes up to hundreds of MB, so the current one is kept until the next
 // benchmark needs a different one.
+struct CachedWorkload {
+  std::string name;
+  std::unique_ptr<Workload> workload;
+};
+CachedWorkload& cached_workload() {
+  static CachedWorkload cache;
+  return cache;
+}
+
 Workload& workload_for(const RunSpec& spec) {
-  static std::string cached_name;
-  static std::unique_ptr<Workload> cached;
+  std::string& cached_name = cached_workload().name;
+  std::unique_ptr<Workload>& cached = cached_workload().workload;
   const std::string name = spec.bench_name();
   if (name != cached_name || !cached) {
     cached.reset();  // free the previous one first: two large workloads may not fit
@@ -144,6 +153,11 @@ void run_pair_benchmark(benchmark::State& state, const RunSpec& spec, bool measu
 }
 
 }  // namespace
+
+void release_cached_workload() {
+  cached_workload().workload.reset();
+  cached_workload().name.clear();
+}
 
 void register_pair_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs) {
   record_machine_context(options);

@@ -56,6 +56,9 @@ std::vector<RunSpec> suite_runs(const SuiteOptions& options);
 // Registers `runs` as given: the caller planned them once (plan_suite) and checked
 // their memory (check_memory) before anything was measured.
 void register_pair_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs);
+// Frees the workload the last pair benchmark kept (bench/paired_rounds.cpp needs the
+// memory for two of its own).
+void release_cached_workload();
 // Returns how many benchmarks it registered (the runner's progress counts them).
 int register_ceiling_benchmarks(const SuiteOptions& options);
 // The DRAM ceilings again, to be registered after the pairs (CPU; none on CUDA): see

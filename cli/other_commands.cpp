@@ -262,12 +262,19 @@ int check(const CheckArgs& args) {
   const model::ModelConfig* from_model = results.machine.suite.model ? &*results.machine.suite.model : nullptr;
   if (args.format == "json") {
     std::printf("%s\n",
-                claims_check_json(verdicts, results_file.string(), claims_file.string(), args.strict, from_model).dump(2).c_str());
+                claims_check_json(verdicts, results_file.string(), claims_file.string(), args.strict, from_model,
+                                  results.noise_floors)
+                    .dump(2)
+                    .c_str());
   } else if (args.format == "markdown") {
     std::printf("%s", format_claims_markdown(verdicts, from_model).c_str());
+    if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
+      std::printf("\n%s\n", floors.c_str());
   } else {
     std::printf("claims: %s\nresults: %s\n%s\n%s", claims_file.c_str(), results_file.c_str(),
                 format_model_line(results).c_str(), format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
+    if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
+      std::printf("%s\n", floors.c_str());
     if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }
   return code;

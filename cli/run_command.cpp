@@ -168,6 +168,8 @@ int run(const RunArgs& args) {
     if (options.suite.shapes.model)
       std::printf("\nclaims checked on runs derived from %s:\n", options.suite.shapes.model->name.c_str());
     std::printf("\n%s", format_claims_text(results.claims).c_str());
+    if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
+      std::printf("%s\n", floors.c_str());
   }
   std::printf("\nwrote %s, %s and %s\n", (args.out / formats::kResultsJson).c_str(), (args.out / "report.html").c_str(),
               (args.out / formats::kBenchJson).c_str());

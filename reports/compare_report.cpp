@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/compare_noise_floors.h"
 #include "analysis/io/atomic_write.h"
 #include "reports/charts.h"
 #include "analysis/model/numbers.h"
@@ -179,6 +180,7 @@ std::string compare_text(const compare::Report& report) {
   }
   std::string out = fmt::format("base: {}\nnew:  {}\n", side_line(report.base), side_line(report.next));
   for (const auto& warning : report.warnings) out += "warning: " + warning + "\n";
+  if (const std::string floors = compare::noise_floors_line(report); !floors.empty()) out += floors + "\n";
   out += "\n";
   std::string header;
   for (size_t i = 0; i < 7; ++i) header += pad(std::string(kHeaders[i]), w[i], i > 0 && i < 6) + (i < 6 ? "  " : "");

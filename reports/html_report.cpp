@@ -271,6 +271,11 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
   out += fmt::format("<p class=\"caption\">{}. Failing claims first; open a claim for what was expected, why it is "
                      "inconclusive, its source and numbers.{}{}</p>\n",
                      esc(verdict_summary(claims)), file_list.empty() ? "" : " From " + file_list + ".", on_model);
+  // Each pair's A/A noise floor: the smallest difference this machine could tell from none.
+  if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
+    out += fmt::format("<p class=\"caption\">{}. A comparison whose interval lies within its pair's floor is "
+                       "inconclusive.</p>\n",
+                       esc(floors));
   out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
   for (const auto* c : verdicts_in_report_order(claims)) {
@@ -283,6 +288,9 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     if (c->reason && !c->reason->empty())
       details += fmt::format("<dt>{}</dt><dd>{}</dd>", c->verdict == model::Verdict::inconclusive ? "why" : "reason",
                              esc(*c->reason));
+    if (c->cause)
+      details += fmt::format("<dt>cause</dt><dd><b>{}</b>{}</dd>", esc(*c->cause),
+                             c->cause_detail ? ": " + esc(*c->cause_detail) : std::string());
     details += fmt::format("<dt>source</dt><dd>{}</dd><dt>check</dt><dd><code>{}</code> ({}){}</dd></dl>",
                            esc(or_dash(c->source)), esc(c->id), esc(c->kind), link);
     std::string headline = c->reason && c->verdict != model::Verdict::holds ? *c->reason : c->measured;

@@ -156,8 +156,13 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
 // docs/check-output.schema.json). `model`: {name, source, dims} of the model the runs'
 // shapes came from, null without one.
 inline constexpr const char* kCheckOutputSchema = "lmroof.check/1";
+// `noise_floors`: the results' A/A floors (Results::noise_floors), listed as they are.
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
-                                 const std::string& claims_file, bool strict, const model::ModelConfig* model = nullptr);
+                                 const std::string& claims_file, bool strict, const model::ModelConfig* model = nullptr,
+                                 const std::vector<model::NoiseFloor>& noise_floors = {});
+// "noise floors (A/A paired rounds, this machine): norm ±1.2%, bias ±0.8%"; empty
+// when there are none (files without paired rounds).
+std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors);
 
 // 0 when no claim fails, 1 when any fails; with `strict`, 1 also when any is inconclusive.
 int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict = false);

@@ -13,6 +13,7 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
+#include "analysis/claims/verdict_cause.h"
 #include "analysis/model/numbers.h"
 #include "analysis/statistics.h"
 
@@ -139,6 +140,7 @@ struct Case {
   std::string reason;
   double slack = 0;  // how far from the threshold (relative); the smallest is the closest call
   bool too_few_points = false;  // scaling: a series too short to fit
+  std::optional<VerdictCause> cause;  // fails and inconclusive cases that can name one (verdict_cause.h)
 };
 
 // The catalogue of the results being checked, for the dimension order of case labels
@@ -196,7 +198,32 @@ struct Outcome {
   std::string measured;
   std::vector<model::Evidence> evidence;
   std::string reason;
+  std::optional<VerdictCause> cause;
 };
+
+// The cause most of the cases with the claim's verdict name (the first on a tie);
+// nullopt when none names one.
+std::optional<VerdictCause> prevailing_cause(const std::vector<Case>& cases, Verdict verdict) {
+  std::map<Cause, int> counts;
+  std::map<Cause, const Case*> first_of;
+  int with_verdict = 0;
+  for (const auto& c : cases) {
+    if (c.verdict != verdict) continue;
+    ++with_verdict;
+    if (!c.cause) continue;
+    ++counts[c.cause->cause];
+    first_of.try_emplace(c.cause->cause, &c);
+  }
+  const Case* best = nullptr;
+  for (const auto& c : cases)
+    if (c.verdict == verdict && c.cause && (!best || counts[c.cause->cause] > counts[best->cause->cause]))
+      best = first_of[c.cause->cause];
+  if (!best) return std::nullopt;
+  VerdictCause out = *best->cause;
+  if (with_verdict > 1)
+    out.detail += fmt::format(" ({} of {} such cases)", counts[best->cause->cause], with_verdict);
+  return out;
+}
 
 // The rule (docs/claims.md#aggregation): any failing case fails the claim; else it
 // holds when at least two thirds of the judged cases hold (so one noisy shape of four
@@ -237,6 +264,7 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
   o.verdict = n_fails                                ? Verdict::fails
               : 3 * n_holds >= 2 * (n_holds + n_unsure) ? Verdict::holds
                                                          : Verdict::inconclusive;
+  if (o.verdict == Verdict::fails || o.verdict == Verdict::inconclusive) o.cause = prevailing_cause(measured, o.verdict);
   const auto names = labels(measured);
   for (const auto& c : measured)
     for (const auto& e : c.evidence) o.evidence.push_back(e);
@@ -457,11 +485,39 @@ struct SpeedupStats {
   double p_value = 1;
   int repetitions = 0;  // the smaller side's
   double drift = 0;     // the machine's, between the two runs (0: not probed)
+  int rounds = 0;       // > 0: from paired, interleaved rounds (Comparison::paired)
+  std::optional<double> floor;  // the pair's A/A noise floor (Results::noise_floors)
   bool has_interval() const { return std::isfinite(noise); }
+  // Within ±floor: a difference this machine cannot tell from none.
+  bool within_floor() const { return floor && has_interval() && low >= 1 / (1 + *floor) && high <= 1 + *floor; }
 };
 
-SpeedupStats speedup_stats(const Check& ch, const Run& baseline, const Run& candidate) {
+// The paired rounds of these two runs, either way round (inverted when the catalogue
+// compares them the other way); nullopt without an interval.
+std::optional<model::PairedRounds> paired_rounds_of(const model::Results& results, const Run& baseline,
+                                                     const Run& candidate) {
+  if (const auto* c = results.comparison(baseline.id, candidate.id); c && c->paired && c->paired->has_interval())
+    return c->paired;
+  if (const auto* c = results.comparison(candidate.id, baseline.id); c && c->paired && c->paired->has_interval())
+    return model::PairedRounds{c->paired->rounds, 1 / c->paired->speedup, 1 / *c->paired->high, 1 / *c->paired->low};
+  return std::nullopt;
+}
+
+SpeedupStats speedup_stats(const Check& ch, const model::Results& results, const Run& baseline, const Run& candidate) {
   SpeedupStats p;
+  if (const auto* f = results.noise_floor(baseline.pair)) p.floor = f->floor;
+  p.drift = model::probed_drift(baseline, candidate).value_or(0.0);
+  if (const auto paired = paired_rounds_of(results, baseline, candidate)) {
+    // Drift common to both sides cancels in the rounds' ratios: no widening for it.
+    const double floor = 1 + std::max(0.0, ch.noise_floor);
+    p.rounds = static_cast<int>(paired->rounds);
+    p.repetitions = p.rounds;
+    p.speedup = paired->speedup;
+    p.low = std::min(*paired->low, p.speedup / floor);
+    p.high = std::max(*paired->high, p.speedup * floor);
+    p.noise = std::max(p.high / p.speedup, p.speedup / p.low) - 1;
+    return p;
+  }
   p.speedup = baseline.time_s.median / candidate.time_s.median;
   if (baseline.time_s.samples.empty() || candidate.time_s.samples.empty()) return p;
   const stats::SpeedupEstimate e = stats::estimate_speedup(baseline.time_s.samples, candidate.time_s.samples);
@@ -469,7 +525,6 @@ SpeedupStats speedup_stats(const Check& ch, const Run& baseline, const Run& cand
   p.p_value = e.p_value;
   p.repetitions = std::min(e.baseline_samples, e.candidate_samples);
   if (!e.has_interval()) return p;
-  p.drift = model::probed_drift(baseline, candidate).value_or(0.0);
   const double floor = 1 + std::max(0.0, ch.noise_floor);
   p.low = std::min(e.low, e.speedup / floor);
   p.high = std::max(e.high, e.speedup * floor);
@@ -478,8 +533,19 @@ SpeedupStats speedup_stats(const Check& ch, const Run& baseline, const Run& cand
   return p;
 }
 
+// The cause of a compared case's fails or inconclusive verdict (verdict_cause.h).
+void name_cause(Case& c, const Check& ch, const SpeedupStats& st, const RunPair& p) {
+  c.cause = cause_of({c.verdict,
+                      {{"baseline", p.baseline}, {"candidate", p.candidate}},
+                      st.drift > 0 ? std::optional(st.drift) : std::nullopt,
+                      st.floor ? st.floor : std::optional(std::max(ch.noise_floor, 0.0))});
+}
+
 std::string interval_text(const SpeedupStats& p) {
   if (!p.has_interval()) return "no interval";
+  if (p.rounds > 0)
+    return fmt::format("95% {}\u2013{}, \u00b1{}, {} paired rounds{}", num(p.low), num(p.high), pct(p.noise), p.rounds,
+                       p.floor ? fmt::format(", floor \u00b1{}", pct(*p.floor)) : "");
   return fmt::format("95% {}\u2013{}, \u00b1{}{}", num(p.low), num(p.high), pct(p.noise),
                      p.drift > 0 ? fmt::format(", with the machine's drift of {} between the runs", pct(p.drift)) : "");
 }
@@ -521,11 +587,10 @@ double run_spread(const Run& run) {
 
 // ---- faster ---------------------------------------------------------------------
 
-Case faster_case(const Check& ch, const RunPair& p) {
+Case faster_verdict(const Check& ch, const SpeedupStats& st, const RunPair& p) {
   Case c;
   c.tokens = tokens_of(*p.candidate);
   const double tc = p.candidate->time_s.median, tb = p.baseline->time_s.median;
-  const SpeedupStats st = speedup_stats(ch, *p.baseline, *p.candidate);
   const double s = st.speedup;
   c.evidence = {evidence(p.candidate, "time_s.median", tc), evidence(p.baseline, "time_s.median", tb),
                 evidence(nullptr, "speedup", s), evidence(nullptr, "speedup_low", st.low),
@@ -543,6 +608,23 @@ Case faster_case(const Check& ch, const RunPair& p) {
     c.verdict = Verdict::inconclusive;
     c.reason = too_noisy(st.noise, ch.max_noise) + "; would decide it: " +
                what_would_decide(st, threshold, *p.baseline, *p.candidate);
+    return c;
+  }
+  if (st.floor && *st.floor > ch.max_noise) {
+    // The pair's A/A control varied by more than any verdict could rest on.
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("this machine's noise floor for the pair (\u00b1{}, the A/A control) is above max_noise {}; "
+                           "would decide it: a quieter machine",
+                           pct(*st.floor), pct(ch.max_noise));
+    return c;
+  }
+  if (!ch.within_noise && st.within_floor()) {
+    // The A/A control of this pair could not tell a run from itself by this much.
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("below this machine's noise floor (\u00b1{}): the interval {}\u2013{} lies within it; would "
+                           "decide it: a quieter machine",
+                           pct(*st.floor), num(st.low), num(st.high));
+    c.slack = std::abs(std::log(s));
     return c;
   }
   if (!ch.within_noise) {
@@ -564,7 +646,8 @@ Case faster_case(const Check& ch, const RunPair& p) {
     return c;
   }
   const double d = std::abs(s - 1);
-  const double band = std::max(ch.max_difference, st.noise);
+  // A difference within the pair's noise floor is no difference this machine can show.
+  const double band = std::max({ch.max_difference, st.noise, st.floor.value_or(0.0)});
   if (d <= band) {
     c.verdict = Verdict::holds;
   } else if (d > band + st.noise) {
@@ -578,18 +661,25 @@ Case faster_case(const Check& ch, const RunPair& p) {
   return c;
 }
 
+Case faster_case(const Check& ch, const model::Results& results, const RunPair& p) {
+  const SpeedupStats st = speedup_stats(ch, results, *p.baseline, *p.candidate);
+  Case c = faster_verdict(ch, st, p);
+  name_cause(c, ch, st, p);
+  return c;
+}
+
 Outcome check_faster(const Context& ctx) {
   std::vector<std::string> notes;
   std::string none;
   const auto pairs = pair_runs(ctx, notes, none);
   std::vector<Case> cases;
-  for (const auto& p : pairs) cases.push_back(faster_case(ctx.claim.check, p));
+  for (const auto& p : pairs) cases.push_back(faster_case(ctx.claim.check, ctx.results, p));
   return aggregate(std::move(cases), "run pairs", notes, none);
 }
 
 // ---- ratio ------------------------------------------------------------------------
 
-Case ratio_case(const Check& ch, const RunPair& p) {
+Case ratio_case(const Check& ch, const model::Results& results, const RunPair& p) {
   Case c;
   c.tokens = tokens_of(*p.candidate);
   const std::string field = resolve_metric(ch.metric, {p.candidate, p.baseline});
@@ -606,7 +696,7 @@ Case ratio_case(const Check& ch, const RunPair& p) {
   const double r = *a / *b;
   const bool timed = is_timed(field);
   // A time ratio is the inverse of the comparison's speedup: the same interval, inverted.
-  const SpeedupStats st = timed ? speedup_stats(ch, *p.baseline, *p.candidate) : SpeedupStats{};
+  const SpeedupStats st = timed ? speedup_stats(ch, results, *p.baseline, *p.candidate) : SpeedupStats{};
   const double noise = timed ? st.noise : 0.0;
   c.evidence = {evidence(p.candidate, field, *a), evidence(p.baseline, field, *b), evidence(nullptr, "ratio", r)};
   if (timed) c.evidence.push_back(evidence(nullptr, "noise", noise));
@@ -629,6 +719,7 @@ Case ratio_case(const Check& ch, const RunPair& p) {
   if (ch.range.min) slack = std::min(slack, std::abs(std::log(r / *ch.range.min)));
   if (ch.range.max) slack = std::min(slack, std::abs(std::log(r / *ch.range.max)));
   c.slack = slack;
+  name_cause(c, ch, st, p);
   return c;
 }
 
@@ -637,7 +728,7 @@ Outcome check_ratio(const Context& ctx) {
   std::string none;
   const auto pairs = pair_runs(ctx, notes, none);
   std::vector<Case> cases;
-  for (const auto& p : pairs) cases.push_back(ratio_case(ctx.claim.check, p));
+  for (const auto& p : pairs) cases.push_back(ratio_case(ctx.claim.check, ctx.results, p));
   return aggregate(std::move(cases), "run pairs", notes, none);
 }
 
@@ -1203,6 +1294,23 @@ model::ClaimVerdict check_one(const Claim& claim, const model::Results& results)
   v.claims_file = claim.file;
   v.cases = o.cases;
   v.evidence_kind = evidence_kind(claim.check, v.evidence);
+  if (v.verdict == Verdict::fails || v.verdict == Verdict::inconclusive) {
+    // Kinds whose cases name no cause (bound, share, scaling): the runs in the evidence.
+    std::optional<VerdictCause> cause = o.cause;
+    if (v.evidence_kind == "model") {
+      // The cost model's FLOPs and bytes decided it: no kernel, machine or noise could.
+      cause = VerdictCause{Cause::architecture, "the cost model's FLOPs and bytes decide it"};
+    } else if (!cause) {
+      CauseInputs in{v.verdict, {}, std::nullopt, std::nullopt};
+      std::set<std::string> seen;
+      for (const auto& e : v.evidence)
+        if (e.run && seen.insert(*e.run).second)
+          if (const Run* r = results.run(*e.run)) in.sides.emplace_back("run", r);
+      cause = cause_of(in);
+    }
+    v.cause = to_string(cause->cause);
+    v.cause_detail = cause->detail;
+  }
   return v;
 }
 

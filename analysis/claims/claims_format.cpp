@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "analysis/claims/claims.h"
+#include "analysis/claims/verdict_cause.h"
 
 namespace lmroof {
 
@@ -60,8 +62,23 @@ const char* colour_of(model::Verdict v) {
 
 struct Tally {
   int counts[4] = {0, 0, 0, 0};  // by model::Verdict
+  std::map<std::string, int> causes[4];  // fails and inconclusive, by cause (verdict_cause.h)
+  void add(const model::ClaimVerdict& c) {
+    ++counts[static_cast<int>(c.verdict)];
+    if (c.cause) ++causes[static_cast<int>(c.verdict)][*c.cause];
+  }
   int total() const { return counts[0] + counts[1] + counts[2] + counts[3]; }
 };
+
+// " (4 architecture, 3 implementation, 3 machine)": the causes of the claims with this
+// verdict, in the order verdict_cause.h tries them; empty when none has one.
+std::string by_cause(const Tally& t, model::Verdict v) {
+  std::vector<std::string> parts;
+  const auto& causes = t.causes[static_cast<int>(v)];
+  for (Cause cause : {Cause::architecture, Cause::implementation, Cause::machine, Cause::noise})
+    if (auto it = causes.find(to_string(cause)); it != causes.end()) parts.push_back(fmt::format("{} {}", it->second, it->first));
+  return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, ", "));
+}
 
 std::string tally_text(const Tally& t) {
   std::vector<std::string> parts;
@@ -70,8 +87,8 @@ std::string tally_text(const Tally& t) {
   for (auto v : order)
     if (const int n = t.counts[static_cast<int>(v)])
       parts.push_back(v == model::Verdict::holds   ? fmt::format("{} hold{}", n, n == 1 ? "s" : "")
-                      : v == model::Verdict::fails ? fmt::format("{} fail{}", n, n == 1 ? "s" : "")
-                                                   : fmt::format("{} {}", n, model::to_string(v)));
+                      : v == model::Verdict::fails ? fmt::format("{} fail{}", n, n == 1 ? "s" : "") + by_cause(t, v)
+                                                   : fmt::format("{} {}", n, model::to_string(v)) + by_cause(t, v));
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -97,7 +114,7 @@ std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vect
 
 std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims) {
   Tally measured, model_only;
-  for (const auto& c : claims) ++(c.evidence_kind == "model" ? model_only : measured).counts[static_cast<int>(c.verdict)];
+  for (const auto& c : claims) (c.evidence_kind == "model" ? model_only : measured).add(c);
   std::vector<std::string> parts;
   if (measured.total() || !model_only.total()) parts.push_back("measured: " + tally_text(measured));
   if (model_only.total()) parts.push_back("model: " + tally_text(model_only));
@@ -127,6 +144,7 @@ std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, i
     field("expected", c->expected);
     field("measured", c->measured);
     if (c->reason) field(c->verdict == model::Verdict::inconclusive ? "why" : "reason", *c->reason);
+    if (c->cause) field("cause", *c->cause + (c->cause_detail ? ": " + *c->cause_detail : std::string()));
     out += "\n";
   }
   for (const auto& l : wrap(fmt::format("{} claim{}: {}", claims.size(), claims.size() == 1 ? "" : "s",
@@ -154,6 +172,8 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
   for (const auto* c : verdicts_in_report_order(claims)) {
     std::string measured = c->measured;
     if (c->reason) measured += (measured.empty() || measured == "-" ? "" : " \u2014 ") + *c->reason;
+    if (c->cause)
+      measured += fmt::format(" \u2014 **cause: {}**{}", *c->cause, c->cause_detail ? " (" + *c->cause_detail + ")" : "");
     out += fmt::format("| {} {} | `{}` {} | {} | {} | {} |\n", icon[static_cast<int>(c->verdict)],
                        model::to_string(c->verdict), markdown_cell(c->id), markdown_cell(c->statement),
                        c->evidence_kind, markdown_cell(c->expected), markdown_cell(measured));
@@ -161,8 +181,24 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
   return out;
 }
 
+nlohmann::json noise_floors_json(const std::vector<model::NoiseFloor>& floors) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : floors)
+    out.push_back({{"pair", f.pair}, {"run", f.run}, {"floor", f.floor}, {"rounds", f.rounds.rounds},
+                   {"low", *f.rounds.low}, {"high", *f.rounds.high}});
+  return out;
+}
+
+std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors) {
+  if (floors.empty()) return "";
+  std::vector<std::string> parts;
+  for (const auto& f : floors) parts.push_back(fmt::format("{} \u00b1{:.1f}%", f.pair, f.floor * 100));
+  return fmt::format("noise floors (A/A paired rounds, this machine): {}", fmt::join(parts, ", "));
+}
+
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
-                                 const std::string& claims_file, bool strict, const model::ModelConfig* model) {
+                                 const std::string& claims_file, bool strict, const model::ModelConfig* model,
+                                 const std::vector<model::NoiseFloor>& noise_floors) {
   nlohmann::json summary = nlohmann::json::object();
   for (const char* kind : {"measured", "model"}) {
     int counts[4] = {0, 0, 0, 0};
@@ -176,7 +212,7 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
       model ? nlohmann::json{{"name", model->name}, {"source", model->source}, {"dims", model->dims}} : nlohmann::json(nullptr);
   return {{"schema", kCheckOutputSchema}, {"results", results_file}, {"claims_file", claims_file},
           {"model", model_json}, {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)},
-          {"summary", summary}, {"claims", list}};
+          {"summary", summary}, {"noise_floors", noise_floors_json(noise_floors)}, {"claims", list}};
 }
 
 int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict) {

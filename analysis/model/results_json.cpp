@@ -620,6 +620,37 @@ void check_comparison(const JsonCursor& c, const Comparison& x, const Run& base,
   }
 }
 
+PairedRounds paired_from(const JsonCursor& c) {
+  PairedRounds p;
+  p.rounds = c.at("rounds").integer(1, int64_t{1} << 30);
+  p.speedup = c.at("speedup").positive();
+  p.low = opt_positive(c, "low");
+  p.high = opt_positive(c, "high");
+  if (p.low.has_value() != p.high.has_value()) c.fail("low and high must be given together");
+  if (p.low && !(*p.low <= p.speedup && p.speedup <= *p.high))
+    c.at("speedup").fail(fmt::format("{:.6g} lies outside its interval [low, high] = [{:.6g}, {:.6g}]", p.speedup,
+                                     *p.low, *p.high));
+  return p;
+}
+
+json paired_json(const PairedRounds& p) {
+  return {{"rounds", p.rounds}, {"speedup", p.speedup}, {"low", p.low ? json(*p.low) : json(nullptr)},
+          {"high", p.high ? json(*p.high) : json(nullptr)}};
+}
+
+NoiseFloor noise_floor_from(const JsonCursor& c) {
+  NoiseFloor f;
+  f.pair = name_of(c.at("pair"));
+  f.run = name_of(c.at("run"));
+  f.rounds = paired_from(c.at("paired"));
+  if (!f.rounds.has_interval()) c.at("paired").fail("a noise floor needs an interval (low and high)");
+  f.floor = c.at("floor").non_negative();
+  const double expected = std::max(*f.rounds.high, 1 / *f.rounds.low) - 1;
+  if (std::abs(f.floor - expected) > 1e-9 * (1 + expected))
+    c.at("floor").fail(fmt::format("is {:.6g} but max(high, 1 / low) - 1 of its interval is {:.6g}", f.floor, expected));
+  return f;
+}
+
 ComparedRun compared_from(const JsonCursor& c) {
   return {name_of(c.at("variant")), name_of(c.at("impl")), name_of(c.at("run"))};
 }
@@ -649,6 +680,7 @@ Comparison comparison_from(const JsonCursor& c) {
   x.hodges_lehmann = opt_positive(c, "hodges_lehmann");
   if (auto n = c.opt("repetitions")) x.repetitions = n->integer(1, int64_t{1} << 40);
   if (auto d = c.opt("machine_drift")) x.machine_drift = d->non_negative();
+  if (auto p = c.opt("paired"); p && !p->is_null()) x.paired = paired_from(*p);
   if (x.speedup_low && (x.speedup < *x.speedup_low || x.speedup > *x.speedup_high))
     c.at("speedup").fail(fmt::format("{:.6g} lies outside its interval [speedup_low, speedup_high] = [{:.6g}, {:.6g}]",
                                      x.speedup, *x.speedup_low, *x.speedup_high));
@@ -677,6 +709,11 @@ ClaimVerdict claim_from(const JsonCursor& c) {
   for (const auto& e : c.at("evidence").items())
     v.evidence.push_back({opt_string(e, "run"), e.at("metric").string(), opt_number(e, "value")});
   v.reason = opt_string(c, "reason", kMaxTextLength);
+  if (auto cause = c.opt("cause"); cause && !cause->is_null())
+    v.cause = cause->one_of({"architecture", "implementation", "machine", "noise"});
+  v.cause_detail = opt_string(c, "cause_detail", kMaxTextLength);
+  if (v.cause && v.verdict != Verdict::fails && v.verdict != Verdict::inconclusive)
+    c.at("cause").fail("only a fails or inconclusive verdict has a cause");
   v.chart = c.at("chart").string();
   if (auto f = c.opt("claims_file")) v.claims_file = f->string(kMaxTextLength);
   if (auto k = c.opt("evidence_kind")) {
@@ -832,6 +869,18 @@ const Run* Results::run(std::string_view id) const {
   return nullptr;
 }
 
+const NoiseFloor* Results::noise_floor(std::string_view pair) const {
+  for (const auto& f : noise_floors)
+    if (f.pair == pair) return &f;
+  return nullptr;
+}
+
+const Comparison* Results::comparison(std::string_view baseline_run, std::string_view candidate_run) const {
+  for (const auto& c : comparisons)
+    if (c.baseline.run == baseline_run && c.candidate.run == candidate_run) return &c;
+  return nullptr;
+}
+
 std::vector<std::string> Results::pairs_present() const {
   std::set<std::string_view> seen;
   for (const auto& r : runs) seen.insert(r.pair);
@@ -905,6 +954,13 @@ Results results_from_json(const json& doc, const std::string& file) {
     check_comparison(c, x, *r.run(x.baseline.run), *r.run(x.candidate.run));
     r.comparisons.push_back(std::move(x));
   }
+  if (auto floors = root.opt("noise_floors"))
+    for (const auto& c : floors->items()) {
+      NoiseFloor f = noise_floor_from(c);
+      if (!r.run(f.run)) c.at("run").fail(fmt::format("names no run of this file ('{}')", f.run));
+      if (r.noise_floor(f.pair)) c.at("pair").fail(fmt::format("pair '{}' has a noise floor already", f.pair));
+      r.noise_floors.push_back(std::move(f));
+    }
   if (auto claims = root.opt("claims"))
     for (const auto& c : claims->items()) r.claims.push_back(claim_from(c));
   if (auto b = root.opt("bench_json")) r.bench_json = b->string(kMaxTextLength);
@@ -997,7 +1053,7 @@ json to_json(const ClaimVerdict& v) {
   return {{"id", v.id}, {"statement", v.statement}, {"source", v.source}, {"kind", v.kind},
           {"verdict", to_string(v.verdict)}, {"expected", v.expected}, {"measured", v.measured},
           {"evidence", evidence}, {"reason", opt(v.reason)}, {"chart", v.chart}, {"claims_file", v.claims_file},
-          {"evidence_kind", v.evidence_kind},
+          {"evidence_kind", v.evidence_kind}, {"cause", opt(v.cause)}, {"cause_detail", opt(v.cause_detail)},
           {"cases", {{"holds", v.cases.holds}, {"fails", v.cases.fails}, {"inconclusive", v.cases.inconclusive},
                      {"not_measured", v.cases.not_measured}}}};
 }
@@ -1036,7 +1092,11 @@ json to_json(const Results& r) {
                                 {"noise", std::isfinite(x.noise) ? json(x.noise) : json(nullptr)},
                                 {"speedup_low", opt(x.speedup_low)}, {"speedup_high", opt(x.speedup_high)},
                                 {"p_value", opt(x.p_value)}, {"hodges_lehmann", opt(x.hodges_lehmann)}, {"machine_drift", opt(x.machine_drift)},
-                                {"repetitions", x.repetitions > 0 ? json(x.repetitions) : json(nullptr)}});
+                                {"repetitions", x.repetitions > 0 ? json(x.repetitions) : json(nullptr)},
+                                {"paired", x.paired ? paired_json(*x.paired) : json(nullptr)}});
+  j["noise_floors"] = json::array();
+  for (const auto& f : r.noise_floors)
+    j["noise_floors"].push_back({{"pair", f.pair}, {"run", f.run}, {"paired", paired_json(f.rounds)}, {"floor", f.floor}});
   j["claims"] = json::array();
   for (const auto& v : r.claims) j["claims"].push_back(to_json(v));
   j["bench_json"] = r.bench_json;

@@ -335,6 +335,26 @@ struct ComparedRun {
   std::string variant, impl, run;
 };
 
+// A comparison timed in paired, interleaved rounds (bench/paired_rounds.h): the
+// speedup from the per-round log-ratios, exp of their Hodges-Lehmann estimate, with
+// the Wilcoxon signed-rank interval (analysis/paired_statistics.h, docs/claims.md#paired).
+struct PairedRounds {
+  int64_t rounds = 0;
+  double speedup = 0;
+  std::optional<double> low, high;  // absent: too few rounds for an interval
+  bool has_interval() const { return low && high; }
+};
+
+// A pair's A/A noise floor: one run timed against a second workload of itself in
+// paired rounds. `floor` is the interval's relative half-width, max(high, 1/low) - 1:
+// a difference within ±floor is one this machine cannot tell from none.
+struct NoiseFloor {
+  std::string pair;
+  std::string run;  // the run id timed against itself
+  PairedRounds rounds;
+  double floor = 0;
+};
+
 struct Comparison {
   std::string pair, question;
   ComparedRun baseline, candidate;
@@ -357,6 +377,9 @@ struct Comparison {
   // probes (probed_drift); nullopt unless both were probed. The claims widen the
   // interval by it (docs/claims.md#noise).
   std::optional<double> machine_drift;
+  // The same comparison timed in paired rounds, when `lmroof run` took them (CPU). The
+  // claims judge by it where present: drift common to both sides cancels in it.
+  std::optional<PairedRounds> paired;
   bool has_interval() const { return speedup_low && speedup_high; }
 };
 
@@ -413,6 +436,9 @@ struct ClaimVerdict {
   std::string expected, measured;
   std::vector<Evidence> evidence;
   std::optional<std::string> reason;
+  // fails and inconclusive: what decided it, "architecture" | "implementation" |
+  // "machine" | "noise" (analysis/claims/verdict_cause.h), and one clause why.
+  std::optional<std::string> cause, cause_detail;
   std::string chart;
   std::string claims_file;
 };
@@ -428,8 +454,15 @@ struct Results {
   std::vector<Run> runs;
   std::vector<Skipped> skipped;
   std::vector<Comparison> comparisons;
+  // One A/A control per pair with paired rounds (bench/paired_rounds.h); empty for
+  // files without them.
+  std::vector<NoiseFloor> noise_floors;
   std::vector<ClaimVerdict> claims;
   std::string bench_json = std::string(formats::kBenchJson);
+
+  const NoiseFloor* noise_floor(std::string_view pair) const;
+  // The comparison of exactly these two runs, baseline first; nullptr when none.
+  const Comparison* comparison(std::string_view baseline_run, std::string_view candidate_run) const;
 
   const Ceiling* ceiling(std::string_view name) const;
   const Run* run(std::string_view id) const;  // O(log n) after index(); linear before

@@ -12,6 +12,11 @@ namespace lmroof::model {
 // results.json (docs/results-schema.md). A reader accepts exactly this version.
 inline constexpr std::string_view kResultsSchema = formats::kResultsSchema;
 
+// Paired benchmarks' names: kPairedPrefix + baseline run id + kPairedSeparator +
+// candidate run id; the same run on both sides is the pair's A/A noise-floor control.
+inline constexpr std::string_view kPairedPrefix = "paired/";
+inline constexpr std::string_view kPairedSeparator = "|";
+
 namespace counter {
 // Ceiling benchmarks: what one iteration moved or computed.
 inline constexpr std::string_view kCeilingBytes = "ceiling_bytes";
@@ -54,6 +59,14 @@ inline constexpr std::string_view kValidatedError = "validated_error";
 inline constexpr std::string_view kValidatedTolerance = "validated_tolerance";
 inline constexpr std::string_view kValidatedShapes = "validated_shapes";
 inline constexpr std::string_view kValidatedShapePrefix = "validated_shape/";
+// Paired rounds (bench/paired_rounds.h): one repetition of a "paired/<baseline
+// run>|<candidate run>" benchmark is one round; it times both sides back to back and
+// publishes each side's seconds per iteration, the round's index and its order
+// (0: baseline first, 1: candidate first).
+inline constexpr std::string_view kPairedBaselineTime = "paired_baseline_s";
+inline constexpr std::string_view kPairedCandidateTime = "paired_candidate_s";
+inline constexpr std::string_view kPairedRound = "paired_round";
+inline constexpr std::string_view kPairedOrder = "paired_order";
 inline constexpr std::string_view kIntensity = "intensity";
 inline constexpr std::string_view kFlopRate = "FLOP/s";
 inline constexpr std::string_view kByteRate = "bytes/s";

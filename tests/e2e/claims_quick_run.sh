@@ -65,5 +65,29 @@ else
   echo "note: python3 not found; the 'not measured' reasons were not checked"
 fi
 
+# Paired rounds (issue #25): every pair with a comparison has an A/A noise floor, the
+# floors are printed by check, and every fails or inconclusive verdict names a cause,
+# in results.json and in `check --format json`.
+if command -v python3 >/dev/null; then
+  timeout 120 "$lmroof" check --format json "$tmp/out/results.json" >"$tmp/check.json" 2>/dev/null
+  python3 - "$tmp/out/results.json" "$tmp/check.json" <<'EOF' || failures=$((failures + 1))
+import json, sys
+doc = json.load(open(sys.argv[1])); check = json.load(open(sys.argv[2]))
+bad = []
+compared = {c["pair"] for c in doc["comparisons"]}
+floored = {f["pair"] for f in doc.get("noise_floors", [])}
+if compared - floored: bad.append(f"pairs with comparisons but no noise floor: {sorted(compared - floored)}")
+if not any(c.get("paired") for c in doc["comparisons"]): bad.append("no comparison has paired rounds")
+for source, claims in (("results.json", doc["claims"]), ("check --format json", check["claims"])):
+    for c in claims:
+        if c["verdict"] in ("fails", "inconclusive") and c.get("cause") not in ("architecture", "implementation", "machine", "noise"):
+            bad.append(f"{source}: {c['id']} is {c['verdict']} without a cause")
+if len(check["noise_floors"]) != len(doc.get("noise_floors", [])): bad.append("check --format json lists other floors")
+for b in bad: print("FAIL:", b)
+sys.exit(1 if bad else 0)
+EOF
+  grep -q '^noise floors (A/A paired rounds, this machine): ' "$tmp/check.out" || fail "lmroof check prints no noise floors"
+fi
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "ok: ${#ids[@]} built-in claims, each with a verdict; lmroof check exited $rc"

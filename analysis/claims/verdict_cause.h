@@ -1,0 +1,50 @@
+#pragma once
+// What decided a fails or inconclusive verdict (issue #25, docs/claims.md#causes): the
+// architecture (the claim's real test), lmroof's kernel on this machine, the machine
+// moving, or noise. One rule per cause, in the order they are tried:
+//
+//   inconclusive: machine  the DRAM probes next to the two runs moved by more than the
+//                          pair's noise floor (or the check's noise_floor without one);
+//                 noise    otherwise: the effect is within the floor or the interval.
+//   fails:        implementation  a side runs below kArchitectureRoofFraction of the
+//                          roof it is judged against (the side and its fraction named);
+//                 machine  the probes moved by more than the floor;
+//                 architecture    both sides at or above that fraction of their roofs
+//                          (or a side no roof judges: said so in the detail).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/model/results_model.h"
+
+namespace lmroof {
+
+// A side at or above half its roof runs a kernel that does the work near the speed the
+// machine allows: a verdict between two such sides is the architecture's. Below half,
+// the kernel leaves more on the table than most architectural effects the lecture
+// claims (1.1-2x), so a failure says more about the kernel than the design.
+inline constexpr double kArchitectureRoofFraction = 0.5;
+
+enum class Cause { architecture, implementation, machine, noise };
+const char* to_string(Cause cause);
+
+struct VerdictCause {
+  Cause cause = Cause::architecture;
+  std::string detail;  // one clause: "candidate norm/rmsnorm/fused/... at 31% of l3_read"
+};
+
+struct CauseInputs {
+  model::Verdict verdict = model::Verdict::fails;
+  std::vector<std::pair<std::string, const model::Run*>> sides;  // {"baseline", run}, ...
+  std::optional<double> machine_drift;  // the runs' probed DRAM move (model::probed_drift)
+  std::optional<double> floor;          // the pair's A/A floor, or the check's noise floor
+};
+
+// nullopt for holds and not measured.
+std::optional<VerdictCause> cause_of(const CauseInputs& in);
+
+// The fraction of its roof a run is judged at: against the DRAM roofs probed next to it
+// where it has them, else against the suite's roofs; nullopt when not judged.
+std::optional<double> roof_fraction(const model::Run& run);
+
+}  // namespace lmroof

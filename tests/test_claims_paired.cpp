@@ -1,0 +1,87 @@
+// The claims on paired rounds and A/A noise floors (docs/claims.md#paired-rounds-the-two-sides-timed-together):
+// a `faster` case judges by its comparison's paired interval where it has one, is
+// inconclusive within the pair's floor (cause: noise), and every fails or
+// inconclusive verdict names a cause.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "analysis/claims/claims.h"
+#include "analysis/results.h"
+
+namespace lmroof {
+namespace {
+
+const std::filesystem::path kData = std::filesystem::path(LMROOF_TEST_DATA) / "claims";
+
+model::Results small_results() {
+  std::ifstream in(kData / "results-small.json");
+  return results_from_document(nlohmann::json::parse(in), (kData / "results-small.json").string());
+}
+
+const model::Run& norm_run(const model::Results& r, const std::string& variant) {
+  for (const auto& run : r.runs)
+    if (run.pair == "norm" && run.variant == variant && run.impl == "unfused" && run.shape.at("tokens") == 512) return run;
+  throw std::runtime_error("fixture lacks norm/" + variant + "/unfused tokens=512");
+}
+
+// results-small.json with the claim `faster-holds`' two runs compared in paired rounds.
+model::Results with_paired(double speedup, double low, double high, std::optional<double> floor) {
+  model::Results r = small_results();
+  const model::Run& base = norm_run(r, "layernorm");
+  const model::Run& cand = norm_run(r, "rmsnorm");
+  model::Comparison c;
+  c.pair = "norm";
+  c.baseline = {base.variant, base.impl, base.id};
+  c.candidate = {cand.variant, cand.impl, cand.id};
+  c.speedup = base.time_s.median / cand.time_s.median;
+  c.paired = model::PairedRounds{10, speedup, low, high};
+  r.comparisons.push_back(c);
+  if (floor) r.noise_floors.push_back({"norm", base.id, model::PairedRounds{10, 1.0, 1 / (1 + *floor), 1 + *floor}, *floor});
+  return r;
+}
+
+const model::ClaimVerdict& faster_holds(const std::vector<model::ClaimVerdict>& verdicts) {
+  for (const auto& v : verdicts)
+    if (v.id == "faster-holds") return v;
+  throw std::runtime_error("no faster-holds");
+}
+
+TEST(ClaimsPaired, ThePairedIntervalDecides) {
+  const auto claims = load_claims(kData / "faster.yaml");
+  // The runs' medians say 1.67x; the paired rounds say 1.05x, inside [1.04, 1.06]: below the 1.1 asked.
+  const auto verdicts = check_claims(claims, with_paired(1.05, 1.04, 1.06, 0.01));
+  const auto& v = faster_holds(verdicts);
+  EXPECT_EQ(v.verdict, model::Verdict::fails) << v.measured;
+  EXPECT_NE(v.measured.find("10 paired rounds, floor \u00b11.00%"), std::string::npos) << v.measured;
+  ASSERT_TRUE(v.cause);
+}
+
+TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
+  const auto claims = load_claims(kData / "faster.yaml");
+  const auto verdicts = check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.05));
+  const auto& v = faster_holds(verdicts);
+  EXPECT_EQ(v.verdict, model::Verdict::inconclusive);
+  ASSERT_TRUE(v.reason);
+  EXPECT_NE(v.reason->find("below this machine's noise floor (\u00b15.00%)"), std::string::npos) << *v.reason;
+  EXPECT_EQ(v.cause, "noise");
+}
+
+TEST(ClaimsPaired, AFloorAboveMaxNoiseDecidesNothing) {
+  const auto claims = load_claims(kData / "faster.yaml");
+  const auto verdicts = check_claims(claims, with_paired(1.7, 1.6, 1.8, 0.8));
+  EXPECT_EQ(faster_holds(verdicts).verdict, model::Verdict::inconclusive);
+}
+
+TEST(ClaimsPaired, EveryFailingOrInconclusiveVerdictHasACause) {
+  for (const char* file : {"faster.yaml", "bound.yaml"}) {
+    const auto verdicts = check_claims(load_claims(kData / file), small_results());
+    for (const auto& v : verdicts) {
+      const bool needs = v.verdict == model::Verdict::fails || v.verdict == model::Verdict::inconclusive;
+      EXPECT_EQ(v.cause.has_value(), needs) << file << ": " << v.id;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lmroof
