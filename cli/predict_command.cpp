@@ -12,6 +12,7 @@
 #include "analysis/model/input_error.h"
 #include "analysis/results.h"
 #include "analysis/predict/prediction.h"
+#include "bench/catalogue.h"
 #include "bench/shape_request.h"
 #include "cli/commands.h"
 #include "cli/machine_ceilings.h"
@@ -102,7 +103,7 @@ std::vector<predict::Device> resolve_devices(const PredictArgs& args) {
     std::error_code ec;
     if (name.ends_with(".json") && std::filesystem::exists(name, ec)) {
       predict::require_regular_file(name, "--device");
-      const model::Results r = load_results(name);
+      const model::Results r = load_results(name, registry_catalogue());
       out.push_back(device_from_results(r, name, r.machine.gpu ? std::optional(r.machine.gpu->memory_bytes) : std::nullopt));
       continue;
     }

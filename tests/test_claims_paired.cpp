@@ -8,6 +8,7 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/results.h"
+#include "bench/catalogue.h"
 
 namespace lmroof {
 namespace {
@@ -16,7 +17,7 @@ const std::filesystem::path kData = std::filesystem::path(LMROOF_TEST_DATA) / "c
 
 model::Results small_results() {
   std::ifstream in(kData / "results-small.json");
-  return results_from_document(nlohmann::json::parse(in), (kData / "results-small.json").string());
+  return results_from_document(nlohmann::json::parse(in), (kData / "results-small.json").string(), registry_catalogue());
 }
 
 const model::Run& norm_run(const model::Results& r, const std::string& variant) {
@@ -48,7 +49,7 @@ const model::ClaimVerdict& faster_holds(const std::vector<model::ClaimVerdict>& 
 }
 
 TEST(ClaimsPaired, ThePairedIntervalDecides) {
-  const auto claims = load_claims(kData / "faster.yaml");
+  const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
   // The runs' medians say 1.67x; the paired rounds say 1.05x, inside [1.04, 1.06]: below the 1.1 asked.
   const auto verdicts = check_claims(claims, with_paired(1.05, 1.04, 1.06, 0.01));
   const auto& v = faster_holds(verdicts);
@@ -58,7 +59,7 @@ TEST(ClaimsPaired, ThePairedIntervalDecides) {
 }
 
 TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
-  const auto claims = load_claims(kData / "faster.yaml");
+  const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
   const auto verdicts = check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.05));
   const auto& v = faster_holds(verdicts);
   EXPECT_EQ(v.verdict, model::Verdict::inconclusive);
@@ -68,14 +69,14 @@ TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
 }
 
 TEST(ClaimsPaired, AFloorAboveMaxNoiseDecidesNothing) {
-  const auto claims = load_claims(kData / "faster.yaml");
+  const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
   const auto verdicts = check_claims(claims, with_paired(1.7, 1.6, 1.8, 0.8));
   EXPECT_EQ(faster_holds(verdicts).verdict, model::Verdict::inconclusive);
 }
 
 TEST(ClaimsPaired, EveryFailingOrInconclusiveVerdictHasACause) {
   for (const char* file : {"faster.yaml", "bound.yaml"}) {
-    const auto verdicts = check_claims(load_claims(kData / file), small_results());
+    const auto verdicts = check_claims(load_claims(kData / file, registry_catalogue()), small_results());
     for (const auto& v : verdicts) {
       const bool needs = v.verdict == model::Verdict::fails || v.verdict == model::Verdict::inconclusive;
       EXPECT_EQ(v.cause.has_value(), needs) << file << ": " << v.id;
