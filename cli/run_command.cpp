@@ -137,22 +137,32 @@ int run(const RunArgs& args) {
     throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
                                             filter_flag(args.benchmark_flags), args.out.string()));
 
-  // The suite and metrics travel in bench.json's context (bench/machine_context.h).
-  model::Results results = build_results(load_bench_json(options.json_out), {});
-  // Some claims problems (a selector that matches two runs) show only against the
-  // results: the measurements are published without verdicts rather than lost.
+  // From here on the measurement exists: when analysing or publishing fails, it is
+  // kept in a recovery folder rather than lost.
+  model::Results results;
   std::string claims_error;
-  if (args.claims) {
-    try {
-      results.claims = check_claims(claims, results);
-    } catch (const ClaimsFileError& e) {
-      claims_error = e.what();
+  try {
+    // The suite and metrics travel in bench.json's context (bench/machine_context.h).
+    results = build_results(load_bench_json(options.json_out), {});
+    // Some claims problems (a selector that matches two runs) show only against the
+    // results: the measurements are published without verdicts rather than lost.
+    if (args.claims) {
+      try {
+        results.claims = check_claims(claims, results);
+      } catch (const ClaimsFileError& e) {
+        claims_error = e.what();
+      }
     }
-  }
 
-  write_results(results, outputs.staged("results.json"));
-  write_report(results, outputs.staged("report.html"));
-  outputs.publish();
+    write_results(results, outputs.staged("results.json"));
+    write_report(results, outputs.staged("report.html"));
+    outputs.publish();
+  } catch (const std::exception& e) {
+    const std::filesystem::path kept = outputs.keep_for_recovery({"bench.json", "bench.kernels.json"});
+    if (kept.empty()) throw;
+    throw std::runtime_error(fmt::format("{} (nothing was published; the measurements are kept in {}: `lmroof analyze "
+                                         "{}` reads them)", e.what(), kept.string(), (kept / "bench.json").string()));
+  }
 
   if (!claims_error.empty())
     throw std::invalid_argument(fmt::format("{} (the measurements are in {}; check them with `lmroof check CLAIMS {}`)",

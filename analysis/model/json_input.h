@@ -28,8 +28,17 @@ inline constexpr uintmax_t kMaxInputBytes = uintmax_t{2} << 30;  // 2 GiB
 nlohmann::json parse_json(std::string_view text, const std::string& origin);
 // Reads and parses a file ("FILE: cannot open file", size-limited).
 nlohmann::json read_json_file(const std::filesystem::path& path);
-// The whole file as text, size-limited; throws InputError naming it.
-std::string read_text_file(const std::filesystem::path& path);
+// The whole file as text. Every input lmroof reads comes through here: a regular
+// file only (a FIFO, /dev/zero or a folder is refused at once: "FILE: is a named
+// pipe; give a regular file"), of at most `max_bytes` (docs/results-schema.md, "Input
+// limits"); throws InputError naming it.
+std::string read_text_file(const std::filesystem::path& path, uintmax_t max_bytes = kMaxInputBytes);
+
+// Where `text` first breaks UTF-8 (a stray continuation byte, a truncated or overlong
+// sequence, a surrogate, a code point past U+10FFFF); nothing when it is valid.
+std::optional<size_t> first_invalid_utf8(std::string_view text);
+// Throws InputError "ORIGIN:LINE:COLUMN: invalid UTF-8 (byte 0xFF)" at the first break.
+void require_utf8(std::string_view text, const std::string& origin);
 
 // "/runs/3" + "time_s" -> "/runs/3/time_s" (RFC 6901 escaping of ~ and /).
 std::string pointer_append(const std::string& pointer, std::string_view key);
