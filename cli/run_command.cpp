@@ -22,23 +22,22 @@ namespace lmroof::cli {
 
 namespace {
 
-Backend choose_backend(const std::string& requested) {
+// The backend, and the line that says why, printed once every check has passed (an
+// error stays the only line on stderr).
+struct BackendChoice {
+  Backend backend;
+  std::string line;
+};
+
+BackendChoice choose_backend(const std::string& requested) {
   const DeviceInfo device = query_cuda_device();
-  if (requested == "cpu") {
-    std::fprintf(stderr, "lmroof: backend cpu (requested)\n");
-    return Backend::cpu;
-  }
+  if (requested == "cpu") return {Backend::cpu, "lmroof: backend cpu (requested)"};
   if (requested == "cuda") {
     if (!device.available) throw std::runtime_error("--backend cuda: " + device.reason);
-    std::fprintf(stderr, "lmroof: backend cuda on %s (requested)\n", device.name.c_str());
-    return Backend::cuda;
+    return {Backend::cuda, fmt::format("lmroof: backend cuda on {} (requested)", device.name)};
   }
-  if (device.available) {
-    std::fprintf(stderr, "lmroof: backend cuda on %s (auto: CUDA device found)\n", device.name.c_str());
-    return Backend::cuda;
-  }
-  std::fprintf(stderr, "lmroof: backend cpu (auto: %s)\n", device.reason.c_str());
-  return Backend::cpu;
+  if (device.available) return {Backend::cuda, fmt::format("lmroof: backend cuda on {} (auto: CUDA device found)", device.name)};
+  return {Backend::cpu, fmt::format("lmroof: backend cpu (auto: {})", device.reason)};
 }
 
 std::vector<std::string> split_list(const std::string& list) {
@@ -105,7 +104,8 @@ int run(const RunArgs& args) {
   std::vector<Claim> claims;
   if (args.claims) claims = load_claims(args.claims_file.empty() ? builtin_claims_path() : args.claims_file);
 
-  options.suite.backend = choose_backend(args.backend);
+  const BackendChoice backend = choose_backend(args.backend);
+  options.suite.backend = backend.backend;
   options.suite.dtype = !args.dtype.empty() ? parse_dtype(args.dtype)
                         : options.suite.backend == Backend::cuda ? DType::bf16 : DType::fp32;
   if (options.suite.backend == Backend::cpu && options.suite.dtype != DType::fp32)
@@ -128,6 +128,7 @@ int run(const RunArgs& args) {
   // Every shape is derived, checked and sized against memory before anything runs.
   const bench::SuitePlan plan = bench::plan_suite(options.suite);
   bench::check_memory(plan.runs, options.suite.backend);
+  std::fprintf(stderr, "%s\n", backend.line.c_str());
   for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());
   const auto& specs = plan.runs;
   std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),

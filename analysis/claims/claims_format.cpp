@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/claims/claims.h"
+#include "analysis/model/markdown.h"
 
 namespace lmroof {
 
@@ -75,15 +76,7 @@ std::string tally_text(const Tally& t) {
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
+std::string markdown_cell(const std::string& text) { return model::markdown_text(text); }
 
 }  // namespace
 

@@ -139,7 +139,8 @@ OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
     throw std::invalid_argument(fmt::format("{}: is not a folder", dir_.string()));
   fs::create_directories(dir_, ec);
-  if (!fs::is_directory(dir_))
+  std::error_code is_dir_ec;
+  if (!fs::is_directory(dir_, is_dir_ec))
     throw std::invalid_argument(
         ec ? fmt::format("{}: cannot create the output folder: {}", dir_.string(), ec.message())
            : fmt::format("{}: is not a folder", dir_.string()));

@@ -178,6 +178,24 @@ std::optional<size_t> first_invalid_utf8(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> terminal_unsafe_character(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = bytes[i];
+    if (c < 0x20 || c == 0x7F) return fmt::format("U+{:04X}", c);
+    // C1 controls (U+0080-U+009F) are C2 80..9F in UTF-8.
+    if (c == 0xC2 && i + 1 < text.size() && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F)
+      return fmt::format("U+{:04X}", bytes[i + 1]);
+    // U+202A-U+202E are E2 80 AA..AE; U+2066-U+2069 are E2 81 A6..A9.
+    if (c == 0xE2 && i + 2 < text.size()) {
+      const unsigned char b1 = bytes[i + 1], b2 = bytes[i + 2];
+      if ((b1 == 0x80 && b2 >= 0xAA && b2 <= 0xAE) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9))
+        return fmt::format("U+{:04X}", 0x2000 + ((b1 & 0x3F) << 6) + (b2 & 0x3F));
+    }
+  }
+  return std::nullopt;
+}
+
 void require_utf8(std::string_view text, const std::string& origin) {
   if (const auto at = first_invalid_utf8(text)) {
     size_t line = 0, column = 0;
@@ -275,6 +293,13 @@ std::string JsonCursor::string(size_t max_length) const {
   if (!value_->is_string()) fail(fmt::format("must be a string (is {})", shown(*value_)));
   const auto& s = value_->get_ref<const std::string&>();
   if (s.size() > max_length) fail(fmt::format("a string of {} characters is longer than the limit of {}", s.size(), max_length));
+  return s;
+}
+
+std::string JsonCursor::one_line(size_t max_length) const {
+  std::string s = string(max_length);
+  if (const auto bad = terminal_unsafe_character(s))
+    fail(fmt::format("holds {}, a control or direction character; a name must print as one line", *bad));
   return s;
 }
 

@@ -40,6 +40,11 @@ std::optional<size_t> first_invalid_utf8(std::string_view text);
 // Throws InputError "ORIGIN:LINE:COLUMN: invalid UTF-8 (byte 0xFF)" at the first break.
 void require_utf8(std::string_view text, const std::string& origin);
 
+// What makes `text` unfit to print as one line on a terminal: a control character
+// (ESC, BEL, CR, newline, ...) or a bidirectional override (U+202A-U+202E,
+// U+2066-U+2069), named as "U+001B"; nothing when it is fit.
+std::optional<std::string> terminal_unsafe_character(std::string_view text);
+
 // "/runs/3" + "time_s" -> "/runs/3/time_s" (RFC 6901 escaping of ~ and /).
 std::string pointer_append(const std::string& pointer, std::string_view key);
 
@@ -65,6 +70,9 @@ class JsonCursor {
   void require_object() const;
 
   std::string string(size_t max_length = kMaxNameLength) const;
+  // A string shown on a terminal as one line (a host name, a CPU model, a label):
+  // no control characters or bidirectional overrides.
+  std::string one_line(size_t max_length = kMaxNameLength) const;
   std::string one_of(std::initializer_list<std::string_view> allowed) const;
   bool boolean() const;
   double number() const;        // finite

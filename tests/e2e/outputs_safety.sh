@@ -147,7 +147,7 @@ expect_error 2 "report.html: is a directory" -- "${quick[@]}" --out "$tmp/d3"
 printf 'claims: [\n' >"$tmp/bad.yaml"
 expect_error 2 "error" -- run --quick --backend cpu --suite norm --claims "$tmp/bad.yaml" --out "$out"
 expect_error 2 "--out is empty" -- run --quick --backend cpu --suite norm --out ''
-expect_error 2 "names no pair" -- run --quick --backend cpu --suite '' --out "$out"
+expect_error 2 "--suite is empty" -- run --quick --backend cpu --suite '' --out "$out"
 expect_error 2 "names no pair" -- run --quick --backend cpu --suite ',,,' --out "$out"
 for t in nan -1 inf 0; do
   expect_error 2 "min-time" -- run --quick --backend cpu --suite norm --min-time "$t" --out "$out"
