@@ -381,4 +381,28 @@ expect 2 "cfgtwice.json: the key \"hidden_size\" is given twice" -- list --model
 printf '{"hidden_size": 64}\0garbage' >"$tmp/cfgnul.json"
 expect 2 "cfgnul.json: not valid JSON: a NUL byte" -- list --model "$tmp/cfgnul.json"
 
+# Defect 8: duplicate ceilings, comparisons and claim verdicts are refused, as duplicate run ids are.
+mutate "$tmp/dupceil.json" 'c = json.loads(json.dumps(d["ceilings"][0])); c["value"] *= 1000; d["ceilings"].append(c)'
+expect 2 "dupceil.json: /ceilings/[0-9]+/name: ceiling '.*' appears twice" -- check "$tmp/dupceil.json"
+mutate "$tmp/dupcmp.json" 'd["comparisons"].append(d["comparisons"][0])'
+expect 2 "dupcmp.json: /comparisons/[0-9]+: the comparison of .* appears twice" -- report "$tmp/dupcmp.json" -o "$tmp/r.html"
+"$lmroof" analyze "$bench" -o "$tmp/withclaims.json" >/dev/null 2>&1
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["claims"].append(d["claims"][0]); json.dump(d, open(sys.argv[2], "w"))' \
+  "$tmp/withclaims.json" "$tmp/dupclaim.json"
+expect 2 "dupclaim.json: /claims/[0-9]+/id: claim id '.*' appears twice" -- report "$tmp/dupclaim.json" -o "$tmp/r.html"
+
+# Defect 13: control and direction characters in names printed on a terminal are refused;
+# markdown output escapes what forges would render as HTML.
+mutate "$tmp/esc.json" 'd["machine"]["hostname"] = "host\u001b[2Jx"'
+expect 2 "esc.json: /machine/hostname: holds U\+001B" -- compare "$results" "$tmp/esc.json"
+mutate "$tmp/rlo.json" 'd["machine"]["cpu_model"] = "cpu\u202egnp.exe"'
+expect 2 "rlo.json: /machine/cpu_model: holds U\+202E" -- check "$tmp/rlo.json"
+expect 2 "--label 1: holds U\+000D" -- merge "$results" --label "$(printf 'lab\r')" -o "$tmp/m.html"
+mutate "$tmp/img.json" 'd["machine"]["cpu_model"] = "<img src=x onerror=alert(1)>"'
+for cmd in "check --format markdown $tmp/img.json" "compare --format markdown $results $tmp/img.json"; do
+  # shellcheck disable=SC2086
+  out=$("$lmroof" $cmd 2>/dev/null)
+  if grep -q "<img" <<<"$out"; then echo "FAIL: $cmd emits raw <img"; failures=$((failures + 1)); else echo "ok: $cmd escapes HTML"; fi
+done
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
