@@ -111,7 +111,7 @@ expect_error 2 "X.roofline.vl.json: is this command's input" -- report "$d2/X.ro
 expect_error 2 "X.runs.csv: is this command's input" -- report "$d2/X.runs.csv" -o "$d2/X.html"
 cp "$out/results.json" "$d2/m.fleet-rooflines.vl.json"
 d2_before=$(sums)
-expect_error 2 "m.fleet-rooflines.vl.json: is this command's input" -- merge "$d2/m.fleet-rooflines.vl.json" "$d2/B.json" -o "$d2/m.html"
+expect_error 2 "m.fleet-rooflines.vl.json: is this command's input" -- merge "$d2/m.fleet-rooflines.vl.json" -o "$d2/m.html"
 [ "$(sums)" = "$d2_before" ] && [ ! -e "$d2/m.html" ] && [ ! -e "$d2/X.html" ] && ok "defect 2: no input overwritten, nothing written" \
   || fail "defect 2: an input changed or an output was written: $(ls "$d2")"
 rm "$d2/m.fleet-rooflines.vl.json"
