@@ -77,7 +77,7 @@ std::vector<Machine> machines_of_fleet_file(const nlohmann::json& doc, const std
       throw model::InputError(what);
     }
     Machine m = machine_from(std::move(results), entry.at("file").string(model::kMaxTextLength));
-    m.label = entry.at("label").string(model::kMaxNameLength);
+    m.label = entry.at("label").one_line(model::kMaxNameLength);
     if (m.label.empty()) entry.at("label").fail("empty label");
     out.push_back(std::move(m));
   }
@@ -120,6 +120,9 @@ Fleet read_fleet(const std::vector<std::filesystem::path>& inputs, const std::ve
                                             labels.size(), inputs.size()));
   Fleet fleet;
   std::vector<bool> keeps_label;  // machines from a merged file keep the label they had
+  // One machine's results given twice (a.json and a fleet already holding it) would be
+  // counted twice under two labels: refused, by content.
+  std::vector<std::string> contents;
   for (size_t i = 0; i < inputs.size(); ++i) {
     bool labelled = false;
     std::vector<Machine> machines = read_input(inputs[i], labelled);
@@ -131,8 +134,19 @@ Fleet read_fleet(const std::vector<std::filesystem::path>& inputs, const std::ve
       if (!labelled) {
         if (!labels.empty() && labels[i].empty())
           throw std::invalid_argument(fmt::format("--label {}: empty label for {}", i + 1, inputs[i].string()));
+        if (!labels.empty())
+          if (const auto bad = model::terminal_unsafe_character(labels[i]))
+            throw std::invalid_argument(fmt::format("--label {}: holds {}, a control or direction character; a label must print as one line",
+                                                    i + 1, *bad));
         m.label = labels.empty() ? m.description : labels[i];
       }
+      std::string content = model::to_json(m.results).dump();
+      for (size_t k = 0; k < contents.size(); ++k)
+        if (contents[k] == content)
+          throw std::invalid_argument(fmt::format(
+              "{}: the results of machine '{}' are already merged from {} (as '{}'); give each machine once",
+              inputs[i].string(), m.label, fleet.machines[k].file, fleet.machines[k].label));
+      contents.push_back(std::move(content));
       keeps_label.push_back(labelled);
       fleet.machines.push_back(std::move(m));
     }

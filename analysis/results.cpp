@@ -535,7 +535,16 @@ void require_runs(const model::Results& results, const std::string& file, std::s
 }
 
 void write_results(const model::Results& results, const std::filesystem::path& path) {
-  write_file_atomically(path, model::to_json(results).dump(2) + "\n");
+  const nlohmann::json doc = model::to_json(results);
+  // What `check` and `report` would refuse is never written: the document goes
+  // through the reader's validation first (a bench.json value of 1e308 gives a
+  // spread that overflows to null, a run name with tokens:0 a shape no run has).
+  try {
+    (void)model::results_from_json(doc, path.filename().string());
+  } catch (const model::InputError& e) {
+    throw model::InputError(fmt::format("{} (results the readers would refuse; nothing written)", e.what()));
+  }
+  write_file_atomically(path, doc.dump(2) + "\n");
 }
 
 }  // namespace lmroof

@@ -78,6 +78,9 @@ ShapeOverride parse_shape_override(std::string_view text) {
     if (eq == std::string_view::npos || trim(item.substr(0, eq)).empty())
       throw std::invalid_argument(fmt::format("--shape '{}': '{}' is not key=value", o.text, item));
     const std::string key(trim(item.substr(0, eq)));
+    for (const auto& given : o.dims)
+      if (given.first == key)
+        throw std::invalid_argument(fmt::format("--shape '{}': {} is given twice; give each dimension once", o.text, key));
     o.dims.emplace_back(key, parse_size(item.substr(eq + 1), fmt::format("--shape '{}': {}", o.text, key)));
   }
   return o;

@@ -136,10 +136,16 @@ void add_overrides(const PairDef& pair, const std::string& variant, const std::v
     const Shape base = !shapes.empty()         ? shapes.front()
                        : !suite_shapes.empty() ? pair.complete_shape(variant, suite_shapes.front())
                                                : Shape{};
+    // The dimensions a shape of this pair may have: those of the first shape, and the
+    // options some suite shape turns on (block's qk_norm and softcap).
+    std::vector<std::string> known;
+    for (const auto& d : base.dims()) known.push_back(d.first);
+    for (const auto* list : {&pair.default_shapes, &pair.quick_shapes, &pair.cuda_shapes})
+      for (const auto& shape : *list)
+        for (const auto& d : shape.dims())
+          if (std::find(known.begin(), known.end(), d.first) == known.end()) known.push_back(d.first);
     for (const auto& [key, value] : o.dims)
-      if (!base.has(key)) {
-        std::vector<std::string> known;
-        for (const auto& d : base.dims()) known.push_back(d.first);
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
         throw std::invalid_argument(fmt::format("--shape '{}': pair '{}' has no dimension '{}' (its dimensions: {})",
                                                 o.text, o.pair, key, join(known)));
       }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -10,15 +13,56 @@ namespace lmroof::cli {
 
 namespace {
 
+// What a passed flag's value must be. Checked here, so Google Benchmark never
+// prints its own multi-line complaint or runs without end.
+enum class FlagValue {
+  text,     // --NAME=TEXT (a regex): the '=' is required
+  boolean,  // --NAME, --NAME=true|false|1|0
+  seconds,  // --NAME=S with S in [0, kMaxWarmupSeconds], as --min-time is capped
+  level,    // --NAME=N, a whole number in [0, 9]
+};
+constexpr double kMaxWarmupSeconds = 60;
+
 // Flags that pass: what runs, in which order, how long each warms up, what the
 // progress lines show. They change nothing bench.json's readers rely on.
-constexpr std::string_view kAllowed[] = {
-    "benchmark_filter",                      // which benchmarks run (a regex)
-    "benchmark_enable_random_interleaving",  // interleave repetitions of different benchmarks
-    "benchmark_min_warmup_time",             // seconds of warm-up before timing
-    "benchmark_display_aggregates_only",     // progress shows aggregates only; bench.json keeps every repetition
-    "v",                                     // Google Benchmark's log verbosity
+constexpr std::pair<std::string_view, FlagValue> kAllowed[] = {
+    {"benchmark_filter", FlagValue::text},                         // which benchmarks run (a regex)
+    {"benchmark_enable_random_interleaving", FlagValue::boolean},  // interleave repetitions of different benchmarks
+    {"benchmark_min_warmup_time", FlagValue::seconds},             // seconds of warm-up before timing
+    {"benchmark_display_aggregates_only", FlagValue::boolean},     // progress shows aggregates only; bench.json keeps every repetition
+    {"v", FlagValue::level},                                       // Google Benchmark's log verbosity
 };
+
+// Throws std::invalid_argument, one line, when `value` (nullopt: no '=') does not fit.
+void check_flag_value(const std::string& flag, FlagValue kind, std::optional<std::string_view> value) {
+  auto refuse = [&](std::string_view expected) {
+    throw std::invalid_argument(fmt::format("--benchmark-flag '{}': {}", flag, expected));
+  };
+  switch (kind) {
+    case FlagValue::text:
+      if (!value) refuse("give a value (--benchmark-flag=--NAME=VALUE)");
+      return;
+    case FlagValue::boolean:
+      if (value && *value != "true" && *value != "false" && *value != "1" && *value != "0")
+        refuse("give true or false");
+      return;
+    case FlagValue::seconds: {
+      double seconds = -1;
+      const auto* end = value ? value->data() + value->size() : nullptr;
+      if (!value || value->empty() || std::from_chars(value->data(), end, seconds).ptr != end || !std::isfinite(seconds) ||
+          seconds < 0 || seconds > kMaxWarmupSeconds)
+        refuse(fmt::format("give seconds in [0, {}]", kMaxWarmupSeconds));
+      return;
+    }
+    case FlagValue::level: {
+      int level = -1;
+      const auto* end = value ? value->data() + value->size() : nullptr;
+      if (!value || value->empty() || std::from_chars(value->data(), end, level).ptr != end || level < 0 || level > 9)
+        refuse("give a whole number in [0, 9]");
+      return;
+    }
+  }
+}
 
 // Flags that are refused, with the reason.
 constexpr std::pair<std::string_view, std::string_view> kRefused[] = {
@@ -42,7 +86,7 @@ constexpr std::pair<std::string_view, std::string_view> kRefused[] = {
 
 std::string allowed_benchmark_flags() {
   std::string out;
-  for (auto name : kAllowed) out += (out.empty() ? "--" : ", --") + std::string(name);
+  for (const auto& [name, kind] : kAllowed) out += (out.empty() ? "--" : ", --") + std::string(name);
   return out;
 }
 
@@ -51,10 +95,13 @@ void check_benchmark_flag(const std::string& flag) {
   const size_t start = f.find_first_not_of('-');
   if (!f.starts_with("-") || start == std::string_view::npos)
     throw std::invalid_argument(fmt::format("--benchmark-flag '{}': not a flag (write --benchmark-flag=--NAME=VALUE)", flag));
-  std::string_view name = f.substr(start);
-  name = name.substr(0, name.find('='));
-  for (auto allowed : kAllowed)
-    if (name == allowed) return;
+  const std::string_view name_and_value = f.substr(start);
+  const size_t equals = name_and_value.find('=');
+  const std::string_view name = name_and_value.substr(0, equals);
+  const std::optional<std::string_view> value =
+      equals == std::string_view::npos ? std::nullopt : std::optional(name_and_value.substr(equals + 1));
+  for (const auto& [allowed, kind] : kAllowed)
+    if (name == allowed) return check_flag_value(flag, kind, value);
   for (const auto& [refused, why] : kRefused)
     if (name == refused) throw std::invalid_argument(fmt::format("--benchmark-flag '{}' is refused: {}", flag, why));
   throw std::invalid_argument(

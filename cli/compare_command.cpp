@@ -7,6 +7,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/compare_input.h"
+#include "analysis/io/output_file.h"
 #include "cli/commands.h"
 #include "reports/compare_report.h"
 
@@ -36,6 +37,7 @@ double parse_threshold(const std::string& text) {
 int compare(const CompareArgs& args) {
   compare::Options options;
   options.threshold = parse_threshold(args.threshold);
+  if (!args.html.empty()) check_outputs({args.html}, {args.base, args.next});
   const compare::Side base = compare::read_side(args.base);
   const compare::Side next = compare::read_side(args.next);
   const compare::Report report = compare::compare(base, next, options);

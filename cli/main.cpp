@@ -5,7 +5,10 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "analysis/io/interrupt_cleanup.h"
 #include "bench/adaptive_repetitions.h"
@@ -58,6 +61,32 @@ constexpr const char* kPredictExitCodes =
 const std::string kMergeExitCodes = std::string(
     "Exit codes: 0 written; 2 bad input (a results file that cannot be read, not one --label per file) or a\n"
     "refused output (one line on stderr);") + kInterrupted;
+
+// An option given an empty value (--model '', --min-time '') would otherwise read as
+// "not given" and run the defaults, or as 0: refused, naming the option.
+void refuse_empty_values(const CLI::App& command) {
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->get_type_size() == 0 || option->count() == 0) continue;  // a flag, or not given
+    for (const auto& value : option->results())
+      if (value.empty()) {
+        const std::string name = option->get_name(false, false).empty() ? option->get_name(true) : option->get_name(false, false);
+        throw std::invalid_argument(fmt::format("{} is empty; give a value", name));
+      }
+  }
+}
+
+// The error as one line: a newline or other control character from the input (a
+// claim id, a file name) is shown escaped, never printed raw to the terminal.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (byte < 0x20 || byte == 0x7F) out += fmt::format("\\x{:02x}", byte);
+    else out += c;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -219,6 +248,7 @@ int main(int argc, char** argv) {
   run_args.suite_given = suite_opt->count() > 0;
   run_args.min_time_given = min_time_opt->count() > 0;
   try {
+    for (const CLI::App* command : app.get_subcommands()) refuse_empty_values(*command);
     if (*run) return cli::run(run_args);
     if (*report) return cli::report(results_in, html_out);
     if (*ceil) return cli::ceilings(ceil_backend, ceil_quick, ceil_json);
@@ -230,8 +260,12 @@ int main(int argc, char** argv) {
     if (*merge) return cli::merge(merge_args);
     if (*check) return cli::check(check_args);
     if (*predict) return cli::predict(predict_args);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "lmroof: error: out of memory (std::bad_alloc) in `lmroof %s`; a smaller input or shape needs less\n",
+                 app.get_subcommands().empty() ? "" : app.get_subcommands()[0]->get_name().c_str());
+    return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "lmroof: error: %s\n", e.what());
+    std::fprintf(stderr, "lmroof: error: %s\n", one_line(e.what()).c_str());
     return 2;
   }
   return 2;

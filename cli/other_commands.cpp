@@ -33,10 +33,14 @@ namespace lmroof::cli {
 
 int report(const std::filesystem::path& results_path, const std::filesystem::path& html) {
   check_output_file(html, {results_path});
-  settle_output_folder(results_path.parent_path());
+  require_complete_set(results_path.parent_path());
   const model::Results results = load_results(results_path, registry_catalogue());
   require_runs(results, results_path.string(), "report");
-  write_report(results, html);
+  // The page and its side files, checked against the input and each other before
+  // any is written, then written as one set.
+  const std::vector<OutputContents> files = report_files(results, html);
+  check_outputs(output_paths(files), {results_path});
+  write_files_as_set(files);
   std::printf("wrote %s\n", html.c_str());
   return 0;
 }
@@ -213,8 +217,10 @@ int list(const ListArgs& args) {
 }
 
 int analyze(const AnalyzeArgs& args) {
-  check_output_file(args.out, {args.bench_json, formats::kernel_traces_path(args.bench_json)});
-  settle_output_folder(args.bench_json.parent_path());
+  std::vector<std::filesystem::path> inputs = {args.bench_json, formats::kernel_traces_path(args.bench_json)};
+  if (args.claims && !args.claims_file.empty()) inputs.push_back(args.claims_file);
+  check_output_file(args.out, inputs);
+  require_complete_set(args.bench_json.parent_path());
   AnalysisOptions options;
   options.bench_json_name = args.bench_json.filename().string();
   model::Results results = build_results(load_bench_json(args.bench_json), options);
@@ -222,7 +228,11 @@ int analyze(const AnalyzeArgs& args) {
     const auto claims_file = args.claims_file.empty() ? builtin_claims_path() : args.claims_file;
     results.claims = check_claims(load_claims(claims_file, results.catalogue), results);
   }
-  write_results(results, args.out);
+  try {
+    write_results(results, args.out);
+  } catch (const model::InputError& e) {  // a value of the bench.json the results cannot hold
+    throw model::InputError(fmt::format("{}: {}", args.bench_json.string(), e.what()));
+  }
   std::printf("%s", format_runs_table(results).c_str());
   if (args.claims) std::printf("\nclaims: %s\n", verdict_summary(results.claims).c_str());
   std::printf("wrote %s\n", args.out.c_str());
@@ -251,7 +261,7 @@ int check(const CheckArgs& args) {
   const std::filesystem::path claims_file = args.files.size() == 2 ? args.files[0] : builtin_claims_path().string();
   const std::filesystem::path results_file = args.files.back();
   // The results first: their catalogue is what the claims are checked against.
-  settle_output_folder(results_file.parent_path());
+  require_complete_set(results_file.parent_path());
   const model::Results results = load_results(results_file, registry_catalogue());
   require_runs(results, results_file.string(), "check");
   const std::vector<Claim> claims = load_claims(claims_file, results.catalogue);

@@ -24,23 +24,22 @@ namespace lmroof::cli {
 
 namespace {
 
-Backend choose_backend(const std::string& requested) {
+// The backend, and the line that says why, printed once every check has passed (an
+// error stays the only line on stderr).
+struct BackendChoice {
+  Backend backend;
+  std::string line;
+};
+
+BackendChoice choose_backend(const std::string& requested) {
   const DeviceInfo device = query_cuda_device();
-  if (requested == "cpu") {
-    std::fprintf(stderr, "lmroof: backend cpu (requested)\n");
-    return Backend::cpu;
-  }
+  if (requested == "cpu") return {Backend::cpu, "lmroof: backend cpu (requested)"};
   if (requested == "cuda") {
     if (!device.available) throw std::runtime_error("--backend cuda: " + device.reason);
-    std::fprintf(stderr, "lmroof: backend cuda on %s (requested)\n", device.name.c_str());
-    return Backend::cuda;
+    return {Backend::cuda, fmt::format("lmroof: backend cuda on {} (requested)", device.name)};
   }
-  if (device.available) {
-    std::fprintf(stderr, "lmroof: backend cuda on %s (auto: CUDA device found)\n", device.name.c_str());
-    return Backend::cuda;
-  }
-  std::fprintf(stderr, "lmroof: backend cpu (auto: %s)\n", device.reason.c_str());
-  return Backend::cpu;
+  if (device.available) return {Backend::cuda, fmt::format("lmroof: backend cuda on {} (auto: CUDA device found)", device.name)};
+  return {Backend::cpu, fmt::format("lmroof: backend cpu (auto: {})", device.reason)};
 }
 
 std::vector<std::string> split_list(const std::string& list) {
@@ -105,7 +104,8 @@ int run(const RunArgs& args) {
   std::vector<Claim> claims;
   if (args.claims) claims = load_claims(args.claims_file.empty() ? builtin_claims_path() : args.claims_file, registry_catalogue());
 
-  options.suite.backend = choose_backend(args.backend);
+  const BackendChoice backend = choose_backend(args.backend);
+  options.suite.backend = backend.backend;
   options.suite.dtype = !args.dtype.empty() ? parse_dtype(args.dtype)
                         : options.suite.backend == Backend::cuda ? DType::bf16 : DType::fp32;
   if (options.suite.backend == Backend::cpu && options.suite.dtype != DType::fp32)
@@ -131,6 +131,7 @@ int run(const RunArgs& args) {
   OutputSet outputs(args.out);
   options.json_out = outputs.staged(std::string(formats::kBenchJson));
 
+  std::fprintf(stderr, "%s\n", backend.line.c_str());
   for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());
   const auto& specs = plan.runs;
   std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
@@ -140,22 +141,32 @@ int run(const RunArgs& args) {
     throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
                                             filter_flag(args.benchmark_flags), args.out.string()));
 
-  // The suite and metrics travel in bench.json's context (bench/machine_context.h).
-  model::Results results = build_results(load_bench_json(options.json_out), {});
-  // Some claims problems (a selector that matches two runs) show only against the
-  // results: the measurements are published without verdicts rather than lost.
+  // From here on the measurement exists: when analysing or publishing fails, it is
+  // kept in a recovery folder rather than lost.
+  model::Results results;
   std::string claims_error;
-  if (args.claims) {
-    try {
-      results.claims = check_claims(claims, results);
-    } catch (const ClaimsFileError& e) {
-      claims_error = e.what();
+  try {
+    // The suite and metrics travel in bench.json's context (bench/machine_context.h).
+    results = build_results(load_bench_json(options.json_out), {});
+    // Some claims problems (a selector that matches two runs) show only against the
+    // results: the measurements are published without verdicts rather than lost.
+    if (args.claims) {
+      try {
+        results.claims = check_claims(claims, results);
+      } catch (const ClaimsFileError& e) {
+        claims_error = e.what();
+      }
     }
-  }
 
-  write_results(results, outputs.staged(std::string(formats::kResultsJson)));
-  write_report(results, outputs.staged("report.html"));
-  outputs.publish();
+    write_results(results, outputs.staged(std::string(formats::kResultsJson)));
+    write_report(results, outputs.staged("report.html"));
+    outputs.publish();
+  } catch (const std::exception& e) {
+    const std::filesystem::path kept = outputs.keep_for_recovery({std::string(formats::kBenchJson), std::string(formats::kKernelTracesJson)});
+    if (kept.empty()) throw;
+    throw std::runtime_error(fmt::format("{} (nothing was published; the measurements are kept in {}: `lmroof analyze "
+                                         "{}` reads them)", e.what(), kept.string(), (kept / "bench.json").string()));
+  }
 
   if (!claims_error.empty())
     throw std::invalid_argument(fmt::format("{} (the measurements are in {}; check them with `lmroof check CLAIMS {}`)",

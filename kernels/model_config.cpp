@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "common/shape.h"
 #include "lmroof/build_info.h"
@@ -111,10 +112,26 @@ class Reader {
 
 // Parses with a callback that refuses nesting beyond kMaxConfigDepth as soon as the
 // parser opens the too-deep level: nothing ever recurses (or destroys) deeper than that.
+// It also refuses a key given twice in one object (nlohmann keeps the last silently)
+// and a NUL byte (nlohmann's lexer takes it for the end of the input).
 json parse_bounded(std::string_view text, const std::string& source) {
+  if (text.find('\0') != std::string_view::npos)
+    throw std::invalid_argument(fmt::format("{}: not valid JSON: a NUL byte", source));
   std::string top_key;
+  // keys_at[d]: the keys seen so far in the object open at depth d.
+  std::vector<std::vector<std::string>> keys_at(kMaxConfigDepth + 2);
   auto guard = [&](int depth, json::parse_event_t event, json& parsed) {
     if (event == json::parse_event_t::key && depth == 1 && parsed.is_string()) top_key = parsed.get<std::string>();
+    if (event == json::parse_event_t::object_start && depth + 1 < static_cast<int>(keys_at.size()))
+      keys_at[depth + 1].clear();
+    if (event == json::parse_event_t::key && parsed.is_string() && depth < static_cast<int>(keys_at.size())) {
+      auto& seen = keys_at[depth];
+      const std::string key = parsed.get<std::string>();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        throw std::invalid_argument(fmt::format("{}: the key {} is given twice in one object", source,
+                                                json(key).dump(-1, ' ', true, json::error_handler_t::replace)));
+      seen.push_back(key);
+    }
     if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
         depth >= kMaxConfigDepth)
       throw std::invalid_argument(

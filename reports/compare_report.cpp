@@ -11,6 +11,7 @@
 
 #include "analysis/compare_noise_floors.h"
 #include "analysis/io/atomic_write.h"
+#include "analysis/model/markdown.h"
 #include "reports/charts.h"
 #include "analysis/model/numbers.h"
 #include "reports/format.h"
@@ -135,10 +136,7 @@ std::string pad(const std::string& s, size_t w, bool right) {
   return right ? fill + s : s + fill;
 }
 
-std::string md_cell(std::string s) {
-  for (size_t p = 0; (p = s.find('|', p)) != std::string::npos; p += 2) s.replace(p, 1, "\\|");
-  return s;
-}
+std::string md_cell(const std::string& s) { return model::markdown_text(s); }
 
 nlohmann::json speedup_chart(const compare::Report& report) {
   nlohmann::json values = nlohmann::json::array();

@@ -272,14 +272,18 @@ std::string fleet_html(const Fleet& fleet) {
   return render_page_html("lmroof fleet report", content, charts);
 }
 
-void write_fleet_report(const Fleet& fleet, const std::filesystem::path& html_path) {
-  const auto charts = fleet_charts(fleet);
-  const std::string html = fleet_html(fleet);
+std::vector<OutputContents> fleet_report_files(const Fleet& fleet, const std::filesystem::path& html_path) {
   const std::filesystem::path dir = html_path.parent_path();
-  for (const auto& c : charts)
-    write_file_atomically(dir / fmt::format("{}.{}.vl.json", html_path.stem().string(), c.id),
-                          c.spec.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-  write_file_atomically(html_path, html);
+  std::vector<OutputContents> files;
+  for (const auto& c : fleet_charts(fleet))
+    files.push_back({dir / fmt::format("{}.{}.vl.json", html_path.stem().string(), c.id),
+                     c.spec.dump(2, ' ', false, json::error_handler_t::replace) + "\n"});
+  files.push_back({html_path, fleet_html(fleet)});
+  return files;
+}
+
+void write_fleet_report(const Fleet& fleet, const std::filesystem::path& html_path) {
+  write_files_as_set(fleet_report_files(fleet, html_path));
 }
 
 }  // namespace lmroof::report

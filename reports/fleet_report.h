@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/fleet.h"
+#include "analysis/io/atomic_write.h"
 #include "reports/charts.h"
 
 namespace lmroof::report {
@@ -15,7 +16,10 @@ namespace lmroof::report {
 // The charts of the page, in page order (a chart without data is left out).
 std::vector<Chart> fleet_charts(const fleet::Fleet& fleet);
 std::string fleet_html(const fleet::Fleet& fleet);
-// Writes the page atomically, and each chart's spec beside it as <stem>.<id>.vl.json.
+// The files of the fleet report, rendered but not written: each chart's spec beside
+// the page as <stem>.<id>.vl.json, and the page last.
+std::vector<OutputContents> fleet_report_files(const fleet::Fleet& fleet, const std::filesystem::path& html_path);
+// Writes fleet_report_files as one set (write_files_as_set).
 void write_fleet_report(const fleet::Fleet& fleet, const std::filesystem::path& html_path);
 
 }  // namespace lmroof::report

@@ -556,15 +556,21 @@ std::string render_page_html(std::string_view title, std::string_view content, c
                         {"CHARTS_JSON", json_in_script(chart_list)}});
 }
 
-void write_report(const Results& results, const std::filesystem::path& html_path) {
+std::vector<OutputContents> report_files(const Results& results, const std::filesystem::path& html_path) {
   const std::filesystem::path dir = html_path.parent_path();
   const std::string stem = html_path.stem().string();
-  const Rendered rendered = render(results, stem);
-  write_file_atomically(dir / (stem + ".runs.csv"), report::runs_csv(results));
-  write_file_atomically(dir / (stem + ".comparisons.csv"), report::comparisons_csv(results));
+  Rendered rendered = render(results, stem);
+  std::vector<OutputContents> files;
+  files.push_back({dir / (stem + ".runs.csv"), report::runs_csv(results)});
+  files.push_back({dir / (stem + ".comparisons.csv"), report::comparisons_csv(results)});
   for (const auto& c : rendered.charts)
-    write_file_atomically(dir / fmt::format("{}.{}.vl.json", stem, c.id), c.spec.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-  write_file_atomically(html_path, rendered.html);
+    files.push_back({dir / fmt::format("{}.{}.vl.json", stem, c.id), c.spec.dump(2, ' ', false, json::error_handler_t::replace) + "\n"});
+  files.push_back({html_path, std::move(rendered.html)});
+  return files;
+}
+
+void write_report(const Results& results, const std::filesystem::path& html_path) {
+  write_files_as_set(report_files(results, html_path));
 }
 
 }  // namespace lmroof

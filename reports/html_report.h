@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/io/atomic_write.h"
 #include "analysis/model/results_model.h"
 
 #include "reports/charts.h"
@@ -17,10 +18,15 @@ namespace lmroof {
 // The whole page.
 std::string render_report_html(const model::Results& results);
 
-// Writes the page to html_path and each chart's Vega-Lite spec beside it as
-// <stem>.<chart-id>.vl.json (report.html -> report.roofline.vl.json), all
-// atomically. Chart ids are [a-z0-9-] (never a pair name as given), so the files
-// stay beside the page. Throws std::runtime_error naming the path when a write fails.
+// The files of a report, rendered but not written: each chart's Vega-Lite spec
+// beside the page as <stem>.<chart-id>.vl.json (report.html ->
+// report.roofline.vl.json), the tables as <stem>.runs.csv and <stem>.comparisons.csv,
+// and the page last. Chart ids are [a-z0-9-] (never a pair name as given), so the
+// files stay beside the page. Their paths are what a command checks against its
+// inputs before writing (check_outputs).
+std::vector<OutputContents> report_files(const model::Results& results, const std::filesystem::path& html_path);
+// Writes report_files as one set (write_files_as_set). Throws std::runtime_error
+// naming the path when a write fails.
 void write_report(const model::Results& results, const std::filesystem::path& html_path);
 
 // Another page in the report's template, styles and script (lmroof compare --html,

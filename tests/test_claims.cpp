@@ -3,6 +3,8 @@
 // inconclusive within noise and are not measured; malformed claims files with the
 // file and line in the message; the table, the exit code and the built-in claims.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -285,7 +287,40 @@ TEST(ClaimsFile, UnknownVariantAndPair) {
 
 TEST(ClaimsFile, MissingFile) {
   const auto msg = load_error("no-such-file.yaml");
-  EXPECT_NE(msg.find("no-such-file.yaml: cannot read claims file"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no-such-file.yaml: cannot open file"), std::string::npos) << msg;
+}
+
+// Issue 26, defect 5: a FIFO or a device is refused at once, never read without end.
+TEST(ClaimsFile, AFifoOrADeviceIsRefusedAtOnce) {
+  const std::string fifo = ::testing::TempDir() + "lmroof-claims-fifo-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    load_claims(fifo);
+    ADD_FAILURE() << "a FIFO was read";
+  } catch (const ClaimsFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a named pipe"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(fifo);
+  try {
+    load_claims("/dev/zero");
+    ADD_FAILURE() << "/dev/zero was read";
+  } catch (const ClaimsFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero: is a character device"), std::string::npos) << e.what();
+  }
+}
+
+// Issue 26, defect 4: invalid UTF-8 is refused when the file is read, naming the line,
+// not after a run measured everything.
+TEST(ClaimsFile, InvalidUtf8IsRefusedWithItsLine) {
+  const std::string path = ::testing::TempDir() + "lmroof-claims-utf8-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(path) << "claims:\n  - id: x\n    statement: caf\xff\n";
+  try {
+    load_claims(path);
+    ADD_FAILURE() << "invalid UTF-8 was accepted";
+  } catch (const ClaimsFileError& e) {
+    EXPECT_NE(std::string(e.what()).find(":3: invalid UTF-8 (byte 0xFF)"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
 }
 
 std::string parse_error(const std::string& text) {

@@ -425,8 +425,8 @@ TEST(Fleet, LabelsFromResultsAreUniqueAndGivenLabelsWin) {
   EXPECT_NE(fleet.machines[1].label.find("AMD EPYC 9B14"), std::string::npos);
   // The same file twice: the default labels are made unique, then it is an error.
   EXPECT_THROW(fleet::read_fleet({kSmall, kSmall}, {}), std::invalid_argument);
-  fleet = fleet::read_fleet({kSmall, kSmall}, {"before", "after"});
-  EXPECT_EQ(fleet.machines[1].label, "after");
+  // Issue 26, defect 7: one machine's results twice are refused, whatever the labels.
+  EXPECT_THROW(fleet::read_fleet({kSmall, kSmall}, {"before", "after"}), std::invalid_argument);
   EXPECT_THROW(fleet::read_fleet({kSmall, kSmall}, {"same", "same"}), std::invalid_argument);
   EXPECT_THROW(fleet::read_fleet({kSmall, kOther}, {"only-one"}), std::invalid_argument);
   EXPECT_THROW(fleet::read_fleet({}, {}), std::invalid_argument);
@@ -463,8 +463,19 @@ TEST(Fleet, MergedFileIsReadBackWithItsLabels) {
   std::filesystem::create_directories(dir);
   const auto merged = dir / "fleet.json";
   write_file_atomically(merged, fleet::to_json(fleet::read_fleet({kSmall, kOther}, {"xeon", "epyc"})).dump());
-  const auto again = fleet::read_fleet({merged, kSmall}, {});
+  // A third machine: results_small.json as measured on another host.
+  nlohmann::json third = nlohmann::json::parse(std::ifstream(kSmall));
+  third["machine"]["hostname"] = "third";
+  write_file_atomically(dir / "third.json", third.dump());
+  const auto again = fleet::read_fleet({merged, dir / "third.json"}, {});
   ASSERT_EQ(again.machines.size(), 3u);
+  // Issue 26, defect 7: a results file the merged file already holds is not a new machine.
+  try {
+    fleet::read_fleet({merged, kSmall}, {});
+    ADD_FAILURE() << "a machine was merged twice";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("are already merged from"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(again.machines[0].label, "xeon");
   EXPECT_EQ(again.machines[1].label, "epyc");
   EXPECT_EQ(again.machines[1].runs.size(), fleet::read_fleet({kOther}, {}).machines[0].runs.size());

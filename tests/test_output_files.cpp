@@ -153,7 +153,7 @@ TEST_F(OutputFilesTest, ASecondSetOnTheSameFolderFailsAtOnce) {
   EXPECT_THROW(OutputSet(dir_ / "afile" / "x"), std::invalid_argument);
 }
 
-TEST_F(OutputFilesTest, APublishKilledAfterItsCommitPointIsFinishedByTheNextReader) {
+TEST_F(OutputFilesTest, APublishKilledAfterItsCommitPointIsFinishedByTheNextRunNotByAReader) {
   // The old set, as a run published it.
   put(dir_ / "bench.json", "old");
   put(dir_ / "results.json", "old");
@@ -167,12 +167,87 @@ TEST_F(OutputFilesTest, APublishKilledAfterItsCommitPointIsFinishedByTheNextRead
   put(staging / "results.json", "new");
   put(dir_ / ".lmroof-publishing", staging.filename().string() + "\n");
 
-  settle_output_folder(dir_);
+  // A reader refuses the folder and changes nothing.
+  const std::string before = listing(dir_);
+  EXPECT_THROW(require_complete_set(dir_), std::invalid_argument);
+  EXPECT_EQ(listing(dir_), before);
+  EXPECT_EQ(get(dir_ / "results.json"), "old");
+
+  { OutputSet next(dir_); }
   EXPECT_EQ(listing(dir_), ".lmroof-set .lmroof.lock bench.json results.json ");
   EXPECT_EQ(get(dir_ / "results.json"), "new");
   EXPECT_EQ(get(dir_ / ".lmroof-set"), "bench.json\nresults.json\n");
-  settle_output_folder(dir_);  // nothing left to do
-  EXPECT_EQ(listing(dir_), ".lmroof-set .lmroof.lock bench.json results.json ");
+  require_complete_set(dir_);  // nothing unfinished
+}
+
+// Issue 26, defect 1: a planted journal naming a symlink to another folder moved that
+// folder's files into DIR and deleted DIR's set.
+TEST_F(OutputFilesTest, AJournalNamingASymlinkIsRefusedAndNothingMoves) {
+  put(dir_ / "bench.json", "old");
+  put(dir_ / "results.json", "old");
+  const fs::path victim = dir_.parent_path() / (dir_.filename().string() + "-victim");
+  fs::create_directories(victim);
+  put(victim / ".lmroof-set", "secret.txt\nresults.json\n");
+  put(victim / "secret.txt", "secret");
+  put(victim / "results.json", "victim");
+  fs::create_directory_symlink(victim, dir_ / ".lmroof-staging-x");
+  put(dir_ / ".lmroof-publishing", ".lmroof-staging-x\n");
+
+  EXPECT_THROW(require_complete_set(dir_), std::invalid_argument);
+  EXPECT_THROW(OutputSet set(dir_), std::invalid_argument);
+  EXPECT_EQ(get(victim / "secret.txt"), "secret");
+  EXPECT_EQ(get(victim / "results.json"), "victim");
+  EXPECT_EQ(get(dir_ / "bench.json"), "old");
+  EXPECT_EQ(get(dir_ / "results.json"), "old");
+  fs::remove_all(victim);
+}
+
+// Issue 26, defect 3: a name of the set that cannot be replaced (a folder named
+// report.html) is refused before measuring, not after.
+TEST_F(OutputFilesTest, ASetNameThatCannotBeReplacedIsRefusedUpFront) {
+  fs::create_directory(dir_ / "report.html");
+  EXPECT_THROW(OutputSet set(dir_), std::invalid_argument);
+}
+
+TEST_F(OutputFilesTest, AFailedPublishKeepsTheMeasurementInARecoveryFolder) {
+  fs::path kept;
+  {
+    OutputSet set(dir_);
+    put(set.staged("bench.json"), "measured");
+    kept = set.keep_for_recovery({"bench.json", "bench.kernels.json"});
+  }
+  ASSERT_FALSE(kept.empty());
+  EXPECT_EQ(kept.parent_path(), dir_);
+  EXPECT_EQ(get(kept / "bench.json"), "measured");
+  EXPECT_FALSE(fs::exists(kept / "bench.kernels.json"));
+}
+
+// Issue 26, defect 2: outputs are checked against every input and each other.
+TEST_F(OutputFilesTest, OutputsThatAreInputsOrEachOtherAreRefused) {
+  put(dir_ / "a.json", "a");
+  EXPECT_THROW(check_outputs({dir_ / "x.html", dir_ / "a.json"}, {dir_ / "b.json", dir_ / "a.json"}), std::invalid_argument);
+  EXPECT_THROW(check_outputs({dir_ / "m.html", dir_ / "." / "m.html"}, {}), std::invalid_argument);
+  EXPECT_NO_THROW(check_outputs({dir_ / "m.html", dir_ / "m.json"}, {dir_ / "a.json"}));
+  EXPECT_EQ(get(dir_ / "a.json"), "a");
+}
+
+// Issue 26, defect 3: a set of files is written whole or not at all.
+TEST_F(OutputFilesTest, AFileSetThatCannotBeWrittenLeavesEveryTargetAsItWas) {
+  put(dir_ / "r.html", "old page");
+  fs::create_directory(dir_ / "r.chart.vl.json");  // the second file cannot be written
+  EXPECT_THROW(write_files_as_set({{dir_ / "r.runs.csv", "new"}, {dir_ / "r.chart.vl.json", "new"}, {dir_ / "r.html", "new"}}),
+               std::runtime_error);
+  EXPECT_EQ(get(dir_ / "r.html"), "old page");
+  EXPECT_FALSE(fs::exists(dir_ / "r.runs.csv"));
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_FALSE(entry.path().filename().string().ends_with(".tmp")) << entry.path();
+}
+
+// Issue 26, defect 12: a long output name still fits with its temporary suffix.
+TEST_F(OutputFilesTest, ALongOutputNameCanBeWritten) {
+  const fs::path path = dir_ / (std::string(240, 'r') + ".html");
+  write_file_atomically(path, "page");
+  EXPECT_EQ(get(path), "page");
 }
 
 TEST_F(OutputFilesTest, ANewSetRemovesStagingFoldersOfKilledRuns) {
@@ -186,7 +261,7 @@ TEST_F(OutputFilesTest, ANewSetRemovesStagingFoldersOfKilledRuns) {
 
 TEST_F(OutputFilesTest, AJournalThatLmroofDidNotWriteIsRefused) {
   put(dir_ / ".lmroof-publishing", "../../etc\n");
-  EXPECT_THROW(settle_output_folder(dir_), std::invalid_argument);
+  EXPECT_THROW(require_complete_set(dir_), std::invalid_argument);
   EXPECT_THROW(OutputSet set(dir_), std::invalid_argument);
 }
 

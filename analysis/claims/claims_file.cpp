@@ -513,16 +513,22 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
 
 std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue) {
   constexpr uintmax_t kMaxClaimsBytes = 16 << 20;
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) throw ClaimsFileError(file.string(), 0, "is a directory");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ClaimsFileError(file.string(), 0, fmt::format("cannot read claims file ({})", std::strerror(errno)));
-  if (const auto size = std::filesystem::file_size(file, ec); !ec && size > kMaxClaimsBytes)
-    throw ClaimsFileError(file.string(), 0, fmt::format("{} bytes is larger than the {} byte limit", size, kMaxClaimsBytes));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ClaimsFileError(file.string(), 0, "cannot read claims file");
-  return parse_claims(text.str(), file.string(), catalogue);
+  // A regular file of at most 16 MiB (a FIFO or /dev/zero is refused at once), in
+  // UTF-8: a byte that is not would pass YAML and fail only when the verdicts are
+  // written as JSON, after a run has measured everything.
+  const std::string shown = file.string();
+  std::string text;
+  try {
+    text = model::read_text_file(file, kMaxClaimsBytes);
+  } catch (const model::InputError& e) {  // "FILE: problem"
+    const std::string what = e.what();
+    throw ClaimsFileError(shown, 0, what.starts_with(shown + ": ") ? what.substr(shown.size() + 2) : what);
+  }
+  if (const auto at = model::first_invalid_utf8(text))
+    throw ClaimsFileError(shown, static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n') + 1),
+                          fmt::format("invalid UTF-8 (byte 0x{:02X}); save the file as UTF-8",
+                                      static_cast<unsigned char>(text[*at])));
+  return parse_claims(text, shown, catalogue);
 }
 
 }  // namespace lmroof

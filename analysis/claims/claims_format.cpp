@@ -9,6 +9,7 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/claims/verdict_cause.h"
+#include "analysis/model/markdown.h"
 
 namespace lmroof {
 
@@ -92,15 +93,7 @@ std::string tally_text(const Tally& t) {
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
+std::string markdown_cell(const std::string& text) { return model::markdown_text(text); }
 
 }  // namespace
 

@@ -3,7 +3,9 @@
 // it, so an interrupted or failed write never leaves a truncated file behind, and a
 // reader sees the old file or the new one, never a mix.
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace lmroof {
 
@@ -19,6 +21,21 @@ std::filesystem::path unique_temp_path(const std::filesystem::path& target, std:
 // SIGINT/SIGTERM when install_interrupt_cleanup is active, the temporary file is
 // removed. Throws std::runtime_error naming the path.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+
+// One output file of a command and what it will hold.
+struct OutputContents {
+  std::filesystem::path path;
+  std::string contents;
+};
+
+// Writes several files as one set: each into a temporary file beside it first, and
+// only when all of them were written (a full disk fails here) are they renamed into
+// place, in the order given (put the file a reader opens first, the page, last). A
+// failure before the renames removes the temporary files and leaves every target as
+// it was. Throws std::runtime_error naming the path.
+void write_files_as_set(const std::vector<OutputContents>& files);
+// The paths of `files`, for check_outputs.
+std::vector<std::filesystem::path> output_paths(const std::vector<OutputContents>& files);
 
 // Renames `from` over `to` (same file system), refusing when `to` exists and is not
 // a regular file. Throws std::runtime_error naming both.

@@ -50,4 +50,29 @@ void check_output_file(const fs::path& path, const std::vector<fs::path>& inputs
     throw std::invalid_argument(fmt::format("{}: cannot write into {}: {}", shown, folder.string(), std::strerror(errno)));
 }
 
+namespace {
+
+// The file `path` names, spelled one way: absolute, with "." and ".." and symlinked
+// folders resolved, so "./r.html" and "r.html" compare equal before either exists.
+fs::path one_spelling(const fs::path& path) {
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? fs::absolute(path).lexically_normal() : canonical;
+}
+
+}  // namespace
+
+void check_outputs(const std::vector<fs::path>& outputs, const std::vector<fs::path>& inputs) {
+  std::vector<fs::path> spelled;
+  for (const auto& output : outputs) {
+    check_output_file(output, inputs);
+    const fs::path spelling = one_spelling(output);
+    for (size_t i = 0; i < spelled.size(); ++i)
+      if (spelled[i] == spelling)
+        throw std::invalid_argument(fmt::format("{}: is also {}, another output of this command; give them different names",
+                                                output.string(), outputs[i].string()));
+    spelled.push_back(spelling);
+  }
+}
+
 }  // namespace lmroof

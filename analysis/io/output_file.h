@@ -22,4 +22,9 @@ std::optional<std::string> why_not_replaceable(const std::filesystem::path& path
 // folder does not exist, is not a folder, or is not writable.
 void check_output_file(const std::filesystem::path& path, const std::vector<std::filesystem::path>& inputs = {});
 
+// Every output of one command, its side files included (a report's charts and CSVs,
+// merge's --results): each passes check_output_file against every input, and no two
+// name the same file. Call it before any work; throws std::invalid_argument, one line.
+void check_outputs(const std::vector<std::filesystem::path>& outputs, const std::vector<std::filesystem::path>& inputs);
+
 }  // namespace lmroof

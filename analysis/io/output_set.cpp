@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,11 +31,12 @@ constexpr const char* kJournal = ".lmroof-publishing";  // exists only while a p
 constexpr const char* kSetList = ".lmroof-set";         // the names of the files of the set in DIR
 constexpr std::string_view kStagingPrefix = ".lmroof-staging-";
 
-// The files a run wrote before set lists existed: the previous set of a folder without one.
-bool is_legacy_output_name(const std::string& name) {
+// The names a run's set may hold: the previous set of a folder without a set list
+// (runs before set lists existed), and the names checked before measuring.
+bool is_set_output_name(const std::string& name) {
   return name == formats::kBenchJson || name == formats::kKernelTracesJson || name == formats::kResultsJson ||
          name == "report.html" ||
-         (name.starts_with("report.") && name.ends_with(".vl.json"));
+         (name.starts_with("report.") && (name.ends_with(".vl.json") || name.ends_with(".csv")));
 }
 
 // A set list or journal is read back from disk: only plain names inside DIR count.
@@ -66,7 +68,7 @@ std::vector<std::string> previous_set(const fs::path& dir) {
   }
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (is_legacy_output_name(entry.path().filename().string())) names.push_back(entry.path().filename().string());
+    if (is_set_output_name(entry.path().filename().string())) names.push_back(entry.path().filename().string());
   return names;
 }
 
@@ -75,10 +77,17 @@ std::vector<std::string> previous_set(const fs::path& dir) {
 void finish_publish(const fs::path& dir) {
   const fs::path journal = dir / kJournal;
   if (!fs::exists(fs::symlink_status(journal))) return;
+  if (!is_regular(journal)) throw std::runtime_error(fmt::format("{}: not a regular file", journal.string()));
   const auto lines = read_lines(journal);
   if (lines.size() != 1 || !is_plain_name(lines[0]) || !lines[0].starts_with(kStagingPrefix))
     throw std::runtime_error(fmt::format("{}: not a journal lmroof wrote", journal.string()));
   const fs::path staging = dir / lines[0];
+  // Only a real folder this user owns, as OutputSet creates it: a symlink named like
+  // a staging folder would move another folder's files into DIR.
+  struct stat st {};
+  if (::lstat(staging.c_str(), &st) == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()))
+    throw std::runtime_error(fmt::format("{}: names {}, which is not a staging folder this user's lmroof made",
+                                         journal.string(), staging.string()));
   const fs::path list = staging / kSetList;
   if (is_regular(list)) {
     std::vector<std::string> names;
@@ -114,6 +123,16 @@ std::string lock_holder(int fd) {
   return pid.empty() ? "" : " (pid " + pid + ")";
 }
 
+// Whether a live run holds DIR's lock. Takes and drops a shared lock for a moment;
+// creates nothing (a reader leaves the folder as it is).
+bool a_run_holds_the_lock(const fs::path& dir) {
+  const int fd = ::open((dir / kLockFile).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
+  ::close(fd);
+  return held;
+}
+
 }  // namespace
 
 OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
@@ -122,7 +141,8 @@ OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
     throw std::invalid_argument(fmt::format("{}: is not a folder", dir_.string()));
   fs::create_directories(dir_, ec);
-  if (!fs::is_directory(dir_))
+  std::error_code is_dir_ec;
+  if (!fs::is_directory(dir_, is_dir_ec))
     throw std::invalid_argument(
         ec ? fmt::format("{}: cannot create the output folder: {}", dir_.string(), ec.message())
            : fmt::format("{}: is not a folder", dir_.string()));
@@ -148,6 +168,17 @@ OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
     throw std::invalid_argument(fmt::format("{}: cannot finish the publish an earlier run left unfinished: {}",
                                             dir_.string(), e.what()));
   }
+  // Each name the new set may replace must be a regular file now, or publishing
+  // would fail after the measurement (a folder named report.html).
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!is_set_output_name(name)) continue;
+    if (auto why = why_not_replaceable(entry.path())) {
+      ::close(lock_fd_);
+      throw std::invalid_argument(
+          fmt::format("{}: {}; a run's outputs replace only regular files", entry.path().string(), *why));
+    }
+  }
   // Holding the lock, any staging folder belongs to a run that was killed, and so
   // does a temporary file of the journal or set list ("..lmroof-publishing.<pid>-<random>.tmp").
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
@@ -171,6 +202,19 @@ OutputSet::~OutputSet() {
     fs::remove_all(staging_, ec);
   }
   if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+fs::path OutputSet::keep_for_recovery(const std::vector<std::string>& names) {
+  std::vector<std::string> staged;
+  for (const auto& name : names)
+    if (is_regular(staging_ / name)) staged.push_back(name);
+  if (staged.empty() || published_) return {};
+  const fs::path folder = dir_ / fmt::format("lmroof-recovered-{}", staging_.filename().string().substr(kStagingPrefix.size()));
+  std::error_code ec;
+  if (!fs::create_directory(folder, ec)) return {};
+  for (const auto& name : staged) fs::rename(staging_ / name, folder / name, ec);
+  sync_folder(dir_);
+  return folder;
 }
 
 void OutputSet::publish() {
@@ -200,36 +244,21 @@ void OutputSet::publish() {
   finish_publish(dir_);
 }
 
-void settle_output_folder(const fs::path& dir_in) {
+void require_complete_set(const fs::path& dir_in) {
   const fs::path dir = dir_in.empty() ? fs::path(".") : dir_in;
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(dir / kJournal, ec))) return;
-  int fd = -1;
-  try {
-    fd = open_lock_file(dir);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(fmt::format(
-        "{}: holds the outputs of two runs (a run was killed while publishing) and the publish cannot be finished here: {}",
-        dir.string(), e.what()));
-  }
+  const fs::path journal = dir / kJournal;
+  // A run publishing right now (it holds the lock) removes its journal within
+  // milliseconds; a journal nobody holds the lock for was left by a killed run.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::close(fd);
+  std::error_code ec;
+  while (fs::exists(fs::symlink_status(journal, ec))) {
+    if (!a_run_holds_the_lock(dir) || std::chrono::steady_clock::now() > deadline)
       throw std::invalid_argument(fmt::format(
-          "{}: another lmroof run is publishing its outputs here; try again when it has finished", dir.string()));
-    }
+          "{}: may hold the outputs of two runs ({} says a publish was left unfinished); the next `lmroof run --out {}` "
+          "finishes it, or remove that file to read the folder as it is",
+          dir.string(), journal.string(), dir.string()));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  try {
-    finish_publish(dir);
-  } catch (const std::exception& e) {
-    ::close(fd);
-    throw std::invalid_argument(fmt::format(
-        "{}: holds the outputs of two runs (a run was killed while publishing) and the publish cannot be finished: {}",
-        dir.string(), e.what()));
-  }
-  ::close(fd);
 }
 
 }  // namespace lmroof

@@ -16,12 +16,13 @@
 //     staging folder and the journal.
 //   - A process killed before the commit point leaves DIR's set as it was (its staging
 //     folder is removed by the next run); killed after it, the journal lets the next
-//     run, or a reader calling settle_output_folder, finish the publish. SIGINT/SIGTERM
+//     run finish the publish; readers refuse the folder until then (require_complete_set). SIGINT/SIGTERM
 //     wait for a publish in progress (InterruptShield) and remove the staging folder.
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/io/interrupt_cleanup.h"
 
@@ -48,6 +49,12 @@ class OutputSet {
   // rename fails after the commit point; the journal then lets the next run finish it.
   void publish();
 
+  // When publishing cannot happen after a measurement (the analysis or the report
+  // failed): moves those of the staged files `names` that exist (bench.json, ...)
+  // into a visible folder DIR/lmroof-recovered-<pid>-<random>, so the measurement is
+  // not lost, and returns it; an empty path when there was nothing to keep.
+  std::filesystem::path keep_for_recovery(const std::vector<std::string>& names);
+
  private:
   std::filesystem::path dir_;
   std::filesystem::path staging_;
@@ -56,10 +63,11 @@ class OutputSet {
   std::unique_ptr<RemoveOnInterrupt> remove_staging_if_interrupted_;
 };
 
-// For readers of a file in `dir`: when a killed run left a publish half done there,
-// finishes it (taking the lock, waiting up to a few seconds for a run that is
-// publishing right now), so the reader sees one complete set. No-op otherwise (one
-// stat). Throws std::invalid_argument, one line, when it cannot be finished.
-void settle_output_folder(const std::filesystem::path& dir);
+// For readers of a file in `dir`: when a run is publishing there right now, waits a
+// few seconds for it; when a killed run left a publish unfinished (the journal is
+// there), throws std::invalid_argument, one line saying how to finish it. Never
+// changes the folder: a read-only command does not act on a journal, which anyone
+// who can write into `dir` could have planted.
+void require_complete_set(const std::filesystem::path& dir);
 
 }  // namespace lmroof

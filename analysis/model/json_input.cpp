@@ -2,9 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
+#include <vector>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstring>
 
 namespace lmroof::model {
 
@@ -30,15 +37,29 @@ void line_column(std::string_view text, size_t byte, size_t& line, size_t& colum
 }
 
 struct TooDeep {};
+struct DuplicateKey {
+  std::string key;
+};
 
 // nlohmann's DOM builder with a depth count: a container opened inside kMaxJsonDepth
-// others stops the parse. (A parser callback would do the same, but nlohmann's callback
+// others stops the parse. It also refuses a key given twice in one object, which
+// nlohmann would silently resolve to the last value ("schema" twice). (A parser callback would do the same, but nlohmann's callback
 // parser scans the enclosing array for discarded values at the end of every object,
 // which is quadratic in the length of an array of objects: 50,000 runs took seconds.)
 class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
  public:
   explicit DepthLimitedDom(nlohmann::json& root) : json_sax_dom_parser(root, true) {}
-  bool start_object(std::size_t n) { return open() && json_sax_dom_parser::start_object(n); }
+  bool start_object(std::size_t n) {
+    if (!open()) return false;
+    keys_[depth_ - 1].clear();
+    return json_sax_dom_parser::start_object(n);
+  }
+  bool key(std::string& k) {
+    auto& seen = keys_[depth_ - 1];  // objects have few keys: a linear search, no allocation per object
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) throw DuplicateKey{k};
+    seen.push_back(k);
+    return json_sax_dom_parser::key(k);
+  }
   bool start_array(std::size_t n) { return open() && json_sax_dom_parser::start_array(n); }
   bool end_object() { --depth_; return json_sax_dom_parser::end_object(); }
   bool end_array() { --depth_; return json_sax_dom_parser::end_array(); }
@@ -50,6 +71,7 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
     return true;
   }
   int depth_ = 0;
+  std::array<std::vector<std::string>, kMaxJsonDepth> keys_;  // of the object open at each depth
 };
 
 }  // namespace
@@ -57,11 +79,21 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
 nlohmann::json parse_json(std::string_view text, const std::string& origin) {
   // Stopping past the depth limit keeps the parser (and every later recursive walk:
   // dump, destructor, validation) shallow.
+  // nlohmann's lexer takes a NUL byte for the end of the input: valid JSON followed
+  // by NUL and garbage would pass.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    size_t line = 0, column = 0;
+    line_column(text, nul + 1, line, column);
+    throw InputError(fmt::format("{}:{}:{}: malformed JSON: a NUL byte", origin, line, column));
+  }
   try {
     nlohmann::json root;
     DepthLimitedDom dom(root);
     nlohmann::json::sax_parse(text.begin(), text.end(), &dom);
     return root;
+  } catch (const DuplicateKey& d) {
+    throw InputError(fmt::format("{}: malformed JSON: the key {} is given twice in one object", origin,
+                                 nlohmann::json(d.key).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace)));
   } catch (const TooDeep&) {
     throw InputError(fmt::format("{}: JSON nested deeper than {} levels", origin, kMaxJsonDepth));
   } catch (const nlohmann::json::parse_error& e) {
@@ -79,36 +111,98 @@ nlohmann::json parse_json(std::string_view text, const std::string& origin) {
   }
 }
 
-std::string read_text_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(fmt::format("{}: is a directory", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open file", path.string()));
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxInputBytes)
-    throw InputError(fmt::format("{}: {} bytes is larger than the {} byte limit", path.string(), size, kMaxInputBytes));
-  std::string text;
-  if (!ec && std::filesystem::is_regular_file(path, ec)) {
-    // One read into a buffer of the file's size (a stringstream copies twice: a tenth
-    // of `lmroof check`'s time on a 100 MB results file).
-    text.resize(static_cast<size_t>(size));
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (in.gcount() < static_cast<std::streamsize>(size) || in.peek() == std::char_traits<char>::eof()) {
-      if (in.bad()) throw InputError(fmt::format("{}: cannot read file", path.string()));
-      return text;
+std::string read_text_file(const std::filesystem::path& path, uintmax_t max_bytes) {
+  const std::string shown = path.string();
+  // O_NONBLOCK: opening a FIFO with no writer would block; fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open file: {}", shown, std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InputError(fmt::format("{}: cannot read file: {}", shown, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) {
+    const char* what = S_ISDIR(st.st_mode) ? "is a directory" : S_ISFIFO(st.st_mode) ? "is a named pipe"
+                       : S_ISCHR(st.st_mode) ? "is a character device" : S_ISBLK(st.st_mode) ? "is a block device"
+                       : S_ISSOCK(st.st_mode) ? "is a socket" : "is not a regular file";
+    throw InputError(fmt::format("{}: {}; give a regular file", shown, what));
+  }
+  const auto size = static_cast<uintmax_t>(st.st_size);
+  if (size > max_bytes)
+    throw InputError(fmt::format("{}: {} bytes is larger than the {} byte limit", shown, size, max_bytes));
+  // One read into a buffer of the file's size (a stringstream copies twice: a tenth
+  // of `lmroof check`'s time on a 100 MB results file). A file that grows meanwhile
+  // is read up to the limit, no further.
+  std::string text(static_cast<size_t>(size), '\0');
+  size_t done = 0;
+  for (;;) {
+    if (done == text.size()) {
+      if (text.size() >= max_bytes + 1) break;
+      text.resize(std::min<uintmax_t>(std::max<size_t>(text.size() * 2, 1 << 16), max_bytes + 1));
     }
-    in.clear();
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(fmt::format("{}: cannot read file: {}", shown, std::strerror(errno)));
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
   }
-  // A pipe or a file that grew: read on, still within the limit.
-  std::array<char, 1 << 16> chunk{};
-  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
-    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxInputBytes)
-      throw InputError(fmt::format("{}: larger than the {} byte limit", path.string(), kMaxInputBytes));
-  }
-  if (in.bad()) throw InputError(fmt::format("{}: cannot read file", path.string()));
+  if (done > max_bytes) throw InputError(fmt::format("{}: larger than the {} byte limit", shown, max_bytes));
+  text.resize(done);
   return text;
+}
+
+std::optional<size_t> first_invalid_utf8(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t size = text.size();
+  for (size_t i = 0; i < size;) {
+    const unsigned char lead = bytes[i];
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    uint32_t code = 0, min = 0;
+    if ((lead & 0xE0) == 0xC0) length = 2, code = lead & 0x1F, min = 0x80;
+    else if ((lead & 0xF0) == 0xE0) length = 3, code = lead & 0x0F, min = 0x800;
+    else if ((lead & 0xF8) == 0xF0) length = 4, code = lead & 0x07, min = 0x10000;
+    else return i;
+    if (i + length > size) return i;
+    for (size_t k = 1; k < length; ++k) {
+      if ((bytes[i + k] & 0xC0) != 0x80) return i;
+      code = (code << 6) | (bytes[i + k] & 0x3F);
+    }
+    if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return i;
+    i += length;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> terminal_unsafe_character(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = bytes[i];
+    if (c < 0x20 || c == 0x7F) return fmt::format("U+{:04X}", c);
+    // C1 controls (U+0080-U+009F) are C2 80..9F in UTF-8.
+    if (c == 0xC2 && i + 1 < text.size() && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F)
+      return fmt::format("U+{:04X}", bytes[i + 1]);
+    // U+202A-U+202E are E2 80 AA..AE; U+2066-U+2069 are E2 81 A6..A9.
+    if (c == 0xE2 && i + 2 < text.size()) {
+      const unsigned char b1 = bytes[i + 1], b2 = bytes[i + 2];
+      if ((b1 == 0x80 && b2 >= 0xAA && b2 <= 0xAE) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9))
+        return fmt::format("U+{:04X}", 0x2000 + ((b1 & 0x3F) << 6) + (b2 & 0x3F));
+    }
+  }
+  return std::nullopt;
+}
+
+void require_utf8(std::string_view text, const std::string& origin) {
+  if (const auto at = first_invalid_utf8(text)) {
+    size_t line = 0, column = 0;
+    line_column(text, *at + 1, line, column);
+    throw InputError(fmt::format("{}:{}:{}: invalid UTF-8 (byte 0x{:02X}); save the file as UTF-8", origin, line, column,
+                                 static_cast<unsigned char>(text[*at])));
+  }
 }
 
 nlohmann::json read_json_file(const std::filesystem::path& path) {
@@ -199,6 +293,13 @@ std::string JsonCursor::string(size_t max_length) const {
   if (!value_->is_string()) fail(fmt::format("must be a string (is {})", shown(*value_)));
   const auto& s = value_->get_ref<const std::string&>();
   if (s.size() > max_length) fail(fmt::format("a string of {} characters is longer than the limit of {}", s.size(), max_length));
+  return s;
+}
+
+std::string JsonCursor::one_line(size_t max_length) const {
+  std::string s = string(max_length);
+  if (const auto bad = terminal_unsafe_character(s))
+    fail(fmt::format("holds {}, a control or direction character; a name must print as one line", *bad));
   return s;
 }
 

@@ -28,8 +28,22 @@ inline constexpr uintmax_t kMaxInputBytes = uintmax_t{2} << 30;  // 2 GiB
 nlohmann::json parse_json(std::string_view text, const std::string& origin);
 // Reads and parses a file ("FILE: cannot open file", size-limited).
 nlohmann::json read_json_file(const std::filesystem::path& path);
-// The whole file as text, size-limited; throws InputError naming it.
-std::string read_text_file(const std::filesystem::path& path);
+// The whole file as text. Every input lmroof reads comes through here: a regular
+// file only (a FIFO, /dev/zero or a folder is refused at once: "FILE: is a named
+// pipe; give a regular file"), of at most `max_bytes` (docs/results-schema.md, "Input
+// limits"); throws InputError naming it.
+std::string read_text_file(const std::filesystem::path& path, uintmax_t max_bytes = kMaxInputBytes);
+
+// Where `text` first breaks UTF-8 (a stray continuation byte, a truncated or overlong
+// sequence, a surrogate, a code point past U+10FFFF); nothing when it is valid.
+std::optional<size_t> first_invalid_utf8(std::string_view text);
+// Throws InputError "ORIGIN:LINE:COLUMN: invalid UTF-8 (byte 0xFF)" at the first break.
+void require_utf8(std::string_view text, const std::string& origin);
+
+// What makes `text` unfit to print as one line on a terminal: a control character
+// (ESC, BEL, CR, newline, ...) or a bidirectional override (U+202A-U+202E,
+// U+2066-U+2069), named as "U+001B"; nothing when it is fit.
+std::optional<std::string> terminal_unsafe_character(std::string_view text);
 
 // "/runs/3" + "time_s" -> "/runs/3/time_s" (RFC 6901 escaping of ~ and /).
 std::string pointer_append(const std::string& pointer, std::string_view key);
@@ -56,6 +70,9 @@ class JsonCursor {
   void require_object() const;
 
   std::string string(size_t max_length = kMaxNameLength) const;
+  // A string shown on a terminal as one line (a host name, a CPU model, a label):
+  // no control characters or bidirectional overrides.
+  std::string one_line(size_t max_length = kMaxNameLength) const;
   std::string one_of(std::initializer_list<std::string_view> allowed) const;
   bool boolean() const;
   double number() const;        // finite

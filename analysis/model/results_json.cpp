@@ -111,7 +111,11 @@ Machine machine_from(const JsonCursor& c) {
   auto fact = [&](std::string_view key, size_t max = kMaxNameLength) {
     return c.opt(key) ? c.at(key).string(max) : std::string("unknown");
   };
-  m.cpu_model = fact("cpu_model");
+  // Facts printed on a terminal (compare, merge, check): one line each.
+  auto one_line_fact = [&](std::string_view key) {
+    return c.opt(key) ? c.at(key).one_line() : std::string("unknown");
+  };
+  m.cpu_model = one_line_fact("cpu_model");
   m.cores = c.at("cores").integer(1, 1 << 24);
   m.threads = c.at("threads").integer(1, 1 << 24);
   m.host_pages = fact("host_pages", kMaxTextLength);
@@ -126,7 +130,7 @@ Machine machine_from(const JsonCursor& c) {
   m.git_commit = fact("git_commit");
   m.bench_date = opt_string(c, "bench_date");
   m.date = fact("date");
-  m.hostname = fact("hostname");
+  m.hostname = one_line_fact("hostname");
   if (auto s = c.opt("suite")) m.suite = suite_from(*s);
   return m;
 }
@@ -909,7 +913,9 @@ Results results_from_json(const json& doc, const std::string& file) {
     Ceiling x = ceiling_from(c);
     if (x.backend != r.machine.backend)
       c.at("backend").fail(fmt::format("a {} ceiling in a {} results file", x.backend, r.machine.backend));
-    ceiling_names.insert(x.name);
+    // Two values for one roof (a "read" ceiling twice, 1000x apart) leave no way to
+    // tell which the runs were judged against.
+    if (!ceiling_names.insert(x.name).second) c.at("name").fail(fmt::format("ceiling '{}' appears twice", x.name));
     r.ceilings.push_back(std::move(x));
   }
   if (auto roofs = root.opt("roofs")) {
@@ -947,8 +953,11 @@ Results results_from_json(const json& doc, const std::string& file) {
   }
   if (auto skipped = root.opt("skipped"))
     for (const auto& s : skipped->items()) r.skipped.push_back({s.at("id").string(), s.at("reason").string(kMaxTextLength)});
+  std::set<std::pair<std::string, std::string>> compared;
   for (const auto& c : root.at("comparisons").items()) {
     Comparison x = comparison_from(c);
+    if (!compared.insert({x.baseline.run, x.candidate.run}).second)
+      c.fail(fmt::format("the comparison of '{}' with '{}' appears twice", x.candidate.run, x.baseline.run));
     for (auto [side, key] : {std::pair{&x.baseline, "baseline"}, std::pair{&x.candidate, "candidate"}})
       if (!r.run(side->run)) c.at(key).at("run").fail(fmt::format("names no run of this file ('{}')", side->run));
     check_comparison(c, x, *r.run(x.baseline.run), *r.run(x.candidate.run));
@@ -961,8 +970,14 @@ Results results_from_json(const json& doc, const std::string& file) {
       if (r.noise_floor(f.pair)) c.at("pair").fail(fmt::format("pair '{}' has a noise floor already", f.pair));
       r.noise_floors.push_back(std::move(f));
     }
-  if (auto claims = root.opt("claims"))
-    for (const auto& c : claims->items()) r.claims.push_back(claim_from(c));
+  if (auto claims = root.opt("claims")) {
+    std::set<std::string> claim_ids;
+    for (const auto& c : claims->items()) {
+      r.claims.push_back(claim_from(c));
+      if (!claim_ids.insert(r.claims.back().id).second)
+        c.at("id").fail(fmt::format("claim id '{}' appears twice", r.claims.back().id));
+    }
+  }
   if (auto b = root.opt("bench_json")) r.bench_json = b->string(kMaxTextLength);
   return r;
 }

@@ -6,7 +6,7 @@
 # LIST has one task per line: "LABEL [--sbatch=OPT]... [lmroof run options]";
 # '#' starts a comment. Each task runs `lmroof run` in its own array task, into
 # OUTROOT/task-N/ (N = the task's line number, from 0). A job that depends on
-# every task (--dependency=afterok) then runs `lmroof merge` into
+# every task (--dependency=afterany: a failed task is named, the others merged) then runs `lmroof merge` into
 # OUTROOT/fleet.html and OUTROOT/fleet.json. Prints the job ids.
 #
 # Options:
@@ -70,7 +70,8 @@ lmroof=$(abs "$lmroof")
 [ -z "$setup" ] || setup=$(abs "$setup")
 
 # Task lines, their labels and their --sbatch= words; group indices by resources.
-mapfile -t lines < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
+# CRLF line endings (a list edited on Windows): the \r is not part of a label or option.
+mapfile -t lines < <(sed -e 's/\r$//' -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
 [ "${#lines[@]}" -gt 0 ] || die "$list: no task lines (one per task: LABEL [options])"
 declare -A group_indices=()
 group_keys=()
@@ -113,15 +114,32 @@ for key in "${group_keys[@]}"; do
   array_jobs+=("$job")
 done
 
-# The merge: every task's results, labelled from the list, into one fleet report.
-merge_cmd=$(printf '%q ' "$lmroof" merge)
-for i in "${!labels[@]}"; do
-  merge_cmd+=$(printf '%q ' "$outroot/task-$i/results.json" --label "${labels[$i]}")
-done
-merge_cmd+=$(printf '%q ' -o "$outroot/fleet.html" --results "$outroot/fleet.json")
-[ -z "$setup" ] || merge_cmd="source $(printf '%q' "$setup") && $merge_cmd"
-dependency=afterok$(printf ':%s' "${array_jobs[@]}")
-merge_job=$(submit --job-name=lmroof-merge --dependency="$dependency" --kill-on-invalid-dep=yes \
+# The merge: every task's results, labelled from the list, into one fleet report. It
+# runs after every task ended however it ended (afterany): a task that exits 1 ("some
+# benchmarks could not run") still wrote its results, and a task that wrote none is
+# named, not a reason to lose the others. A script of its own, run by bash: --wrap
+# runs through sh, which on Debian (dash) has no `source`.
+merge_script=$outroot/merge.sh
+{
+  echo '#!/usr/bin/env bash'
+  echo 'set -uo pipefail'
+  if [ -n "$setup" ]; then
+    echo 'set +u  # site scripts often read unset variables'
+    printf 'source %q || { echo "lmroof merge: the setup file failed" >&2; exit 2; }\n' "$setup"
+    echo 'set -u'
+  fi
+  echo 'inputs=() missing=()'
+  for i in "${!labels[@]}"; do
+    printf 'if [ -s %q ]; then inputs+=(%q --label %q); else missing+=(%q); fi\n' \
+      "$outroot/task-$i/results.json" "$outroot/task-$i/results.json" "${labels[$i]}" "${labels[$i]} (task $i)"
+  done
+  echo '[ "${#missing[@]}" = 0 ] || echo "lmroof merge: no results from ${missing[*]}; merging the others" >&2'
+  echo '[ "${#inputs[@]}" -gt 0 ] || { echo "lmroof merge: no task wrote results" >&2; exit 2; }'
+  printf 'exec %q merge "${inputs[@]}" -o %q --results %q\n' "$lmroof" "$outroot/fleet.html" "$outroot/fleet.json"
+} > "$merge_script"
+chmod +x "$merge_script"
+dependency=afterany$(printf ':%s' "${array_jobs[@]}")
+merge_job=$(submit --job-name=lmroof-merge --dependency="$dependency" \
   --ntasks=1 --cpus-per-task=1 --time=00:15:00 --output="$outroot/logs/merge.out" --chdir="$outroot" \
-  "${merge_sbatch[@]}" --wrap="$merge_cmd")
+  "${merge_sbatch[@]}" "$merge_script")
 echo "merge job $merge_job: after every task ($dependency) -> $outroot/fleet.html"

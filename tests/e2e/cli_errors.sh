@@ -40,6 +40,43 @@ expect_error 2 "error" -- nosuchcommand
 expect_error 2 "GPU counters unavailable: .*(INVALID_CHIP_NAME|without CUDA)" -- counters --chip NOT_A_CHIP
 [ -e "$tmp/r.html" ] && { echo "FAIL: a report was written from bad input"; failures=$((failures + 1)); }
 
+# Issue 26: these break the one-line promise or were silently accepted. Each must be
+# exactly one line ("lmroof: error: ..."), exit 2, refused before anything runs.
+expect_one_line() {  # expect_one_line PATTERN -- ARGS...
+  local pattern="$1"; shift 2
+  local err rc
+  err=$(timeout 60 "$lmroof" "$@" 2>&1 >/dev/null); rc=$?
+  if [ "$rc" != 2 ] || ! grep -qE -- "$pattern" <<<"$err" || [ "$(grep -c . <<<"$err")" != 1 ] || ! grep -q '^lmroof: error: ' <<<"$err"; then
+    echo "FAIL: lmroof $*: exit $rc, expected 2 and one line matching /$pattern/; stderr: $err"; failures=$((failures + 1)); return
+  fi
+  echo "ok: lmroof $* -> 2: $err"
+}
+quick=(run --quick --backend cpu --suite norm --out "$tmp/q")
+# defect 9: empty values and a dimension given twice
+for opt in --model --context --tokens --batch --min-time; do
+  expect_one_line "^lmroof: error: $opt is empty" -- "${quick[@]}" "$opt" ''
+done
+expect_one_line "^lmroof: error: --model is empty" -- list --model ''
+expect_one_line "context is given twice" -- list --suite decode --shape decode:context=1,context=2
+# defect 10: --benchmark-flag values checked before Google Benchmark sees them
+expect_one_line "benchmark_min_warmup_time=1e9': give seconds in \[0, 60\]" -- "${quick[@]}" --benchmark-flag=--benchmark_min_warmup_time=1e9
+expect_one_line "'--v=abc': give a whole number" -- "${quick[@]}" --benchmark-flag=--v=abc
+expect_one_line "'--benchmark_filter': give a value" -- "${quick[@]}" --benchmark-flag=--benchmark_filter
+expect_one_line "random_interleaving=maybe': give true or false" -- "${quick[@]}" --benchmark-flag=--benchmark_enable_random_interleaving=maybe
+# defect 12: errors found after choosing the backend are still the only line
+expect_one_line "CPU backend runs fp32 only" -- "${quick[@]}" --dtype bf16
+expect_one_line "--metrics cupti" -- "${quick[@]}" --metrics cupti
+expect_one_line "$tmp/q/x+: cannot create the output folder: File name too long" -- run --quick --backend cpu --suite norm --out "$tmp/q/$(printf 'x%.0s' $(seq 300))"
+printf 'claims:\n  - id: "a\\nb"\n    statement: x\n' >"$tmp/nl.yaml"
+expect_one_line "nl.yaml" -- check "$tmp/nl.yaml" "$2/tests/data/results_small.json"
+# defect 14: the documented block options are shape dimensions
+if timeout 60 "$lmroof" list --suite block --shape block:qk_norm=1,softcap=30 >"$tmp/list.out" 2>&1 && grep -q "qk_norm=1" "$tmp/list.out"; then
+  echo "ok: --shape block:qk_norm=1,softcap=30 is accepted"
+else
+  echo "FAIL: --shape block:qk_norm=1: $(tail -1 "$tmp/list.out")"; failures=$((failures + 1))
+fi
+expect_one_line "has no dimension 'nosuch'" -- list --suite block --shape block:nosuch=1
+
 # Each --help lists the exit codes of its own command: an exit 1 only where the command
 # has one (run: a benchmark could not run, check: a claim fails, compare: a regression).
 declare -A exit1=([run]="1 some benchmarks could not run" [check]="1 a claim fails" [compare]="1 a regression")

@@ -220,8 +220,16 @@ expect_bad "new is required" "$small"
 # --- merge: its own merged file back as input; a broken one is one line, exit 2, nothing written
 "$lmroof" merge "$small" "$other" --label a --label b -o "$work/fleet.html" --results "$work/fleet.json" > /dev/null \
   || fail "merge of two results files failed"
-"$lmroof" merge "$work/fleet.json" "$small" -o "$work/fleet2.html" > "$work/out" 2> "$work/err" \
+# A third machine: results_small.json measured again elsewhere (another host and date).
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["machine"]["hostname"] = "third"; d["machine"]["date"] = "2026-01-02T00:00:00Z"; json.dump(d, open(sys.argv[2], "w"))' \
+  "$small" "$work/third.json"
+"$lmroof" merge "$work/fleet.json" "$work/third.json" -o "$work/fleet2.html" > "$work/out" 2> "$work/err" \
   || fail "merge of a merged file and a results file failed: $(cat "$work/err")"
+# Issue 26, defect 7: a machine the merged file already holds is not counted twice.
+"$lmroof" merge "$work/fleet.json" "$small" -o "$work/fleet3.html" > /dev/null 2> "$work/err"; rc=$?
+{ [ "$rc" = 2 ] && [ "$(wc -l < "$work/err")" = 1 ] && grep -q "results_small.json: the results of machine .* are already merged from" "$work/err" \
+  && [ ! -e "$work/fleet3.html" ]; } && echo "ok: a machine merged twice: $(cat "$work/err")" \
+  || fail "a machine merged twice: exit $rc, $(cat "$work/err")"
 grep -q "merged 3 machines: a (.*), b (.*)" "$work/out" || fail "the merged file's machines lost their labels: $(cat "$work/out")"
 python3 - "$work/fleet.json" "$work" <<'PY'
 import json, sys

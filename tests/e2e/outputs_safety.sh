@@ -94,11 +94,60 @@ ls -A "$tmp" | grep -E '\.tmp$|\.partial$' && fail "temporary files left in $tmp
 timeout 60 "$lmroof" report "$out/results.json" -o "$tmp/adir/r.html" >/dev/null 2>&1 && [ -s "$tmp/adir/r.html" ] \
   && ok "report -o into a folder" || fail "report -o $tmp/adir/r.html failed"
 
+# --- issue 26, defect 2: every output, side files included, against every input and
+#     each other, before any work -------------------------------------------------------
+d2="$tmp/d2"; mkdir "$d2"
+cp "$out/results.json" "$d2/A.json"; cp "$out/results.json" "$d2/B.json"; cp "$out/bench.json" "$d2/b.json"
+echo "claims: []" >"$d2/c.yaml"
+cp "$out/results.json" "$d2/X.roofline.vl.json"; cp "$out/results.json" "$d2/X.runs.csv"
+sums() { (cd "$d2" && sha256sum -- *); }
+d2_before=$(sums)
+expect_error 2 "this command's input" -- compare "$d2/A.json" "$d2/B.json" --html "$d2/A.json"
+expect_error 2 "this command's input" -- merge "$d2/A.json" "$d2/B.json" -o "$d2/m.html" --results "$d2/B.json"
+expect_error 2 "this command's input" -- merge "$d2/A.json" "$d2/B.json" -o "$d2/B.json"
+expect_error 2 "another output of this command" -- merge "$d2/A.json" "$d2/B.json" -o "$d2/m.html" --results "$d2/m.html"
+expect_error 2 "this command's input" -- analyze "$d2/b.json" -o "$d2/c.yaml" --claims "$d2/c.yaml"
+expect_error 2 "X.roofline.vl.json: is this command's input" -- report "$d2/X.roofline.vl.json" -o "$d2/X.html"
+expect_error 2 "X.runs.csv: is this command's input" -- report "$d2/X.runs.csv" -o "$d2/X.html"
+cp "$out/results.json" "$d2/m.fleet-rooflines.vl.json"
+d2_before=$(sums)
+expect_error 2 "m.fleet-rooflines.vl.json: is this command's input" -- merge "$d2/m.fleet-rooflines.vl.json" -o "$d2/m.html"
+[ "$(sums)" = "$d2_before" ] && [ ! -e "$d2/m.html" ] && [ ! -e "$d2/X.html" ] && ok "defect 2: no input overwritten, nothing written" \
+  || fail "defect 2: an input changed or an output was written: $(ls "$d2")"
+rm "$d2/m.fleet-rooflines.vl.json"
+# --- defect 3: merge --results into a folder is refused before m.html is written, and a
+#     report whose side file cannot be written leaves nothing half written
+mkdir "$d2/folder"
+expect_error 2 "is a directory" -- merge "$d2/A.json" "$d2/B.json" -o "$d2/m.html" --results "$d2/folder"
+[ -z "$(ls "$d2" | grep '^m\.')" ] || fail "defect 3: merge wrote $(ls "$d2" | grep '^m\.') before refusing --results"
+mkdir "$d2/r3" && echo "old page" >"$d2/r3/r.html" && mkdir "$d2/r3/r.runs.csv"
+expect_error 2 "r.runs.csv: is a directory" -- report "$d2/A.json" -o "$d2/r3/r.html"
+[ "$(cat "$d2/r3/r.html")" = "old page" ] && [ "$(ls -A "$d2/r3")" = "$(printf 'r.html\nr.runs.csv')" ] \
+  && ok "defect 3: a report that cannot be written whole changes nothing" || fail "defect 3: report left $(ls -A "$d2/r3")"
+
+# --- defect 1: a planted journal naming a symlink to another folder ---------------------
+d1="$tmp/d1"; mkdir -p "$d1/D" "$d1/v"
+cp "$out/results.json" "$d1/D/results.json"; echo old >"$d1/D/bench.json"; printf 'bench.json\nresults.json\n' >"$d1/D/.lmroof-set"
+printf 'secret.txt\nresults.json\n' >"$d1/v/.lmroof-set"; echo secret >"$d1/v/secret.txt"; echo victim >"$d1/v/results.json"
+ln -s "$d1/v" "$d1/D/.lmroof-staging-x"; echo .lmroof-staging-x >"$d1/D/.lmroof-publishing"
+# (the refused run may create D/.lmroof.lock, its empty lock file; nothing else)
+d1_state() { (cd "$d1" && find . ! -name .lmroof.lock | sort && cat v/* D/bench.json); }
+d1_before=$(d1_state)
+expect_error 2 "publish was left unfinished" -- check "$d1/D/results.json"
+expect_error 2 "publish was left unfinished" -- report "$d1/D/results.json" -o "$d1/r.html"
+expect_error 2 "not a staging folder this user's lmroof made" -- "${quick[@]}" --out "$d1/D"
+[ "$(d1_state)" = "$d1_before" ] && ok "defect 1: nothing moved" \
+  || fail "defect 1: files moved: $(cd "$d1" && find . | sort)"
+
+# --- defect 3: a set name that cannot be replaced is refused before measuring ----------
+mkdir -p "$tmp/d3/report.html"
+expect_error 2 "report.html: is a directory" -- "${quick[@]}" --out "$tmp/d3"
+
 # --- run: every input checked before measuring; refusals leave --out as it was ------
 printf 'claims: [\n' >"$tmp/bad.yaml"
 expect_error 2 "error" -- run --quick --backend cpu --suite norm --claims "$tmp/bad.yaml" --out "$out"
 expect_error 2 "--out is empty" -- run --quick --backend cpu --suite norm --out ''
-expect_error 2 "names no pair" -- run --quick --backend cpu --suite '' --out "$out"
+expect_error 2 "--suite is empty" -- run --quick --backend cpu --suite '' --out "$out"
 expect_error 2 "names no pair" -- run --quick --backend cpu --suite ',,,' --out "$out"
 for t in nan -1 inf 0; do
   expect_error 2 "min-time" -- run --quick --backend cpu --suite norm --min-time "$t" --out "$out"
@@ -157,6 +206,12 @@ if mount -t tmpfs -o size=1500k tmpfs "$tmp/small" 2>/dev/null; then
     ok "disk full while staging: exit 2, previous set intact"
   else
     fail "disk full: exit $rc, $(tail -1 <<<"$err"), set $([ "$(snapshot "$tmp/small/out")" = "$small_before" ] && echo intact || echo changed)"
+  fi
+  # Past the measurement, the measurement is kept in a named recovery folder (issue 26, defect 3).
+  if kept=$(grep -o 'the measurements are kept in [^:]*' <<<"$err" | sed 's/.* kept in //'); [ -n "$kept" ]; then
+    [ -d "$kept" ] && [ -e "$kept/bench.json" ] && ok "disk full after measuring: bench.json kept in $kept" \
+      || fail "disk full: the message names $kept, which holds no bench.json"
+    rm -rf "$kept"
   fi
   no_leftovers "$tmp/small/out" "disk full"
   umount "$tmp/small"

@@ -328,4 +328,86 @@ PY
 fi
 [ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results from bad input"; failures=$((failures + 1)); }
 
+
+# Issue 26, defect 5: every reader gets a FIFO and /dev/zero, refused at once (timeout:
+# a hang fails instead of blocking), one line, exit 2.
+mkfifo "$tmp/fifo"
+bench="$src/tests/data/bench_small.json"
+cp "$bench" "$tmp/bk.json"; mkfifo "$tmp/bk.kernels.json"
+for bad in "$tmp/fifo" /dev/zero; do
+  what=$([ "$bad" = /dev/zero ] && echo "character device" || echo "named pipe")
+  expect 2 "$bad: is a $what" -- report "$bad" -o "$tmp/r.html"
+  expect 2 "$bad: is a $what" -- check "$bad"
+  expect 2 "$bad: is a $what" -- check "$bad" "$results"
+  expect 2 "$bad: is a $what" -- compare "$bad" "$results"
+  expect 2 "$bad: is a $what" -- compare "$results" "$bad"
+  expect 2 "$bad: is a $what" -- merge "$results" "$bad" -o "$tmp/m.html"
+  expect 2 "$bad: is a $what" -- analyze "$bad" -o "$tmp/x.json"
+  expect 2 "$bad: is a $what" -- analyze "$bench" -o "$tmp/x.json" --claims "$bad"
+done
+expect 2 "bk.kernels.json: is a named pipe" -- analyze "$tmp/bk.json" -o "$tmp/x.json"
+
+# Defect 4: invalid UTF-8 in a claims file is refused when it is read, naming the line.
+printf 'claims:\n  - id: x\n    statement: "caf\xff"\n' >"$tmp/utf8.yaml"
+expect 2 "utf8.yaml:3: invalid UTF-8 \(byte 0xFF\)" -- analyze "$bench" -o "$tmp/x.json" --claims "$tmp/utf8.yaml"
+expect 2 "utf8.yaml:3: invalid UTF-8" -- check "$tmp/utf8.yaml" "$results"
+
+# Defect 6: analyze never writes results that check and report refuse; it names the field.
+bench_case() {  # bench_case NAME PYTHON (b: the first norm repetition; d: the document)
+  python3 - "$bench" "$tmp/$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = next(x for x in d["benchmarks"] if x["name"].startswith("norm/") and x.get("run_type") == "iteration")
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+bench_case realtime 'b["real_time"] = 1e308'
+expect 2 "realtime.json: .*/runs/0/time_s/cv: must be a finite number" -- analyze "$tmp/realtime.json" -o "$tmp/x.json"
+bench_case cuptiflops 'b["cupti_flops"] = 1e308'
+expect 2 "cuptiflops.json: .*/runs/0/achieved/flop_per_s: must be a finite number" -- analyze "$tmp/cuptiflops.json" -o "$tmp/x.json"
+bench_case tokens0 'd["benchmarks"] = json.loads(json.dumps(d["benchmarks"]).replace("tokens:512", "tokens:0"))'
+expect 2 "tokens0.json: .*/runs/0/shape/tokens: must be an integer" -- analyze "$tmp/tokens0.json" -o "$tmp/x.json"
+bench_case tokensneg 'd["benchmarks"] = json.loads(json.dumps(d["benchmarks"]).replace("tokens:512", "tokens:-1"))'
+expect 2 "tokensneg.json: " -- analyze "$tmp/tokensneg.json" -o "$tmp/x.json"
+[ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results the readers refuse"; failures=$((failures + 1)); }
+
+# Defect 13: NUL and garbage after valid JSON, and a key given twice, are refused.
+{ cat "$results"; printf '\0garbage'; } >"$tmp/nul.json"
+expect 2 "nul.json:[0-9]+:[0-9]+: malformed JSON: a NUL byte" -- check "$tmp/nul.json"
+python3 - "$results" "$tmp/twice.json" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(text.replace('"schema":', '"schema": "x", "schema":', 1))
+PY
+expect 2 "twice.json: malformed JSON: the key \"schema\" is given twice" -- report "$tmp/twice.json" -o "$tmp/r.html"
+printf '{"hidden_size": 64, "hidden_size": 128}' >"$tmp/cfgtwice.json"
+expect 2 "cfgtwice.json: the key \"hidden_size\" is given twice" -- list --model "$tmp/cfgtwice.json"
+printf '{"hidden_size": 64}\0garbage' >"$tmp/cfgnul.json"
+expect 2 "cfgnul.json: not valid JSON: a NUL byte" -- list --model "$tmp/cfgnul.json"
+
+# Defect 8: duplicate ceilings, comparisons and claim verdicts are refused, as duplicate run ids are.
+mutate "$tmp/dupceil.json" 'c = json.loads(json.dumps(d["ceilings"][0])); c["value"] *= 1000; d["ceilings"].append(c)'
+expect 2 "dupceil.json: /ceilings/[0-9]+/name: ceiling '.*' appears twice" -- check "$tmp/dupceil.json"
+mutate "$tmp/dupcmp.json" 'd["comparisons"].append(d["comparisons"][0])'
+expect 2 "dupcmp.json: /comparisons/[0-9]+: the comparison of .* appears twice" -- report "$tmp/dupcmp.json" -o "$tmp/r.html"
+"$lmroof" analyze "$bench" -o "$tmp/withclaims.json" >/dev/null 2>&1
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["claims"].append(d["claims"][0]); json.dump(d, open(sys.argv[2], "w"))' \
+  "$tmp/withclaims.json" "$tmp/dupclaim.json"
+expect 2 "dupclaim.json: /claims/[0-9]+/id: claim id '.*' appears twice" -- report "$tmp/dupclaim.json" -o "$tmp/r.html"
+
+# Defect 13: control and direction characters in names printed on a terminal are refused;
+# markdown output escapes what forges would render as HTML.
+mutate "$tmp/esc.json" 'd["machine"]["hostname"] = "host\u001b[2Jx"'
+expect 2 "esc.json: /machine/hostname: holds U\+001B" -- compare "$results" "$tmp/esc.json"
+mutate "$tmp/rlo.json" 'd["machine"]["cpu_model"] = "cpu\u202egnp.exe"'
+expect 2 "rlo.json: /machine/cpu_model: holds U\+202E" -- check "$tmp/rlo.json"
+expect 2 "--label 1: holds U\+000D" -- merge "$results" --label "$(printf 'lab\r')" -o "$tmp/m.html"
+mutate "$tmp/img.json" 'd["machine"]["cpu_model"] = "<img src=x onerror=alert(1)>"'
+for cmd in "check --format markdown $tmp/img.json" "compare --format markdown $results $tmp/img.json"; do
+  # shellcheck disable=SC2086
+  out=$("$lmroof" $cmd 2>/dev/null)
+  if grep -q "<img" <<<"$out"; then echo "FAIL: $cmd emits raw <img"; failures=$((failures + 1)); else echo "ok: $cmd escapes HTML"; fi
+done
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -137,18 +137,19 @@ done
 echo "slurm: controller :$ctld_port, node $host idle ($cpus CPUs)"
 
 # --- the fleet: two quick CPU tasks and the merge ------------------------------------
-cat > "$work/tasks.txt" <<'EOF'
-# label      lmroof run options
-cpu-a        --backend cpu
-cpu-b        --backend cpu --repetitions 3
-EOF
+# CRLF line endings (issue 26, defect 11), and a third task that fails without results:
+# the merge still runs, merges the other two and names it.
+printf '# label      lmroof run options\r\ncpu-a        --backend cpu\r\ncpu-b        --backend cpu --repetitions 3\r\ncpu-c        --backend cpu --suite nosuch\r\n' \
+  > "$work/tasks.txt"
+# A setup file every job sources first; the merge runs it too (not through sh/dash).
+printf 'echo "lmroof-setup: sourced" >&2\n' > "$work/setup.sh"
 start=$SECONDS
-submitted=$(bash "$src/scripts/slurm/submit.sh" "$work/tasks.txt" "$work/out" --lmroof "$lmroof" \
+submitted=$(bash "$src/scripts/slurm/submit.sh" "$work/tasks.txt" "$work/out" --lmroof "$lmroof" --setup "$work/setup.sh" \
   --quick --suite norm 2>&1) || { echo "$submitted" >&2; fail "submit.sh failed"; }
 echo "$submitted"
 merge_job=$(sed -n 's/^merge job \([0-9]*\):.*/\1/p' <<< "$submitted")
 [ -n "$merge_job" ] || fail "submit.sh printed no merge job id"
-grep -q '^array job [0-9]*: tasks 0,1$' <<< "$submitted" || fail "the two tasks were not submitted as one array"
+grep -q '^array job [0-9]*: tasks 0,1,2$' <<< "$submitted" || fail "the three tasks were not submitted as one array"
 
 # Wait until the queue is empty (the merge job leaves it last).
 while [ -n "$(squeue -h -o %i 2>/dev/null)" ]; do
@@ -158,6 +159,8 @@ done
 echo "fleet finished in $((SECONDS - start))s"
 merge_state=$(scontrol show job "$merge_job" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
 [ "$merge_state" = COMPLETED ] || { show_logs; fail "merge job $merge_job ended $merge_state"; }
+grep -q "lmroof-setup: sourced" "$work/out/logs/merge.out" || { show_logs; fail "the merge did not source --setup"; }
+grep -q "no results from cpu-c (task 2)" "$work/out/logs/merge.out" || { show_logs; fail "the merge did not name the task without results"; }
 
 # --- what the fleet wrote -------------------------------------------------------------
 for i in 0 1; do

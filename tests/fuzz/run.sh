@@ -15,8 +15,8 @@ out=build-fuzz
 mkdir -p "$out/findings"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
-model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/numbers.cpp analysis/statistics.cpp
-       analysis/formats/file_names.cpp)
+model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/numbers.cpp analysis/model/markdown.cpp
+       analysis/statistics.cpp analysis/paired_statistics.cpp analysis/formats/file_names.cpp)
 
 build() {  # build NAME SOURCES... -- LIBS...
   local name="$1"; shift
