@@ -8,6 +8,7 @@
 #include "analysis/model/results_model.h"
 #include "analysis/results.h"
 #include "bench/suite.h"
+#include "bench_fixture.h"
 #include "bench/validate_before_timing.h"
 #include "registry.h"
 
@@ -69,7 +70,7 @@ TEST(ValidateBeforeTiming, RecordTravelsIntoResultsAndBack) {
                                       {"validated_shape/tokens", 511}, {"validated_shape/d_model", 1023}}));
   for (double t : {1.0, 1.5}) b.push_back(entry(older, t, nlohmann::json::object()));  // a file from before validation
   const nlohmann::json bench = {{"context", {{"host_name", "test"}, {"num_cpus", 2}}}, {"benchmarks", b}};
-  const model::Results results = build_results(parse_bench_json(bench, "test"), {});
+  const model::Results results = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   nlohmann::json doc = model::to_json(results);
   for (const auto& r : doc["runs"]) {
     if (r["id"] == validated) {
