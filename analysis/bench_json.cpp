@@ -142,7 +142,7 @@ BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& ori
 }
 
 nlohmann::json bench_json_value(const std::string& text, const std::string& origin) {
-  return model::parse_json(nan_to_null(text), origin);
+  return model::parse_json(nan_to_null(text), origin, model::DuplicateKeys::last_wins);
 }
 
 BenchDocument parse_bench_text(const std::string& text, const std::string& origin) {

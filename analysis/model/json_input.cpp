@@ -48,7 +48,8 @@ struct DuplicateKey {
 // which is quadratic in the length of an array of objects: 50,000 runs took seconds.)
 class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
  public:
-  explicit DepthLimitedDom(nlohmann::json& root) : json_sax_dom_parser(root, true) {}
+  DepthLimitedDom(nlohmann::json& root, DuplicateKeys duplicates)
+      : json_sax_dom_parser(root, true), refuse_duplicates_(duplicates == DuplicateKeys::refuse) {}
   bool start_object(std::size_t n) {
     if (!open()) return false;
     keys_[depth_ - 1].clear();
@@ -56,7 +57,7 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
   }
   bool key(std::string& k) {
     auto& seen = keys_[depth_ - 1];  // objects have few keys: a linear search, no allocation per object
-    if (std::find(seen.begin(), seen.end(), k) != seen.end()) throw DuplicateKey{k};
+    if (refuse_duplicates_ && std::find(seen.begin(), seen.end(), k) != seen.end()) throw DuplicateKey{k};
     seen.push_back(k);
     return json_sax_dom_parser::key(k);
   }
@@ -70,13 +71,14 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
     ++depth_;
     return true;
   }
+  bool refuse_duplicates_ = true;
   int depth_ = 0;
   std::array<std::vector<std::string>, kMaxJsonDepth> keys_;  // of the object open at each depth
 };
 
 }  // namespace
 
-nlohmann::json parse_json(std::string_view text, const std::string& origin) {
+nlohmann::json parse_json(std::string_view text, const std::string& origin, DuplicateKeys duplicates) {
   // Stopping past the depth limit keeps the parser (and every later recursive walk:
   // dump, destructor, validation) shallow.
   // nlohmann's lexer takes a NUL byte for the end of the input: valid JSON followed
@@ -88,7 +90,7 @@ nlohmann::json parse_json(std::string_view text, const std::string& origin) {
   }
   try {
     nlohmann::json root;
-    DepthLimitedDom dom(root);
+    DepthLimitedDom dom(root, duplicates);
     nlohmann::json::sax_parse(text.begin(), text.end(), &dom);
     return root;
   } catch (const DuplicateKey& d) {

@@ -25,7 +25,13 @@ inline constexpr uintmax_t kMaxInputBytes = uintmax_t{2} << 30;  // 2 GiB
 
 // Parses `text`; malformed JSON or nesting deeper than kMaxJsonDepth throws
 // InputError "ORIGIN:LINE:COLUMN: ...".
-nlohmann::json parse_json(std::string_view text, const std::string& origin);
+// A key given twice in one object is refused (lmroof's own files and configs), or, for
+// Google Benchmark's JSON, which repeats a built-in field when a user counter has its
+// name (lmroof's runs before 2026-12-02 counted "threads"), the last value is kept, as
+// every earlier reader did.
+enum class DuplicateKeys { refuse, last_wins };
+nlohmann::json parse_json(std::string_view text, const std::string& origin,
+                          DuplicateKeys duplicates = DuplicateKeys::refuse);
 // Reads and parses a file ("FILE: cannot open file", size-limited).
 nlohmann::json read_json_file(const std::filesystem::path& path);
 // The whole file as text. Every input lmroof reads comes through here: a regular

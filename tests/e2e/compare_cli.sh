@@ -137,7 +137,7 @@ echo "ok: drift between the runs' probes widens the interval; the 1.4x change is
 # run made 30% slower in a copy: its interval excludes 1 but 3 + 3 repetitions cannot reach
 # p < 0.05, so it is "undecided (n=3)", counted apart from "same", and no regression --------
 planted_run=norm/rmsnorm/fused/cpu/fp32/tokens:4096/d_model:1024
-"$python" - "$example/bench.json" "$work" "$planted_run" <<'EOF' || fail "could not derive the 3-repetition bench JSONs"
+"$python" - "$work/example-bench.json" "$work" "$planted_run" <<'EOF' || fail "could not derive the 3-repetition bench JSONs"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 doc["benchmarks"] = [b for b in doc["benchmarks"] if b.get("run_type") != "aggregate" and b.get("repetition_index", 0) < 3]
