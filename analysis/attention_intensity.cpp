@@ -8,8 +8,9 @@ double shazeer_decode_intensity(const DecodeLayerDims& d, double s) {
   return flops / (s * (weights / d.batch + 2 * d.context * d.kv_dim));
 }
 
-std::optional<double> shazeer_decode_intensity(const model::Run& run) {
-  if (run.pair != "attention" || run.impl != "decode") return std::nullopt;
+namespace {
+
+std::optional<double> shazeer_decode_intensity_of(const model::Run& run) {
   auto dim = [&](const char* name) -> std::optional<double> {
     const auto it = run.shape.find(name);
     if (it == run.shape.end() || it->second <= 0) return std::nullopt;
@@ -20,6 +21,16 @@ std::optional<double> shazeer_decode_intensity(const model::Run& run) {
   if (!b || !n || !d || !hq || !hkv || !dh) return std::nullopt;
   const double s = run.dtype == "bf16" ? 2 : 4;
   return shazeer_decode_intensity({*b, *n, *d, *hq * *dh, *hkv * *dh}, s);
+}
+
+}  // namespace
+
+std::optional<double> predicted_intensity(const model::Run& run, const model::Catalogue& catalogue) {
+  const model::CataloguePair* pair = catalogue.find(run.pair);
+  if (!pair) return std::nullopt;
+  for (const auto& p : pair->intensity_predictions)
+    if (p.impl == run.impl && p.model == model::kShazeerDecodeModel) return shazeer_decode_intensity_of(run);
+  return std::nullopt;
 }
 
 }  // namespace lmroof

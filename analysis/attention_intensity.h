@@ -26,9 +26,12 @@ struct DecodeLayerDims {
 // FLOPs per byte; element_bytes s = 4 (fp32) or 2 (bf16).
 double shazeer_decode_intensity(const DecodeLayerDims& d, double element_bytes);
 
-// The prediction for one run of the attention pair's decode level (shape batch,
-// context, d_model, q_heads, kv_heads, head_dim; dtype): nullopt for any other run or
-// a shape missing a dimension. Analysis stores it as Run::predicted_intensity.
-std::optional<double> shazeer_decode_intensity(const model::Run& run);
+// The prediction the catalogue declares for a run's pair and implementation level
+// (CataloguePair::intensity_predictions, from the PairDef): nullopt where it declares
+// none or the shape lacks a dimension the model needs. Analysis stores it as
+// Run::predicted_intensity. The one model known today, model::kShazeerDecodeModel,
+// reads the shape's batch, context, d_model, q_heads, kv_heads and head_dim, and the
+// dtype (the attention pair's decode level declares it).
+std::optional<double> predicted_intensity(const model::Run& run, const model::Catalogue& catalogue);
 
 }  // namespace lmroof

@@ -332,7 +332,6 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
     r.judged_against = model::JudgedAgainst{};
     r.judged_against->reason = "roof choice covers CPU runs only";
   }
-  r.predicted_intensity = shazeer_decode_intensity(r);
   r.breakdown = breakdown_of(cost, g.samples);
   const auto trace = bench.kernel_traces.find(r.id);
   r.kernels = kernels_of(trace == bench.kernel_traces.end() ? nullptr : &trace->second);
@@ -499,6 +498,7 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     results.runs.push_back(run_of(bench, spec, *g,
                                   spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,
                                   cpu_roofs));
+  for (auto& r : results.runs) r.predicted_intensity = predicted_intensity(r, results.catalogue);
   if (!results.index()) {
     std::set<std::string> seen;
     for (const auto& [spec, g] : pair_groups)

@@ -28,6 +28,23 @@ struct ComparisonDef {
   std::string question;  // e.g. "RMSNorm vs LayerNorm, both fused"
 };
 
+// A fragment of a pair's CUDA kernel names and the operator class a composite run's
+// kernel breakdown files those kernels under ("matrix", "attention", "normalization",
+// "elementwise": kernels/common/cost.h). The profiler's table of library kernels
+// (cuBLAS, FlashAttention, ...) comes after every pair's own names, so a pair that
+// names its kernels here needs no edit in profiler/.
+struct KernelClassName {
+  std::string pattern;  // matched case-insensitively as a substring of the demangled name
+  std::string op_class;
+  std::string why;      // what it catches, for docs and the tests
+};
+
+// "Draw `model`'s intensity prediction beside the runs of implementation level `impl`."
+struct IntensityPrediction {
+  std::string impl;
+  std::string model;  // "shazeer-decode"
+};
+
 // What a pair derives its shapes from when the user names a model (`--model`, docs/models.md).
 struct ModelShapeInputs {
   const ModelConfig& model;
@@ -71,6 +88,12 @@ struct PairDef {
   // block's unfused level): the CUDA suite leaves them out and make_workload refuses
   // them on CUDA.
   std::vector<std::string> cpu_only_impls;
+  // Optional: the pair's CUDA kernel names and their operator classes (see KernelClassName).
+  std::vector<KernelClassName> kernel_classes;
+  // Optional: an analytic intensity prediction the report draws beside one
+  // implementation level's runs. Recorded in the catalogue; the models the analysis
+  // knows are listed in analysis/attention_intensity.h ("shazeer-decode").
+  std::vector<IntensityPrediction> intensity_predictions;
   bool runs_on(Backend backend, const std::string& impl) const {
     return backend == Backend::cpu ||
            std::find(cpu_only_impls.begin(), cpu_only_impls.end(), impl) == cpu_only_impls.end();

@@ -2,6 +2,8 @@
 // operator classes of kernels (every build).
 #include "profiler/kernel_trace.h"
 
+#include "registry.h"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -35,16 +37,16 @@ std::map<std::string, double> KernelTrace::seconds_by_class() const {
 
 // --- Kernel classes -----------------------------------------------------------------
 
-const std::vector<KernelClassRule>& kernel_class_rules() {
-  // Names come from kernels/*/*_cuda.cu (namespaces lmroof::<pair>), cuBLAS/cuBLASLt
-  // (Hopper: nvjet_*, sm90_xmma_gemm_*, cutlass3x_sm90_*; split-K: splitKreduce_kernel)
-  // and common third-party kernels (FlashAttention, PyTorch elementwise kernels).
+namespace {
+
+// Library and generic names: cuBLAS/cuBLASLt (Hopper: nvjet_*, sm90_xmma_gemm_*,
+// cutlass3x_sm90_*; split-K: splitKreduce_kernel), common third-party kernels
+// (FlashAttention, PyTorch elementwise kernels) and the generic words lmroof's own
+// kernels use (namespaces lmroof::<pair>). A pair's own kernel names live in its
+// PairDef (kernel_classes) and come first.
+const std::vector<KernelClassRule>& library_kernel_rules() {
   static const std::vector<KernelClassRule> rules = {
       // Attention first: its softmax would otherwise be normalization.
-      {"causal_softmax", "attention", "the block's softmax over attention scores (cost model: attention class)"},
-      {"lmroof::decode::", "attention", "every kernel of the decode pair (SIMT, MMA, split-K combine)"},
-      {"decode_simt_kernel", "attention", "decode attention, CUDA cores"},
-      {"decode_mma_kernel", "attention", "decode attention, tensor cores"},
       {"flash", "attention", "FlashAttention / FlashInfer kernels"},
       {"fmha", "attention", "fused multi-head attention (cuDNN, CUTLASS)"},
       {"attention", "attention", "kernels named after attention"},
@@ -60,7 +62,6 @@ const std::vector<KernelClassRule>& kernel_class_rules() {
       {"matmul", "matrix", "kernels named after matmul"},
       {"wgmma", "matrix", "kernels named after Hopper's warpgroup MMA"},
       // Normalization (Ivanov et al.'s "statistical normalization").
-      {"lmroof::norm::", "normalization", "every kernel of the norm pair (fused, streaming, unfused steps)"},
       {"norm", "normalization", "LayerNorm/RMSNorm kernels (fused_norm_kernel, layer_norm, rms_norm)"},
       {"softmax", "normalization", "softmax outside attention"},
       {"row_mean", "normalization", "row statistics of a normalization"},
@@ -75,6 +76,22 @@ const std::vector<KernelClassRule>& kernel_class_rules() {
       {"elementwise", "elementwise", "PyTorch/other element-wise kernels"},
       {"ew_kernel", "elementwise", "lmroof element-wise kernels"},
   };
+  return rules;
+}
+
+}  // namespace
+
+const std::vector<KernelClassRule>& kernel_class_rules() {
+  // all_pairs() is complete after static initialization and never changes, so the
+  // views into its strings stay valid.
+  static const std::vector<KernelClassRule> rules = [] {
+    std::vector<KernelClassRule> all;
+    for (const PairDef& pair : all_pairs())
+      for (const KernelClassName& k : pair.kernel_classes) all.push_back({k.pattern, k.op_class, k.why});
+    const auto& library = library_kernel_rules();
+    all.insert(all.end(), library.begin(), library.end());
+    return all;
+  }();
   return rules;
 }
 

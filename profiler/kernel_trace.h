@@ -57,8 +57,10 @@ struct KernelClassRule {
   std::string_view why;  // what the rule catches, for docs and reports
 };
 
-// The rules, first match wins. Ordered so that specific names come before generic
-// ones (the block's causal softmax is attention, not normalization).
+// The rules, first match wins: every pair's own kernel names (PairDef::kernel_classes,
+// kernels/registry.h, in catalogue order), then the library and generic names, so
+// specific names come before generic ones (the block's causal softmax is attention,
+// not normalization).
 const std::vector<KernelClassRule>& kernel_class_rules();
 
 // The class of one kernel from its name alone.

@@ -9,6 +9,7 @@
 
 #include "analysis/attention_intensity.h"
 #include "attention/attention.h"
+#include "bench/catalogue.h"
 #include "bench/suite.h"
 #include "registry.h"
 #include "reports/attention_chart.h"
@@ -209,17 +210,27 @@ TEST(AttentionIntensity, ShazeerPredictionByHand) {
   run.pair = "attention", run.variant = "mha", run.impl = "decode", run.backend = "cpu", run.dtype = "fp32";
   run.shape = {{"batch", 4}, {"context", 512}, {"d_model", 2048}, {"q_heads", 16}, {"kv_heads", 16}, {"head_dim", 128}};
   run.intensity.model = run.intensity.value = 1.3;
-  ASSERT_TRUE(shazeer_decode_intensity(run).has_value());
-  EXPECT_DOUBLE_EQ(*shazeer_decode_intensity(run), 1.5);
+  // The catalogue, not the pair's name, decides which runs get the prediction.
+  const model::Catalogue catalogue = registry_catalogue();
+  ASSERT_TRUE(predicted_intensity(run, catalogue).has_value());
+  EXPECT_DOUBLE_EQ(*predicted_intensity(run, catalogue), 1.5);
   model::Run prefill = run;
   prefill.impl = "prefill";
-  EXPECT_FALSE(shazeer_decode_intensity(prefill).has_value());
+  EXPECT_FALSE(predicted_intensity(prefill, catalogue).has_value());
   model::Run missing = run;
   missing.shape.erase("kv_heads");
-  EXPECT_FALSE(shazeer_decode_intensity(missing).has_value());
+  EXPECT_FALSE(predicted_intensity(missing, catalogue).has_value());
+  model::Catalogue renamed = catalogue, undeclared = catalogue;
+  for (auto& p : renamed.pairs)
+    if (p.name == "attention") p.name = "my-attention";
+  for (auto& p : undeclared.pairs) p.intensity_predictions.clear();
+  model::Run other_pair = run;
+  other_pair.pair = "my-attention";
+  EXPECT_DOUBLE_EQ(predicted_intensity(other_pair, renamed).value_or(0), 1.5);
+  EXPECT_FALSE(predicted_intensity(run, undeclared).has_value());
   // the chart: one run row and one prediction row per run with a prediction, nothing else
   model::Results results;
-  run.predicted_intensity = shazeer_decode_intensity(run);
+  run.predicted_intensity = predicted_intensity(run, catalogue);
   results.runs = {run, prefill};
   const nlohmann::json chart = report::attention_intensity_chart(results);
   ASSERT_FALSE(chart.is_null());

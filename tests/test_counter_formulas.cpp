@@ -11,6 +11,7 @@
 #include "profiler/counter_formulas.h"
 #include "profiler/device_query.h"
 #include "profiler/kernel_trace.h"
+#include "registry.h"
 
 namespace lmroof::profiler {
 namespace {
@@ -206,6 +207,23 @@ TEST(KernelClasses, RulesAreDocumentedAndUseKnownClasses) {
                 r.op_class == "elementwise")
         << r.pattern << " -> " << r.op_class;
   }
+}
+
+TEST(KernelClasses, PairsDeclareTheirOwnKernelNamesAheadOfTheLibraryTable) {
+  // A pair's kernel names live in its PairDef (docs/adding-a-pair.md): each one is in
+  // the rules, ahead of every library rule, and decides its own kernels' class even
+  // where a generic word ("softmax" in the block's causal softmax) says otherwise.
+  const auto& rules = kernel_class_rules();
+  size_t declared = 0;
+  for (const PairDef& pair : all_pairs())
+    for (const KernelClassName& k : pair.kernel_classes) {
+      ASSERT_LT(declared, rules.size());
+      EXPECT_EQ(rules[declared].pattern, k.pattern) << pair.name;
+      EXPECT_EQ(classify_kernel("void x::" + k.pattern + "_kernel<float>()"), k.op_class) << pair.name << " " << k.pattern;
+      ++declared;
+    }
+  EXPECT_GT(declared, 0u) << "the built-in pairs declare their CUDA kernel names";
+  EXPECT_EQ(classify_kernel("void lmroof::block::(anonymous namespace)::causal_softmax_kernel<float>()"), "attention");
 }
 
 KernelRecord rec(std::string name, uint64_t start, uint32_t stream = 7) {

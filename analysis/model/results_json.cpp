@@ -179,6 +179,10 @@ Catalogue catalogue_from(const JsonCursor& c) {
       for (const auto& cmp : cmps->items())
         pair.comparisons.push_back({variant_impl_from(cmp.at("baseline")), variant_impl_from(cmp.at("candidate")),
                                     cmp.at("question").string(kMaxTextLength)});
+    if (auto preds = p.opt("intensity_predictions"))
+      for (const auto& pred : preds->items())
+        pair.intensity_predictions.push_back(
+            {name_of(pred.at("impl")), pred.at("model").one_of({kShazeerDecodeModel})});
     cat.pairs.push_back(std::move(pair));
   }
   if (auto d = c.opt("dimension_order")) cat.dimension_order = d->strings();
@@ -1026,8 +1030,15 @@ json to_json(const Catalogue& c) {
     for (const auto& x : p.comparisons)
       cmps.push_back({{"baseline", variant_impl_json(x.baseline)}, {"candidate", variant_impl_json(x.candidate)},
                       {"question", x.question}});
-    pairs.push_back({{"name", p.name}, {"title", p.title}, {"summary", p.summary}, {"chart", p.chart},
-                     {"combos", combos}, {"dims", p.dims}, {"variant_dims", p.variant_dims}, {"comparisons", cmps}});
+    json pair = {{"name", p.name}, {"title", p.title}, {"summary", p.summary}, {"chart", p.chart},
+                 {"combos", combos}, {"dims", p.dims}, {"variant_dims", p.variant_dims}, {"comparisons", cmps}};
+    // Written only where a pair declares one, so older catalogues read back unchanged.
+    if (!p.intensity_predictions.empty()) {
+      json preds = json::array();
+      for (const auto& x : p.intensity_predictions) preds.push_back({{"impl", x.impl}, {"model", x.model}});
+      pair["intensity_predictions"] = std::move(preds);
+    }
+    pairs.push_back(std::move(pair));
   }
   return {{"pairs", pairs}, {"dimension_order", c.dimension_order}, {"charts", c.charts}};
 }

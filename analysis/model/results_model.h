@@ -94,6 +94,15 @@ struct ComparisonDef {
   std::string question;
 };
 
+// An analytic intensity prediction a pair declares for one implementation level's runs
+// (kernels/registry.h; the models analysis/attention_intensity.h knows).
+struct IntensityPrediction {
+  std::string impl;
+  std::string model;
+  bool operator==(const IntensityPrediction&) const = default;
+};
+inline constexpr std::string_view kShazeerDecodeModel = "shazeer-decode";
+
 struct CataloguePair {
   std::string name;     // may hold any characters ("moe(top2)"); never used as a path or a CSS id
   std::string title;    // "Norm pair: LayerNorm vs RMSNorm"
@@ -103,6 +112,7 @@ struct CataloguePair {
   std::vector<std::string> dims;          // shape dimensions in display order
   std::vector<std::string> variant_dims;  // dimensions the variant decides (decode's kv_heads)
   std::vector<ComparisonDef> comparisons;
+  std::vector<IntensityPrediction> intensity_predictions;  // absent in catalogues older than 2026-12-03
 
   std::vector<std::string> variants() const;  // in combo order, unique
   std::vector<std::string> impls() const;

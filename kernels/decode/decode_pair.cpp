@@ -15,6 +15,11 @@ PairDef decode_pair() {
   p.combos = {{"mha", "naive"}, {"mha", "grouped"}, {"mha", "blas"},   {"gqa", "naive"},
               {"gqa", "grouped"}, {"gqa", "blas"},  {"mqa", "naive"}, {"mqa", "grouped"}, {"mqa", "blas"}};
   p.cpu_only_impls = {"blas"};
+  p.kernel_classes = {
+      {"lmroof::decode::", "attention", "every kernel of the decode pair (SIMT, MMA, split-K combine)"},
+      {"decode_simt_kernel", "attention", "decode attention, CUDA cores"},
+      {"decode_mma_kernel", "attention", "decode attention, tensor cores"},
+  };
   // One batch/head configuration over a context sweep (1024 ... 8192), so "decode
   // time grows linearly with context" can be checked on the default suite. kv_heads
   // is filled per variant (mha 32, gqa 4, mqa 1). Batch 4 keeps the largest MHA

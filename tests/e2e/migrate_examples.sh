@@ -43,11 +43,16 @@ import json, math, sys
 def load(p):  # Google Benchmark writes NaN and Infinity
     return json.loads(open(p).read(), parse_constant=lambda c: None)
 original, migrated, committed, again = (load(p) for p in sys.argv[1:5])
+# What pairs declare in the catalogue since the examples were analysed (a pair's
+# intensity prediction): this build's migrate records it, the committed results predate it.
+ADDED_SINCE = {"intensity_predictions"}
+def as_committed(catalogue):
+    return {**catalogue, "pairs": [{k: v for k, v in p.items() if k not in ADDED_SINCE} for p in catalogue["pairs"]]}
 context = migrated["context"]
 assert context.pop("lmroof_catalogue_migrated_by").startswith("lmroof "), "migrate did not say so"
-assert json.loads(context.pop("lmroof_catalogue")) == committed["catalogue"], "not the catalogue the examples were analysed with"
+assert as_committed(json.loads(context.pop("lmroof_catalogue"))) == committed["catalogue"], "not the catalogue the examples were analysed with"
 assert migrated == original, "migrate changed more than the context"
-assert again["catalogue"] == committed["catalogue"], "the analysis did not use the recorded catalogue"
+assert as_committed(again["catalogue"]) == committed["catalogue"], "the analysis did not use the recorded catalogue"
 def costs(doc):
     return {r["id"]: (r["shape"], r["flops"]["total"], r["flops"]["matrix"], r["bytes"]["minimum"], r["bytes"]["model"])
             for r in doc["runs"]}

@@ -25,7 +25,7 @@ build() {  # build NAME SOURCES... -- LIBS...
   [ "$#" -gt 0 ] && shift
   libs=("$@")
   # Rebuild only when a source or header changed since the last build.
-  if [ -x "$out/$name" ] && [ -z "$(find analysis formats tests/fuzz -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]; then
+  if [ -x "$out/$name" ] && [ -z "$(find analysis tests/fuzz -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]; then
     return
   fi
   echo "fuzz: building $name" >&2
