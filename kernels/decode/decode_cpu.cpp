@@ -169,17 +169,30 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
 // (MHA) would waste lanes that way: attend_dot below takes them.
 
 constexpr int kMaxLanes = 64;
-// Register budget of the tiles (32 vector registers with AVX-512, 16 with AVX2,
-// where the compiler spills a little): score accumulators (keys x query vectors),
-// and P·V's heads per tile (x 4 output vectors).
-// Tuned on Zen 4: 16 lanes (groups over 8) 24 score accumulators and 6 heads; 8
-// lanes 12 and 8 heads (x 2 output vectors: each V vector loaded once per 8 FMAs;
-// 4 heads x 4 vectors made the compiler fold the V loads into the FMAs, 4 loads
-// per V vector, and ran GQA's P·V 1.3x slower).
+// Register budget of the tiles, from the host's vector registers (decode_simd.h:
+// 32 with AVX-512, 16 with AVX2). W is at most kNativeLanes (fast_attend_for), so
+// one vec<W> is one register.
+// With 32 registers, tuned on Zen 4: 16 lanes (groups over 8) 24 score
+// accumulators and 6 heads; 8 lanes 12 and 8 heads (x 2 output vectors: each V
+// vector loaded once per 8 FMAs; 4 heads x 4 vectors made the compiler fold the V
+// loads into the FMAs, 4 loads per V vector, and ran GQA's P·V 1.3x slower).
+// With 16, whatever fits: a tile's accumulators plus the operands it holds.
+
+// Keys per score tile (score_tile) of QV query vectors: KT x QV accumulators, the
+// QV query vectors and one broadcast of K. The 32-register choice is the tuned one
+// above (24, 12, 6 keys at 16 lanes for 1, 2, 4 query vectors; 12 at 8 lanes);
+// with 16 registers 12, 6, 2 and 1 keys for 1, 2, 4 and 8 query vectors (the last
+// one register over: the compiler then reads the queries from L1 as FMA operands).
+template <int W, int QV>
+constexpr int score_keys() {
+  const int tuned = (W == 16 ? 24 : 12) / QV;
+  const int fit = (kVectorRegisters - QV - 1) / QV;
+  return std::max(1, std::min(tuned, fit));
+}
+// Query heads per P·V tile (pv_tile): 6 heads x 2 output vectors with 16 registers
+// (12 accumulators, to cover the FMA latency, plus 2 V vectors and a broadcast).
 template <int W>
-constexpr int kScoreAccumulators = W == 16 ? 24 : 12;
-template <int W>
-constexpr int kPvHeads = W == 16 ? 6 : 8;  // query heads per work item on the fast path
+constexpr int kPvHeads = kVectorRegisters >= 32 ? (W == 16 ? 6 : 8) : 6;
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
@@ -362,8 +375,14 @@ template <int W, int P, int QT, int XV>
     for (int x = 0; x < XV; ++x) vstore<W>(acc + (i0 + i) * dh + x0 + x * W, a[i][x]);
 }
 
-// Output vectors per P·V tile: QT x XV accumulators stay in registers.
-constexpr int pv_vectors(int qt) { return qt >= 8 ? 2 : 4; }
+// Output vectors per P·V tile: QT x XV accumulators stay in registers, with the XV
+// vectors of a V row and one broadcast of P: the largest of 4, 2, 1 that fits (with
+// 32 registers 2 from 8 heads up, else 4; with 16, 2 for 4-6 heads, 4 for 1-2).
+constexpr int pv_vectors(int qt) {
+  for (const int xv : {4, 2})
+    if (qt * xv + xv + 1 <= kVectorRegisters) return xv;
+  return 1;
+}
 
 template <int W, int P, int QT>
 void pv_rows(int64_t dh, int64_t nb, const float* st, const float* v, float* acc, int64_t i0, LinePrefetcher& next) {
@@ -520,7 +539,7 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     } else
 #endif
     {
-      constexpr int KT = kScoreAccumulators<W> / QV;
+      constexpr int KT = score_keys<W, QV>();
       int64_t j = 0;
       for (; j + KT <= nb; j += KT) {
         if (dh == 128)  // the common head_dim (Llama, Mistral, Qwen, Falcon)
@@ -565,10 +584,10 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
       const int64_t lines = next_v.lines_left(), steps = std::max<int64_t>(1, passes * nb);
       next_v.per_step = static_cast<int>(std::max<int64_t>(1, (lines + steps - 1) / steps));
     };
-    if constexpr (W == 8) {
-      if (dh % 16 == 0) {
-        spread(pv_passes<16, kPvHeads<W>>(n, dh));
-        pv_heads<16, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
+    if constexpr (W < kNativeLanes) {  // 8 query lanes on AVX-512: V read as full registers
+      if (dh % kNativeLanes == 0) {
+        spread(pv_passes<kNativeLanes, kPvHeads<W>>(n, dh));
+        pv_heads<kNativeLanes, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
       } else {
         spread(pv_passes<W, kPvHeads<W>>(n, dh));
         pv_heads<W, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
@@ -740,16 +759,47 @@ T& thread_scratch(int64_t rows, int64_t dh) {
 using FastAttend = void (*)(int64_t, int64_t, float, const float*, const float*, const float*, int64_t, int64_t,
                             FastScratch&);
 
-// The fast kernel for n query heads per item, or nullptr where it does not apply
-// (head_dim not a multiple of the vector width, more than kMaxLanes heads).
-FastAttend fast_attend_for(int64_t n, int64_t dh) {
-  // Under 4 heads: two passes per block, the widest vector that divides head_dim.
-  if (n < 4) {
-    if (dh == 128) return n == 1 ? attend_dot<16, 1, 128> : n == 2 ? attend_dot<16, 2, 128> : attend_dot<16, 3, 128>;
-    if (dh % 16 == 0) return n == 1 ? attend_dot<16, 1, 0> : n == 2 ? attend_dot<16, 2, 0> : attend_dot<16, 3, 0>;
-    if (dh % 8 == 0) return n == 1 ? attend_dot<8, 1, 0> : n == 2 ? attend_dot<8, 2, 0> : attend_dot<8, 3, 0>;
+// attend_dot for n < 4 query heads on the widest vector (up to the host's) that
+// divides head_dim, down to 8 lanes (4 where the host has no wider vectors).
+// head_dim 128 keeps the output rows in registers where N x 128/W accumulators, a
+// broadcast and a V vector fit them (AVX-512: up to 3 heads; AVX2: never, 16
+// accumulators for one head already fill its 16 registers, and the rows live in
+// the scratch).
+template <int W>
+FastAttend attend_dot_for(int64_t n, int64_t dh) {
+  if (dh % W != 0) {
+    if constexpr (W > 4 && W > std::min(8, kNativeLanes)) return attend_dot_for<W / 2>(n, dh);
     return nullptr;
   }
+  const auto heads = [&]<int N>() -> FastAttend {
+    if constexpr (N * 128 / W + 2 <= kVectorRegisters)
+      if (dh == 128) return attend_dot<W, N, 128>;
+    return attend_dot<W, N, 0>;
+  };
+  return n == 1 ? heads.template operator()<1>() : n == 2 ? heads.template operator()<2>() : heads.template operator()<3>();
+}
+
+// Groups over 8 heads (and groups of 4-8 on hosts without AVX) on the host's
+// vectors: as many query vectors as the group needs, up to 8 (kMaxLanes).
+template <int W>
+FastAttend attend_fast_for(int64_t n, int64_t dh) {
+  if (dh % W != 0) return nullptr;
+  if (n <= W) return attend_fast<W, 1>;
+  if (n <= 2 * W) return attend_fast<W, 2>;
+  if (n <= 4 * W) return attend_fast<W, 4>;
+  if constexpr (8 * W <= kMaxLanes)
+    if (n <= 8 * W) return attend_fast<W, 8>;
+  return nullptr;
+}
+
+// The fast kernel for n query heads per item, or nullptr where it does not apply
+// (head_dim not a multiple of the vector width, more than kMaxLanes heads).
+// Vectors are never wider than the host's (kNativeLanes): a vec<16> on AVX2 is two
+// ymm per value, twice the registers the tiles were sized for.
+FastAttend fast_attend_for(int64_t n, int64_t dh) {
+  constexpr int W = std::min(16, kNativeLanes);
+  // Under 4 heads: two passes per block.
+  if (n < 4) return attend_dot_for<W>(n, dh);
   // 4-8 heads: 8 lanes (no lanes wasted at group 8; on AVX-512 hosts such as Zen 4,
   // which split a 512-bit FMA into two 256-bit halves, 8 lanes lose nothing either).
   // Groups of 5-8 take the 16-lane pair tile where this core runs it clearly faster
@@ -760,12 +810,9 @@ FastAttend fast_attend_for(int64_t n, int64_t dh) {
 #ifdef __AVX512F__
   if (n <= 8 && score_tile_lanes() == 16) return dh % 8 == 0 ? attend_fast<8, 1, true, 16> : nullptr;
 #endif
-  if (n <= 8) return dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
-  if (dh % 16 != 0) return nullptr;
-  if (n <= 16) return attend_fast<16, 1>;
-  if (n <= 32) return attend_fast<16, 2>;
-  if (n <= kMaxLanes) return attend_fast<16, 4>;
-  return nullptr;
+  if constexpr (W >= 8)
+    if (n <= 8) return dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
+  return attend_fast_for<W>(n, dh);
 }
 
 }  // namespace
