@@ -189,10 +189,12 @@ constexpr int score_keys() {
   const int fit = (kVectorRegisters - QV - 1) / QV;
   return std::max(1, std::min(tuned, fit));
 }
-// Query heads per P·V tile (pv_tile): 6 heads x 2 output vectors with 16 registers
-// (12 accumulators, to cover the FMA latency, plus 2 V vectors and a broadcast).
+// Query heads per P·V tile (pv_tile), times pv_vectors(heads) output vectors. With
+// 16 registers 8 heads make 8 x 1 tiles: in a loop over a block's rows on Zen 3
+// (one thread, V in L2) they ran 72-78 GFLOP/s against 61-65 for 6 x 2 tiles and a
+// 2 x 4 tail (and 35-40 for two 4 x 2 tiles).
 template <int W>
-constexpr int kPvHeads = kVectorRegisters >= 32 ? (W == 16 ? 6 : 8) : 6;
+constexpr int kPvHeads = W == 16 ? 6 : 8;
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
@@ -285,14 +287,15 @@ template <int W, int QV, int KT, int DH = 0>
     for (int v = 0; v < QV; ++v) vstore<W>(st + t * P + v * W, acc[t][v]);
 }
 
-// The pair tiles' shared loop: lane 2s + e of acc[t] sums query s's element x + e
-// times K row t's element x + e over x = 0, 2, 4, ... (qp: dh/2 vectors of W floats).
-// One broadcast of K's pair and one FMA per row and step.
-template <int W, int KT>
+// The pair tiles' shared loop: lane 2s + e of the QV·W lanes of acc[t] sums query
+// s's element x + e times K row t's element x + e over x = 0, 2, 4, ... (qp: dh/2
+// rows of QV·W floats). One broadcast of K's pair per row and step, and QV FMAs.
+template <int W, int KT, int QV = 1>
 [[gnu::always_inline]] inline void accumulate_pairs(int64_t dh, const float* __restrict qp,
-                                                    const float* __restrict k, vec<W> (&acc)[KT],
+                                                    const float* __restrict k, vec<W> (&acc)[KT][QV],
                                                     LinePrefetcher& next) {
-  for (int t = 0; t < KT; ++t) acc[t] = vec<W>{};
+  for (int t = 0; t < KT; ++t)
+    for (int v = 0; v < QV; ++v) acc[t][v] = vec<W>{};
   const NextTileLines next_tile(k, KT * dh);  // KT·dh/16 lines, two per step: all of them up to KT = 16
   for (int64_t c = 0; c < dh / 2; ++c) {
     // KT rows of K are KT·dh/16 lines over dh/2 steps: one line every 8/KT steps, and some to spare
@@ -300,8 +303,12 @@ template <int W, int KT>
       for (int r = 0; r < KT / 4 + 1; ++r) next.step();
     next_tile.step(2 * c);
     next_tile.step(2 * c + 1);
-    const vec<W> qv = vload<W>(qp + c * W);
-    for (int t = 0; t < KT; ++t) acc[t] += vsplat_pair<W>(k + t * dh + c * 2) * qv;
+    vec<W> qv[QV];
+    for (int v = 0; v < QV; ++v) qv[v] = vload<W>(qp + (c * QV + v) * W);
+    for (int t = 0; t < KT; ++t) {
+      const vec<W> kp = vsplat_pair<W>(k + t * dh + c * 2);
+      for (int v = 0; v < QV; ++v) acc[t][v] += kp * qv[v];
+    }
   }
 }
 
@@ -320,10 +327,10 @@ template <int KT, int DH = 0>
 [[gnu::always_inline]] inline void score_tile_pairs(int64_t dh_runtime, const float* __restrict qp,
                                                     const float* __restrict k, float* __restrict st,
                                                     LinePrefetcher& next) {
-  vec<8> acc[KT];
+  vec<8> acc[KT][1];
   accumulate_pairs<8, KT>(DH > 0 ? DH : dh_runtime, qp, k, acc, next);
   for (int t = 0; t < KT; t += 2) {
-    const vec<8> a = acc[t], b = t + 1 < KT ? acc[t + 1] : vec<8>{};
+    const vec<8> a = acc[t][0], b = t + 1 < KT ? acc[t + 1][0] : vec<8>{};
     // [4 sums of key t, 4 sums of key t+1] (__builtin_shufflevector: GCC 12+ and Clang)
     const vec<8> r = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14) +
                      __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
@@ -333,25 +340,38 @@ template <int KT, int DH = 0>
 }
 #endif
 
-#ifdef __AVX512F__
-// Groups of 5-8 query heads on 16-lane vectors, two head_dim elements per vector:
-// lane 2s + e holds query s's element x + e (qp: dh/2 vectors of 16 floats, queries
-// past n zero), as score_tile_pairs does for 4 queries on 8 lanes. One broadcast of
-// K's pair and one 512-bit FMA cover 8 queries for 2 elements, where the one-element
-// 8-lane tile runs 256-bit FMAs: half of the peak of a core that executes 512-bit
-// FMAs at full width (Zen 5; Zen 4 splits them in two, and there this tile lost to
-// the 8-lane one, see score_tile_pairs). Scores go to st[j][0..8) as the 8-lane
-// softmax reads them.
+#ifdef __AVX__
+// Groups of 5-8 query heads on 16 lanes, two head_dim elements per lane pair: lane
+// 2s + e holds query s's element x + e (qp: dh/2 rows of 16 floats, queries past n
+// zero), as score_tile_pairs does for 4 queries on 8 lanes. The 16 lanes are one
+// zmm with AVX-512 and two ymm with AVX2.
+// AVX-512: one broadcast of K's pair and one 512-bit FMA cover 8 queries for 2
+// elements, where the one-element 8-lane tile runs 256-bit FMAs: half of the peak
+// of a core that executes 512-bit FMAs at full width (Zen 5; Zen 4 splits them in
+// two, and there this tile lost to the 8-lane one, see score_tile_pairs).
+// AVX2: one broadcast (vbroadcastsd) feeds two FMAs, where the one-element tile
+// (score_tile<8, 1>) loads a broadcast per FMA: 8 loads per 12 FMAs against 13,
+// and cores with two vector loads per cycle (Zen 2/3, Haswell to Alder Lake) then
+// have load slots to spare for the prefetches.
+// Scores go to st[j][0..8) as the 8-lane softmax reads them.
 template <int KT, int DH = 0>
 [[gnu::always_inline]] inline void score_tile_pairs16(int64_t dh_runtime, const float* __restrict qp,
                                                       const float* __restrict k, float* __restrict st,
                                                       LinePrefetcher& next) {
-  vec<16> acc[KT];
-  accumulate_pairs<16, KT>(DH > 0 ? DH : dh_runtime, qp, k, acc, next);
-  for (int t = 0; t < KT; ++t)
-    vstore<8>(st + t * 8, __builtin_shufflevector(acc[t], acc[t], 0, 2, 4, 6, 8, 10, 12, 14) +
-                              __builtin_shufflevector(acc[t], acc[t], 1, 3, 5, 7, 9, 11, 13, 15));
+  constexpr int W = std::min(16, kNativeLanes), QV = 16 / W;
+  vec<W> acc[KT][QV];
+  accumulate_pairs<W, KT, QV>(DH > 0 ? DH : dh_runtime, qp, k, acc, next);
+  for (int t = 0; t < KT; ++t) {
+    const vec<W> a = acc[t][0], b = acc[t][QV - 1];  // (QV = 1: a and b are the one zmm)
+    vstore<8>(st + t * 8, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14) +
+                              __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
+  }
 }
+// Keys per score_tile_pairs16 where head_dim is a compile-time constant: 12 with 32
+// registers (the tuned tile); with 16, the 2 x 6 accumulators, 2 query vectors and
+// the broadcast that fit.
+inline constexpr int kPairKeys16 = std::min(12, (kVectorRegisters - 16 / std::min(16, kNativeLanes) - 1) /
+                                                    (16 / std::min(16, kNativeLanes)));
 #endif
 
 // acc[i0..i0+QT) (rows dh apart), vectors x0..x0+XV of each, += P^T[j][i] · V[j] over the block.
@@ -513,19 +533,17 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     }
     // scores into st[j][lane]
 #ifdef __AVX__
-#ifdef __AVX512F__
     if constexpr (kPairs && kPairLanes == 16) {
+      constexpr int K = kPairKeys16;
       int64_t j = 0;
       if (dh == 128)
-        for (; j + 12 <= nb; j += 12) score_tile_pairs16<12, 128>(dh, qt, kb + j * dh, st + j * P, next_k);
+        for (; j + K <= nb; j += K) score_tile_pairs16<K, 128>(dh, qt, kb + j * dh, st + j * P, next_k);
       else if (dh == 64)
-        for (; j + 12 <= nb; j += 12) score_tile_pairs16<12, 64>(dh, qt, kb + j * dh, st + j * P, next_k);
+        for (; j + K <= nb; j += K) score_tile_pairs16<K, 64>(dh, qt, kb + j * dh, st + j * P, next_k);
       for (; j + 6 <= nb; j += 6) score_tile_pairs16<6>(dh, qt, kb + j * dh, st + j * P, next_k);
       for (; j < nb; ++j) score_tile_pairs16<1>(dh, qt, kb + j * dh, st + j * P, none);
       next_k.rest();
-    } else
-#endif
-    if constexpr (kPairs) {
+    } else if constexpr (kPairs) {
       // 12 keys a tile where head_dim is a compile-time constant (one pointer plus
       // constant offsets); a runtime head_dim needs a register per row: 6.
       int64_t j = 0;
@@ -728,13 +746,21 @@ int measured_score_tile_lanes() {
   }
   return sixteen < 0.9 * eight ? 16 : 8;  // a clear win only: a tie keeps the 8-lane tile
 }
+#endif
+#ifdef __AVX__
+// Without AVX-512 the 16-lane pair tile always: it needs fewer loads per FMA (the
+// note on score_tile_pairs16), whatever the core.
 int score_tile_lanes() {
   if (const char* forced = std::getenv("LMROOF_DECODE_SCORE_TILE")) {
     if (std::string_view(forced) == "8") return 8;
     if (std::string_view(forced) == "16") return 16;
   }
+#ifdef __AVX512F__
   static const int lanes = measured_score_tile_lanes();
   return lanes;
+#else
+  return 16;
+#endif
 }
 #endif
 
@@ -803,11 +829,12 @@ FastAttend fast_attend_for(int64_t n, int64_t dh) {
   // 4-8 heads: 8 lanes (no lanes wasted at group 8; on AVX-512 hosts such as Zen 4,
   // which split a 512-bit FMA into two 256-bit halves, 8 lanes lose nothing either).
   // Groups of 5-8 take the 16-lane pair tile where this core runs it clearly faster
-  // (score_tile_lanes: Zen 5, whose 512-bit FMAs run at full width).
+  // (score_tile_lanes: Zen 5, whose 512-bit FMAs run at full width) and on every
+  // AVX2 host (two ymm, fewer loads per FMA).
 #ifdef __AVX__
   if (n <= 4) return dh % 8 == 0 ? attend_fast<8, 1, true> : nullptr;
 #endif
-#ifdef __AVX512F__
+#ifdef __AVX__
   if (n <= 8 && score_tile_lanes() == 16) return dh % 8 == 0 ? attend_fast<8, 1, true, 16> : nullptr;
 #endif
   if constexpr (W >= 8)
