@@ -798,7 +798,9 @@ FastAttend attend_dot_for(int64_t n, int64_t dh) {
     return nullptr;
   }
   const auto heads = [&]<int N>() -> FastAttend {
-    if constexpr (N * 128 / W + 2 <= kVectorRegisters)
+    // (only at the widest width: a narrower one runs when head_dim is not a multiple
+    // of the widest, so never for 128)
+    if constexpr (W == std::min(16, kNativeLanes) && N * 128 / W + 2 <= kVectorRegisters)
       if (dh == 128) return attend_dot<W, N, 128>;
     return attend_dot<W, N, 0>;
   };
