@@ -385,7 +385,13 @@ template <int W, int P, int QT, int XV>
   for (int64_t j = 0; j < nb; ++j) {
     for (int r = 0; r < next.per_step; ++r) next.step();
     vec<W> vr[XV];
-    for (int x = 0; x < XV; ++x) vr[x] = vload<W>(v + j * dh + x0 + x * W);
+    for (int x = 0; x < XV; ++x) {
+      vr[x] = vload<W>(v + j * dh + x0 + x * W);
+      // With 16 registers GCC 12 folded the V loads of QT x 2 tiles into the FMAs (a
+      // load per FMA, 12 loads per 8 FMAs for groups of 4): the empty asm keeps each
+      // V vector in a register, loaded once per row. (AVX-512 builds as before.)
+      if constexpr (kVectorRegisters < 32 && QT > 1) asm("" : "+x"(vr[x]));
+    }
     for (int i = 0; i < QT; ++i) {
       const vec<W> p = vsplat<W>(st[j * P + i0 + i]);
       for (int x = 0; x < XV; ++x) a[i][x] += p * vr[x];
