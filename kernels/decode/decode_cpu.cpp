@@ -389,7 +389,8 @@ template <int W, int P, int QT, int XV>
       vr[x] = vload<W>(v + j * dh + x0 + x * W);
       // With 16 registers GCC 12 folded the V loads of QT x 2 tiles into the FMAs (a
       // load per FMA, 12 loads per 8 FMAs for groups of 4): the empty asm keeps each
-      // V vector in a register, loaded once per row. (AVX-512 builds as before.)
+      // V vector in a register, loaded once per row for the QT heads. (One head uses
+      // it once, where the folded load is the right code; AVX-512 builds as before.)
       if constexpr (kVectorRegisters < 32 && QT > 1) asm("" : "+x"(vr[x]));
     }
     for (int i = 0; i < QT; ++i) {
@@ -403,7 +404,8 @@ template <int W, int P, int QT, int XV>
 
 // Output vectors per P·V tile: QT x XV accumulators stay in registers, with the XV
 // vectors of a V row and one broadcast of P: the largest of 4, 2, 1 that fits (with
-// 32 registers 2 from 8 heads up, else 4; with 16, 2 for 4-6 heads, 4 for 1-2).
+// 32 registers 2 from 8 heads up, else 4; with 16, 4 for 1-3 heads, 2 for 4-6, 1
+// for 8).
 constexpr int pv_vectors(int qt) {
   for (const int xv : {4, 2})
     if (qt * xv + xv + 1 <= kVectorRegisters) return xv;
@@ -755,7 +757,8 @@ int measured_score_tile_lanes() {
 #endif
 #ifdef __AVX__
 // Without AVX-512 the 16-lane pair tile always: it needs fewer loads per FMA (the
-// note on score_tile_pairs16), whatever the core.
+// note on score_tile_pairs16), whatever the core. On Zen 3 (one thread, head_dim
+// 128, operands in L1) it ran 94-96 GFLOP/s against 82-84 for the 8-lane tile.
 int score_tile_lanes() {
   if (const char* forced = std::getenv("LMROOF_DECODE_SCORE_TILE")) {
     if (std::string_view(forced) == "8") return 8;
