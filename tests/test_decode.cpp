@@ -71,6 +71,16 @@ std::vector<Param> kernel_params() {
   for (const char* impl : kImpls)
     for (const auto& shape : {dec(1, 7, 1, 128, 700), dec(2, 10, 2, 64, 531), dec(1, 8, 1, 40, 263), dec(2, 16, 2, 8, 37)})
       params.emplace_back("gqa", impl, shape);
+  // Groups over 8 on the host's vectors, whose tiles depend on its registers (with
+  // AVX2: 2, 4 and 8 query vectors of 8 lanes, 6, 2 and 1 keys per score tile; with
+  // AVX-512: 1, 2 and 4 vectors of 16): groups of 12, 16, 24, 40 and 64, head_dim
+  // 128, 64 and 72 (a multiple of 8, not of 16), contexts of one position, one tile
+  // and a tail, split and unsplit.
+  for (const char* impl : kImpls)
+    for (const auto& shape : {dec(1, 12, 1, 64, 300), dec(2, 16, 1, 128, 517), dec(1, 24, 1, 128, 700),
+                              dec(1, 40, 1, 72, 150), dec(1, 64, 1, 128, 1031), dec(2, 64, 2, 64, 7),
+                              dec(2, 32, 4, 128, 1), dec(1, 32, 1, 128, 3), dec(1, 16, 1, 40, 2)})
+      params.emplace_back("gqa", impl, shape);
   return params;
 }
 
@@ -89,13 +99,15 @@ TEST_P(DecodeKernels, MatchesFloat64Reference) {
 INSTANTIATE_TEST_SUITE_P(Cpu, DecodeKernels, ::testing::ValuesIn(kernel_params()), test::param_name);
 
 // Groups of 5-8 run the 8- or the 16-lane score tile, whichever this core runs
-// faster (timed once per process): the other one is forced here, so both are
-// checked on every AVX-512 host (on others the variable changes nothing).
+// faster (timed once per process with AVX-512; the 16-lane one with AVX2): the
+// other one is forced here, so both are checked on every AVX host (on others the
+// variable changes nothing).
 TEST(DecodeKernels, BothScoreTilesOfGroupsOf5To8MatchTheReference) {
   for (const char* lanes : {"8", "16"}) {
     ASSERT_EQ(setenv("LMROOF_DECODE_SCORE_TILE", lanes, 1), 0);
     for (const auto& shape : {dec(1, 7, 1, 128, 700), dec(2, 10, 2, 64, 531), dec(1, 8, 1, 40, 263),
-                              dec(2, 16, 2, 8, 37), dec(1, 32, 4, 128, 1500)}) {
+                              dec(2, 16, 2, 8, 37), dec(1, 32, 4, 128, 1500), dec(1, 6, 1, 72, 13),
+                              dec(2, 16, 2, 128, 1)}) {
       RunSpec spec{"decode", "gqa", "grouped", Backend::cpu, DType::fp32, shape};
       auto workload = make_workload(spec);
       const uint64_t seed = test::fresh_seed();

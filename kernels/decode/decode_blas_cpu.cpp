@@ -22,7 +22,7 @@ using namespace simd;
 // Softmax of one row in place, vectorised (the same exp as the fused kernel, so the
 // levels differ in their memory traffic and GEMM calls, not in exp quality).
 void softmax_row(float* __restrict s, int64_t n) {
-  constexpr int W = 16;
+  constexpr int W = kNativeLanes;  // one register per vec (a vec<16> on AVX2 is lowered through the stack)
   float mx = -std::numeric_limits<float>::infinity();
   int64_t j = 0;
   vec<W> vm = vsplat<W>(mx);

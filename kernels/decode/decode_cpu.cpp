@@ -169,17 +169,32 @@ void attend(int64_t n, int64_t dh, float scale, const float* __restrict q, const
 // (MHA) would waste lanes that way: attend_dot below takes them.
 
 constexpr int kMaxLanes = 64;
-// Register budget of the tiles (32 vector registers with AVX-512, 16 with AVX2,
-// where the compiler spills a little): score accumulators (keys x query vectors),
-// and P·V's heads per tile (x 4 output vectors).
-// Tuned on Zen 4: 16 lanes (groups over 8) 24 score accumulators and 6 heads; 8
-// lanes 12 and 8 heads (x 2 output vectors: each V vector loaded once per 8 FMAs;
-// 4 heads x 4 vectors made the compiler fold the V loads into the FMAs, 4 loads
-// per V vector, and ran GQA's P·V 1.3x slower).
+// Register budget of the tiles, from the host's vector registers (decode_simd.h:
+// 32 with AVX-512, 16 with AVX2). W is at most kNativeLanes (fast_attend_for), so
+// one vec<W> is one register.
+// With 32 registers, tuned on Zen 4: 16 lanes (groups over 8) 24 score
+// accumulators and 6 heads; 8 lanes 12 and 8 heads (x 2 output vectors: each V
+// vector loaded once per 8 FMAs; 4 heads x 4 vectors made the compiler fold the V
+// loads into the FMAs, 4 loads per V vector, and ran GQA's P·V 1.3x slower).
+// With 16, whatever fits: a tile's accumulators plus the operands it holds.
+
+// Keys per score tile (score_tile) of QV query vectors: KT x QV accumulators, the
+// QV query vectors and one broadcast of K. The 32-register choice is the tuned one
+// above (24, 12, 6 keys at 16 lanes for 1, 2, 4 query vectors; 12 at 8 lanes);
+// with 16 registers 12, 6, 2 and 1 keys for 1, 2, 4 and 8 query vectors (the last
+// one register over: the compiler then reads the queries from L1 as FMA operands).
+template <int W, int QV>
+constexpr int score_keys() {
+  const int tuned = (W == 16 ? 24 : 12) / QV;
+  const int fit = (kVectorRegisters - QV - 1) / QV;
+  return std::max(1, std::min(tuned, fit));
+}
+// Query heads per P·V tile (pv_tile), times pv_vectors(heads) output vectors. With
+// 16 registers 8 heads make 8 x 1 tiles: in a loop over a block's rows on Zen 3
+// (one thread, V in L2) they ran 72-78 GFLOP/s against 61-65 for 6 x 2 tiles and a
+// 2 x 4 tail (and 35-40 for two 4 x 2 tiles).
 template <int W>
-constexpr int kScoreAccumulators = W == 16 ? 24 : 12;
-template <int W>
-constexpr int kPvHeads = W == 16 ? 6 : 8;  // query heads per work item on the fast path
+constexpr int kPvHeads = W == 16 ? 6 : 8;
 
 struct FastScratch {
   std::vector<float> qt, qs, st, acc, m, l, corr;
@@ -272,14 +287,15 @@ template <int W, int QV, int KT, int DH = 0>
     for (int v = 0; v < QV; ++v) vstore<W>(st + t * P + v * W, acc[t][v]);
 }
 
-// The pair tiles' shared loop: lane 2s + e of acc[t] sums query s's element x + e
-// times K row t's element x + e over x = 0, 2, 4, ... (qp: dh/2 vectors of W floats).
-// One broadcast of K's pair and one FMA per row and step.
-template <int W, int KT>
+// The pair tiles' shared loop: lane 2s + e of the QV·W lanes of acc[t] sums query
+// s's element x + e times K row t's element x + e over x = 0, 2, 4, ... (qp: dh/2
+// rows of QV·W floats). One broadcast of K's pair per row and step, and QV FMAs.
+template <int W, int KT, int QV = 1>
 [[gnu::always_inline]] inline void accumulate_pairs(int64_t dh, const float* __restrict qp,
-                                                    const float* __restrict k, vec<W> (&acc)[KT],
+                                                    const float* __restrict k, vec<W> (&acc)[KT][QV],
                                                     LinePrefetcher& next) {
-  for (int t = 0; t < KT; ++t) acc[t] = vec<W>{};
+  for (int t = 0; t < KT; ++t)
+    for (int v = 0; v < QV; ++v) acc[t][v] = vec<W>{};
   const NextTileLines next_tile(k, KT * dh);  // KT·dh/16 lines, two per step: all of them up to KT = 16
   for (int64_t c = 0; c < dh / 2; ++c) {
     // KT rows of K are KT·dh/16 lines over dh/2 steps: one line every 8/KT steps, and some to spare
@@ -287,8 +303,12 @@ template <int W, int KT>
       for (int r = 0; r < KT / 4 + 1; ++r) next.step();
     next_tile.step(2 * c);
     next_tile.step(2 * c + 1);
-    const vec<W> qv = vload<W>(qp + c * W);
-    for (int t = 0; t < KT; ++t) acc[t] += vsplat_pair<W>(k + t * dh + c * 2) * qv;
+    vec<W> qv[QV];
+    for (int v = 0; v < QV; ++v) qv[v] = vload<W>(qp + (c * QV + v) * W);
+    for (int t = 0; t < KT; ++t) {
+      const vec<W> kp = vsplat_pair<W>(k + t * dh + c * 2);
+      for (int v = 0; v < QV; ++v) acc[t][v] += kp * qv[v];
+    }
   }
 }
 
@@ -307,10 +327,10 @@ template <int KT, int DH = 0>
 [[gnu::always_inline]] inline void score_tile_pairs(int64_t dh_runtime, const float* __restrict qp,
                                                     const float* __restrict k, float* __restrict st,
                                                     LinePrefetcher& next) {
-  vec<8> acc[KT];
+  vec<8> acc[KT][1];
   accumulate_pairs<8, KT>(DH > 0 ? DH : dh_runtime, qp, k, acc, next);
   for (int t = 0; t < KT; t += 2) {
-    const vec<8> a = acc[t], b = t + 1 < KT ? acc[t + 1] : vec<8>{};
+    const vec<8> a = acc[t][0], b = t + 1 < KT ? acc[t + 1][0] : vec<8>{};
     // [4 sums of key t, 4 sums of key t+1] (__builtin_shufflevector: GCC 12+ and Clang)
     const vec<8> r = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14) +
                      __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
@@ -320,25 +340,38 @@ template <int KT, int DH = 0>
 }
 #endif
 
-#ifdef __AVX512F__
-// Groups of 5-8 query heads on 16-lane vectors, two head_dim elements per vector:
-// lane 2s + e holds query s's element x + e (qp: dh/2 vectors of 16 floats, queries
-// past n zero), as score_tile_pairs does for 4 queries on 8 lanes. One broadcast of
-// K's pair and one 512-bit FMA cover 8 queries for 2 elements, where the one-element
-// 8-lane tile runs 256-bit FMAs: half of the peak of a core that executes 512-bit
-// FMAs at full width (Zen 5; Zen 4 splits them in two, and there this tile lost to
-// the 8-lane one, see score_tile_pairs). Scores go to st[j][0..8) as the 8-lane
-// softmax reads them.
+#ifdef __AVX__
+// Groups of 5-8 query heads on 16 lanes, two head_dim elements per lane pair: lane
+// 2s + e holds query s's element x + e (qp: dh/2 rows of 16 floats, queries past n
+// zero), as score_tile_pairs does for 4 queries on 8 lanes. The 16 lanes are one
+// zmm with AVX-512 and two ymm with AVX2.
+// AVX-512: one broadcast of K's pair and one 512-bit FMA cover 8 queries for 2
+// elements, where the one-element 8-lane tile runs 256-bit FMAs: half of the peak
+// of a core that executes 512-bit FMAs at full width (Zen 5; Zen 4 splits them in
+// two, and there this tile lost to the 8-lane one, see score_tile_pairs).
+// AVX2: one broadcast (vbroadcastsd) feeds two FMAs, where the one-element tile
+// (score_tile<8, 1>) loads a broadcast per FMA: 8 loads per 12 FMAs against 13,
+// and cores with two vector loads per cycle (Zen 2/3, Haswell to Alder Lake) then
+// have load slots to spare for the prefetches.
+// Scores go to st[j][0..8) as the 8-lane softmax reads them.
 template <int KT, int DH = 0>
 [[gnu::always_inline]] inline void score_tile_pairs16(int64_t dh_runtime, const float* __restrict qp,
                                                       const float* __restrict k, float* __restrict st,
                                                       LinePrefetcher& next) {
-  vec<16> acc[KT];
-  accumulate_pairs<16, KT>(DH > 0 ? DH : dh_runtime, qp, k, acc, next);
-  for (int t = 0; t < KT; ++t)
-    vstore<8>(st + t * 8, __builtin_shufflevector(acc[t], acc[t], 0, 2, 4, 6, 8, 10, 12, 14) +
-                              __builtin_shufflevector(acc[t], acc[t], 1, 3, 5, 7, 9, 11, 13, 15));
+  constexpr int W = std::min(16, kNativeLanes), QV = 16 / W;
+  vec<W> acc[KT][QV];
+  accumulate_pairs<W, KT, QV>(DH > 0 ? DH : dh_runtime, qp, k, acc, next);
+  for (int t = 0; t < KT; ++t) {
+    const vec<W> a = acc[t][0], b = acc[t][QV - 1];  // (QV = 1: a and b are the one zmm)
+    vstore<8>(st + t * 8, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14) +
+                              __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
+  }
 }
+// Keys per score_tile_pairs16 where head_dim is a compile-time constant: 12 with 32
+// registers (the tuned tile); with 16, the 2 x 6 accumulators, 2 query vectors and
+// the broadcast that fit.
+inline constexpr int kPairKeys16 = std::min(12, (kVectorRegisters - 16 / std::min(16, kNativeLanes) - 1) /
+                                                    (16 / std::min(16, kNativeLanes)));
 #endif
 
 // acc[i0..i0+QT) (rows dh apart), vectors x0..x0+XV of each, += P^T[j][i] · V[j] over the block.
@@ -352,7 +385,14 @@ template <int W, int P, int QT, int XV>
   for (int64_t j = 0; j < nb; ++j) {
     for (int r = 0; r < next.per_step; ++r) next.step();
     vec<W> vr[XV];
-    for (int x = 0; x < XV; ++x) vr[x] = vload<W>(v + j * dh + x0 + x * W);
+    for (int x = 0; x < XV; ++x) {
+      vr[x] = vload<W>(v + j * dh + x0 + x * W);
+      // With 16 registers GCC 12 folded the V loads of QT x 2 tiles into the FMAs (a
+      // load per FMA, 12 loads per 8 FMAs for groups of 4): the empty asm keeps each
+      // V vector in a register, loaded once per row for the QT heads. (One head uses
+      // it once, where the folded load is the right code; AVX-512 builds as before.)
+      if constexpr (kVectorRegisters < 32 && QT > 1) asm("" : "+x"(vr[x]));
+    }
     for (int i = 0; i < QT; ++i) {
       const vec<W> p = vsplat<W>(st[j * P + i0 + i]);
       for (int x = 0; x < XV; ++x) a[i][x] += p * vr[x];
@@ -362,8 +402,15 @@ template <int W, int P, int QT, int XV>
     for (int x = 0; x < XV; ++x) vstore<W>(acc + (i0 + i) * dh + x0 + x * W, a[i][x]);
 }
 
-// Output vectors per P·V tile: QT x XV accumulators stay in registers.
-constexpr int pv_vectors(int qt) { return qt >= 8 ? 2 : 4; }
+// Output vectors per P·V tile: QT x XV accumulators stay in registers, with the XV
+// vectors of a V row and one broadcast of P: the largest of 4, 2, 1 that fits (with
+// 32 registers 2 from 8 heads up, else 4; with 16, 4 for 1-3 heads, 2 for 4-6, 1
+// for 8).
+constexpr int pv_vectors(int qt) {
+  for (const int xv : {4, 2})
+    if (qt * xv + xv + 1 <= kVectorRegisters) return xv;
+  return 1;
+}
 
 template <int W, int P, int QT>
 void pv_rows(int64_t dh, int64_t nb, const float* st, const float* v, float* acc, int64_t i0, LinePrefetcher& next) {
@@ -494,19 +541,17 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     }
     // scores into st[j][lane]
 #ifdef __AVX__
-#ifdef __AVX512F__
     if constexpr (kPairs && kPairLanes == 16) {
+      constexpr int K = kPairKeys16;
       int64_t j = 0;
       if (dh == 128)
-        for (; j + 12 <= nb; j += 12) score_tile_pairs16<12, 128>(dh, qt, kb + j * dh, st + j * P, next_k);
+        for (; j + K <= nb; j += K) score_tile_pairs16<K, 128>(dh, qt, kb + j * dh, st + j * P, next_k);
       else if (dh == 64)
-        for (; j + 12 <= nb; j += 12) score_tile_pairs16<12, 64>(dh, qt, kb + j * dh, st + j * P, next_k);
+        for (; j + K <= nb; j += K) score_tile_pairs16<K, 64>(dh, qt, kb + j * dh, st + j * P, next_k);
       for (; j + 6 <= nb; j += 6) score_tile_pairs16<6>(dh, qt, kb + j * dh, st + j * P, next_k);
       for (; j < nb; ++j) score_tile_pairs16<1>(dh, qt, kb + j * dh, st + j * P, none);
       next_k.rest();
-    } else
-#endif
-    if constexpr (kPairs) {
+    } else if constexpr (kPairs) {
       // 12 keys a tile where head_dim is a compile-time constant (one pointer plus
       // constant offsets); a runtime head_dim needs a register per row: 6.
       int64_t j = 0;
@@ -520,7 +565,7 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
     } else
 #endif
     {
-      constexpr int KT = kScoreAccumulators<W> / QV;
+      constexpr int KT = score_keys<W, QV>();
       int64_t j = 0;
       for (; j + KT <= nb; j += KT) {
         if (dh == 128)  // the common head_dim (Llama, Mistral, Qwen, Falcon)
@@ -565,10 +610,10 @@ void attend_fast(int64_t n, int64_t dh, float scale, const float* __restrict q, 
       const int64_t lines = next_v.lines_left(), steps = std::max<int64_t>(1, passes * nb);
       next_v.per_step = static_cast<int>(std::max<int64_t>(1, (lines + steps - 1) / steps));
     };
-    if constexpr (W == 8) {
-      if (dh % 16 == 0) {
-        spread(pv_passes<16, kPvHeads<W>>(n, dh));
-        pv_heads<16, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
+    if constexpr (W < kNativeLanes) {  // 8 query lanes on AVX-512: V read as full registers
+      if (dh % kNativeLanes == 0) {
+        spread(pv_passes<kNativeLanes, kPvHeads<W>>(n, dh));
+        pv_heads<kNativeLanes, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
       } else {
         spread(pv_passes<W, kPvHeads<W>>(n, dh));
         pv_heads<W, P, kPvHeads<W>>(n, dh, nb, st, vb, acc, next_v);
@@ -709,13 +754,22 @@ int measured_score_tile_lanes() {
   }
   return sixteen < 0.9 * eight ? 16 : 8;  // a clear win only: a tie keeps the 8-lane tile
 }
+#endif
+#ifdef __AVX__
+// Without AVX-512 the 16-lane pair tile always: it needs fewer loads per FMA (the
+// note on score_tile_pairs16), whatever the core. On Zen 3 (one thread, head_dim
+// 128, operands in L1) it ran 94-96 GFLOP/s against 82-84 for the 8-lane tile.
 int score_tile_lanes() {
   if (const char* forced = std::getenv("LMROOF_DECODE_SCORE_TILE")) {
     if (std::string_view(forced) == "8") return 8;
     if (std::string_view(forced) == "16") return 16;
   }
+#ifdef __AVX512F__
   static const int lanes = measured_score_tile_lanes();
   return lanes;
+#else
+  return 16;
+#endif
 }
 #endif
 
@@ -740,32 +794,63 @@ T& thread_scratch(int64_t rows, int64_t dh) {
 using FastAttend = void (*)(int64_t, int64_t, float, const float*, const float*, const float*, int64_t, int64_t,
                             FastScratch&);
 
-// The fast kernel for n query heads per item, or nullptr where it does not apply
-// (head_dim not a multiple of the vector width, more than kMaxLanes heads).
-FastAttend fast_attend_for(int64_t n, int64_t dh) {
-  // Under 4 heads: two passes per block, the widest vector that divides head_dim.
-  if (n < 4) {
-    if (dh == 128) return n == 1 ? attend_dot<16, 1, 128> : n == 2 ? attend_dot<16, 2, 128> : attend_dot<16, 3, 128>;
-    if (dh % 16 == 0) return n == 1 ? attend_dot<16, 1, 0> : n == 2 ? attend_dot<16, 2, 0> : attend_dot<16, 3, 0>;
-    if (dh % 8 == 0) return n == 1 ? attend_dot<8, 1, 0> : n == 2 ? attend_dot<8, 2, 0> : attend_dot<8, 3, 0>;
+// attend_dot for n < 4 query heads on the widest vector (up to the host's) that
+// divides head_dim, down to 8 lanes (4 where the host has no wider vectors).
+// head_dim 128 keeps the output rows in registers where N x 128/W accumulators, a
+// broadcast and a V vector fit them (AVX-512: up to 3 heads; AVX2: never, 16
+// accumulators for one head already fill its 16 registers, and the rows live in
+// the scratch).
+template <int W>
+FastAttend attend_dot_for(int64_t n, int64_t dh) {
+  if (dh % W != 0) {
+    if constexpr (W > 4 && W > std::min(8, kNativeLanes)) return attend_dot_for<W / 2>(n, dh);
     return nullptr;
   }
+  const auto heads = [&]<int N>() -> FastAttend {
+    // (only at the widest width: a narrower one runs when head_dim is not a multiple
+    // of the widest, so never for 128)
+    if constexpr (W == std::min(16, kNativeLanes) && N * 128 / W + 2 <= kVectorRegisters)
+      if (dh == 128) return attend_dot<W, N, 128>;
+    return attend_dot<W, N, 0>;
+  };
+  return n == 1 ? heads.template operator()<1>() : n == 2 ? heads.template operator()<2>() : heads.template operator()<3>();
+}
+
+// Groups over 8 heads (and groups of 4-8 on hosts without AVX) on the host's
+// vectors: as many query vectors as the group needs, up to 8 (kMaxLanes).
+template <int W>
+FastAttend attend_fast_for(int64_t n, int64_t dh) {
+  if (dh % W != 0) return nullptr;
+  if (n <= W) return attend_fast<W, 1>;
+  if (n <= 2 * W) return attend_fast<W, 2>;
+  if (n <= 4 * W) return attend_fast<W, 4>;
+  if constexpr (8 * W <= kMaxLanes)
+    if (n <= 8 * W) return attend_fast<W, 8>;
+  return nullptr;
+}
+
+// The fast kernel for n query heads per item, or nullptr where it does not apply
+// (head_dim not a multiple of the vector width, more than kMaxLanes heads).
+// Vectors are never wider than the host's (kNativeLanes): a vec<16> on AVX2 is two
+// ymm per value, twice the registers the tiles were sized for.
+FastAttend fast_attend_for(int64_t n, int64_t dh) {
+  constexpr int W = std::min(16, kNativeLanes);
+  // Under 4 heads: two passes per block.
+  if (n < 4) return attend_dot_for<W>(n, dh);
   // 4-8 heads: 8 lanes (no lanes wasted at group 8; on AVX-512 hosts such as Zen 4,
   // which split a 512-bit FMA into two 256-bit halves, 8 lanes lose nothing either).
   // Groups of 5-8 take the 16-lane pair tile where this core runs it clearly faster
-  // (score_tile_lanes: Zen 5, whose 512-bit FMAs run at full width).
+  // (score_tile_lanes: Zen 5, whose 512-bit FMAs run at full width) and on every
+  // AVX2 host (two ymm, fewer loads per FMA).
 #ifdef __AVX__
   if (n <= 4) return dh % 8 == 0 ? attend_fast<8, 1, true> : nullptr;
 #endif
-#ifdef __AVX512F__
+#ifdef __AVX__
   if (n <= 8 && score_tile_lanes() == 16) return dh % 8 == 0 ? attend_fast<8, 1, true, 16> : nullptr;
 #endif
-  if (n <= 8) return dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
-  if (dh % 16 != 0) return nullptr;
-  if (n <= 16) return attend_fast<16, 1>;
-  if (n <= 32) return attend_fast<16, 2>;
-  if (n <= kMaxLanes) return attend_fast<16, 4>;
-  return nullptr;
+  if constexpr (W >= 8)
+    if (n <= 8) return dh % 8 == 0 ? attend_fast<8, 1> : nullptr;
+  return attend_fast_for<W>(n, dh);
 }
 
 }  // namespace

@@ -12,6 +12,27 @@
 
 namespace lmroof::decode::simd {
 
+// The host's float vector registers: lanes per register and how many there are.
+// A vec<W> wider than kNativeLanes is lowered to several registers (two ymm for a
+// vec<16> with AVX2) or, where the compiler gives up, to stack round trips with
+// scalar inserts: GCC 12 with -march=x86-64-v3 built the 16-lane P·V tile of
+// groups of 8 (32 ymm accumulators) out of spills and vpinsrq, and ran a GQA decode
+// step at ~3% of the FMA peak (Zen 3). The kernels therefore size their vectors and
+// register tiles from these two constants, not from the widest vec<W> that compiles.
+#if defined(__AVX512F__)
+inline constexpr int kNativeLanes = 16;
+inline constexpr int kVectorRegisters = 32;
+#elif defined(__AVX__)
+inline constexpr int kNativeLanes = 8;
+inline constexpr int kVectorRegisters = 16;
+#elif defined(__aarch64__)
+inline constexpr int kNativeLanes = 4;  // NEON: 32 128-bit registers
+inline constexpr int kVectorRegisters = 32;
+#else
+inline constexpr int kNativeLanes = 4;  // SSE2 (x86-64 baseline): 16 xmm registers
+inline constexpr int kVectorRegisters = 16;
+#endif
+
 // (GCC ignores vector_size on a dependent alias template, hence one trait per width.)
 template <int W>
 struct VecOf;
