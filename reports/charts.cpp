@@ -104,6 +104,9 @@ double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); 
 
 }  // namespace
 
+// A run's launch floor (FLOPs / t0) is drawn when its time is within this factor of t0.
+constexpr double kLaunchFloorShown = 100;
+
 json roofline_chart(const model::Results& results) {
   const Order order = catalogue_order(results);
   json points = json::array();
@@ -142,7 +145,20 @@ json roofline_chart(const model::Results& results) {
         {"x_l2", number_or_null(p.x_l2)},
         {"y_analytic", number_or_null(p.y_analytic)},
         {"y_measured", number_or_null(p.y_measured)},
+        // The launch floor and the prediction on the same axes: a run's FLOPs over t0
+        // (the rate it would reach if it took only the launch time), and over its
+        // predicted time; the template scales the point's y by these time ratios.
+        // Drawn only within kLaunchFloorShown of the run: far above it the floor says
+        // nothing about the run and would stretch the axis by decades.
+        {"time_over_launch", r.roofline.launch && r.time_s.median <= kLaunchFloorShown * *r.roofline.launch
+                                 ? json(r.time_s.median / *r.roofline.launch) : json(nullptr)},
+        {"launch", r.roofline.launch ? num::si(*r.roofline.launch, "s") : std::string(num::kDash)},
+        {"time_over_predicted", r.predicted ? json(r.time_s.median / r.predicted->time_s) : json(nullptr)},
+        {"predicted", r.predicted ? fmt::format("{} ({} error, {}-bound)", num::si(r.predicted->time_s, "s"),
+                                                num::percent(r.predicted->error), r.predicted->bound)
+                                  : std::string(num::kDash)},
     });
+    if (r.predicted) y_hi = std::max(y_hi, p.y_analytic * r.time_s.median / r.predicted->time_s);
   }
   if (points.empty()) return nullptr;
 
