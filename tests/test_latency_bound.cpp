@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "analysis/claims/verdict_cause.h"
 #include "analysis/predict/devices.h"
 #include "analysis/predict/run_prediction.h"
 #include "analysis/results.h"
@@ -128,6 +129,31 @@ TEST(LatencyBound, AnOlderFileWithoutALaunchCeilingLoadsWithTheReason) {
   ASSERT_TRUE(old.roofs.launch_reason);
   EXPECT_NE(old.roofs.launch_reason->find("before lmroof measured a launch ceiling"), std::string::npos);
   for (const auto& run : old.runs) EXPECT_NE(run.bound, model::Bound::latency);
+}
+
+// A latency-bound side: the launch cost decides, whatever the roofs say (the cause is
+// the machine, named with the side and t0); a side beyond 2x t0 leaves the usual rules.
+TEST(LatencyBound, ALatencyBoundSideMakesTheVerdictCauseTheMachine) {
+  model::Run fast, slow;
+  fast.id = "fast", slow.id = "slow";
+  for (model::Run* r : {&fast, &slow}) {
+    r->judged_against = model::JudgedAgainst{};
+    r->judged_against->roof = "read";
+    r->judged_against->fraction = 0.9;
+    r->roofline.launch = 2e-6;
+  }
+  fast.bound = model::Bound::latency;
+  slow.bound = model::Bound::memory;
+  for (const auto verdict : {model::Verdict::fails, model::Verdict::inconclusive}) {
+    const auto c = cause_of({verdict, {{"baseline", &slow}, {"candidate", &fast}}, std::nullopt, 0.02});
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cause, Cause::machine);
+    EXPECT_NE(c->detail.find("candidate fast is latency-bound"), std::string::npos) << c->detail;
+  }
+  fast.bound = model::Bound::memory;
+  const auto c = cause_of({model::Verdict::fails, {{"baseline", &slow}, {"candidate", &fast}}, std::nullopt, 0.02});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->cause, Cause::architecture);
 }
 
 // An MLP run predicted with predict's per-op model: mlp_up, mlp_act and mlp_down, each
