@@ -258,6 +258,15 @@ json roofline_chart(const model::Results& results) {
         if (it->contains("data") && (*it)["data"].value("name", "") == name) it = layers.erase(it);
         else ++it;
     }
+  // The launch floor and the predictions draw from the points; with no run carrying them
+  // the layers would filter to nothing and Vega warns of an infinite extent: dropped.
+  for (const auto& [layer, field] : {std::pair{"launch_floor", "time_over_launch"}, std::pair{"predicted", "time_over_predicted"}})
+    if (std::none_of(points.begin(), points.end(), [&](const json& p) { return !p[field].is_null(); })) {
+      auto& layers = spec["layer"];
+      for (auto it = layers.begin(); it != layers.end();)
+        if (it->value("name", "") == layer) it = layers.erase(it);
+        else ++it;
+    }
   fill_dataset(spec, "points", std::move(points));
   fill_dataset(spec, "arrows", std::move(arrows));
   fill_dataset(spec, "roofs", std::move(roofs));
