@@ -113,6 +113,28 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
   c.name = slash == std::string::npos ? "" : rest.substr(slash + 1);
   if (auto extra = c.name.find('/'); extra != std::string::npos) c.name = c.name.substr(0, extra);  // "/real_time"
   if (c.name.empty()) fail(bench, g.pointer + "/name", "a ceiling benchmark is named ceiling/<backend>/<name>");
+  // A launch ceiling: the median over the repetitions of each one's median launch, in
+  // seconds (a fixed cost: the best call would be the luckiest, not what a kernel pays).
+  if (counter_of(*g.samples.front(), counter::kCeilingLaunchSeconds)) {
+    std::vector<double> medians;
+    double launches = 0;
+    for (const BenchEntry* e : g.samples) {
+      const auto s = counter_of(*e, counter::kCeilingLaunchSeconds);
+      if (!s || !(*s > 0) || !std::isfinite(*s))
+        fail(bench, e->pointer + "/" + std::string(counter::kCeilingLaunchSeconds),
+             "a launch ceiling's repetitions each carry a positive median launch time");
+      medians.push_back(*s);
+      launches += counter_of(*e, counter::kCeilingLaunches).value_or(1);
+    }
+    c.kind = model::CeilingKind::latency;
+    c.statistic = "median";
+    c.value = stats::median(medians);
+    c.source = "measured";
+    c.samples = static_cast<int64_t>(g.samples.size());
+    c.detail = fmt::format("{}; median of {} repetitions' medians, {:.0f} launches timed one by one in all",
+                           g.samples.front()->label, medians.size(), launches);
+    return c;
+  }
   bool bandwidth = false, compute = false;
   for (const BenchEntry* e : g.samples) {
     const auto bytes = counter_of(*e, counter::kCeilingBytes);
@@ -481,7 +503,7 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     if (auto nt = find_roof(results.ceilings, "copy_nt"); nt && (!bandwidth || nt->value > bandwidth->value)) bandwidth = nt;
   Roofs roofs{bandwidth, find_roof(results.ceilings, "fp32_fma"),
               find_roof(results.ceilings, cuda ? "bf16_tensor_gemm" : "sgemm"),
-              cuda ? find_roof(results.ceilings, "l2_read") : std::nullopt};
+              cuda ? find_roof(results.ceilings, "l2_read") : std::nullopt, find_roof(results.ceilings, "launch")};
   Roofs fp32_on_cuda = roofs;  // fp32 GEMMs on the GPU run on CUDA cores: the FMA roof applies
   fp32_on_cuda.matrix = roofs.vector;
 
@@ -513,7 +535,17 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     results.metrics.reason = cuda ? "CUPTI counters were not collected for this run"
                                   : "the CPU backend reads no hardware counters; FLOPs and bytes come from the cost model";
   auto roof_name = [](const std::optional<Roof>& r) { return r ? std::optional(r->name) : std::nullopt; };
-  results.roofs = {roof_name(roofs.bandwidth), roof_name(roofs.vector), roof_name(roofs.matrix), roof_name(roofs.l2)};
+  results.roofs = {roof_name(roofs.bandwidth), roof_name(roofs.vector), roof_name(roofs.matrix), roof_name(roofs.l2),
+                   roof_name(roofs.launch), std::nullopt};
+  if (!roofs.launch) {
+    const auto skipped = std::find_if(results.skipped.begin(), results.skipped.end(), [](const model::Skipped& s) {
+      return s.id.ends_with("/launch") || s.id.find("/launch/") != std::string::npos;
+    });
+    results.roofs.launch_reason =
+        skipped != results.skipped.end()
+            ? fmt::format("not measured: the launch ceiling could not run ({})", skipped->reason)
+            : std::string("not measured: bench.json has no launch ceiling (measured before lmroof had one, or without ceilings)");
+  }
   results.comparisons = comparisons_of(results.catalogue, results.runs);
   attach_paired_rounds(bench, results);
   results.bench_json = options.bench_json_name;

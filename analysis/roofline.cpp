@@ -28,6 +28,11 @@ void place_on_roofline(model::Run& run, const Roofs& roofs) {
     r.efficiency = attainable > 0 ? run.achieved.flop_per_s / attainable : 0.0;
     run.bound = intensity < ridge ? model::Bound::memory : model::Bound::compute;
   }
+  if (roofs.launch) {
+    r.launch_roof = roofs.launch->name;
+    r.launch = roofs.launch->value;
+    if (run.time_s.median <= model::kLatencyBoundFactor * roofs.launch->value) run.bound = model::Bound::latency;
+  }
   // The L2 level: bytes L2 served over time against the measured L2 bandwidth. Only
   // with counters: no model predicts L2 traffic.
   if (roofs.l2 && run.bytes.measured_l2) {

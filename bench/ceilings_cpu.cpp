@@ -6,7 +6,9 @@
 // of OpenBLAS. All use every OpenMP thread. Bandwidth counts bytes read plus bytes
 // written. Every bandwidth ceiling publishes its working set (and the cache
 // levels their capacity), so analysis can place each run against the level its own
-// working set fits (analysis/roof_choice.h).
+// working set fits (analysis/roof_choice.h). Two launch ceilings give the fixed cost
+// per kernel, t0 (bench/launch_timing.h): an empty OpenMP parallel region (the
+// fork/join every CPU kernel of lmroof pays) and one call of the smallest kernel.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <fmt/format.h>
@@ -28,6 +30,7 @@
 #include "bench/cache_levels.h"
 #include "bench/dram_probe.h"
 #include "bench/dram_segments.h"
+#include "bench/launch_timing.h"
 #include "bench/stream_kernels.h"
 #include "common/host_buffer.h"
 #include "common/host_data.h"
@@ -230,6 +233,50 @@ void bm_sgemm(benchmark::State& state, int n) {
 }
 
 
+// ---- launch: the fixed cost per kernel ----------------------------------------------
+
+// An empty parallel region: the team's fork and join, which every lmroof CPU kernel
+// (each an OpenMP region or a BLAS call on OpenMP threads) pays once per launch. The
+// EPCC OpenMP micro-benchmarks measure the same overhead.
+void empty_region() {
+#pragma omp parallel
+  asm volatile("" : : : "memory");  // the region must not be optimised away
+}
+
+// One call of the smallest kernel: the triad (a work-shared `omp parallel for simd`)
+// over one 64-byte line per thread and array, so that next to nothing but the launch,
+// the loop's scheduling and the barrier remain.
+void bm_launch(benchmark::State& state, int calls) {
+  launch_ceiling(state, empty_region, calls);
+  state.SetLabel(fmt::format("empty OpenMP parallel region (fork/join), {} threads", omp_get_max_threads()));
+}
+
+void bm_launch_kernel(benchmark::State& state, int calls) {
+  const int64_t n = 16 * static_cast<int64_t>(omp_get_max_threads());
+  auto a = aligned_floats(n), b = aligned_floats(n), c = aligned_floats(n);
+  fill_uniform({b.get(), static_cast<size_t>(n)}, 1);
+  fill_uniform({c.get(), static_cast<size_t>(n)}, 2);
+  launch_ceiling(state, [&] {
+    triad_kernel(a.get(), b.get(), c.get(), 0.5f, n);
+    benchmark::ClobberMemory();
+  }, calls);
+  state.SetLabel(fmt::format("one call of the smallest kernel: triad (omp parallel for simd) over {} floats "
+                             "(one 64-byte line per thread), {} threads", n, omp_get_max_threads()));
+}
+
+int register_launch_ceilings(const SuiteOptions& options) {
+  const int calls = options.quick ? 2'000 : 20'000;
+  const int reps = options.quick ? 2 : options.repetitions;
+  int registered = 0;
+  auto tune = [&](benchmark::internal::Benchmark* b) {
+    b->UseManualTime()->Iterations(1)->Repetitions(reps)->Unit(benchmark::kMicrosecond);
+    ++registered;
+  };
+  tune(benchmark::RegisterBenchmark("ceiling/cpu/launch", [calls](benchmark::State& s) { bm_launch(s, calls); }));
+  tune(benchmark::RegisterBenchmark("ceiling/cpu/launch_kernel", [calls](benchmark::State& s) { bm_launch_kernel(s, calls); }));
+  return registered;
+}
+
 // Every CPU ceiling's repetitions and time per repetition; returns 1 (one registered).
 int tune_ceiling(benchmark::internal::Benchmark* b, const SuiteOptions& options) {
   b->Repetitions(options.quick ? 2 : options.repetitions)
@@ -300,6 +347,7 @@ int register_ceiling_benchmarks(const SuiteOptions& options) {
   tune(benchmark::RegisterBenchmark("ceiling/cpu/fp32_fma", [fma_iters](benchmark::State& s) { bm_fp32_fma(s, fma_iters); }));
   const int gemm_n = options.quick ? 512 : 2048;
   tune(benchmark::RegisterBenchmark("ceiling/cpu/sgemm", [gemm_n](benchmark::State& s) { bm_sgemm(s, gemm_n); }));
+  registered += register_launch_ceilings(options);
   return registered;
 }
 

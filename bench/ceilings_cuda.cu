@@ -11,6 +11,13 @@
 //   fp32_fma          independent FMA chains per thread at full occupancy; 2 FLOPs per
 //                     FMA; also measures the SM clock (clock64 ticks over %globaltimer ns)
 //   bf16_tensor_gemm  cuBLASLt 8192^3 GEMM, bf16 in and out, fp32 accumulation
+//   launch            an empty kernel's launch + cudaStreamSynchronize, host clock: t0,
+//                     the fixed cost a timed kernel pays (the latency bound's floor)
+//   launch_throughput 64 empty kernels launched back to back, then one sync: the cost
+//                     per launch when launches queue (the enqueue rate)
+//   launch_graph      the same 64 launches captured in a CUDA graph, replayed + synced:
+//                     the cost per kernel inside a graph
+// The launch ceilings are medians of many calls (bench/launch_timing.h), not bests.
 // Each skips with the device query's reason ("no CUDA device ...") without a GPU.
 #include <benchmark/benchmark.h>
 
@@ -22,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/launch_timing.h"
 #include "bench/suite.h"
 #include "common/cublaslt_gemm.h"
 #include "common/cuda_buffer.h"
@@ -329,6 +337,61 @@ void bm_bf16_gemm(benchmark::State& state, bool quick) {
   });
 }
 
+// ---------------------------------------------------------------------------
+
+__global__ void empty_kernel() {}
+
+constexpr int kLaunchBatch = 64;  // launches per back-to-back batch and per graph
+
+void bm_launch(benchmark::State& state, int calls) {
+  guarded(state, [&](const DeviceInfo&) {
+    Stream stream;
+    launch_ceiling(state, [&] {
+      empty_kernel<<<1, 1, 0, stream.get()>>>();
+      CUDA_CHECK_LAUNCH();
+      CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    }, calls);
+    state.SetLabel("empty kernel <<<1, 1>>> launch + cudaStreamSynchronize, host steady clock");
+  });
+}
+
+void bm_launch_throughput(benchmark::State& state, int calls) {
+  guarded(state, [&](const DeviceInfo&) {
+    Stream stream;
+    launch_ceiling(state, [&] {
+      for (int i = 0; i < kLaunchBatch; ++i) empty_kernel<<<1, 1, 0, stream.get()>>>();
+      CUDA_CHECK_LAUNCH();
+      CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    }, calls, kLaunchBatch);
+    state.SetLabel("empty kernels launched back to back, " + std::to_string(kLaunchBatch) +
+                   " then one cudaStreamSynchronize: per launch");
+  });
+}
+
+void bm_launch_graph(benchmark::State& state, int calls) {
+  guarded(state, [&](const DeviceInfo&) {
+    Stream stream;
+    cudaGraph_t graph = nullptr;
+    CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < kLaunchBatch; ++i) empty_kernel<<<1, 1, 0, stream.get()>>>();
+    CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    CUDA_CHECK(made);
+    struct Release {
+      cudaGraphExec_t e;
+      ~Release() { cudaGraphExecDestroy(e); }
+    } release{exec};
+    launch_ceiling(state, [&] {
+      CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
+      CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    }, calls, kLaunchBatch);
+    state.SetLabel("a CUDA graph of " + std::to_string(kLaunchBatch) +
+                   " empty kernels, cudaGraphLaunch + cudaStreamSynchronize: per kernel");
+  });
+}
+
 }  // namespace
 
 int register_cuda_ceiling_benchmarks(const SuiteOptions& options) {
@@ -345,6 +408,12 @@ int register_cuda_ceiling_benchmarks(const SuiteOptions& options) {
   tune(benchmark::RegisterBenchmark("ceiling/cuda/fp32_fma", [quick](benchmark::State& s) { bm_fp32_fma(s, quick); }));
   tune(benchmark::RegisterBenchmark("ceiling/cuda/bf16_tensor_gemm",
                                     [quick](benchmark::State& s) { bm_bf16_gemm(s, quick); }));
+  const int calls = quick ? 2'000 : 20'000, batches = quick ? 200 : 2'000;
+  tune(benchmark::RegisterBenchmark("ceiling/cuda/launch", [calls](benchmark::State& s) { bm_launch(s, calls); }));
+  tune(benchmark::RegisterBenchmark("ceiling/cuda/launch_throughput",
+                                    [batches](benchmark::State& s) { bm_launch_throughput(s, batches); }));
+  tune(benchmark::RegisterBenchmark("ceiling/cuda/launch_graph",
+                                    [batches](benchmark::State& s) { bm_launch_graph(s, batches); }));
   return registered;
 }
 

@@ -69,6 +69,8 @@ int register_ceiling_rechecks(const SuiteOptions& options);
 // counters; analysis divides by the iteration time to get the roof.
 inline const std::string kCeilingBytesCounter{model::counter::kCeilingBytes};
 inline const std::string kCeilingFlopsCounter{model::counter::kCeilingFlops};
+inline const std::string kCeilingLaunchSecondsCounter{model::counter::kCeilingLaunchSeconds};
+inline const std::string kCeilingLaunchesCounter{model::counter::kCeilingLaunches};
 
 #ifdef LMROOF_WITH_CUDA
 // CUDA side, bench/*.cu: times one Workload with CUDA events (manual time) and

@@ -11,6 +11,7 @@
 #include "analysis/io/output_file.h"
 #include "analysis/model/input_error.h"
 #include "analysis/results.h"
+#include "analysis/predict/measured_device.h"
 #include "analysis/predict/prediction.h"
 #include "bench/catalogue.h"
 #include "bench/shape_request.h"
@@ -46,34 +47,6 @@ std::optional<double> physical_memory_bytes() {
   return static_cast<double>(pages) * static_cast<double>(page);
 }
 
-// A device from a results file's ceilings: its DRAM read ceiling (else its bandwidth
-// roof) and its matrix (else vector) roof. The compute roof was measured in the run's own dtype and stands in
-// for every dtype, which the source says.
-predict::Device device_from_results(const model::Results& r, const std::string& origin, std::optional<double> memory) {
-  auto roof = [&](const std::optional<std::string>& name, const char* what) -> const model::Ceiling& {
-    const model::Ceiling* c = name ? r.ceiling(*name) : nullptr;
-    if (!c) throw model::InputError(fmt::format("--device {}: has no {} ceiling to predict from", origin, what));
-    return *c;
-  };
-  // A decode step mostly reads (weights, KV cache): the DRAM read sweep when the run has
-  // one (CPU "read", CUDA "dram_read"), else the roofline's bandwidth roof.
-  const model::Ceiling* read = r.ceiling("read") ? r.ceiling("read") : r.ceiling("dram_read");
-  const model::Ceiling& bandwidth = read ? *read : roof(r.roofs.bandwidth, "bandwidth");
-  const model::Ceiling& compute = roof(r.roofs.matrix ? r.roofs.matrix : r.roofs.vector, "matrix or vector");
-  predict::Device d;
-  d.name = fmt::format("this ({})", r.machine.gpu ? r.machine.gpu->name : r.machine.cpu_model);
-  d.architecture = "measured";
-  d.memory_bytes = memory;
-  d.bandwidth_bytes_per_s = bandwidth.value;
-  for (const char* dtype : {"bf16", "fp16", "fp8", "fp32"}) d.dense_peak_flops.emplace(dtype, compute.value);
-  d.launch_s = 0;
-  d.launch_source = "not measured: these ceilings have no launch ceiling";
-  d.source = fmt::format("{}: ceilings '{}' ({:.3g} B/s) and '{}' ({:.3g} FLOP/s, as measured, for every dtype){}", origin,
-                         bandwidth.name, bandwidth.value, compute.name, compute.value,
-                         memory ? "" : "; memory size not recorded in results.json");
-  return d;
-}
-
 std::vector<predict::Device> resolve_devices(const PredictArgs& args) {
   std::vector<predict::Device> table = predict::load_device_file(predict::bundled_devices_file());
   for (const auto& file : args.device_files) {
@@ -92,7 +65,7 @@ std::vector<predict::Device> resolve_devices(const PredictArgs& args) {
     }
     if (lower(name) == "this") {
       const model::Results r = measure_ceilings("auto", true, {});
-      out.push_back(device_from_results(r, "this", r.machine.gpu ? std::nullopt : physical_memory_bytes()));
+      out.push_back(predict::device_from_results(r, "this", r.machine.gpu ? std::nullopt : physical_memory_bytes()));
       continue;
     }
     const auto it = std::find_if(table.begin(), table.end(), [&](const predict::Device& d) { return lower(d.name) == lower(name); });
@@ -104,7 +77,7 @@ std::vector<predict::Device> resolve_devices(const PredictArgs& args) {
     if (name.ends_with(".json") && std::filesystem::exists(name, ec)) {
       predict::require_regular_file(name, "--device");
       const model::Results r = load_results(name, registry_catalogue());
-      out.push_back(device_from_results(r, name, r.machine.gpu ? std::optional(r.machine.gpu->memory_bytes) : std::nullopt));
+      out.push_back(predict::device_from_results(r, name, r.machine.gpu ? std::optional(r.machine.gpu->memory_bytes) : std::nullopt));
       continue;
     }
     std::string known;

@@ -8,6 +8,7 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/io/output_set.h"
+#include "analysis/predict/run_prediction.h"
 #include "analysis/results.h"
 #include "bench/catalogue.h"
 #include "bench/runner.h"
@@ -148,6 +149,11 @@ int run(const RunArgs& args) {
   try {
     // The suite and metrics travel in bench.json's context (bench/machine_context.h).
     results = build_results(load_bench_json(options.json_out), {});
+    // --model: every attention, MLP and block run predicted by `lmroof predict`'s model
+    // from this run's own ceilings, to be checked against what was measured.
+    if (options.suite.shapes.model)
+      if (const auto why = predict::predict_runs(results, *options.suite.shapes.model))
+        std::fprintf(stderr, "lmroof: runs not predicted: %s\n", why->c_str());
     // Some claims problems (a selector that matches two runs) show only against the
     // results: the measurements are published without verdicts rather than lost.
     if (args.claims) {
@@ -172,6 +178,8 @@ int run(const RunArgs& args) {
     throw std::invalid_argument(fmt::format("{} (the measurements are in {}; check them with `lmroof check CLAIMS {}`)",
                                             claims_error, args.out.string(), (args.out / formats::kResultsJson).string()));
   std::printf("%s", format_runs_table(results).c_str());
+  if (const std::string predicted = format_predictions_table(results); !predicted.empty())
+    std::printf("\n%s", predicted.c_str());
   const std::string model_line = format_model_line(results);
   if (!model_line.empty()) std::printf("\n%s", model_line.c_str());
   if (args.claims) {

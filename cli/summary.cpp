@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/model/numbers.h"
+#include "analysis/model/prediction_errors.h"
 
 namespace lmroof::cli {
 
@@ -19,6 +20,8 @@ std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
       how += fmt::format("; the best run's probe during it {} (the roof)", numbers::si(*c.best_probed_during_suite, c.unit()));
     out += fmt::format("{:<20} {:>14} {}\n", c.name, numbers::si(c.value, c.unit()), how);
   }
+  if (std::none_of(ceilings.begin(), ceilings.end(), [](const model::Ceiling& c) { return c.kind == model::CeilingKind::latency; }))
+    out += "note: no launch ceiling (t0): no run can be placed latency-bound\n";
   if (const std::string moved = model::roofs_that_moved(ceilings); !moved.empty())
     out += fmt::format("note: the memory roofs moved while the suite ran ({}): a memory-bound run's SoL% is uncertain by about "
                        "that much; the roof is the best of all its measurements\n", moved);
@@ -47,6 +50,27 @@ std::string format_runs_table(const model::Results& results) {
                   [](const model::Run& r) { return r.judged_against_probe.has_value(); }))
     out += "probe%: SoL% against the DRAM read and copy_nt roofs probed right after each repetition of the run "
            "(runs that stream from DRAM; results.json: dram_probe, judged_against_probe)\n";
+  return out;
+}
+
+std::string format_predictions_table(const model::Results& results) {
+  const model::PredictionErrors e = model::prediction_errors(results);
+  if (e.predicted == 0) return "";
+  std::string out = "predicted by `lmroof predict`'s per-op model from this run's ceilings, against measured:\n";
+  out += fmt::format("{:<58} {:>10} {:>10} {:>8} {:>9} {:>9}\n", "run", "measured", "predicted", "error", "bound", "predicted");
+  for (const auto& r : results.runs) {
+    if (!r.predicted) continue;
+    std::string id = r.id;
+    if (id.size() > 58) id = id.substr(0, 55) + "...";
+    out += fmt::format("{:<58} {:>10} {:>10} {:>7}% {:>9} {:>9}\n", id, numbers::si(r.time_s.median, "s"),
+                       numbers::si(r.predicted->time_s, "s"), numbers::sig(100 * r.predicted->error, 2),
+                       r.bound ? model::to_string(*r.bound) : "-", r.predicted->bound);
+  }
+  if (e.long_runs > 0)
+    out += fmt::format("runs of 1 ms or more: {} of {} within 25%, median |error| {}%, worst {}% ({})\n", e.within_25pct,
+                       e.long_runs, numbers::sig(100 * e.median_abs_error, 2), numbers::sig(100 * e.worst_error, 2),
+                       e.worst_run);
+  out += "error = (predicted - measured) / measured: negative is optimistic (a speed of light)\n";
   return out;
 }
 

@@ -104,6 +104,9 @@ double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); 
 
 }  // namespace
 
+// A run's launch floor (FLOPs / t0) is drawn when its time is within this factor of t0.
+constexpr double kLaunchFloorShown = 100;
+
 json roofline_chart(const model::Results& results) {
   const Order order = catalogue_order(results);
   json points = json::array();
@@ -142,7 +145,20 @@ json roofline_chart(const model::Results& results) {
         {"x_l2", number_or_null(p.x_l2)},
         {"y_analytic", number_or_null(p.y_analytic)},
         {"y_measured", number_or_null(p.y_measured)},
+        // The launch floor and the prediction on the same axes: a run's FLOPs over t0
+        // (the rate it would reach if it took only the launch time), and over its
+        // predicted time; the template scales the point's y by these time ratios.
+        // Drawn only within kLaunchFloorShown of the run: far above it the floor says
+        // nothing about the run and would stretch the axis by decades.
+        {"time_over_launch", r.roofline.launch && r.time_s.median <= kLaunchFloorShown * *r.roofline.launch
+                                 ? json(r.time_s.median / *r.roofline.launch) : json(nullptr)},
+        {"launch", r.roofline.launch ? num::si(*r.roofline.launch, "s") : std::string(num::kDash)},
+        {"time_over_predicted", r.predicted ? json(r.time_s.median / r.predicted->time_s) : json(nullptr)},
+        {"predicted", r.predicted ? fmt::format("{} ({} error, {}-bound)", num::si(r.predicted->time_s, "s"),
+                                                num::percent(r.predicted->error), r.predicted->bound)
+                                  : std::string(num::kDash)},
     });
+    if (r.predicted) y_hi = std::max(y_hi, p.y_analytic * r.time_s.median / r.predicted->time_s);
   }
   if (points.empty()) return nullptr;
 
@@ -240,6 +256,15 @@ json roofline_chart(const model::Results& results) {
       auto& layers = spec["layer"];
       for (auto it = layers.begin(); it != layers.end();)
         if (it->contains("data") && (*it)["data"].value("name", "") == name) it = layers.erase(it);
+        else ++it;
+    }
+  // The launch floor and the predictions draw from the points; with no run carrying them
+  // the layers would filter to nothing and Vega warns of an infinite extent: dropped.
+  for (const auto& [layer, field] : {std::pair{"launch_floor", "time_over_launch"}, std::pair{"predicted", "time_over_predicted"}})
+    if (std::none_of(points.begin(), points.end(), [&](const json& p) { return !p[field].is_null(); })) {
+      auto& layers = spec["layer"];
+      for (auto it = layers.begin(); it != layers.end();)
+        if (it->value("name", "") == layer) it = layers.erase(it);
         else ++it;
     }
   fill_dataset(spec, "points", std::move(points));

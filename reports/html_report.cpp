@@ -20,6 +20,7 @@
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
 #include "reports/kernels_section.h"
+#include "analysis/model/prediction_errors.h"
 #include "reports/not_timed_section.h"
 
 namespace lmroof {
@@ -404,6 +405,45 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
   return out + "</tbody></table></div>\n</section>\n";
 }
 
+// "attn_norm+qkv+...": a break opportunity after each '+', so a block's eleven ops wrap
+// inside their cell instead of widening the table.
+std::string wrappable_ops(const std::string& ops) {
+  std::string out;
+  for (char c : esc(ops)) out += c == '+' ? std::string("+\u200b") : std::string(1, c);
+  return out;
+}
+
+// `lmroof run --model`: each predicted run beside its measurement (runs[].predicted).
+std::string predictions_section(const Results& results) {
+  const model::PredictionErrors e = model::prediction_errors(results);
+  if (e.predicted == 0) return "";
+  std::string out = "<section id=\"predictions\" class=\"block\">\n<h2>Predicted against measured</h2>\n";
+  out += "<p class=\"caption\">Each attention-layer, MLP and block run predicted by <code>lmroof predict</code>'s per-op "
+         "model (per launch max(F/P, B/W) + t0, the ops as <code>predict</code> counts them) from this run's own "
+         "ceilings; error = (predicted \u2212 measured) / measured, negative where the prediction is optimistic. The "
+         "roofline marks each prediction with a hollow circle.";
+  if (e.long_runs > 0)
+    out += fmt::format(" Runs of 1 ms or more: {} of {} within 25%, median |error| {}, worst {} ({}).", e.within_25pct,
+                       e.long_runs, esc(percent(e.median_abs_error)), esc(percent(e.worst_error)), esc(e.worst_run));
+  out += "</p>\n<div class=\"table-wrap\"><table class=\"predictions sortable\">\n<thead><tr><th data-type=\"text\">pair</th>"
+         "<th data-type=\"text\">variant</th><th data-type=\"text\">impl</th><th data-type=\"text\">shape</th>"
+         "<th data-type=\"num\">measured</th><th data-type=\"num\">predicted</th><th data-type=\"num\">error</th>"
+         "<th data-type=\"text\">measured bound</th><th data-type=\"text\">predicted bound</th><th data-type=\"text\">ops</th>"
+         "</tr></thead>\n<tbody>\n";
+  for (const Run& r : results.runs) {
+    if (!r.predicted) continue;
+    const std::string bound = r.bound ? std::string(model::to_string(*r.bound)) : std::string(kDash);
+    out += fmt::format("<tr title=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"shape\">{}</td>", esc(r.id), esc(r.pair),
+                       esc(r.variant), esc(r.impl), esc(shape_label(results.catalogue, r.shape)));
+    out += num_cell(r.time_s.median, si(r.time_s.median, "s")) + num_cell(r.predicted->time_s, si(r.predicted->time_s, "s"));
+    out += num_cell(r.predicted->error, percent(r.predicted->error));
+    out += fmt::format("<td><span class=\"bound bound-{0}\">{0}</span></td><td><span class=\"bound bound-{1}\">{1}</span></td>"
+                       "<td class=\"detail\">{2}</td></tr>\n", esc(bound), esc(r.predicted->bound), wrappable_ops(r.predicted->ops));
+  }
+  const auto basis = std::find_if(results.runs.begin(), results.runs.end(), [](const Run& r) { return r.predicted.has_value(); });
+  return out + fmt::format("</tbody></table></div>\n<p class=\"note\">{}</p>\n</section>\n", esc(basis->predicted->basis));
+}
+
 std::string machine_section(const Results& results) {
   const model::Machine& m = results.machine;
   std::string out = "<section id=\"machine\" class=\"block\">\n<h2>Machine</h2>\n<dl class=\"machine\">\n";
@@ -435,7 +475,8 @@ std::string machine_section(const Results& results) {
   if (results.ceilings.empty()) return out + "<p class=\"empty\">No ceilings were measured.</p>\n</section>\n";
   std::map<std::string, std::string> roles;
   for (const auto& [role, name] : {std::pair{"bandwidth", &results.roofs.bandwidth}, std::pair{"vector", &results.roofs.vector},
-                                   std::pair{"matrix", &results.roofs.matrix}, std::pair{"l2_bandwidth", &results.roofs.l2_bandwidth}})
+                                   std::pair{"matrix", &results.roofs.matrix}, std::pair{"l2_bandwidth", &results.roofs.l2_bandwidth},
+                                   std::pair{"launch (t0)", &results.roofs.launch}})
     if (*name) roles[**name] += (roles[**name].empty() ? "" : ", ") + std::string(role);
   out += "<div class=\"table-wrap\"><table class=\"ceilings\">\n<thead><tr><th>name</th><th>kind</th><th>value</th><th>unit</th>"
          "<th>source</th><th>roof</th><th>detail</th></tr></thead>\n<tbody>\n";
@@ -452,6 +493,13 @@ std::string machine_section(const Results& results) {
         esc(roles.count(c.name) ? roles[c.name] : std::string(kDash)), esc(detail));
   }
   out += "</tbody></table></div>\n";
+  if (results.roofs.launch)
+    out += fmt::format("<p class=\"note\">A run whose median time is within {}\u00d7 of the launch ceiling t0 is "
+                       "<span class=\"bound bound-latency\">latency</span>-bound: a fixed cost per launch, not its bytes "
+                       "or FLOPs, holds most of its time.</p>\n", sig(model::kLatencyBoundFactor, 1));
+  else
+    out += fmt::format("<p class=\"note\">No launch ceiling t0: {}. No run is placed latency-bound.</p>\n",
+                       esc(results.roofs.launch_reason.value_or("not measured")));
   if (const std::string moved = model::roofs_that_moved(results.ceilings); !moved.empty())
     out += fmt::format(
         "<p class=\"note\">The memory roofs moved while the suite ran ({}). They are measured before and again after "
@@ -515,6 +563,7 @@ Rendered render(const Results& results, const std::string& csv_name) {
   content += comparisons_section(results, csv_name + ".comparisons.csv");
   content += kernels_section(results);
   content += runs_section(results, csv_name + ".runs.csv");
+  content += predictions_section(results);
   content += machine_section(results);
   content += "</main>\n";
   content += fmt::format(

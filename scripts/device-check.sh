@@ -4,7 +4,7 @@
 # `lmroof run --backend cuda`, and writes logs, results.json and report.html under
 # $OUT (or ./device-out); when ncu is there and time is left, compares lmroof's
 # counters with Nsight Compute's on three kernels. A short table comes last. Budget:
-# under 8 minutes (tests capped at 150 s, the run at 300 s, ncu at 3 x 40 s and only
+# under 8 minutes (tests capped at 150 s, the quick ceilings with the launch ceilings at 90 s, the run at 300 s, ncu at 3 x 40 s and only
 # while under 400 s; --quick for a first smoke test). --sanitize instead runs the
 # CUDA kernel tests under compute-sanitizer (memcheck, then racecheck) and stops.
 #   scripts/device-check.sh [--quick | --sanitize]
@@ -64,6 +64,13 @@ timeout 150 "$bin/lmroof_tests" --gtest_filter='Cuda*:*Cupti*:*Gpu*' --gtest_bri
 tests_rc=${PIPESTATUS[0]}
 echo "GPU tests exit code: $tests_rc"
 
+# The launch ceilings (t0: an empty kernel's launch + sync, back-to-back launches, a
+# CUDA graph's per-kernel cost) print beside the roofs; the run below measures them again.
+step "lmroof ceilings --backend cuda --quick (launch ceilings: launch, launch_throughput, launch_graph)"
+timeout 90 "$bin/lmroof" ceilings --backend cuda --quick 2>&1 | tail -15
+ceilings_rc=${PIPESTATUS[0]}
+echo "lmroof ceilings exit code: $ceilings_rc"
+
 step "lmroof run --backend cuda ${quick[*]}"
 timeout 300 "$bin/lmroof" run --backend cuda "${quick[@]}" --out "$out/run"
 run_rc=$?
@@ -107,6 +114,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 print(f"{'ceiling':<20}{'value':>12}")
 for c in r["ceilings"]:
+    if c["unit"] == "s":  # a launch ceiling: the median seconds per launch
+        print(f"{c['name']:<20}{c['value']*1e6:>12.2f} us  {c.get('detail','')}")
+        continue
     unit = "GB/s" if c["unit"] == "B/s" else "GFLOP/s"
     print(f"{c['name']:<20}{c['value']/1e9:>12.1f} {unit}  {c.get('detail','')}")
 print()
@@ -118,5 +128,5 @@ for x in r["runs"]:
           f"{(100*bw if bw else 0):>7.0f}{(f'{over:.2f}' if over else '-'):>10}")
 PY
 fi
-echo "device-check: tests rc=$tests_rc, run rc=$run_rc, ncu comparison rc=$ncu_rc, $(( $(date +%s) - started ))s"
+echo "device-check: tests rc=$tests_rc, ceilings rc=$ceilings_rc, run rc=$run_rc, ncu comparison rc=$ncu_rc, $(( $(date +%s) - started ))s"
 [ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ]

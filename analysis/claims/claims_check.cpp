@@ -377,6 +377,14 @@ Case bound_case(const Check& ch, const Run& run) {
   }
   const bool measured_bytes = run.intensity.bytes == model::BytesBasis::measured;
   const double rel = *I / *ridge;
+  // Its intensity still says which roof it would meet, but its time says neither.
+  if (run.bound == model::Bound::latency) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("run {} is latency-bound: its median {} is within {:g}x of the launch ceiling t0", run_id(run),
+                           num(run.time_s.median), model::kLatencyBoundFactor);
+    c.measured = fmt::format("latency-bound (I {} FLOP/B = {}x ridge {})", num(*I), num(rel), num(*ridge));
+    return c;
+  }
   c.evidence.push_back(evidence(&run, measured_bytes ? "intensity.measured" : "intensity.model", *I));
   c.evidence.push_back(evidence(&run, "roofline.ridge", *ridge));
   std::string also;

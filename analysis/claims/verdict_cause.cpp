@@ -34,10 +34,23 @@ std::optional<VerdictCause> machine_moved(const CauseInputs& in) {
                                                   percent(*in.machine_drift), percent(*in.floor))};
 }
 
+// A side within kLatencyBoundFactor of the launch ceiling: the machine's fixed cost per
+// launch holds most of its time, so neither the design nor the kernel's bytes and FLOPs
+// decide the comparison.
+std::optional<VerdictCause> latency_bound(const CauseInputs& in) {
+  for (const auto& [side, run] : in.sides)
+    if (run->bound == model::Bound::latency && run->roofline.launch)
+      return VerdictCause{Cause::machine, fmt::format("{} {} is latency-bound: its median is within {:g}x of the launch "
+                                                      "ceiling t0 ({:.3g} s)", side, run->id, model::kLatencyBoundFactor,
+                                                      *run->roofline.launch)};
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<VerdictCause> cause_of(const CauseInputs& in) {
   if (in.verdict == model::Verdict::holds || in.verdict == model::Verdict::not_measured) return std::nullopt;
+  if (auto l = latency_bound(in)) return l;
   if (in.verdict == model::Verdict::inconclusive) {
     if (auto m = machine_moved(in)) return m;
     return VerdictCause{Cause::noise, in.floor ? fmt::format("the effect is within the noise (floor ±{})", percent(*in.floor))

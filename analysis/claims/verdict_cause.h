@@ -3,6 +3,8 @@
 // architecture (the claim's real test), lmroof's kernel on this machine, the machine
 // moving, or noise. One rule per cause, in the order they are tried:
 //
+//   both:         machine  a side is latency-bound (within 2x of the launch ceiling
+//                          t0): the fixed cost per launch decides, not the design;
 //   inconclusive: machine  the DRAM probes next to the two runs moved by more than the
 //                          pair's noise floor (or the check's noise_floor without one);
 //                 noise    otherwise: the effect is within the floor or the interval.

@@ -198,11 +198,18 @@ json variant_impl_json(const VariantImpl& v) { return {{"variant", v.variant}, {
 Ceiling ceiling_from(const JsonCursor& c) {
   Ceiling x;
   x.name = name_of(c.at("name"));
-  x.kind = c.at("kind").one_of({"bandwidth", "compute"}) == "bandwidth" ? CeilingKind::bandwidth : CeilingKind::compute;
+  const std::string kind = c.at("kind").one_of({"bandwidth", "compute", "latency"});
+  x.kind = kind == "bandwidth" ? CeilingKind::bandwidth : kind == "compute" ? CeilingKind::compute : CeilingKind::latency;
   x.backend = c.at("backend").one_of({"cpu", "cuda"});
   x.value = c.at("value").positive();
-  const std::string unit = c.at("unit").one_of({"B/s", "FLOP/s"});
+  const std::string unit = c.at("unit").one_of({"B/s", "FLOP/s", "s"});
   if (unit != x.unit()) c.at("unit").fail(fmt::format("a {} ceiling is in {}", to_string(x.kind), x.unit()));
+  // Absent in files from before the launch ceilings: every ceiling then was a best.
+  const bool latency = x.kind == CeilingKind::latency;
+  x.statistic = c.opt("statistic") ? c.at("statistic").one_of({"best", "median"}) : std::string(latency ? "" : "best");
+  if (x.statistic != (latency ? "median" : "best"))
+    c.at("statistic").fail(latency ? "a latency ceiling is the median of its calls" : "a roof is the best of its repetitions");
+  if (latency && x.value > 1) c.at("value").fail("is above one second per launch: seconds, not microseconds?");
   x.source = c.at("source").one_of({"measured", "datasheet"});
   if (auto d = c.opt("detail")) x.detail = d->string(kMaxTextLength);
   if (auto s = c.opt("samples")) x.samples = s->integer(0, kMaxCount);
@@ -347,8 +354,11 @@ RooflinePlacement roofline_from(const JsonCursor& c) {
   r.l2_bandwidth_roof = opt_string(c, "l2_bandwidth_roof");
   r.l2_bandwidth = opt_positive(c, "l2_bandwidth");
   r.l2_bandwidth_utilization = opt_non_negative(c, "l2_bandwidth_utilization");
+  r.launch_roof = opt_string(c, "launch_roof");
+  r.launch = opt_positive(c, "launch");
   if (r.bandwidth_roof.has_value() != r.bandwidth.has_value()) c.fail("bandwidth_roof and bandwidth go together");
   if (r.compute_roof.has_value() != r.compute.has_value()) c.fail("compute_roof and compute go together");
+  if (r.launch_roof.has_value() != r.launch.has_value()) c.fail("launch_roof and launch go together");
   return r;
 }
 
@@ -357,7 +367,22 @@ json roofline_json(const RooflinePlacement& r) {
           {"compute_roof", opt(r.compute_roof)}, {"compute", opt(r.compute)}, {"ridge", opt(r.ridge)},
           {"attainable_flop_per_s", opt(r.attainable_flop_per_s)}, {"efficiency", opt(r.efficiency)},
           {"bandwidth_utilization", opt(r.bandwidth_utilization)}, {"l2_bandwidth_roof", opt(r.l2_bandwidth_roof)},
-          {"l2_bandwidth", opt(r.l2_bandwidth)}, {"l2_bandwidth_utilization", opt(r.l2_bandwidth_utilization)}};
+          {"l2_bandwidth", opt(r.l2_bandwidth)}, {"l2_bandwidth_utilization", opt(r.l2_bandwidth_utilization)},
+          {"launch_roof", opt(r.launch_roof)}, {"launch", opt(r.launch)}};
+}
+
+PredictedTime predicted_from(const JsonCursor& c) {
+  PredictedTime p;
+  p.time_s = c.at("time_s").positive();
+  p.bound = c.at("bound").one_of({"memory", "compute", "latency"});
+  p.error = c.at("error").number();
+  p.ops = c.at("ops").string(kMaxTextLength);
+  p.basis = c.at("basis").string(kMaxTextLength);
+  return p;
+}
+
+json predicted_json(const PredictedTime& p) {
+  return {{"time_s", p.time_s}, {"bound", p.bound}, {"error", p.error}, {"ops", p.ops}, {"basis", p.basis}};
 }
 
 Breakdown breakdown_from(const JsonCursor& c) {
@@ -500,6 +525,7 @@ void check_derived(const JsonCursor& c, const Run& r) {
   // The roofline placement (docs/results-schema.md#roofline-placement). Optional
   // fields are checked when present.
   const auto& p = r.roofline;
+  const bool latency_bound = p.launch && t.median <= kLatencyBoundFactor * *p.launch;
   const JsonCursor roofline = c.at("roofline");
   if (p.bandwidth && p.bandwidth_utilization)
     must_agree(roofline.at("bandwidth_utilization"), *p.bandwidth_utilization, r.achieved.byte_per_s / *p.bandwidth,
@@ -514,14 +540,26 @@ void check_derived(const JsonCursor& c, const Run& r) {
     if (p.efficiency && attainable > 0)
       must_agree(roofline.at("efficiency"), *p.efficiency, r.achieved.flop_per_s / attainable,
                  "achieved.flop_per_s / attainable_flop_per_s");
-    if (r.bound && *r.bound != (r.intensity.value < ridge ? Bound::memory : Bound::compute))
+    if (r.bound && !latency_bound && *r.bound != (r.intensity.value < ridge ? Bound::memory : Bound::compute))
       c.at("bound").fail(fmt::format("says {} but intensity.value {:.6g} is {} the ridge {:.6g}", to_string(*r.bound),
                                      r.intensity.value, r.intensity.value < ridge ? "below" : "at or above", ridge));
   } else {
     if (p.ridge) roofline.at("ridge").fail("needs both roofline.bandwidth and roofline.compute");
     if (p.attainable_flop_per_s) roofline.at("attainable_flop_per_s").fail("needs both roofline.bandwidth and roofline.compute");
-    if (r.bound) c.at("bound").fail("needs a ridge: roofline.bandwidth and roofline.compute");
+    if (r.bound && !latency_bound) c.at("bound").fail("needs a ridge: roofline.bandwidth and roofline.compute");
   }
+  // Latency-bound exactly when the median is within kLatencyBoundFactor of the launch
+  // ceiling the run was held against.
+  if (latency_bound && (!r.bound || *r.bound != Bound::latency))
+    c.at("bound").fail(fmt::format("must be latency: time_s.median {:.6g} s is within {}x of roofline.launch {:.6g} s",
+                                   t.median, kLatencyBoundFactor, *p.launch));
+  if (r.bound == Bound::latency && !latency_bound)
+    c.at("bound").fail(p.launch ? fmt::format("says latency but time_s.median {:.6g} s is over {}x roofline.launch {:.6g} s",
+                                              t.median, kLatencyBoundFactor, *p.launch)
+                                : std::string("says latency but the run has no roofline.launch"));
+  if (r.predicted)
+    must_agree(c.at("predicted").at("error"), r.predicted->error, (r.predicted->time_s - t.median) / t.median,
+               "(predicted.time_s - time_s.median) / time_s.median");
   if (p.l2_bandwidth && p.l2_bandwidth_utilization && r.bytes.measured_l2)
     must_agree(roofline.at("l2_bandwidth_utilization"), *p.l2_bandwidth_utilization,
                *r.bytes.measured_l2 / t.median / *p.l2_bandwidth, "bytes.measured_l2 / time_s.median / roofline.l2_bandwidth");
@@ -551,7 +589,11 @@ Run run_from(const JsonCursor& c) {
   r.intensity = intensity_from(c.at("intensity"));
   r.achieved = achieved_from(c.at("achieved"));
   r.roofline = roofline_from(c.at("roofline"));
-  if (auto b = c.opt("bound")) r.bound = b->one_of({"memory", "compute"}) == "memory" ? Bound::memory : Bound::compute;
+  if (auto b = c.opt("bound")) {
+    const std::string bound = b->one_of({"memory", "compute", "latency"});
+    r.bound = bound == "memory" ? Bound::memory : bound == "compute" ? Bound::compute : Bound::latency;
+  }
+  if (auto p = c.opt("predicted")) r.predicted = predicted_from(*p);
   if (auto j = c.opt("judged_against")) r.judged_against = judged_from(*j);
   if (auto p = c.opt("dram_probe")) r.dram_probe = dram_probe_from(*p);
   if (auto j = c.opt("judged_against_probe")) r.judged_against_probe = judged_from(*j);
@@ -749,9 +791,13 @@ ClaimVerdict claim_from(const JsonCursor& c) {
 
 // ---- names ---------------------------------------------------------------------------
 
-std::string_view to_string(CeilingKind kind) { return kind == CeilingKind::bandwidth ? "bandwidth" : "compute"; }
+std::string_view to_string(CeilingKind kind) {
+  return kind == CeilingKind::bandwidth ? "bandwidth" : kind == CeilingKind::compute ? "compute" : "latency";
+}
 std::string_view to_string(BytesBasis basis) { return basis == BytesBasis::model ? "model" : "measured"; }
-std::string_view to_string(Bound bound) { return bound == Bound::memory ? "memory" : "compute"; }
+std::string_view to_string(Bound bound) {
+  return bound == Bound::memory ? "memory" : bound == Bound::compute ? "compute" : "latency";
+}
 std::string_view to_string(Verdict verdict) {
   switch (verdict) {
     case Verdict::holds: return "holds";
@@ -933,8 +979,14 @@ Results results_from_json(const json& doc, const std::string& file) {
       if (!c) v->fail(fmt::format("names no measured ceiling ('{}')", name));
       return name;
     };
-    r.roofs = {roof("bandwidth"), roof("vector"), roof("matrix"), roof("l2_bandwidth")};
+    r.roofs = {roof("bandwidth"), roof("vector"), roof("matrix"), roof("l2_bandwidth"), roof("launch"), std::nullopt};
+    if (r.roofs.launch && r.ceiling(*r.roofs.launch)->kind != CeilingKind::latency)
+      roofs->at("launch").fail(fmt::format("names '{}', which is not a latency ceiling", *r.roofs.launch));
+    if (!r.roofs.launch) r.roofs.launch_reason = opt_string(*roofs, "launch_reason", kMaxTextLength);
   }
+  // A file from before the launch ceilings: t0 is missing, and says why, rather than 0.
+  if (!r.roofs.launch && !r.roofs.launch_reason)
+    r.roofs.launch_reason = "not measured: this results.json was written before lmroof measured a launch ceiling";
 
   const auto runs = root.at("runs").items();
   r.runs.reserve(runs.size());
@@ -945,7 +997,8 @@ Results results_from_json(const json& doc, const std::string& file) {
     if (!r.catalogue.pairs.empty()) check_in_catalogue(c, run, r.catalogue);
     for (auto [roof, key] : {std::pair{&run.roofline.bandwidth_roof, "bandwidth_roof"},
                              std::pair{&run.roofline.compute_roof, "compute_roof"},
-                             std::pair{&run.roofline.l2_bandwidth_roof, "l2_bandwidth_roof"}})
+                             std::pair{&run.roofline.l2_bandwidth_roof, "l2_bandwidth_roof"},
+                             std::pair{&run.roofline.launch_roof, "launch_roof"}})
       if (*roof && !ceiling_names.count(**roof))
         c.at("roofline").at(key).fail(fmt::format("names no ceiling of this file ('{}')", **roof));
     r.runs.push_back(std::move(run));
@@ -1070,6 +1123,7 @@ json to_json(const Run& r) {
       {"breakdown", r.breakdown ? breakdown_json(*r.breakdown) : json(nullptr)},
       {"kernels", r.kernels ? kernels_json(*r.kernels) : json(nullptr)},
       {"validated", r.validated ? validated_json(*r.validated) : json(nullptr)},
+      {"predicted", r.predicted ? predicted_json(*r.predicted) : json(nullptr)},
   };
 }
 
@@ -1093,7 +1147,8 @@ json to_json(const Results& r) {
   j["ceilings"] = json::array();
   for (const auto& c : r.ceilings) {
     json cj = {{"name", c.name}, {"kind", to_string(c.kind)}, {"backend", c.backend}, {"value", c.value},
-               {"unit", c.unit()}, {"source", c.source}, {"detail", c.detail}, {"samples", c.samples}};
+               {"unit", c.unit()}, {"source", c.source}, {"detail", c.detail}, {"samples", c.samples},
+               {"statistic", c.statistic}};
     if (c.working_set_bytes) cj["working_set_bytes"] = *c.working_set_bytes;
     if (c.cache_bytes) cj["cache_bytes"] = *c.cache_bytes;
     if (c.threads) cj["threads"] = *c.threads;
@@ -1103,7 +1158,8 @@ json to_json(const Results& r) {
     j["ceilings"].push_back(std::move(cj));
   }
   j["roofs"] = {{"bandwidth", opt(r.roofs.bandwidth)}, {"vector", opt(r.roofs.vector)},
-                {"matrix", opt(r.roofs.matrix)}, {"l2_bandwidth", opt(r.roofs.l2_bandwidth)}};
+                {"matrix", opt(r.roofs.matrix)}, {"l2_bandwidth", opt(r.roofs.l2_bandwidth)},
+                {"launch", opt(r.roofs.launch)}, {"launch_reason", opt(r.roofs.launch_reason)}};
   j["runs"] = json::array();
   for (const auto& run : r.runs) j["runs"].push_back(to_json(run));
   j["skipped"] = json::array();

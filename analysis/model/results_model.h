@@ -154,14 +154,20 @@ std::string chart_id_for_pair(std::string_view pair);
 
 // ---- measurements --------------------------------------------------------------
 
-enum class CeilingKind { bandwidth, compute };
+// latency: a fixed cost per kernel launch, in seconds (the launch ceilings: an empty
+// OpenMP region on the CPU, an empty kernel on CUDA; docs/results-schema.md#ceilings).
+enum class CeilingKind { bandwidth, compute, latency };
 
 struct Ceiling {
   std::string name;
   CeilingKind kind = CeilingKind::bandwidth;
   std::string backend;
-  double value = 0;  // best repetition, B/s or FLOP/s, > 0
+  double value = 0;  // best repetition, B/s or FLOP/s, > 0; latency: the median, seconds
   std::string source = "measured";  // "measured" | "datasheet"
+  // How `value` summarises the repetitions: "best" (bandwidth and compute: the best a
+  // machine sustains is its roof, as STREAM reports) or "median" (latency: a fixed cost
+  // whose best would be the luckiest call, not what a kernel pays).
+  std::string statistic = "best";
   std::string detail;
   int64_t samples = 0;
   // CPU ceilings (bench/ceilings_cpu.cpp): the bytes the benchmark touched, the
@@ -182,7 +188,9 @@ struct Ceiling {
     const double top = std::max({*best_before_suite, *best_after_suite, best_probed_during_suite.value_or(0.0)});
     return 1.0 - std::min(*best_before_suite, *best_after_suite) / top;
   }
-  std::string_view unit() const { return kind == CeilingKind::bandwidth ? "B/s" : "FLOP/s"; }
+  std::string_view unit() const {
+    return kind == CeilingKind::bandwidth ? "B/s" : kind == CeilingKind::compute ? "FLOP/s" : "s";
+  }
 };
 
 // A roof whose two bests differ by more than this is called out (run summary, report):
@@ -195,7 +203,16 @@ std::string roofs_that_moved(const std::vector<Ceiling>& ceilings);
 // The ceilings the roofline uses, by name (each names an entry of Results::ceilings).
 struct Roofs {
   std::optional<std::string> bandwidth, vector, matrix, l2_bandwidth;
+  // t0, the launch ceiling (a latency ceiling): runs within kLatencyBoundFactor of it
+  // are latency-bound. Absent: `launch_reason` says why (a file written before lmroof
+  // measured one, or the ceiling was skipped); never a made-up value.
+  std::optional<std::string> launch;
+  std::optional<std::string> launch_reason;
 };
+
+// A run whose median time is at most this many times the launch ceiling t0 is
+// latency-bound: the fixed cost per launch, not bytes or FLOPs, holds most of it.
+inline constexpr double kLatencyBoundFactor = 2.0;
 
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, cv = 0;
@@ -246,9 +263,24 @@ struct RooflinePlacement {
   std::optional<std::string> l2_bandwidth_roof;
   std::optional<double> l2_bandwidth;
   std::optional<double> l2_bandwidth_utilization;
+  // The launch ceiling t0 (seconds) the run's time is held against: latency-bound at
+  // or below kLatencyBoundFactor x launch.
+  std::optional<std::string> launch_roof;
+  std::optional<double> launch;
 };
 
-enum class Bound { memory, compute };
+// latency: the median time is within kLatencyBoundFactor of the launch ceiling.
+enum class Bound { memory, compute, latency };
+
+// The speed of light `lmroof predict` gives this run from the ceilings of the same
+// results (analysis/predict/run_prediction.h): per op max(F/P, B/W) + t0, summed.
+struct PredictedTime {
+  double time_s = 0;      // > 0
+  std::string bound;      // "memory" | "compute" | "latency": the term holding most of it
+  double error = 0;       // (time_s - measured median) / measured median; negative: optimistic
+  std::string ops;        // the ops predicted, "qkv+rope+attention+o_proj"
+  std::string basis;      // the roofs and model used, one line
+};
 
 // "Speed of light": the roof this run is judged against by its traffic and working
 // set (analysis/roof_choice.h, docs/cost-model.md), and its fraction of it.
@@ -334,6 +366,9 @@ struct Run {
   std::optional<Breakdown> breakdown;
   std::optional<Kernels> kernels;
   std::optional<Validated> validated;  // absent in files from before 2026-12-03
+  // `lmroof run --model M`: this run predicted by `lmroof predict`'s per-op model from
+  // the ceilings of the same file; absent for other runs and older files.
+  std::optional<PredictedTime> predicted;
 };
 
 struct Skipped {

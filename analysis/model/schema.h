@@ -21,6 +21,10 @@ namespace counter {
 // Ceiling benchmarks: what one iteration moved or computed.
 inline constexpr std::string_view kCeilingBytes = "ceiling_bytes";
 inline constexpr std::string_view kCeilingFlops = "ceiling_flops";
+// Launch (latency) ceilings: the median seconds of one launch over the
+// `ceiling_launches` launches one repetition timed one by one (bench/launch_timing.h).
+inline constexpr std::string_view kCeilingLaunchSeconds = "ceiling_launch_s";
+inline constexpr std::string_view kCeilingLaunches = "ceiling_launches";
 // Pair benchmarks: the cost model's numbers for the run, written at measurement time
 // so analysis never recomputes them from its own build.
 inline constexpr std::string_view kFlops = "flops";

@@ -53,24 +53,7 @@ class StepBuilder {
     op.time_s += n * (std::max(compute, memory) + roof_.launch_s);
   }
 
-  StepCost finish() {
-    StepCost step;
-    for (auto& op : ops_) {
-      const double roofline = std::max(op.compute_s, op.memory_s);
-      op.bound = op.launch_s > roofline ? StepBound::latency
-                 : op.compute_s > op.memory_s ? StepBound::compute : StepBound::memory;
-      step.flops += op.flops;
-      step.bytes += op.bytes;
-      step.time_s += op.time_s;
-      // Each op's time goes to the term that bounds it (the launch overhead always to latency).
-      step.launch_s += op.launch_s;
-      (op.compute_s > op.memory_s ? step.compute_s : step.memory_s) += roofline;
-    }
-    step.bound = step.launch_s > std::max(step.compute_s, step.memory_s) ? StepBound::latency
-                 : step.compute_s > step.memory_s ? StepBound::compute : StepBound::memory;
-    step.ops = std::move(ops_);
-    return step;
-  }
+  StepCost finish() { return sum_ops(std::move(ops_)); }
 
  private:
   const Roof& roof_;
@@ -133,23 +116,58 @@ void ends(StepBuilder& b, const ModelConfig& m, double tokens, double logits_row
   b.kernel("lm_head", 2 * logits_rows * d * v, d * v * e + logits_rows * (d * e + v * 4));
 }
 
-}  // namespace
-
-StepCost prefill_step(const ModelConfig& m, int64_t tokens_in, Dtype dtype, const Roof& roof) {
-  StepBuilder b(roof);
-  const double e = static_cast<double>(bytes_per_element(dtype)), n = static_cast<double>(tokens_in);
-  const double d = static_cast<double>(m.hidden);
+// The layers of a prefill of `batch` sequences of n tokens each.
+void prefill_layers(StepBuilder& b, const ModelConfig& m, double batch, double n, double e) {
   const double hd = static_cast<double>(m.head_dim), hq = static_cast<double>(m.q_heads), hkv = static_cast<double>(m.kv_heads);
-  b.kernel("embedding", 0, 2 * n * d * e);
-  layers(b, m, n, e, [&](const std::optional<int64_t>& window, int64_t count) {
+  layers(b, m, batch * n, e, [&](const std::optional<int64_t>& window, int64_t count) {
     // Causal: query i attends min(i, W) positions, summed in closed form.
     const double w = attended(window, n);
     const double pairs = w * (w + 1) / 2 + (n - w) * w;
     // A fused (flash) kernel: QK^T and PV (4·hd per pair) plus the softmax (~5 per
     // pair); Q, K, V read once, O written, K and V stored into the cache.
-    b.kernel("attention", hq * pairs * (4 * hd + 5), n * (hq + 2 * hkv) * hd * e + n * hq * hd * e + n * 2 * hkv * hd * e,
-             count);
+    b.kernel("attention",
+             batch * hq * pairs * (4 * hd + 5),
+             batch * (n * (hq + 2 * hkv) * hd * e + n * hq * hd * e + n * 2 * hkv * hd * e), count);
   });
+}
+
+// The layers of one decode step of `rows` sequences at `context`.
+void decode_layers(StepBuilder& b, const ModelConfig& m, double rows, int64_t context, double e) {
+  const double hd = static_cast<double>(m.head_dim), hq = static_cast<double>(m.q_heads), hkv = static_cast<double>(m.kv_heads);
+  layers(b, m, rows, e, [&](const std::optional<int64_t>& window, int64_t count) {
+    // Each sequence's new token attends to `positions` cached K and V (its own included).
+    const double positions = attended(window, static_cast<double>(context));
+    b.kernel("attention", rows * hq * positions * (4 * hd + 5),
+             rows * (2 * hkv * hd * positions * e + 2 * hkv * hd * e + 2 * hq * hd * e), count);
+  });
+}
+
+}  // namespace
+
+StepCost sum_ops(std::vector<OpCost> ops) {
+  StepCost step;
+  for (auto& op : ops) {
+    const double roofline = std::max(op.compute_s, op.memory_s);
+    op.bound = op.launch_s > roofline ? StepBound::latency
+               : op.compute_s > op.memory_s ? StepBound::compute : StepBound::memory;
+    step.flops += op.flops;
+    step.bytes += op.bytes;
+    step.time_s += op.time_s;
+    // Each op's time goes to the term that bounds it (the launch overhead always to latency).
+    step.launch_s += op.launch_s;
+    (op.compute_s > op.memory_s ? step.compute_s : step.memory_s) += roofline;
+  }
+  step.bound = step.launch_s > std::max(step.compute_s, step.memory_s) ? StepBound::latency
+               : step.compute_s > step.memory_s ? StepBound::compute : StepBound::memory;
+  step.ops = std::move(ops);
+  return step;
+}
+
+StepCost prefill_step(const ModelConfig& m, int64_t tokens_in, Dtype dtype, const Roof& roof) {
+  StepBuilder b(roof);
+  const double e = static_cast<double>(bytes_per_element(dtype)), n = static_cast<double>(tokens_in);
+  b.kernel("embedding", 0, 2 * n * static_cast<double>(m.hidden) * e);
+  prefill_layers(b, m, 1, n, e);
   ends(b, m, n, 1, e);
   return b.finish();
 }
@@ -157,17 +175,22 @@ StepCost prefill_step(const ModelConfig& m, int64_t tokens_in, Dtype dtype, cons
 StepCost decode_step(const ModelConfig& m, int64_t batch, int64_t context, Dtype dtype, const Roof& roof) {
   StepBuilder b(roof);
   const double e = static_cast<double>(bytes_per_element(dtype)), rows = static_cast<double>(batch);
-  const double d = static_cast<double>(m.hidden);
-  const double hd = static_cast<double>(m.head_dim), hq = static_cast<double>(m.q_heads), hkv = static_cast<double>(m.kv_heads);
-  b.kernel("embedding", 0, 2 * rows * d * e);
-  layers(b, m, rows, e, [&](const std::optional<int64_t>& window, int64_t count) {
-    // Each sequence's new token attends to `positions` cached K and V (its own included).
-    const double positions = attended(window, static_cast<double>(context));
-    b.kernel("attention", rows * hq * positions * (4 * hd + 5),
-             rows * (2 * hkv * hd * positions * e + 2 * hkv * hd * e + 2 * hq * hd * e), count);
-  });
+  b.kernel("embedding", 0, 2 * rows * static_cast<double>(m.hidden) * e);
+  decode_layers(b, m, rows, context, e);
   ends(b, m, rows, rows, e);
   return b.finish();
+}
+
+std::vector<OpCost> prefill_layer_ops(const ModelConfig& m, int64_t batch, int64_t tokens, Dtype dtype, const Roof& roof) {
+  StepBuilder b(roof);
+  prefill_layers(b, m, static_cast<double>(batch), static_cast<double>(tokens), static_cast<double>(bytes_per_element(dtype)));
+  return b.finish().ops;
+}
+
+std::vector<OpCost> decode_layer_ops(const ModelConfig& m, int64_t batch, int64_t context, Dtype dtype, const Roof& roof) {
+  StepBuilder b(roof);
+  decode_layers(b, m, static_cast<double>(batch), context, static_cast<double>(bytes_per_element(dtype)));
+  return b.finish().ops;
 }
 
 }  // namespace lmroof::predict

@@ -43,4 +43,15 @@ struct StepCost {
 StepCost prefill_step(const ModelConfig& model, int64_t tokens, Dtype dtype, const Roof& roof);
 StepCost decode_step(const ModelConfig& model, int64_t batch, int64_t context, Dtype dtype, const Roof& roof);
 
+// The ops of the model's layers alone (no embedding, final norm or LM head): a prefill
+// of `batch` sequences of `tokens` each, or one decode step of `batch` sequences at
+// `context`. `lmroof run --model` predicts its measured layer, MLP and block runs from
+// these (analysis/predict/run_prediction.h), so both answers come from one model.
+std::vector<OpCost> prefill_layer_ops(const ModelConfig& model, int64_t batch, int64_t tokens, Dtype dtype, const Roof& roof);
+std::vector<OpCost> decode_layer_ops(const ModelConfig& model, int64_t batch, int64_t context, Dtype dtype, const Roof& roof);
+
+// A step made of these ops: the totals, each op's bound and the step's (the term that
+// holds most of the time).
+StepCost sum_ops(std::vector<OpCost> ops);
+
 }  // namespace lmroof::predict
