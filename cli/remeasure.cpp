@@ -1,10 +1,11 @@
 #include "cli/remeasure.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
+#include <string_view>
 #include <stdexcept>
 
 #include "analysis/bench_json.h"
@@ -21,18 +22,31 @@ namespace {
 // covers the suite's largest CPU workloads (a few hundred MB) at a few GB/s.
 constexpr double kPrepareSeconds = 0.2;
 
-nlohmann::json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", path.string()));
-  return nlohmann::json::parse(in);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // bench.json's benchmarks, then the extra rounds': one document, as analysis reads it.
+// Spliced as text: Google Benchmark writes NaN where a counter is not a number, which
+// no JSON parser re-writes as it was (analysis/bench_json.cpp reads it as null), and
+// its file ends with the benchmarks array.
 void append_benchmarks(const std::filesystem::path& bench_json, const std::filesystem::path& extra_json) {
-  nlohmann::json bench = read_json(bench_json);
-  const nlohmann::json extra = read_json(extra_json);
-  for (const auto& b : extra.at("benchmarks")) bench["benchmarks"].push_back(b);
-  write_file_atomically(bench_json, bench.dump(2));
+  std::string bench = read_text(bench_json);
+  const std::string extra = read_text(extra_json);
+  const size_t open = extra.find("\"benchmarks\": [");
+  const size_t extra_close = extra.rfind(']');
+  const size_t close = bench.rfind(']');
+  if (open == std::string::npos || extra_close == std::string::npos || extra_close < open || close == std::string::npos)
+    throw std::runtime_error(fmt::format("{} or {}: no benchmarks array to join", bench_json.string(), extra_json.string()));
+  std::string items = extra.substr(open + std::string_view("\"benchmarks\": [").size(),
+                                   extra_close - open - std::string_view("\"benchmarks\": [").size());
+  if (items.find_first_not_of(" \t\r\n") == std::string::npos) return;
+  size_t end = bench.find_last_not_of(" \t\r\n", close - 1);  // the last benchmark's '}', or the array's '['
+  const bool empty = bench[end] == '[';
+  bench.insert(end + 1, (empty ? "" : ",") + items.substr(0, items.find_last_not_of(" \t\r\n") + 1));
+  write_file_atomically(bench_json, bench);
 }
 
 const RunSpec& spec_named(const std::vector<RunSpec>& runs, const std::string& id) {

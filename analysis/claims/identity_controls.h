@@ -9,7 +9,7 @@
 //
 // Derived, not declared: a comparison is a control when both sides are the same
 // implementation level and the cost model gives them the same FLOPs and bytes (to
-// 1e-9). Every pair gets its controls from its own cost model, a new pair included,
+// 1e-6). Every pair gets its controls from its own cost model, a new pair included,
 // and a catalogue entry cannot go stale against the model. Different implementation
 // levels with equal work (MHA decode naive against grouped, one head per group) are
 // not controls: different code may rightly differ in speed.
