@@ -16,6 +16,7 @@ namespace {
 
 struct Round {
   double index = 0, baseline_s = 0, candidate_s = 0;
+  bool extra = false;  // taken by the re-measurement (model::counter::kPairedExtra)
 };
 
 struct PairedGroup {
@@ -52,7 +53,8 @@ model::PairedRounds estimate(const PairedGroup& g) {
   std::vector<double> base, cand;
   for (const Round& r : rounds) base.push_back(r.baseline_s), cand.push_back(r.candidate_s);
   const stats::PairedEstimate e = stats::estimate_paired_speedup(base, cand);
-  return {e.rounds, e.speedup, e.low, e.high};
+  const auto extra = std::count_if(rounds.begin(), rounds.end(), [](const Round& r) { return r.extra; });
+  return {e.rounds, e.speedup, e.low, e.high, static_cast<int64_t>(extra)};
 }
 
 }  // namespace
@@ -76,7 +78,9 @@ void attach_paired_rounds(const BenchDocument& bench, model::Results& results) {
       throw model::InputError(
           fmt::format("{}: {}: a paired round's times must be positive (are {} and {})", bench.origin, e.pointer,
                       baseline_s, candidate_s));
-    it->second.rounds.push_back({counter_or_fail(bench, e, c::kPairedRound), baseline_s, candidate_s});
+    const auto extra = e.counters.find(std::string(c::kPairedExtra));
+    it->second.rounds.push_back({counter_or_fail(bench, e, c::kPairedRound), baseline_s, candidate_s,
+                                 extra != e.counters.end() && extra->second == 1});
   }
   for (const std::string& name : order) {
     const PairedGroup& g = groups.at(name);

@@ -33,6 +33,23 @@ struct RepetitionScheme {
 
 inline constexpr RepetitionScheme kDefaultRepetitions{10, 0.025};
 inline constexpr RepetitionScheme kQuickRepetitions{3, 0.01};
+
+// The runs a paired comparison times again (bench/paired_rounds.h) take 3 suite
+// repetitions, not 10: their verdicts come from the paired rounds, and the suite's
+// repetitions then only give the run's median (the roofline, the runs table) and its
+// DRAM probes. 3 is the fewest that give the per-run bootstrap interval at all
+// (SpeedupOptions::min_samples); `lmroof compare` says "undecided (n=3)" where that
+// interval is too wide to decide. Every repetition of those runs was timed twice
+// before (10 in the suite, 10 rounds per comparison it takes part in, most in two or
+// more), which made the default run 6 min 15 s on 2 cores against the 2.5 minutes it
+// is meant to take. An explicit --repetitions applies to every run.
+inline constexpr RepetitionScheme kComparedRepetitions{3, 0.025};
+
+// The ceilings keep their best repetition (the roof is what the machine can reach),
+// so they need fewer repetitions than a median: 5 of at least 0.1 s each, 13 of them
+// (9 before the suite, 4 DRAM ones again after it).
+inline constexpr RepetitionScheme kCeilingRepetitions{5, 0.1};
+inline constexpr RepetitionScheme kQuickCeilingRepetitions{2, 0.02};
 inline constexpr int kCudaRepetitions = 5;  // min_time does not apply: each repetition samples adaptively
 
 }  // namespace lmroof::bench

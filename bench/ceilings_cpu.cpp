@@ -279,8 +279,9 @@ int register_launch_ceilings(const SuiteOptions& options) {
 
 // Every CPU ceiling's repetitions and time per repetition; returns 1 (one registered).
 int tune_ceiling(benchmark::internal::Benchmark* b, const SuiteOptions& options) {
-  b->Repetitions(options.quick ? 2 : options.repetitions)
-      ->MinTime(options.quick ? 0.02 : 0.1)
+  const RepetitionScheme scheme = options.quick ? kQuickCeilingRepetitions : kCeilingRepetitions;
+  b->Repetitions(scheme.repetitions)
+      ->MinTime(scheme.min_time_s)
       ->UseRealTime()
       ->Unit(benchmark::kMillisecond);
   return 1;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "analysis/model/schema.h"
 #include "registry.h"
@@ -21,16 +22,6 @@ std::map<std::string, int64_t> shape_without(const Shape& shape, const std::vect
   for (const auto& d : variant_dims) s.erase(d);
   return s;
 }
-
-// Both sides' workloads, prepared once and kept across the rounds of one comparison
-// (Google Benchmark calls the function once per repetition); released when the next
-// comparison starts, so at most one comparison's pair is in memory.
-struct PairedWorkloads {
-  std::string name;
-  std::unique_ptr<Workload> baseline, candidate;
-  int64_t baseline_iterations = 1, candidate_iterations = 1;
-  int round = 0;
-};
 
 double seconds_per_iteration(Workload& w, int64_t iterations) {
   const auto start = std::chrono::steady_clock::now();
@@ -47,21 +38,44 @@ int64_t iterations_for(Workload& w, double min_time_s) {
   return std::clamp<int64_t>(static_cast<int64_t>(std::ceil(min_time_s / std::max(once, 1e-9))), 1, 100000);
 }
 
-PairedWorkloads& workloads_for(const PairedPlan& plan, double min_side_time_s) {
-  static PairedWorkloads current;
-  const std::string name = plan.bench_name();
-  if (current.name != name || !current.baseline || !current.candidate) {
-    current = PairedWorkloads{};
-    release_cached_workload();  // the suite's last single workload: two large ones may not fit beside it
-    current.baseline = make_workload(plan.baseline);
-    current.candidate = make_workload(plan.candidate);  // a separate one even for the A/A control
-    current.baseline->run();  // warm-up: page faults, thread pools
-    current.candidate->run();
-    current.baseline_iterations = iterations_for(*current.baseline, min_side_time_s);
-    current.candidate_iterations = iterations_for(*current.candidate, min_side_time_s);
-    current.name = name;
+// One side's workload, prepared, warmed up and calibrated once, and its iteration count.
+struct PreparedSide {
+  std::unique_ptr<Workload> workload;
+  int64_t iterations = 1;
+};
+
+// The workloads of the comparison being timed, kept across its rounds (Google
+// Benchmark calls the function once per repetition) and into the next comparison
+// when it shares a side (plan_paired_rounds orders them so): preparing a workload
+// (allocating and randomizing up to hundreds of MB, a warm-up, the calibration) cost
+// more than half of the rounds' time when every comparison built both of its own.
+// A side no longer needed is released before a new one is built, so at most two are
+// in memory. Keyed by the run's name; the A/A control's second workload by its own key.
+class PairedWorkloads {
+ public:
+  PreparedSide& side(const std::string& key, const RunSpec& spec, double min_side_time_s) {
+    auto it = sides_.find(key);
+    if (it != sides_.end()) return it->second;
+    PreparedSide prepared;
+    prepared.workload = make_workload(spec);
+    prepared.workload->run();  // warm-up: page faults, thread pools
+    prepared.iterations = iterations_for(*prepared.workload, min_side_time_s);
+    return sides_.emplace(key, std::move(prepared)).first->second;
   }
-  return current;
+  // Keeps only the sides named in `keep`.
+  void keep_only(const std::string& a, const std::string& b) {
+    std::erase_if(sides_, [&](const auto& entry) { return entry.first != a && entry.first != b; });
+  }
+  int next_round(const std::string& comparison) { return rounds_[comparison]++; }
+
+ private:
+  std::map<std::string, PreparedSide> sides_;
+  std::map<std::string, int> rounds_;
+};
+
+PairedWorkloads& paired_workloads() {
+  static PairedWorkloads workloads;
+  return workloads;
 }
 
 // A side's time in one round. One untimed run first when the side loops over several
@@ -75,21 +89,28 @@ double time_side(Workload& w, int64_t iterations) {
   return seconds_per_iteration(w, iterations);
 }
 
-void run_paired_round(benchmark::State& state, const PairedPlan& plan, double min_side_time_s) {
-  PairedWorkloads* w = nullptr;
+void run_paired_round(benchmark::State& state, const PairedPlan& plan, double min_side_time_s, bool extra) {
+  const std::string baseline_key = plan.baseline.bench_name();
+  const std::string candidate_key = plan.candidate.bench_name() + (plan.noise_floor ? "#second" : "");
+  PairedWorkloads& workloads = paired_workloads();
+  PreparedSide* baseline = nullptr;
+  PreparedSide* candidate = nullptr;
   try {
-    w = &workloads_for(plan, min_side_time_s);
+    workloads.keep_only(baseline_key, candidate_key);
+    release_cached_workload();  // the suite's last single workload: two large ones may not fit beside it
+    baseline = &workloads.side(baseline_key, plan.baseline, min_side_time_s);
+    candidate = &workloads.side(candidate_key, plan.candidate, min_side_time_s);  // a separate one for the A/A control
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
   }
-  const int round = w->round++;
+  const int round = workloads.next_round(plan.bench_name());
   const bool candidate_first = round % 2 == 1;
   double baseline_s = 0, candidate_s = 0;
   for (auto _ : state) {
-    if (candidate_first) candidate_s = time_side(*w->candidate, w->candidate_iterations);
-    baseline_s = time_side(*w->baseline, w->baseline_iterations);
-    if (!candidate_first) candidate_s = time_side(*w->candidate, w->candidate_iterations);
+    if (candidate_first) candidate_s = time_side(*candidate->workload, candidate->iterations);
+    baseline_s = time_side(*baseline->workload, baseline->iterations);
+    if (!candidate_first) candidate_s = time_side(*candidate->workload, candidate->iterations);
     state.SetIterationTime(baseline_s + candidate_s);
   }
   namespace c = model::counter;
@@ -97,6 +118,16 @@ void run_paired_round(benchmark::State& state, const PairedPlan& plan, double mi
   state.counters[std::string(c::kPairedCandidateTime)] = benchmark::Counter(candidate_s);
   state.counters[std::string(c::kPairedRound)] = benchmark::Counter(round);
   state.counters[std::string(c::kPairedOrder)] = benchmark::Counter(candidate_first ? 1 : 0);
+  if (extra) state.counters[std::string(c::kPairedExtra)] = benchmark::Counter(1);
+}
+
+PairedScheme scheme_of(const SuiteOptions& options) { return options.quick ? kQuickPairedRounds : kDefaultPairedRounds; }
+
+void register_plan(const PairedPlan& plan, const PairedScheme& scheme, bool extra) {
+  auto* b = benchmark::RegisterBenchmark(plan.bench_name().c_str(), [plan, scheme, extra](benchmark::State& state) {
+    run_paired_round(state, plan, scheme.min_side_time_s, extra);
+  });
+  b->Repetitions(scheme.rounds)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
@@ -106,11 +137,42 @@ std::string PairedPlan::bench_name() const {
          candidate.bench_name();
 }
 
+namespace {
+
+bool shares_a_side(const PairedPlan& a, const PairedPlan& b) {
+  const std::string names[] = {b.baseline.bench_name(), b.candidate.bench_name()};
+  for (const RunSpec* side : {&a.baseline, &a.candidate})
+    if (std::find(std::begin(names), std::end(names), side->bench_name()) != std::end(names)) return true;
+  return false;
+}
+
+// The order in which one pair's comparisons run: each next one shares a side with the
+// one before where any does (greedy), so PairedWorkloads keeps that side's workload
+// instead of preparing it again; the A/A control right after a comparison that
+// times its run.
+std::vector<PairedPlan> chained(std::vector<PairedPlan> rest, const std::optional<PairedPlan>& control) {
+  std::vector<PairedPlan> order;
+  while (!rest.empty()) {
+    auto next = rest.begin();
+    if (!order.empty())
+      if (auto it = std::find_if(rest.begin(), rest.end(), [&](const PairedPlan& p) { return shares_a_side(order.back(), p); });
+          it != rest.end())
+        next = it;
+    order.push_back(*next);
+    rest.erase(next);
+    if (control && shares_a_side(order.back(), *control) &&
+        std::none_of(order.begin(), order.end(), [](const PairedPlan& p) { return p.noise_floor; }))
+      order.push_back(*control);
+  }
+  return order;
+}
+
+}  // namespace
+
 std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs) {
-  std::vector<PairedPlan> comparisons, floors;
+  std::vector<PairedPlan> plans;
   for (const PairDef& pair : all_pairs()) {
-    const PairedPlan* first = nullptr;
-    const size_t before = comparisons.size();
+    std::vector<PairedPlan> comparisons;
     for (const ComparisonDef& cmp : pair.comparisons)
       for (const RunSpec& base : runs) {
         if (base.pair != pair.name || base.backend != Backend::cpu || base.variant != cmp.baseline.variant ||
@@ -123,25 +185,26 @@ std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs) {
               shape_without(cand.shape, pair.variant_dims) == want)
             comparisons.push_back({base, cand, false});
       }
+    if (comparisons.empty()) continue;
     // The A/A control: the baseline of the pair's middle comparison (neither its
     // smallest nor its largest shape, where the suite has several).
-    if (comparisons.size() > before) first = &comparisons[before + (comparisons.size() - before) / 2];
-    if (first) floors.push_back({first->baseline, first->baseline, true});
+    const RunSpec& floor_run = comparisons[comparisons.size() / 2].baseline;
+    const auto order = chained(std::move(comparisons), PairedPlan{floor_run, floor_run, true});
+    plans.insert(plans.end(), order.begin(), order.end());
   }
-  comparisons.insert(comparisons.end(), floors.begin(), floors.end());
-  return comparisons;
+  return plans;
 }
 
 int register_paired_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs) {
   if (options.backend != Backend::cpu) return 0;
-  const PairedScheme scheme = options.quick ? kQuickPairedRounds : kDefaultPairedRounds;
   const auto plans = plan_paired_rounds(runs);
-  for (const PairedPlan& plan : plans) {
-    auto* b = benchmark::RegisterBenchmark(plan.bench_name().c_str(), [plan, scheme](benchmark::State& state) {
-      run_paired_round(state, plan, scheme.min_side_time_s);
-    });
-    b->Repetitions(scheme.rounds)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-  }
+  for (const PairedPlan& plan : plans) register_plan(plan, scheme_of(options), false);
+  return static_cast<int>(plans.size());
+}
+
+int register_extra_paired_rounds(const SuiteOptions& options, const std::vector<PairedPlan>& plans) {
+  if (options.backend != Backend::cpu) return 0;
+  for (const PairedPlan& plan : plans) register_plan(plan, scheme_of(options), true);
   return static_cast<int>(plans.size());
 }
 

@@ -82,6 +82,24 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Runs what is registered into `json_out` with the caller's extra flags, with progress.
+RunnerSummary run_registered(const RunnerOptions& options, int total, const std::filesystem::path& json_out) {
+  std::vector<std::string> args = {"lmroof", "--benchmark_out=" + json_out.string(), "--benchmark_out_format=json"};
+  args.insert(args.end(), options.extra_flags.begin(), options.extra_flags.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (argc > 1) throw std::invalid_argument(fmt::format("unrecognized benchmark flag '{}'", argv[1]));
+  ProgressReporter progress(total);
+  RunnerSummary summary;
+  summary.benchmarks = static_cast<int>(benchmark::RunSpecifiedBenchmarks(&progress));
+  summary.failed = progress.failed();
+  summary.errors = progress.errors();
+  benchmark::ClearRegisteredBenchmarks();
+  return summary;
+}
+
 }  // namespace
 
 RunnerSummary run_benchmarks(const RunnerOptions& options) {
@@ -99,23 +117,17 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
     if (options.include_ceilings) total += register_ceiling_rechecks(options.suite);
   }
 
-  std::vector<std::string> args = {"lmroof", "--benchmark_out=" + options.json_out.string(), "--benchmark_out_format=json"};
-  args.insert(args.end(), options.extra_flags.begin(), options.extra_flags.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  int argc = static_cast<int>(argv.size());
-  benchmark::Initialize(&argc, argv.data());
-  if (argc > 1) throw std::invalid_argument(fmt::format("unrecognized benchmark flag '{}'", argv[1]));
-
   clear_kernel_traces();
-  ProgressReporter progress(total);
-  RunnerSummary summary;
-  summary.benchmarks = static_cast<int>(benchmark::RunSpecifiedBenchmarks(&progress));
-  summary.failed = progress.failed();
-  summary.errors = progress.errors();
-  benchmark::ClearRegisteredBenchmarks();
+  const RunnerSummary summary = run_registered(options, total, options.json_out);
   if (summary.benchmarks > 0) write_kernel_traces(options.json_out);  // CUDA runs only: bench.kernels.json beside it
   return summary;
+}
+
+RunnerSummary run_extra_rounds(const RunnerOptions& options, const std::vector<PairedPlan>& plans,
+                               const std::filesystem::path& json_out) {
+  benchmark::ClearRegisteredBenchmarks();
+  const int total = register_extra_paired_rounds(options.suite, plans);
+  return run_registered(options, total, json_out);
 }
 
 }  // namespace lmroof::bench

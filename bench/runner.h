@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/paired_rounds.h"
 #include "bench/suite.h"
 
 namespace lmroof::bench {
@@ -35,5 +36,11 @@ struct RunnerSummary {
 
 // Registers what the options ask for, runs it, prints progress on stderr.
 RunnerSummary run_benchmarks(const RunnerOptions& options);
+
+// More paired rounds of `plans` (bench/paired_rounds.h), in this process after
+// run_benchmarks (their round numbers go on from its), into `json_out`: Google
+// Benchmark JSON that the caller adds to bench.json. options.extra_flags apply as before.
+RunnerSummary run_extra_rounds(const RunnerOptions& options, const std::vector<PairedPlan>& plans,
+                               const std::filesystem::path& json_out);
 
 }  // namespace lmroof::bench

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "analysis/model/schema.h"
 #include "bench/cost_counters.h"
 #include "bench/dram_probe.h"
 #include "bench/kernel_trace_store.h"
+#include "bench/paired_rounds.h"
 #include "bench/machine_context.h"
 #include "bench/validate_before_timing.h"
 #include "profiler/metrics.h"
@@ -161,12 +163,19 @@ void release_cached_workload() {
 
 void register_pair_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs) {
   record_machine_context(options);
+  // The sides of the paired comparisons (none on CUDA): their verdicts come from the
+  // rounds, so fewer suite repetitions do (kComparedRepetitions).
+  std::set<std::string> compared;
+  if (options.compared_repetitions > 0 && !options.quick)
+    for (const PairedPlan& plan : plan_paired_rounds(runs))
+      compared.insert({plan.baseline.bench_name(), plan.candidate.bench_name()});
   for (const RunSpec& spec : runs) {
     auto* b = benchmark::RegisterBenchmark(spec.bench_name().c_str(),
                                            [spec, measure = options.measure_counters](benchmark::State& state) {
                                              run_pair_benchmark(state, spec, measure);
                                            });
-    b->Repetitions(options.repetitions)->Unit(benchmark::kMillisecond);
+    b->Repetitions(compared.contains(spec.bench_name()) ? options.compared_repetitions : options.repetitions)
+        ->Unit(benchmark::kMillisecond);
     if (spec.backend == Backend::cuda)
       // One Google Benchmark iteration = one adaptive sampling loop (gpu_timer): it
       // samples until the noise target is met and reports the median.

@@ -23,6 +23,9 @@ struct SuiteOptions {
   DType dtype = DType::fp32;
   int repetitions = kDefaultRepetitions.repetitions;  // bench/adaptive_repetitions.h says why
   double min_time_s = kDefaultRepetitions.min_time_s;  // per repetition
+  // The repetitions of a run that a paired comparison times again (CPU only;
+  // kComparedRepetitions says why). 0: `repetitions`, as --repetitions and --quick set.
+  int compared_repetitions = kComparedRepetitions.repetitions;
   // CUDA only: also measure each run once under CUPTI (range profiler + kernel
   // trace), in passes separate from timing; published as cupti_* counters.
   bool measure_counters = false;

@@ -25,6 +25,8 @@ struct RunArgs {
   int repetitions = 0;           // 0: suite default
   double min_time = 0;
   bool min_time_given = false;  // else the suite default
+  double remeasure_budget = 0;        // seconds; cli/remeasure.h
+  bool remeasure_budget_given = false;  // else kDefaultRemeasureBudget (kQuickRemeasureBudget with --quick)
   bool claims = true;
   std::filesystem::path claims_file;  // empty: built-in claims
   std::vector<std::string> benchmark_flags;

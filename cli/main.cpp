@@ -14,6 +14,7 @@
 #include "bench/adaptive_repetitions.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
+#include "cli/remeasure.h"
 #include "cli/shape_options.h"
 
 namespace {
@@ -117,11 +118,17 @@ int main(int argc, char** argv) {
   run->add_option("--metrics", run_args.metrics, "Where FLOPs and bytes come from: auto, cupti or analytic")
       ->check(CLI::IsMember({"auto", "cupti", "analytic"}))->capture_default_str();
   run->add_option("--repetitions", run_args.repetitions,
-                  fmt::format("Repetitions per benchmark (default {}, {} on CUDA, {} with --quick; bench/adaptive_repetitions.h)",
-                              bench::kDefaultRepetitions.repetitions, bench::kCudaRepetitions,
-                              bench::kQuickRepetitions.repetitions))
+                  fmt::format("Repetitions per benchmark (default {}, {} for runs the paired rounds time again, {} on CUDA, {} "
+                              "with --quick; bench/adaptive_repetitions.h)",
+                              bench::kDefaultRepetitions.repetitions, bench::kComparedRepetitions.repetitions,
+                              bench::kCudaRepetitions, bench::kQuickRepetitions.repetitions))
       ->check(CLI::Range(1, 1000));
   auto* min_time_opt = run->add_option("--min-time", run_args.min_time, "Minimum seconds per repetition, in (0, 60]");
+  auto* remeasure_opt = run->add_option(
+      "--remeasure-budget", run_args.remeasure_budget,
+      fmt::format("Seconds of extra paired rounds for comparisons behind claims that fail or are inconclusive for cause "
+                  "machine or noise, in [0, {:g}]; 0 turns it off (default {:g}, {:g} with --quick)",
+                  cli::kMaxRemeasureBudget, cli::kDefaultRemeasureBudget, cli::kQuickRemeasureBudget));
   run->add_flag("!--no-claims", run_args.claims, "Do not check claims");
   run->add_option("--claims", run_args.claims_file, "Claims file to check (default: the built-in lecture claims)")
       ->check(CLI::ExistingFile);
@@ -247,6 +254,7 @@ int main(int argc, char** argv) {
 
   run_args.suite_given = suite_opt->count() > 0;
   run_args.min_time_given = min_time_opt->count() > 0;
+  run_args.remeasure_budget_given = remeasure_opt->count() > 0;
   try {
     for (const CLI::App* command : app.get_subcommands()) refuse_empty_values(*command);
     if (*run) return cli::run(run_args);

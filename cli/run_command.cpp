@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/claims/claims.h"
+#include "analysis/claims/identity_controls.h"
 #include "analysis/io/output_set.h"
 #include "analysis/predict/run_prediction.h"
 #include "analysis/results.h"
@@ -15,6 +16,7 @@
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
 #include "cli/model_summary.h"
+#include "cli/remeasure.h"
 #include "cli/summary.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/device_query.h"
@@ -83,6 +85,10 @@ void check_run_args(const RunArgs& args, const std::vector<std::string>& pairs) 
                                             "norm,decode (see `lmroof list`)"));
   if (args.min_time_given && !(std::isfinite(args.min_time) && args.min_time > 0 && args.min_time <= 60))
     throw std::invalid_argument(fmt::format("--min-time {}: give seconds in (0, 60]", args.min_time));
+  if (args.remeasure_budget_given &&
+      !(std::isfinite(args.remeasure_budget) && args.remeasure_budget >= 0 && args.remeasure_budget <= kMaxRemeasureBudget))
+    throw std::invalid_argument(
+        fmt::format("--remeasure-budget {}: give seconds in [0, {:g}] (0 turns it off)", args.remeasure_budget, kMaxRemeasureBudget));
   for (const auto& flag : args.benchmark_flags) check_benchmark_flag(flag);
 }
 
@@ -117,7 +123,7 @@ int run(const RunArgs& args) {
   if (args.quick)
     options.suite.repetitions = bench::kQuickRepetitions.repetitions,
     options.suite.min_time_s = bench::kQuickRepetitions.min_time_s;
-  if (args.repetitions > 0) options.suite.repetitions = args.repetitions;
+  if (args.repetitions > 0) options.suite.repetitions = args.repetitions, options.suite.compared_repetitions = 0;
   if (args.min_time_given) options.suite.min_time_s = args.min_time;
   options.extra_flags = args.benchmark_flags;
   options.context.emplace_back(model::context::kMetrics, metrics.dump());
@@ -135,8 +141,12 @@ int run(const RunArgs& args) {
   std::fprintf(stderr, "%s\n", backend.line.c_str());
   for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());
   const auto& specs = plan.runs;
-  std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
-               options.suite.repetitions, args.out.c_str());
+  if (options.suite.compared_repetitions > 0 && !options.suite.quick && options.suite.backend == Backend::cpu)
+    std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each (%d for runs the paired rounds time again) -> %s\n",
+                 specs.size(), options.suite.repetitions, options.suite.compared_repetitions, args.out.c_str());
+  else
+    std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
+                 options.suite.repetitions, args.out.c_str());
   const bench::RunnerSummary summary = bench::run_benchmarks(options);
   if (summary.benchmarks == 0)
     throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
@@ -146,6 +156,10 @@ int run(const RunArgs& args) {
   // kept in a recovery folder rather than lost.
   model::Results results;
   std::string claims_error;
+  RemeasureOutcome remeasured;
+  const double remeasure_budget = args.remeasure_budget_given ? args.remeasure_budget
+                                  : args.quick                ? kQuickRemeasureBudget
+                                                              : kDefaultRemeasureBudget;
   try {
     // The suite and metrics travel in bench.json's context (bench/machine_context.h).
     results = build_results(load_bench_json(options.json_out), {});
@@ -159,6 +173,8 @@ int run(const RunArgs& args) {
     if (args.claims) {
       try {
         results.claims = check_claims(claims, results);
+        // Before concluding: more rounds where the machine or the noise decided a verdict.
+        remeasured = remeasure(options, claims, remeasure_budget, options.json_out, results);
       } catch (const ClaimsFileError& e) {
         claims_error = e.what();
       }
@@ -189,12 +205,17 @@ int run(const RunArgs& args) {
     std::printf("\n%s", format_claims_text(results.claims).c_str());
     if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
       std::printf("%s\n", floors.c_str());
+    if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
+      std::printf("%s", controls.c_str());
+    if (const std::string line = format_remeasure(remeasured, remeasure_budget); !line.empty())
+      std::printf("%s\n", line.c_str());
   }
   std::printf("\nwrote %s, %s and %s\n", (args.out / formats::kResultsJson).c_str(), (args.out / "report.html").c_str(),
               (args.out / formats::kBenchJson).c_str());
-  if (summary.failed > 0) {
-    std::fprintf(stderr, "lmroof: %d benchmark(s) could not run:\n", summary.failed);
+  if (summary.failed + remeasured.failed > 0) {
+    std::fprintf(stderr, "lmroof: %d benchmark(s) could not run:\n", summary.failed + remeasured.failed);
     for (const auto& e : summary.errors) std::fprintf(stderr, "  %s\n", e.c_str());
+    for (const auto& e : remeasured.errors) std::fprintf(stderr, "  %s\n", e.c_str());
     return 1;
   }
   return 0;

@@ -16,6 +16,7 @@
 #include "analysis/io/atomic_write.h"
 #include "reports/charts.h"
 #include "analysis/claims/claims.h"
+#include "analysis/claims/identity_controls.h"
 #include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
@@ -277,6 +278,22 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     out += fmt::format("<p class=\"caption\">{}. A comparison whose interval lies within its pair's floor is "
                        "inconclusive.</p>\n",
                        esc(floors));
+  // The identity controls (same work on both sides): a control beyond its floor is a
+  // measurement fault, said first, and its pair's verdicts are marked untrustworthy.
+  if (const auto controls = identity_controls(results); !controls.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& c : controls)
+      parts.push_back(fmt::format("{}{} {}: {:.3f}\u00d7 ({:.3f}\u2013{:.3f}){}{}", c.beyond_floor ? "<b class=\"fault\">" : "",
+                                  esc(c.pair), esc(c.label), c.paired.speedup, *c.paired.low, *c.paired.high,
+                                  c.floor ? fmt::format(", floor \u00b1{:.1f}%", *c.floor * 100) : "",
+                                  c.beyond_floor ? ": MEASUREMENT FAULT, beyond the floor</b>" : ""));
+    const auto bad = untrustworthy_pairs(controls);
+    out += fmt::format("<p class=\"caption\">{}Identity controls (the same work on both sides by the cost model; their "
+                       "speedup should be 1): {}.</p>\n",
+                       bad.empty() ? "" : fmt::format("<b class=\"fault\">Measurement fault: the verdicts of {} are "
+                                                      "untrustworthy.</b> ", esc(fmt::format("{}", fmt::join(bad, ", ")))),
+                       fmt::format("{}", fmt::join(parts, "; ")));
+  }
   out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
   for (const auto* c : verdicts_in_report_order(claims)) {
@@ -292,6 +309,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     if (c->cause)
       details += fmt::format("<dt>cause</dt><dd><b>{}</b>{}</dd>", esc(*c->cause),
                              c->cause_detail ? ": " + esc(*c->cause_detail) : std::string());
+    if (c->untrustworthy) details += fmt::format("<dt>untrustworthy</dt><dd><b>{}</b></dd>", esc(*c->untrustworthy));
     details += fmt::format("<dt>source</dt><dd>{}</dd><dt>check</dt><dd><code>{}</code> ({}){}</dd></dl>",
                            esc(or_dash(c->source)), esc(c->id), esc(c->kind), link);
     std::string headline = c->reason && c->verdict != model::Verdict::holds ? *c->reason : c->measured;

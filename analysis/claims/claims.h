@@ -156,10 +156,12 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
 // docs/check-output.schema.json). `model`: {name, source, dims} of the model the runs'
 // shapes came from, null without one.
 inline constexpr const char* kCheckOutputSchema = "lmroof.check/1";
-// `noise_floors`: the results' A/A floors (Results::noise_floors), listed as they are.
+// From `results` (none: empty lists): `noise_floors`, its A/A floors as they are;
+// `controls`, its identity controls, and `untrustworthy_pairs`, the pairs whose
+// control lies beyond the floor (analysis/claims/identity_controls.h).
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
                                  const std::string& claims_file, bool strict, const model::ModelConfig* model = nullptr,
-                                 const std::vector<model::NoiseFloor>& noise_floors = {});
+                                 const model::Results* results = nullptr);
 // "noise floors (A/A paired rounds, this machine): norm ±1.2%, bias ±0.8%"; empty
 // when there are none (files without paired rounds).
 std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors);

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/claims/identity_controls.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
 #include "analysis/claims/verdict_cause.h"
@@ -494,6 +495,7 @@ struct SpeedupStats {
   int repetitions = 0;  // the smaller side's
   double drift = 0;     // the machine's, between the two runs (0: not probed)
   int rounds = 0;       // > 0: from paired, interleaved rounds (Comparison::paired)
+  int extra_rounds = 0;  // of which the re-measurement took (PairedRounds::extra_rounds)
   std::optional<double> floor;  // the pair's A/A noise floor (Results::noise_floors)
   bool has_interval() const { return std::isfinite(noise); }
   // Within ±floor: a difference this machine cannot tell from none.
@@ -507,7 +509,8 @@ std::optional<model::PairedRounds> paired_rounds_of(const model::Results& result
   if (const auto* c = results.comparison(baseline.id, candidate.id); c && c->paired && c->paired->has_interval())
     return c->paired;
   if (const auto* c = results.comparison(candidate.id, baseline.id); c && c->paired && c->paired->has_interval())
-    return model::PairedRounds{c->paired->rounds, 1 / c->paired->speedup, 1 / *c->paired->high, 1 / *c->paired->low};
+    return model::PairedRounds{c->paired->rounds, 1 / c->paired->speedup, 1 / *c->paired->high, 1 / *c->paired->low,
+                               c->paired->extra_rounds};
   return std::nullopt;
 }
 
@@ -519,6 +522,7 @@ SpeedupStats speedup_stats(const Check& ch, const model::Results& results, const
     // Drift common to both sides cancels in the rounds' ratios: no widening for it.
     const double floor = 1 + std::max(0.0, ch.noise_floor);
     p.rounds = static_cast<int>(paired->rounds);
+    p.extra_rounds = static_cast<int>(paired->extra_rounds);
     p.repetitions = p.rounds;
     p.speedup = paired->speedup;
     p.low = std::min(*paired->low, p.speedup / floor);
@@ -552,7 +556,8 @@ void name_cause(Case& c, const Check& ch, const SpeedupStats& st, const RunPair&
 std::string interval_text(const SpeedupStats& p) {
   if (!p.has_interval()) return "no interval";
   if (p.rounds > 0)
-    return fmt::format("95% {}\u2013{}, \u00b1{}, {} paired rounds{}", num(p.low), num(p.high), pct(p.noise), p.rounds,
+    return fmt::format("95% {}\u2013{}, \u00b1{}, {} paired rounds{}{}", num(p.low), num(p.high), pct(p.noise), p.rounds,
+                       p.extra_rounds > 0 ? fmt::format(" ({} re-measured)", p.extra_rounds) : "",
                        p.floor ? fmt::format(", floor \u00b1{}", pct(*p.floor)) : "");
   return fmt::format("95% {}\u2013{}, \u00b1{}{}", num(p.low), num(p.high), pct(p.noise),
                      p.drift > 0 ? fmt::format(", with the machine's drift of {} between the runs", pct(p.drift)) : "");
@@ -1359,6 +1364,7 @@ std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, 
   std::vector<model::ClaimVerdict> out;
   out.reserve(claims.size());
   for (const auto& c : claims) out.push_back(check_one(c, results));
+  mark_untrustworthy(out, identity_controls(results));
   return out;
 }
 

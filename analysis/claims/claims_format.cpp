@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "analysis/claims/identity_controls.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/verdict_cause.h"
 #include "analysis/model/markdown.h"
@@ -138,6 +139,7 @@ std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, i
     field("measured", c->measured);
     if (c->reason) field(c->verdict == model::Verdict::inconclusive ? "why" : "reason", *c->reason);
     if (c->cause) field("cause", *c->cause + (c->cause_detail ? ": " + *c->cause_detail : std::string()));
+    if (c->untrustworthy) field("untrusted", *c->untrustworthy);
     out += "\n";
   }
   for (const auto& l : wrap(fmt::format("{} claim{}: {}", claims.size(), claims.size() == 1 ? "" : "s",
@@ -167,6 +169,7 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
     if (c->reason) measured += (measured.empty() || measured == "-" ? "" : " \u2014 ") + *c->reason;
     if (c->cause)
       measured += fmt::format(" \u2014 **cause: {}**{}", *c->cause, c->cause_detail ? " (" + *c->cause_detail + ")" : "");
+    if (c->untrustworthy) measured += " \u2014 **untrustworthy**: " + *c->untrustworthy;
     out += fmt::format("| {} {} | `{}` {} | {} | {} | {} |\n", icon[static_cast<int>(c->verdict)],
                        model::to_string(c->verdict), markdown_cell(c->id), markdown_cell(c->statement),
                        c->evidence_kind, markdown_cell(c->expected), markdown_cell(measured));
@@ -178,7 +181,7 @@ nlohmann::json noise_floors_json(const std::vector<model::NoiseFloor>& floors) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& f : floors)
     out.push_back({{"pair", f.pair}, {"run", f.run}, {"floor", f.floor}, {"rounds", f.rounds.rounds},
-                   {"low", *f.rounds.low}, {"high", *f.rounds.high}});
+                   {"extra_rounds", f.rounds.extra_rounds}, {"low", *f.rounds.low}, {"high", *f.rounds.high}});
   return out;
 }
 
@@ -191,7 +194,10 @@ std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors) {
 
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
                                  const std::string& claims_file, bool strict, const model::ModelConfig* model,
-                                 const std::vector<model::NoiseFloor>& noise_floors) {
+                                 const model::Results* results) {
+  const model::Results none;
+  const model::Results& r = results ? *results : none;
+  const std::vector<IdentityControl> controls = identity_controls(r);
   nlohmann::json summary = nlohmann::json::object();
   for (const char* kind : {"measured", "model"}) {
     int counts[4] = {0, 0, 0, 0};
@@ -205,7 +211,9 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
       model ? nlohmann::json{{"name", model->name}, {"source", model->source}, {"dims", model->dims}} : nlohmann::json(nullptr);
   return {{"schema", kCheckOutputSchema}, {"results", results_file}, {"claims_file", claims_file},
           {"model", model_json}, {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)},
-          {"summary", summary}, {"noise_floors", noise_floors_json(noise_floors)}, {"claims", list}};
+          {"summary", summary}, {"noise_floors", noise_floors_json(r.noise_floors)},
+          {"controls", identity_controls_json(controls)}, {"untrustworthy_pairs", untrustworthy_pairs(controls)},
+          {"claims", list}};
 }
 
 int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict) {

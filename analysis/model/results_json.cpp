@@ -676,6 +676,7 @@ PairedRounds paired_from(const JsonCursor& c) {
   p.speedup = c.at("speedup").positive();
   p.low = opt_positive(c, "low");
   p.high = opt_positive(c, "high");
+  if (c.has("extra_rounds")) p.extra_rounds = c.at("extra_rounds").integer(0, p.rounds);
   if (p.low.has_value() != p.high.has_value()) c.fail("low and high must be given together");
   if (p.low && !(*p.low <= p.speedup && p.speedup <= *p.high))
     c.at("speedup").fail(fmt::format("{:.6g} lies outside its interval [low, high] = [{:.6g}, {:.6g}]", p.speedup,
@@ -684,8 +685,10 @@ PairedRounds paired_from(const JsonCursor& c) {
 }
 
 json paired_json(const PairedRounds& p) {
-  return {{"rounds", p.rounds}, {"speedup", p.speedup}, {"low", p.low ? json(*p.low) : json(nullptr)},
-          {"high", p.high ? json(*p.high) : json(nullptr)}};
+  json out = {{"rounds", p.rounds}, {"speedup", p.speedup}, {"low", p.low ? json(*p.low) : json(nullptr)},
+              {"high", p.high ? json(*p.high) : json(nullptr)}};
+  if (p.extra_rounds > 0) out["extra_rounds"] = p.extra_rounds;  // absent: none, as in files from before it
+  return out;
 }
 
 NoiseFloor noise_floor_from(const JsonCursor& c) {
@@ -762,6 +765,7 @@ ClaimVerdict claim_from(const JsonCursor& c) {
   if (auto cause = c.opt("cause"); cause && !cause->is_null())
     v.cause = cause->one_of({"architecture", "implementation", "machine", "noise"});
   v.cause_detail = opt_string(c, "cause_detail", kMaxTextLength);
+  v.untrustworthy = opt_string(c, "untrustworthy", kMaxTextLength);
   if (v.cause && v.verdict != Verdict::fails && v.verdict != Verdict::inconclusive)
     c.at("cause").fail("only a fails or inconclusive verdict has a cause");
   v.chart = c.at("chart").string();
@@ -1134,6 +1138,7 @@ json to_json(const ClaimVerdict& v) {
           {"verdict", to_string(v.verdict)}, {"expected", v.expected}, {"measured", v.measured},
           {"evidence", evidence}, {"reason", opt(v.reason)}, {"chart", v.chart}, {"claims_file", v.claims_file},
           {"evidence_kind", v.evidence_kind}, {"cause", opt(v.cause)}, {"cause_detail", opt(v.cause_detail)},
+          {"untrustworthy", opt(v.untrustworthy)},
           {"cases", {{"holds", v.cases.holds}, {"fails", v.cases.fails}, {"inconclusive", v.cases.inconclusive},
                      {"not_measured", v.cases.not_measured}}}};
 }

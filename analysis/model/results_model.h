@@ -387,6 +387,9 @@ struct PairedRounds {
   int64_t rounds = 0;
   double speedup = 0;
   std::optional<double> low, high;  // absent: too few rounds for an interval
+  // How many of `rounds` the re-measurement added (`lmroof run --remeasure-budget`,
+  // docs/claims.md#re-measurement); 0 without one.
+  int64_t extra_rounds = 0;
   bool has_interval() const { return low && high; }
 };
 
@@ -484,6 +487,9 @@ struct ClaimVerdict {
   // fails and inconclusive: what decided it, "architecture" | "implementation" |
   // "machine" | "noise" (analysis/claims/verdict_cause.h), and one clause why.
   std::optional<std::string> cause, cause_detail;
+  // Set when a pair of its evidence has an identity control beyond that pair's noise
+  // floor (analysis/claims/identity_controls.h): why the verdict cannot be trusted.
+  std::optional<std::string> untrustworthy;
   std::string chart;
   std::string claims_file;
 };

@@ -71,6 +71,9 @@ inline constexpr std::string_view kPairedBaselineTime = "paired_baseline_s";
 inline constexpr std::string_view kPairedCandidateTime = "paired_candidate_s";
 inline constexpr std::string_view kPairedRound = "paired_round";
 inline constexpr std::string_view kPairedOrder = "paired_order";
+// 1 on a round taken by the re-measurement (`lmroof run --remeasure-budget`), after the
+// claims were first checked; absent on the planned rounds.
+inline constexpr std::string_view kPairedExtra = "paired_extra";
 inline constexpr std::string_view kIntensity = "intensity";
 inline constexpr std::string_view kFlopRate = "FLOP/s";
 inline constexpr std::string_view kByteRate = "bytes/s";

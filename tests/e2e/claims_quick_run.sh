@@ -70,7 +70,7 @@ fi
 # in results.json and in `check --format json`.
 if command -v python3 >/dev/null; then
   timeout 120 "$lmroof" check --format json "$tmp/out/results.json" >"$tmp/check.json" 2>/dev/null
-  python3 - "$tmp/out/results.json" "$tmp/check.json" <<'EOF' || failures=$((failures + 1))
+  python3 - "$tmp/out/results.json" "$tmp/check.json" "$src/docs/check-output.schema.json" <<'EOF' || failures=$((failures + 1))
 import json, sys
 doc = json.load(open(sys.argv[1])); check = json.load(open(sys.argv[2]))
 bad = []
@@ -83,10 +83,30 @@ for source, claims in (("results.json", doc["claims"]), ("check --format json", 
         if c["verdict"] in ("fails", "inconclusive") and c.get("cause") not in ("architecture", "implementation", "machine", "noise"):
             bad.append(f"{source}: {c['id']} is {c['verdict']} without a cause")
 if len(check["noise_floors"]) != len(doc.get("noise_floors", [])): bad.append("check --format json lists other floors")
+# Identity controls: the window pair's sliding and interleaved stacks at n <= W do the
+# full stack's work; each is listed with its pair's floor, and a fault marks verdicts.
+controls = check["controls"]
+if not any(c["pair"] == "window" and "sliding vs full" in c["label"] for c in controls):
+    bad.append(f"no window control sliding vs full: {[c['label'] for c in controls]}")
+for c in controls:
+    if c["floor"] is None: bad.append(f"control {c['label']} without its pair's floor")
+    if c["beyond_floor"] and c["pair"] not in check["untrustworthy_pairs"]: bad.append(f"{c['pair']}: fault not listed")
+for c in check["claims"]:
+    pairs = {e["run"].split("/")[0] for e in c["evidence"] if e["run"]}
+    marked = c["evidence_kind"] == "measured" and bool(pairs & set(check["untrustworthy_pairs"]))
+    if marked != (c["untrustworthy"] is not None): bad.append(f"{c['id']}: untrustworthy is {c['untrustworthy']!r}")
+if any(c["id"] == "window-same-below-w" for c in doc["claims"]): bad.append("window-same-below-w is a control, not a claim")
+try:
+    import jsonschema
+    jsonschema.validate(check, json.load(open(sys.argv[3])))
+except ImportError:
+    print("note: python3 jsonschema missing; check --format json not validated")
 for b in bad: print("FAIL:", b)
 sys.exit(1 if bad else 0)
 EOF
   grep -q '^noise floors (A/A paired rounds, this machine): ' "$tmp/check.out" || fail "lmroof check prints no noise floors"
+  grep -Eq '^  window sliding vs full.*floor ±[0-9.]+%: (within|MEASUREMENT FAULT)' "$tmp/check.out" ||
+    fail "lmroof check prints no window control with its floor"
 fi
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

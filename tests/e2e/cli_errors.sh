@@ -53,7 +53,7 @@ expect_one_line() {  # expect_one_line PATTERN -- ARGS...
 }
 quick=(run --quick --backend cpu --suite norm --out "$tmp/q")
 # defect 9: empty values and a dimension given twice
-for opt in --model --context --tokens --batch --min-time; do
+for opt in --model --context --tokens --batch --min-time --remeasure-budget; do
   expect_one_line "^lmroof: error: $opt is empty" -- "${quick[@]}" "$opt" ''
 done
 expect_one_line "^lmroof: error: --model is empty" -- list --model ''
@@ -63,6 +63,10 @@ expect_one_line "benchmark_min_warmup_time=1e9': give seconds in \[0, 60\]" -- "
 expect_one_line "'--v=abc': give a whole number" -- "${quick[@]}" --benchmark-flag=--v=abc
 expect_one_line "'--benchmark_filter': give a value" -- "${quick[@]}" --benchmark-flag=--benchmark_filter
 expect_one_line "random_interleaving=maybe': give true or false" -- "${quick[@]}" --benchmark-flag=--benchmark_enable_random_interleaving=maybe
+# issue #25: the re-measurement budget is checked and capped like --min-time
+for b in -1 601 nan inf; do
+  expect_one_line "--remeasure-budget .*: give seconds in \[0, 600\]" -- "${quick[@]}" --remeasure-budget "$b"
+done
 # defect 12: errors found after choosing the backend are still the only line
 expect_one_line "CPU backend runs fp32 only" -- "${quick[@]}" --dtype bf16
 expect_one_line "--metrics cupti" -- "${quick[@]}" --metrics cupti

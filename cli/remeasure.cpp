@@ -1,0 +1,96 @@
+#include "cli/remeasure.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <string_view>
+#include <stdexcept>
+
+#include "analysis/bench_json.h"
+#include "analysis/io/atomic_write.h"
+#include "analysis/remeasure_plan.h"
+#include "analysis/results.h"
+
+namespace lmroof::cli {
+
+namespace {
+
+// Allocation and first touch of one side's workload, beside its warm-up and
+// calibration iterations, which the estimate counts from the round times: 0.2 s
+// covers the suite's largest CPU workloads (a few hundred MB) at a few GB/s.
+constexpr double kPrepareSeconds = 0.2;
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", path.string()));
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// bench.json's benchmarks, then the extra rounds': one document, as analysis reads it.
+// Spliced as text: Google Benchmark writes NaN where a counter is not a number, which
+// no JSON parser re-writes as it was (analysis/bench_json.cpp reads it as null), and
+// its file ends with the benchmarks array.
+void append_benchmarks(const std::filesystem::path& bench_json, const std::filesystem::path& extra_json) {
+  std::string bench = read_text(bench_json);
+  const std::string extra = read_text(extra_json);
+  const size_t open = extra.find("\"benchmarks\": [");
+  const size_t extra_close = extra.rfind(']');
+  const size_t close = bench.rfind(']');
+  if (open == std::string::npos || extra_close == std::string::npos || extra_close < open || close == std::string::npos)
+    throw std::runtime_error(fmt::format("{} or {}: no benchmarks array to join", bench_json.string(), extra_json.string()));
+  std::string items = extra.substr(open + std::string_view("\"benchmarks\": [").size(),
+                                   extra_close - open - std::string_view("\"benchmarks\": [").size());
+  if (items.find_first_not_of(" \t\r\n") == std::string::npos) return;
+  size_t end = bench.find_last_not_of(" \t\r\n", close - 1);  // the last benchmark's '}', or the array's '['
+  const bool empty = bench[end] == '[';
+  bench.insert(end + 1, (empty ? "" : ",") + items.substr(0, items.find_last_not_of(" \t\r\n") + 1));
+  write_file_atomically(bench_json, bench);
+}
+
+const RunSpec& spec_named(const std::vector<RunSpec>& runs, const std::string& id) {
+  for (const RunSpec& r : runs)
+    if (r.bench_name() == id) return r;
+  throw std::logic_error("re-measurement: run " + id + " is not in this run's plan");
+}
+
+}  // namespace
+
+RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vector<Claim>& claims, double budget_s,
+                           const std::filesystem::path& bench_json, model::Results& results) {
+  RemeasureOutcome outcome;
+  if (budget_s <= 0 || options.suite.backend != Backend::cpu) return outcome;
+  const bench::PairedScheme scheme = options.suite.quick ? bench::kQuickPairedRounds : bench::kDefaultPairedRounds;
+  const auto chosen = fit_remeasure_budget(remeasure_candidates(results), paired_round_seconds(load_bench_json(bench_json)),
+                                           scheme.rounds, scheme.min_side_time_s, kPrepareSeconds, budget_s);
+  if (chosen.empty()) return outcome;
+  std::vector<bench::PairedPlan> plans;
+  for (const RemeasureItem& item : chosen)
+    plans.push_back({spec_named(options.runs, item.baseline), spec_named(options.runs, item.candidate),
+                     item.baseline == item.candidate});
+  std::fprintf(stderr, "lmroof: re-measuring %zu comparison(s) behind claims that fail or are inconclusive for cause "
+                       "machine or noise (budget %g s)\n", plans.size(), budget_s);
+  const std::filesystem::path extra_json = bench_json.parent_path() / "bench.remeasure.json";
+  const auto start = std::chrono::steady_clock::now();
+  const bench::RunnerSummary summary = bench::run_extra_rounds(options, plans, extra_json);
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.failed = summary.failed;
+  outcome.errors = summary.errors;
+  append_benchmarks(bench_json, extra_json);
+  std::filesystem::remove(extra_json);
+  results = build_results(load_bench_json(bench_json), {});
+  results.claims = check_claims(claims, results);
+  outcome.comparisons = static_cast<int>(plans.size());
+  outcome.rounds = outcome.comparisons * scheme.rounds;
+  return outcome;
+}
+
+std::string format_remeasure(const RemeasureOutcome& outcome, double budget_s) {
+  if (outcome.comparisons == 0) return "";
+  return fmt::format("re-measured {} comparison{} (fails or inconclusive for cause machine or noise): {} more paired "
+                     "rounds in {:.1f} s (budget {:g} s); the verdicts above use all rounds",
+                     outcome.comparisons, outcome.comparisons == 1 ? "" : "s", outcome.rounds, outcome.seconds, budget_s);
+}
+
+}  // namespace lmroof::cli

@@ -1,0 +1,39 @@
+#pragma once
+// `lmroof run --remeasure-budget`: before concluding, the paired comparisons behind a
+// claim that fails or is inconclusive for cause machine or noise get more
+// interleaved rounds within a time budget, and the claims are judged again on all
+// rounds (docs/claims.md#re-measurement). What to time again is analysis's choice
+// (analysis/remeasure_plan.h); the timing is bench's (bench/paired_rounds.h).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analysis/claims/claims.h"
+#include "analysis/model/results_model.h"
+#include "bench/runner.h"
+
+namespace lmroof::cli {
+
+// Seconds: the default budget, --quick's, and the most --remeasure-budget accepts.
+inline constexpr double kDefaultRemeasureBudget = 20;
+inline constexpr double kQuickRemeasureBudget = 5;
+inline constexpr double kMaxRemeasureBudget = 600;
+
+struct RemeasureOutcome {
+  int comparisons = 0;  // comparisons and A/A controls timed again
+  int rounds = 0;       // extra rounds in all
+  double seconds = 0;   // what it took
+  int failed = 0;       // benchmarks that reported an error
+  std::vector<std::string> errors;
+};
+
+// Times again what the claims in `results` ask for within `budget_s`, adds the rounds
+// to `bench_json` (the run's staged bench.json), and rebuilds `results` from it with the
+// claims checked again. Nothing to time again: `results` stays as it was.
+RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vector<Claim>& claims, double budget_s,
+                           const std::filesystem::path& bench_json, model::Results& results);
+
+// "re-measured 3 comparisons: 30 more paired rounds in 12.4 s (budget 20 s)", or "" when none.
+std::string format_remeasure(const RemeasureOutcome& outcome, double budget_s);
+
+}  // namespace lmroof::cli

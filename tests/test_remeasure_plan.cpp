@@ -1,0 +1,85 @@
+// Which comparisons `lmroof run --remeasure-budget` times again and which fit its
+// budget (analysis/remeasure_plan.h, docs/claims.md#re-measurement).
+#include <gtest/gtest.h>
+
+#include "analysis/remeasure_plan.h"
+
+namespace lmroof {
+namespace {
+
+model::Results two_comparisons() {
+  model::Results r;
+  for (const char* pair : {"norm", "bias"}) {
+    model::Comparison c;
+    c.pair = pair;
+    c.baseline.run = std::string(pair) + "/a";
+    c.candidate.run = std::string(pair) + "/b";
+    c.paired = model::PairedRounds{10, 1.0, 0.9, 1.1};
+    r.comparisons.push_back(c);
+    r.noise_floors.push_back({pair, c.baseline.run, model::PairedRounds{10, 1.0, 0.95, 1.05}, 0.05});
+  }
+  return r;
+}
+
+model::ClaimVerdict verdict(model::Verdict v, const char* cause, const std::string& pair) {
+  model::ClaimVerdict out;
+  out.verdict = v;
+  if (cause) out.cause = cause;
+  out.evidence = {{pair + "/b", "time_s.median", 1.0}, {pair + "/a", "time_s.median", 2.0}};
+  return out;
+}
+
+TEST(RemeasurePlan, OnlyMachineAndNoiseAskForMoreRounds) {
+  model::Results r = two_comparisons();
+  r.claims = {verdict(model::Verdict::fails, "architecture", "norm"), verdict(model::Verdict::holds, nullptr, "norm"),
+              verdict(model::Verdict::fails, "implementation", "bias")};
+  EXPECT_TRUE(remeasure_candidates(r).empty());
+  r.claims.push_back(verdict(model::Verdict::inconclusive, "noise", "bias"));
+  const auto c = remeasure_candidates(r);
+  ASSERT_EQ(c.size(), 2u);  // the comparison, then its pair's A/A control
+  EXPECT_EQ(c[0].baseline, "bias/a");
+  EXPECT_EQ(c[0].candidate, "bias/b");
+  EXPECT_EQ(c[1].baseline, "bias/a");
+  EXPECT_EQ(c[1].candidate, "bias/a");
+}
+
+TEST(RemeasurePlan, EachComparisonOnceInClaimOrder) {
+  model::Results r = two_comparisons();
+  r.claims = {verdict(model::Verdict::fails, "machine", "norm"), verdict(model::Verdict::inconclusive, "noise", "bias"),
+              verdict(model::Verdict::inconclusive, "noise", "norm")};
+  const auto c = remeasure_candidates(r);
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[0].baseline, "norm/a");
+  EXPECT_EQ(c[1].baseline, "bias/a");
+  EXPECT_EQ(c[2].candidate, "norm/a");  // the controls after the comparisons
+  EXPECT_EQ(c[3].candidate, "bias/a");
+}
+
+TEST(RemeasurePlan, ModelVerdictsAreNeverTimedAgain) {
+  model::Results r = two_comparisons();
+  r.claims = {verdict(model::Verdict::inconclusive, "noise", "norm")};
+  r.claims[0].evidence_kind = "model";
+  EXPECT_TRUE(remeasure_candidates(r).empty());
+}
+
+TEST(RemeasurePlan, EstimateCountsShortSidesAtTheirMinimumTime) {
+  // Two 50 ms sides: 10 rounds of 2 x 50 ms, and each side prepared (0.2 s) with 4 iterations.
+  EXPECT_NEAR(estimate_remeasure_seconds(0.1, 10, 0.006, 0.2), 2 * (10 * 0.05 + 0.2 + 4 * 0.05), 1e-12);
+  // Two 1 ms sides loop to 6 ms each, plus one untimed iteration.
+  EXPECT_NEAR(estimate_remeasure_seconds(0.002, 10, 0.006, 0.2), 2 * (10 * 0.007 + 0.2 + 4 * 0.001), 1e-12);
+}
+
+TEST(RemeasurePlan, TheBudgetIsNeverExceeded) {
+  const std::vector<RemeasureItem> candidates = {{"x", "y", 0}, {"big", "big2", 0}, {"u", "v", 0}, {"no", "time", 0}};
+  const std::map<std::string, double> rounds = {{"x|y", 0.1}, {"big|big2", 2.0}, {"u|v", 0.1}};
+  const double each = estimate_remeasure_seconds(0.1, 10, 0.006, 0.2);
+  const auto fit = fit_remeasure_budget(candidates, rounds, 10, 0.006, 0.2, 2.5 * each);
+  ASSERT_EQ(fit.size(), 2u);  // the big one is skipped, the cheaper one after it taken; no round time: left out
+  EXPECT_EQ(fit[0].baseline, "x");
+  EXPECT_EQ(fit[1].baseline, "u");
+  EXPECT_NEAR(fit[0].estimated_s + fit[1].estimated_s, 2 * each, 1e-12);
+  EXPECT_TRUE(fit_remeasure_budget(candidates, rounds, 10, 0.006, 0.2, 0).empty());
+}
+
+}  // namespace
+}  // namespace lmroof
