@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string_view>
 #include <stdexcept>
 
@@ -63,34 +65,54 @@ RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vecto
   if (budget_s <= 0 || options.suite.backend != Backend::cpu) return outcome;
   const bench::PairedScheme scheme = options.suite.quick ? bench::kQuickPairedRounds : bench::kDefaultPairedRounds;
   const auto chosen = fit_remeasure_budget(remeasure_candidates(results), paired_round_seconds(load_bench_json(bench_json)),
-                                           scheme.rounds, scheme.min_side_time_s, kPrepareSeconds, budget_s);
+                                           scheme.rounds, scheme.min_side_time_s, kPrepareSeconds,
+                                           std::numeric_limits<double>::infinity());  // every one with an estimate; the loop below fits the budget
   if (chosen.empty()) return outcome;
-  std::vector<bench::PairedPlan> plans;
-  for (const RemeasureItem& item : chosen)
-    plans.push_back({spec_named(options.runs, item.baseline), spec_named(options.runs, item.candidate),
-                     item.baseline == item.candidate});
-  std::fprintf(stderr, "lmroof: re-measuring %zu comparison(s) behind claims that fail or are inconclusive for cause "
-                       "machine or noise (budget %g s)\n", plans.size(), budget_s);
+  std::fprintf(stderr, "lmroof: re-measuring up to %zu comparison(s) behind claims that fail or are inconclusive for "
+                       "cause machine or noise (budget %g s)\n", chosen.size(), budget_s);
+  // One comparison at a time, so the budget is a stop and not only a plan: none starts
+  // unless its estimate, scaled by how far the ones before ran past theirs (a loaded
+  // machine, workloads slower to build than kPrepareSeconds), fits what is left. Only
+  // the comparison in progress can run past the budget.
   const std::filesystem::path extra_json = bench_json.parent_path() / "bench.remeasure.json";
   const auto start = std::chrono::steady_clock::now();
-  const bench::RunnerSummary summary = bench::run_extra_rounds(options, plans, extra_json);
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.failed = summary.failed;
-  outcome.errors = summary.errors;
-  append_benchmarks(bench_json, extra_json);
-  std::filesystem::remove(extra_json);
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  double estimated_so_far = 0, taken_so_far = 0;
+  for (const RemeasureItem& item : chosen) {
+    const double overrun = estimated_so_far > 0 ? std::max(1.0, taken_so_far / estimated_so_far) : 1.0;
+    if (elapsed() + item.estimated_s * overrun > budget_s) {
+      ++outcome.left_out;
+      continue;
+    }
+    const bench::PairedPlan plan{spec_named(options.runs, item.baseline), spec_named(options.runs, item.candidate),
+                                 item.baseline == item.candidate};
+    const double before = elapsed();
+    const bench::RunnerSummary summary = bench::run_extra_rounds(options, {plan}, extra_json);
+    estimated_so_far += item.estimated_s;
+    taken_so_far += elapsed() - before;
+    outcome.failed += summary.failed;
+    outcome.errors.insert(outcome.errors.end(), summary.errors.begin(), summary.errors.end());
+    append_benchmarks(bench_json, extra_json);
+    std::filesystem::remove(extra_json);
+    ++outcome.comparisons;
+  }
+  outcome.seconds = elapsed();
+  if (outcome.comparisons == 0) return outcome;
   results = build_results(load_bench_json(bench_json), {});
   results.claims = check_claims(claims, results);
-  outcome.comparisons = static_cast<int>(plans.size());
   outcome.rounds = outcome.comparisons * scheme.rounds;
   return outcome;
 }
 
 std::string format_remeasure(const RemeasureOutcome& outcome, double budget_s) {
-  if (outcome.comparisons == 0) return "";
-  return fmt::format("re-measured {} comparison{} (fails or inconclusive for cause machine or noise): {} more paired "
-                     "rounds in {:.1f} s (budget {:g} s); the verdicts above use all rounds",
-                     outcome.comparisons, outcome.comparisons == 1 ? "" : "s", outcome.rounds, outcome.seconds, budget_s);
+  if (outcome.comparisons == 0 && outcome.left_out == 0) return "";
+  std::string line = fmt::format("re-measured {} comparison{} (fails or inconclusive for cause machine or noise): {} more "
+                                 "paired rounds in {:.1f} s (budget {:g} s); the verdicts above use all rounds",
+                                 outcome.comparisons, outcome.comparisons == 1 ? "" : "s", outcome.rounds, outcome.seconds,
+                                 budget_s);
+  if (outcome.left_out > 0)
+    line += fmt::format("; {} more did not fit the budget (a larger --remeasure-budget would time them)", outcome.left_out);
+  return line;
 }
 
 }  // namespace lmroof::cli

@@ -22,6 +22,7 @@ inline constexpr double kMaxRemeasureBudget = 600;
 struct RemeasureOutcome {
   int comparisons = 0;  // comparisons and A/A controls timed again
   int rounds = 0;       // extra rounds in all
+  int left_out = 0;     // planned but not started: the budget's time was spent
   double seconds = 0;   // what it took
   int failed = 0;       // benchmarks that reported an error
   std::vector<std::string> errors;
