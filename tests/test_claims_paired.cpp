@@ -60,12 +60,25 @@ TEST(ClaimsPaired, ThePairedIntervalDecides) {
 
 TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
   const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
-  const auto verdicts = check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.05));
+  // [1.0, 1.04] within ±8%; 1.04 stretched by the floor (1.12) reaches the 1.1 asked.
+  const auto verdicts = check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.08));
   const auto& v = faster_holds(verdicts);
   EXPECT_EQ(v.verdict, model::Verdict::inconclusive);
   ASSERT_TRUE(v.reason);
-  EXPECT_NE(v.reason->find("below this machine's noise floor (\u00b15.00%)"), std::string::npos) << *v.reason;
+  EXPECT_NE(v.reason->find("below this machine's noise floor (\u00b18.00%)"), std::string::npos) << *v.reason;
   EXPECT_EQ(v.cause, "noise");
+}
+
+TEST(ClaimsPaired, WithinTheFloorFailsAFactorBeyondItsReach) {
+  // The 2026-12-03 flip: "at least 1.3x" against 1.00x (0.989-1.01) within a ±6% floor
+  // was inconclusive, and fails in the run before with a ±2.6% floor. The floor cannot
+  // stretch 1.01 to the factor asked (here 1.1: 1.04 x 1.05 = 1.092), so it fails.
+  const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
+  const auto verdicts = check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.05));
+  const auto& v = faster_holds(verdicts);
+  EXPECT_EQ(v.verdict, model::Verdict::fails) << v.measured;
+  EXPECT_NE(v.measured.find("short of 1.10 even with the floor"), std::string::npos) << v.measured;
+  ASSERT_TRUE(v.cause);
 }
 
 TEST(ClaimsPaired, AFloorAboveMaxNoiseDecidesNothing) {

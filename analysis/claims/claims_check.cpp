@@ -631,8 +631,21 @@ Case faster_verdict(const Check& ch, const SpeedupStats& st, const RunPair& p) {
                            pct(*st.floor), pct(ch.max_noise));
     return c;
   }
+  if (!ch.within_noise && st.within_floor() && st.high * (1 + *st.floor) < *ch.factor) {
+    // Within the floor, and the factor asked lies beyond the floor's reach: even the
+    // interval's upper end stretched by the floor falls short of it. The machine cannot
+    // tell this difference from none, and none is not the factor asked: the case fails
+    // (a claim of "at least 1.3x" against a measured 1.00x is no call for a quieter
+    // machine). Without this, a case near 1.0 went fails or inconclusive with the floor
+    // of the moment, and its claim flipped between two consecutive runs (2026-12-03).
+    c.verdict = Verdict::fails;
+    c.measured += fmt::format(", short of {} even with the floor", num(*ch.factor));
+    c.slack = std::abs(std::log(s / *ch.factor));
+    return c;
+  }
   if (!ch.within_noise && st.within_floor()) {
-    // The A/A control of this pair could not tell a run from itself by this much.
+    // The A/A control of this pair could not tell a run from itself by this much, and
+    // the factor asked is within the floor's reach.
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("below this machine's noise floor (\u00b1{}): the interval {}\u2013{} lies within it; would "
                            "decide it: a quieter machine",
