@@ -175,6 +175,11 @@ TEST(ClaimsRatio, HoldsFailsInconclusiveMissing) {
   EXPECT_EQ(verdict(v, "ratio-fails"), "fails");
   EXPECT_EQ(verdict(v, "ratio-flops-open-range"), "holds");
   EXPECT_EQ(verdict(v, "ratio-time-inconclusive"), "inconclusive");
+  // A point estimate in range is no hold while its interval reaches out of the range.
+  EXPECT_EQ(verdict(v, "ratio-time-inside-but-wide"), "inconclusive");
+  EXPECT_NE(v.at("ratio-time-inside-but-wide")["reason"].get<std::string>().find("is inside the range but its interval"),
+            std::string::npos)
+      << v.at("ratio-time-inside-but-wide")["reason"];
   EXPECT_EQ(verdict(v, "ratio-no-counters"), "not measured");
   EXPECT_NE(v.at("ratio-no-counters")["reason"].get<std::string>().find("bytes.measured"), std::string::npos);
 }

@@ -58,6 +58,18 @@ TEST(ClaimsPaired, ThePairedIntervalDecides) {
   ASSERT_TRUE(v.cause);
 }
 
+TEST(ClaimsPaired, APointEstimateAboveTheFactorIsNoHoldWhileItsIntervalReachesBelow) {
+  // 1.15x with [1.05, 1.25] against "at least 1.1": the interval straddles the factor.
+  const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
+  const auto verdicts = check_claims(claims, with_paired(1.15, 1.05, 1.25, 0.01));
+  const auto& v = faster_holds(verdicts);
+  EXPECT_EQ(v.verdict, model::Verdict::inconclusive) << v.measured;
+  ASSERT_TRUE(v.reason) << v.measured;
+  EXPECT_NE(v.reason->find("its interval reaches 1.05, below 1.1"), std::string::npos) << *v.reason;
+  // The whole interval at or above the factor holds.
+  EXPECT_EQ(faster_holds(check_claims(claims, with_paired(1.2, 1.12, 1.3, 0.01))).verdict, model::Verdict::holds);
+}
+
 TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
   const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
   // [1.0, 1.04] within ±8%; 1.04 stretched by the floor (1.12) reaches the 1.1 asked.

@@ -655,15 +655,18 @@ Case faster_verdict(const Check& ch, const SpeedupStats& st, const RunPair& p) {
   }
   if (!ch.within_noise) {
     const double f = *ch.factor;
-    // Holds: at least f, and faster beyond doubt (the interval excludes 1). Fails: even
-    // the interval's upper end falls short of f.
-    if (s >= f && st.low > 1) {
+    // Holds: the whole interval is at least f (and excludes 1). Fails: even the
+    // interval's upper end falls short of f. Between: inconclusive. Judging by the
+    // interval on both sides, never by the point estimate, is what keeps two runs
+    // whose intervals both cover the true speedup from calling it holds and fails
+    // (a point-estimate hold flipped against an interval fail, 2026-12-03).
+    if (st.low >= f && st.low > 1) {
       c.verdict = Verdict::holds;
     } else if (st.high < f) {
       c.verdict = Verdict::fails;
     } else {
       c.verdict = Verdict::inconclusive;
-      c.reason = (s >= f ? fmt::format("speedup {} but its interval reaches {}", num(s), num(st.low))
+      c.reason = (s >= f ? fmt::format("speedup {} but its interval reaches {}, below {}", num(s), num(st.low), num(f))
                          : fmt::format("speedup {} is below {} but its interval reaches {}", num(s), num(f),
                                        num(st.high))) +
                  "; would decide it: " + what_would_decide(st, f, *p.baseline, *p.candidate);
@@ -732,14 +735,17 @@ Case ratio_case(const Check& ch, const model::Results& results, const RunPair& p
     c.verdict = Verdict::inconclusive;
     c.reason = (st.has_interval() ? too_noisy(noise, ch.max_noise) : std::string("too few repetitions for an interval")) +
                "; would decide it: " + what_would_decide(st, 1.0, *p.baseline, *p.candidate);
-  } else if (ch.range.contains(r)) {
+  } else if (ch.range.contains(r / (1 + noise)) && ch.range.contains(r * (1 + noise))) {
+    // The whole interval in range, as `faster` judges (a point estimate in range with
+    // its interval reaching out of it is inconclusive, not a hold).
     c.verdict = Verdict::holds;
   } else if ((ch.range.min && r * (1 + noise) < *ch.range.min) || (ch.range.max && r / (1 + noise) > *ch.range.max)) {
     c.verdict = Verdict::fails;
   } else {
     c.verdict = Verdict::inconclusive;
-    c.reason = fmt::format("ratio {} is outside the range but within the interval (\u00b1{}) of it; would decide it: {}",
-                           num(r), pct(noise), what_would_decide(st, 1.0, *p.baseline, *p.candidate));
+    c.reason = fmt::format("ratio {} is {} the range but its interval (\u00b1{}) crosses its edge; would decide it: {}",
+                           num(r), ch.range.contains(r) ? "inside" : "outside", pct(noise),
+                           what_would_decide(st, 1.0, *p.baseline, *p.candidate));
   }
   double slack = 1e300;
   if (ch.range.min) slack = std::min(slack, std::abs(std::log(r / *ch.range.min)));
