@@ -32,8 +32,11 @@ inline float fast_exp(float x_in) {
 
 // tanh(x): an odd degree-13 polynomial over an even degree-6 one (the rational form
 // and coefficients of Eigen's float tanh), x clamped to ±7.905, past which tanh rounds
-// to ±1 in float. Max relative error 2.9e-7 (5 ulp) against std::tanh in double over
-// [-20, 20] in steps of 1e-5, and it keeps tanh(x) ≈ x for tiny x. It replaced
+// to ±1 in float. Max relative error against std::tanh in double over [-20, 20] in
+// steps of 1e-5: 2.7e-7 where the compiler contracts the Horner steps into FMAs (-O2
+// and up for an FMA target: the default and portable builds), 3.95e-7 without (a
+// target without FMA, or -O1: the sanitizer build), measured 2026-12-03 with GCC 12;
+// and it keeps tanh(x) ≈ x for tiny x. It replaced
 // (1 − e)/(1 + e) with e = exp(−2|x|) and a Taylor series below 0.25 (2.1e-7), which
 // took an exp, two selects and twice the constants: one thread, a 32000-float row in
 // L2, 0.28 against 0.50–0.53 ns per element alone, 0.69 against 0.97–1.09 ns inside

@@ -35,7 +35,7 @@ build fuzz_results tests/fuzz/fuzz_results.cpp "${model[@]}"
 build fuzz_bench tests/fuzz/fuzz_bench.cpp analysis/bench_json.cpp analysis/machine_info.cpp \
   "${model[@]}"
 build fuzz_claims tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp analysis/claims/claims_check.cpp \
-  analysis/claims/claims_format.cpp analysis/claims/verdict_cause.cpp "${model[@]}" -- -lyaml-cpp
+  analysis/claims/claims_format.cpp analysis/claims/verdict_cause.cpp analysis/claims/identity_controls.cpp "${model[@]}" -- -lyaml-cpp
 
 seed() {  # seed NAME FILES...: a fresh corpus folder holding copies of the seeds
   local dir="$out/corpus-$1"; shift
