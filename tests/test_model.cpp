@@ -298,6 +298,25 @@ TEST(Model, ChartIdsAreSafe) {
   EXPECT_NE(error_of(doc).find("/catalogue/pairs/0/chart: a chart id must be"), std::string::npos) << error_of(doc);
 }
 
+TEST(Model, IntensityPredictionsAreValidatedByName) {
+  // catalogue.pairs[].intensity_predictions (issue #26, contract step 5): wrong types, an
+  // unknown model, nesting where an object belongs: one error naming the field.
+  auto with = [](const json& predictions) {
+    json doc = small_results();
+    doc["catalogue"] = {{"pairs", {{{"name", "norm"}, {"title", "t"}, {"chart", "pair-norm"}, {"combos", json::array()},
+                                    {"intensity_predictions", predictions}}}}};
+    return error_of(doc);
+  };
+  EXPECT_NE(with("x").find("/catalogue/pairs/0/intensity_predictions: must be an array"), std::string::npos) << with("x");
+  const json unknown = json::array({{{"impl", "decode"}, {"model", "nope"}}});
+  EXPECT_NE(with(unknown).find("/intensity_predictions/0/model: must be one of \"shazeer-decode\""), std::string::npos)
+      << with(unknown);
+  const json nested = json::array({json::array({json::array({1})})});
+  EXPECT_NE(with(nested).find("/intensity_predictions/0: must be an object"), std::string::npos) << with(nested);
+  const json number = json::array({{{"impl", 5}, {"model", "shazeer-decode"}}});
+  EXPECT_NE(with(number).find("/intensity_predictions/0/impl: must be a string"), std::string::npos) << with(number);
+}
+
 TEST(Statistics, MedianMeanCv) {
   const std::vector<double> odd = {3, 1, 2}, even = {4, 1, 3, 2};
   EXPECT_DOUBLE_EQ(stats::median(odd), 2);
