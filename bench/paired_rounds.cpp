@@ -31,8 +31,13 @@ double seconds_per_iteration(Workload& w, int64_t iterations) {
 
 // Enough iterations for one side to run min_time, from the fastest of three timed
 // iterations (a descheduled one would make it one iteration for good); one suffices
-// for a side that takes min_time alone.
-int64_t iterations_for(Workload& w, double min_time_s) {
+// for a side that takes min_time alone. The warm-up's time `warm_up_s` counts as the
+// first. A warm-up over 4x min_time decides alone: it can only be slower than a warm
+// run, but not by 4x once the workload's memory is touched (its constructor writes
+// every buffer), so the side is long; this saves a run of every long side (the
+// block, MLP and stability sides take ~100 ms each on two cores).
+int64_t iterations_for(Workload& w, double min_time_s, double warm_up_s) {
+  if (warm_up_s >= 4 * min_time_s) return 1;
   double once = seconds_per_iteration(w, 1);
   if (once < min_time_s) once = std::min({once, seconds_per_iteration(w, 1), seconds_per_iteration(w, 1)});
   return std::clamp<int64_t>(static_cast<int64_t>(std::ceil(min_time_s / std::max(once, 1e-9))), 1, 100000);
@@ -58,8 +63,8 @@ class PairedWorkloads {
     if (it != sides_.end()) return it->second;
     PreparedSide prepared;
     prepared.workload = make_workload(spec);
-    prepared.workload->run();  // warm-up: page faults, thread pools
-    prepared.iterations = iterations_for(*prepared.workload, min_side_time_s);
+    const double warm_up_s = seconds_per_iteration(*prepared.workload, 1);  // page faults, thread pools
+    prepared.iterations = iterations_for(*prepared.workload, min_side_time_s, warm_up_s);
     return sides_.emplace(key, std::move(prepared)).first->second;
   }
   // Keeps only the sides named in `keep`.

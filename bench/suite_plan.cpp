@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <string_view>
 
@@ -164,6 +165,29 @@ void add_overrides(const PairDef& pair, const std::string& variant, const std::v
   }
 }
 
+// Reorders one pair's runs (from `first` on) so that the runs that share a shape, apart
+// from the dimensions the variant decides (PairDef::variant_dims: decode's kv_heads),
+// run back to back, in the order their shapes first appear; within a shape, in the
+// catalogue's order of variants and impls. Why: their workloads have the same buffer
+// sizes, so each reuses the one before's memory (kernels/common/host_buffer.h: fresh
+// pages cost more than the kernels on a VM), and the two sides of a comparison are
+// timed seconds apart instead of minutes.
+void group_by_shape(std::vector<RunSpec>& runs, size_t first, size_t end, const PairDef& pair) {
+  std::vector<std::map<std::string, int64_t>> order;
+  auto rank = [&](const RunSpec& r) {
+    std::map<std::string, int64_t> s(r.shape.dims().begin(), r.shape.dims().end());
+    for (const auto& d : pair.variant_dims) s.erase(d);
+    const auto it = std::find(order.begin(), order.end(), s);
+    if (it != order.end()) return static_cast<size_t>(it - order.begin());
+    order.push_back(std::move(s));
+    return order.size() - 1;
+  };
+  std::vector<std::pair<size_t, RunSpec>> ranked;
+  for (size_t i = first; i < end; ++i) ranked.emplace_back(rank(runs[i]), std::move(runs[i]));
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < ranked.size(); ++i) runs[first + i] = std::move(ranked[i].second);
+}
+
 }  // namespace
 
 SuitePlan plan_suite(const SuiteOptions& options) {
@@ -198,7 +222,9 @@ SuitePlan plan_suite(const SuiteOptions& options) {
     }
   }
 
+  std::vector<size_t> pair_starts;  // where each pair's runs begin in plan.runs
   for (const PairDef* pair : pairs) {
+    pair_starts.push_back(plan.runs.size());
     if (options.backend == Backend::cuda && !pair->make_cuda) {
       if (!options.pairs.empty())
         throw std::invalid_argument("pair '" + pair->name + "' has no CUDA implementation yet");
@@ -237,6 +263,8 @@ SuitePlan plan_suite(const SuiteOptions& options) {
         throw std::invalid_argument(fmt::format("--shape '{}': no variant of {} accepts it: {}", req.overrides[i].text,
                                                 pair->name, fmt::join(override_errors[i], "; ")));
   }
+  for (size_t i = 0; i < pairs.size(); ++i)
+    group_by_shape(plan.runs, pair_starts[i], i + 1 < pairs.size() ? pair_starts[i + 1] : plan.runs.size(), *pairs[i]);
   return plan;
 }
 

@@ -32,6 +32,39 @@ TEST(HostBuffer, PolicyNamesTheRequestAndTheOsSetting) {
   EXPECT_NE(policy.find("transparent huge pages: "), std::string::npos) << policy;
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
+// A freed large buffer is handed to the next request of its size (no fresh pages to
+// fault in); a request of another size is assembled from what was kept, so the
+// memory held never exceeds the most in use at once.
+TEST(HostBuffer, FreedLargeBuffersAreReusedAndNeverAddUp) {
+  release_kept_host_bytes();
+  const void* first = nullptr;
+  {
+    HostVector<float> a(5 << 20);  // 20 MiB
+    first = a.data();
+  }
+  EXPECT_EQ(kept_host_bytes(), size_t{20} << 20);
+  {
+    HostVector<float> b(5 << 20);
+    EXPECT_EQ(static_cast<const void*>(b.data()), first);
+    EXPECT_EQ(kept_host_bytes(), 0u);
+  }
+  {
+    HostVector<float> c(3 << 20);  // 12 MiB, from the kept 20 MiB: 8 MiB stay kept
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(c.data()) % (uintptr_t{2} << 20), 0u);
+    EXPECT_EQ(kept_host_bytes(), size_t{8} << 20);
+    std::iota(c.begin(), c.end(), 0.0f);
+    EXPECT_EQ(c.back(), static_cast<float>(c.size() - 1));
+    HostVector<float> d(6 << 20);  // 24 MiB: the 8 MiB kept and 16 MiB fresh
+    std::iota(d.begin(), d.end(), 1.0f);
+    EXPECT_EQ(d.back(), static_cast<float>(d.size()));
+    EXPECT_EQ(c.back(), static_cast<float>(c.size() - 1));  // moving pages into d left c alone
+    EXPECT_EQ(kept_host_bytes(), 0u);
+  }
+  EXPECT_EQ(kept_host_bytes(), size_t{36} << 20);  // the most in use at once: 12 + 24 MiB
+}
+#endif
+
 TEST(HostBuffer, ImpossibleSizesThrow) {
   HostAllocator<float> a;
   EXPECT_THROW((void)a.allocate(static_cast<size_t>(-1) / 2), std::bad_array_new_length);

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -220,20 +223,42 @@ TEST(ShapeOptions, PlainSuiteIsUnchanged) {
   for (bool quick : {false, true}) {
     bench::SuiteOptions o;
     o.quick = quick;
-    // the suites' own shapes, in the catalogue's order, exactly as before --model existed
+    // The suites' own shapes exactly as before --model existed, each pair's runs of one
+    // shape (apart from its variant dimensions) back to back, in the order the shapes
+    // first appear in the catalogue's order, and within a shape in the catalogue's order
+    // (bench/suite_plan.cpp, group_by_shape).
     std::vector<std::string> expected;
-    for (const auto& p : all_pairs())
+    for (const auto& p : all_pairs()) {
+      std::vector<std::pair<std::map<std::string, int64_t>, std::vector<std::string>>> groups;
       for (const auto& c : p.combos)
         for (const auto& s : quick ? p.quick_shapes : p.default_shapes)
-          if (!p.runs_shape || p.runs_shape(c, s))  // a combination's own shapes (attention's phases)
-          expected.push_back(RunSpec{p.name, c.variant, c.impl, Backend::cpu, DType::fp32, p.complete_shape(c.variant, s)}
-                                 .bench_name());
+          if (!p.runs_shape || p.runs_shape(c, s)) {  // a combination's own shapes (attention's phases)
+            const RunSpec spec{p.name, c.variant, c.impl, Backend::cpu, DType::fp32, p.complete_shape(c.variant, s)};
+            std::map<std::string, int64_t> key(spec.shape.dims().begin(), spec.shape.dims().end());
+            for (const auto& d : p.variant_dims) key.erase(d);
+            auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+            if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+            it->second.push_back(spec.bench_name());
+          }
+      for (const auto& g : groups) expected.insert(expected.end(), g.second.begin(), g.second.end());
+    }
     const auto plan = bench::plan_suite(o);
     std::vector<std::string> names;
     for (const auto& r : plan.runs) names.push_back(r.bench_name());
     EXPECT_EQ(names, expected);
     EXPECT_TRUE(plan.notes.empty());
   }
+}
+
+// The decode runs of one context, every variant and impl, run back to back: their
+// workloads reuse each other's memory (kernels/common/host_buffer.h).
+TEST(ShapeOptions, RunsOfOneShapeRunBackToBack) {
+  bench::SuiteOptions o;
+  o.pairs = {"decode"};
+  const auto runs = bench::plan_suite(o).runs;
+  ASSERT_GE(runs.size(), 9u);
+  for (size_t i = 0; i < 9; ++i) EXPECT_EQ(runs[i].shape["context"], runs[0].shape["context"]) << runs[i].bench_name();
+  EXPECT_NE(runs[9].shape["context"], runs[0].shape["context"]);
 }
 
 TEST(MemoryCheck, RefusesWithTheEstimateAndTheLimit) {

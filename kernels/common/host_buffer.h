@@ -22,8 +22,15 @@
 namespace lmroof {
 
 // Allocates `bytes` with the policy above; never returns null (throws bad_alloc).
+// Buffers of 2 MiB and more that are freed are kept and handed to the next request of
+// the same size (host_buffer.cpp says why and how the memory stays bounded); not under
+// AddressSanitizer.
 void* allocate_host(std::size_t bytes);
 void free_host(void* p) noexcept;
+
+// Bytes of freed large buffers kept for reuse, and giving them back to the OS (for tests).
+std::size_t kept_host_bytes();
+void release_kept_host_bytes();
 
 // What the policy asked for and what the OS allows, for the run's context, e.g.
 // "2 MiB pages requested for buffers >= 2 MiB (transparent huge pages: madvise)".

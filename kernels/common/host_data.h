@@ -11,9 +11,10 @@
 
 namespace lmroof {
 
-// Uniform values in [lo, hi). Spans over 1 Mi elements are filled in chunks with
-// independent streams on all threads (inputs reach GBs for the GPU suite), so the
-// values depend on the seed only, never on the thread count.
+// Uniform values in [lo, hi) on a 2^-24 grid of the range. Element i is a hash of
+// (seed, i) (host_data.cpp says why), so the values depend on the seed only, never on
+// the thread count, and spans over 1 Mi elements are filled on all threads (inputs
+// reach GBs for the GPU suite).
 void fill_uniform(std::span<float> data, uint64_t seed, float lo = -1.f, float hi = 1.f);
 
 // Fills with NaN so that an element a kernel forgot to write fails validation.

@@ -20,11 +20,14 @@ PairDef decode_pair() {
       {"decode_simt_kernel", "attention", "decode attention, CUDA cores"},
       {"decode_mma_kernel", "attention", "decode attention, tensor cores"},
   };
-  // One batch/head configuration over a context sweep (1024 ... 8192), so "decode
+  // One batch/head configuration over a context sweep (1024 ... 4096), so "decode
   // time grows linearly with context" can be checked on the default suite. kv_heads
   // is filled per variant (mha 32, gqa 4, mqa 1). Batch 4 keeps the largest MHA
-  // cache at 1 GiB (K + V), a few tens of ms per run on a small CPU.
-  for (int64_t context : {1024, 2048, 4096, 8192})
+  // cache at 512 MiB (K + V), a few tens of ms per run on a small CPU. Context 8192
+  // was dropped for the 2.5-minute default run (issue #25): its MHA cache (1 GiB,
+  // two of them in a paired round) cost more to touch for the first time on a VM
+  // than all of its timed rounds; --shape decode:context=8192 adds it back.
+  for (int64_t context : {1024, 2048, 4096})
     p.default_shapes.push_back({{"batch", 4}, {"q_heads", 32}, {"head_dim", 128}, {"context", context}});
   // GPU: B·Hq = 256 query heads, contexts up to 16k (MHA streams 2.1 GB of bf16 K/V
   // at 16k); inputs are generated on the host, which bounds the suite's wall time.
