@@ -97,9 +97,18 @@ std::string shape_prefix(const Shape& s, const std::exception& e) {
 
 // One variant's shapes before any --shape: the model's (when the pair derives them) or
 // the suite's own, resized by --tokens/--batch/--context; completed and deduplicated.
-std::vector<Shape> variant_shapes(const PairDef& pair, const std::string& variant, const ShapeRequest& req,
-                                  const ModelSizes& sizes, const std::vector<Shape>& suite_shapes,
+std::vector<Shape> variant_shapes(const PairDef& pair, const VariantImpl& combo, const ShapeRequest& req,
+                                  const ModelSizes& sizes, const std::vector<Shape>& all_suite_shapes,
                                   std::vector<std::string>& notes) {
+  const std::string& variant = combo.variant;
+  // The suite shapes this combination runs (attention's prefill and decode take
+  // different ones), chosen before --tokens/--batch/--context resize them: with
+  // --model, a pair without a model derivation runs its usual runs, not every
+  // combination at every shape (attention's prefill at batch 16, context 2048 took
+  // 10.6 s an iteration).
+  std::vector<Shape> suite_shapes;
+  for (const auto& s : all_suite_shapes)
+    if (!pair.runs_shape || pair.runs_shape(combo, s)) suite_shapes.push_back(s);
   std::vector<Shape> shapes;
   if (req.model && pair.shapes_for_model) {
     const ModelShapes derived =
@@ -252,7 +261,7 @@ SuitePlan plan_suite(const SuiteOptions& options) {
 
     for (const auto& combo : pair->combos) {
       if (!pair->runs_on(options.backend, combo.impl)) continue;  // e.g. decode's blas on CUDA
-      std::vector<Shape> shapes = variant_shapes(*pair, combo.variant, req, sizes, suite_shapes, plan.notes);
+      std::vector<Shape> shapes = variant_shapes(*pair, combo, req, sizes, suite_shapes, plan.notes);
       add_overrides(*pair, combo.variant, req.overrides, suite_shapes, shapes, override_took_variant_dims,
                     override_errors);
       for (const auto& shape : shapes)

@@ -250,6 +250,20 @@ TEST(ShapeOptions, PlainSuiteIsUnchanged) {
   }
 }
 
+// A pair without a model derivation (attention) runs its usual runs under --model:
+// each combination at its own shapes (prefill and decode take different ones), not
+// every combination at every shape.
+TEST(ShapeOptions, PairWithoutModelDerivationRunsItsUsualRuns) {
+  bench::SuiteOptions plain;
+  plain.pairs = {"attention"};
+  bench::SuiteOptions with_model = model_suite("llama3-8b");
+  with_model.pairs = {"attention"};
+  std::vector<std::string> expected, names;
+  for (const auto& r : bench::plan_suite(plain).runs) expected.push_back(r.bench_name());
+  for (const auto& r : bench::plan_suite(with_model).runs) names.push_back(r.bench_name());
+  EXPECT_EQ(names, expected);
+}
+
 // The decode runs of one context, every variant and impl, run back to back: their
 // workloads reuse each other's memory (kernels/common/host_buffer.h).
 TEST(ShapeOptions, RunsOfOneShapeRunBackToBack) {
