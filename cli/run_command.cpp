@@ -163,11 +163,6 @@ int run(const RunArgs& args) {
   try {
     // The suite and metrics travel in bench.json's context (bench/machine_context.h).
     results = build_results(load_bench_json(options.json_out), {});
-    // --model: every attention, MLP and block run predicted by `lmroof predict`'s model
-    // from this run's own ceilings, to be checked against what was measured.
-    if (options.suite.shapes.model)
-      if (const auto why = predict::predict_runs(results, *options.suite.shapes.model))
-        std::fprintf(stderr, "lmroof: runs not predicted: %s\n", why->c_str());
     // Some claims problems (a selector that matches two runs) show only against the
     // results: the measurements are published without verdicts rather than lost.
     if (args.claims) {
@@ -179,6 +174,12 @@ int run(const RunArgs& args) {
         claims_error = e.what();
       }
     }
+    // --model: every attention, MLP and block run predicted by `lmroof predict`'s model
+    // from this run's own ceilings, to be checked against what was measured. After the
+    // re-measurement, which builds the results again from bench.json.
+    if (options.suite.shapes.model)
+      if (const auto why = predict::predict_runs(results, *options.suite.shapes.model))
+        std::fprintf(stderr, "lmroof: runs not predicted: %s\n", why->c_str());
 
     write_results(results, outputs.staged(std::string(formats::kResultsJson)));
     write_report(results, outputs.staged("report.html"));
