@@ -226,10 +226,21 @@ std::optional<VerdictCause> prevailing_cause(const std::vector<Case>& cases, Ver
   return out;
 }
 
-// The rule (docs/claims.md#aggregation): any failing case fails the claim; else it
-// holds when at least two thirds of the judged cases hold (so one noisy shape of four
-// does not hide a consistent effect, and the tally says "3 of 4 hold, 1 inconclusive");
-// else it is inconclusive.
+// The check being aggregated, for its evidence kind; set by check_one for the duration
+// of a check, as t_catalogue.
+thread_local const Check* t_check = nullptr;
+std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence);
+
+// The rule (docs/claims.md#aggregation): it holds when no case fails and at least two
+// thirds of the judged cases hold (so one noisy shape of four does not hide a
+// consistent effect, and the tally says "3 of 4 hold, 1 inconclusive"). It fails when a
+// case fails, on the cost model's evidence; on measured evidence, when more than a
+// third of the judged cases fail. A third or fewer failing, on measured evidence, is
+// inconclusive ("mixed"): a case may move between fails and inconclusive from one run
+// to the next without either interval missing the truth, and with "any case fails"
+// that moved the claim between fails and holds (unfused-trick-slower, 3 of 4 holding,
+// on two consecutive default runs); with a third, a claim that holds in one run can
+// fail in another only if some case flips between holds and fails.
 Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::vector<std::string>& notes,
                   const std::string& none_reason) {
   Outcome o;
@@ -262,13 +273,17 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
   const int n_fails = counts[static_cast<int>(Verdict::fails)];
   const int n_unsure = counts[static_cast<int>(Verdict::inconclusive)];
   o.cases = {n_holds, n_fails, n_unsure, static_cast<int64_t>(unmeasured_reasons.size())};
-  o.verdict = n_fails                                ? Verdict::fails
-              : 3 * n_holds >= 2 * (n_holds + n_unsure) ? Verdict::holds
-                                                         : Verdict::inconclusive;
-  if (o.verdict == Verdict::fails || o.verdict == Verdict::inconclusive) o.cause = prevailing_cause(measured, o.verdict);
-  const auto names = labels(measured);
   for (const auto& c : measured)
     for (const auto& e : c.evidence) o.evidence.push_back(e);
+  const int n_judged = n_holds + n_fails + n_unsure;
+  const bool on_measurement = t_check && evidence_kind(*t_check, o.evidence) == "measured";
+  const bool mixed = n_fails && on_measurement && 3 * n_fails <= n_judged;
+  o.verdict = n_fails && !mixed                                ? Verdict::fails
+              : !n_fails && 3 * n_holds >= 2 * (n_holds + n_unsure) ? Verdict::holds
+                                                                     : Verdict::inconclusive;
+  if (o.verdict == Verdict::fails || o.verdict == Verdict::inconclusive) o.cause = prevailing_cause(measured, o.verdict);
+  if (mixed && !o.cause) o.cause = prevailing_cause(measured, Verdict::fails);  // the failing case decides what to look at
+  const auto names = labels(measured);
 
   if (measured.size() == 1) {
     o.measured = measured[0].measured;
@@ -311,8 +326,11 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
     if (n_unsure && o.verdict != Verdict::inconclusive) others.push_back(fmt::format("{} inconclusive", n_unsure));
     if (n_holds && o.verdict != Verdict::holds) others.push_back(fmt::format("{} hold", n_holds));
     const int main_count = counts[static_cast<int>(o.verdict)];
-    o.measured = fmt::format("{} on {} of {} {}{}: {}", name(o.verdict), main_count, measured.size(), noun,
-                             others.empty() ? "" : ", " + join(others, ", "), o.measured);
+    if (mixed && !n_unsure)  // no case is inconclusive itself: "mixed: 3 of 4 run pairs hold, 1 fail: ..."
+      o.measured = fmt::format("mixed: {} of {} {} hold, {} fail: {}", n_holds, measured.size(), noun, n_fails, o.measured);
+    else
+      o.measured = fmt::format("{} on {} of {} {}{}: {}", name(o.verdict), main_count, measured.size(), noun,
+                               others.empty() ? "" : ", " + join(others, ", "), o.measured);
   }
 
   if (o.verdict == Verdict::inconclusive || (o.verdict == Verdict::holds && n_unsure)) {
@@ -323,6 +341,12 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
         auto r = measured.size() > 1 ? names[i] + ": " + measured[i].reason : measured[i].reason;
         if (distinct.insert(r).second) reasons.push_back(std::move(r));
       }
+    if (mixed)
+      reasons.insert(reasons.begin(),
+                     fmt::format("{} of {} cases fail{} and a claim on measured evidence fails only when more than a third "
+                                 "do (docs/claims.md#aggregation); would decide it: the failing cases' own advice, or "
+                                 "shapes where the claim is meant to hold",
+                                 n_fails, n_judged, n_fails == 1 ? "s" : ""));
     o.reason = join_some(reasons);
   }
   return o;
@@ -1302,6 +1326,10 @@ std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& e
 
 model::ClaimVerdict check_one(const Claim& claim, const model::Results& results) {
   const Context ctx{claim, results};
+  struct CheckScope {
+    explicit CheckScope(const Check* ch) { t_check = ch; }
+    ~CheckScope() { t_check = nullptr; }
+  } scope(&claim.check);
   Outcome o;
   switch (claim.check.kind) {
     case CheckKind::bound: o = claim.check.crossing.empty() ? check_bound(ctx) : check_crossing(ctx); break;
