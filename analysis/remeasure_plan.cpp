@@ -12,9 +12,15 @@ namespace {
 
 std::string key_of(const std::string& baseline, const std::string& candidate) { return baseline + "|" + candidate; }
 
-bool asks_for_more_rounds(const model::ClaimVerdict& v) {
-  return v.evidence_kind == "measured" && (v.verdict == model::Verdict::fails || v.verdict == model::Verdict::inconclusive) &&
-         v.cause && (*v.cause == "machine" || *v.cause == "noise");
+// 0: machine or noise, 1: implementation, -1: no more rounds (holds, the cost model's
+// evidence, or cause architecture).
+int remeasure_priority(const model::ClaimVerdict& v) {
+  if (v.evidence_kind != "measured" || (v.verdict != model::Verdict::fails && v.verdict != model::Verdict::inconclusive) ||
+      !v.cause)
+    return -1;
+  if (*v.cause == "machine" || *v.cause == "noise") return 0;
+  if (*v.cause == "implementation") return 1;
+  return -1;
 }
 
 }  // namespace
@@ -23,18 +29,19 @@ std::vector<RemeasureItem> remeasure_candidates(const model::Results& results) {
   std::vector<RemeasureItem> out;
   std::set<std::string> taken;
   std::vector<std::string> pairs;  // in the order their first comparison was taken
-  for (const model::ClaimVerdict& v : results.claims) {
-    if (!asks_for_more_rounds(v)) continue;
-    std::set<std::string> runs;
-    for (const model::Evidence& e : v.evidence)
-      if (e.run) runs.insert(*e.run);
-    for (const model::Comparison& c : results.comparisons) {
-      if (!c.paired || !runs.contains(c.baseline.run) || !runs.contains(c.candidate.run)) continue;
-      if (!taken.insert(key_of(c.baseline.run, c.candidate.run)).second) continue;
-      out.push_back({c.baseline.run, c.candidate.run, 0});
-      if (std::find(pairs.begin(), pairs.end(), c.pair) == pairs.end()) pairs.push_back(c.pair);
+  for (int priority : {0, 1})
+    for (const model::ClaimVerdict& v : results.claims) {
+      if (remeasure_priority(v) != priority) continue;
+      std::set<std::string> runs;
+      for (const model::Evidence& e : v.evidence)
+        if (e.run) runs.insert(*e.run);
+      for (const model::Comparison& c : results.comparisons) {
+        if (!c.paired || !runs.contains(c.baseline.run) || !runs.contains(c.candidate.run)) continue;
+        if (!taken.insert(key_of(c.baseline.run, c.candidate.run)).second) continue;
+        out.push_back({c.baseline.run, c.candidate.run, 0});
+        if (std::find(pairs.begin(), pairs.end(), c.pair) == pairs.end()) pairs.push_back(c.pair);
+      }
     }
-  }
   for (const std::string& pair : pairs)
     if (const model::NoiseFloor* f = results.noise_floor(pair); f && taken.insert(key_of(f->run, f->run)).second)
       out.push_back({f->run, f->run, 0});

@@ -4,8 +4,13 @@
 //
 // A claim whose verdict is fails or inconclusive for cause `machine` (the probes moved
 // during the comparison) or `noise` (the effect within the floor or the interval) may
-// be decided by more rounds; one whose cause is `architecture` or `implementation` was
-// decided by the numbers, which more rounds only confirm. Chromium's Pinpoint collects
+// be decided by more rounds. So may one for cause `implementation`, after those: a
+// side far below its roof may be slow for the whole comparison and not the next time
+// (window interleave_1_1 at n = 16384 ran at 31% of its roof through all ten rounds of
+// one default run, 20.4 ms, and at 10.4 ms in the next, which flipped
+// interleave-1-1-follows-mix between fails and holds); more rounds tell a kernel that
+// is slow from one that was slowed. One whose cause is `architecture` was decided by
+// sides near their roofs, which more rounds only confirm. Chromium's Pinpoint collects
 // more runs in the same way when its verdict is unknown. `lmroof run` times the chosen
 // comparisons again, interleaved as before (bench/paired_rounds.h), and judges the
 // claims again on all rounds. This file decides what; the timing stays in bench/.
@@ -25,7 +30,8 @@ struct RemeasureItem {
 
 // The comparisons to time again, in the order of the claims that ask for them: every
 // comparison with paired rounds whose two runs both appear in the evidence of a
-// measured claim that fails or is inconclusive with cause machine or noise; then, for
+// measured claim that fails or is inconclusive with cause machine or noise, then those
+// of such claims with cause implementation; then, for
 // each pair among them, its A/A control (its floor decides `noise` as much as the
 // comparison's own interval does). Each once.
 std::vector<RemeasureItem> remeasure_candidates(const model::Results& results);

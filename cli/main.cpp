@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   auto* remeasure_opt = run->add_option(
       "--remeasure-budget", run_args.remeasure_budget,
       fmt::format("Seconds of extra paired rounds for comparisons behind claims that fail or are inconclusive for cause "
-                  "machine or noise, in [0, {:g}]; 0 turns it off (default {:g}, {:g} with --quick)",
+                  "machine or noise (then implementation), in [0, {:g}]; 0 turns it off (default {:g}, {:g} with --quick)",
                   cli::kMaxRemeasureBudget, cli::kDefaultRemeasureBudget, cli::kQuickRemeasureBudget));
   run->add_flag("!--no-claims", run_args.claims, "Do not check claims");
   run->add_option("--claims", run_args.claims_file, "Claims file to check (default: the built-in lecture claims)")

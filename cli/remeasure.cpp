@@ -69,7 +69,7 @@ RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vecto
                                            std::numeric_limits<double>::infinity());  // every one with an estimate; the loop below fits the budget
   if (chosen.empty()) return outcome;
   std::fprintf(stderr, "lmroof: re-measuring up to %zu comparison(s) behind claims that fail or are inconclusive for "
-                       "cause machine or noise (budget %g s)\n", chosen.size(), budget_s);
+                       "cause machine, noise or implementation (budget %g s)\n", chosen.size(), budget_s);
   // One comparison at a time, so the budget is a stop and not only a plan: none starts
   // unless its estimate, scaled by how far the ones before ran past theirs (a loaded
   // machine, workloads slower to build than kPrepareSeconds), fits what is left. Only
@@ -106,7 +106,7 @@ RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vecto
 
 std::string format_remeasure(const RemeasureOutcome& outcome, double budget_s) {
   if (outcome.comparisons == 0 && outcome.left_out == 0) return "";
-  std::string line = fmt::format("re-measured {} comparison{} (fails or inconclusive for cause machine or noise): {} more "
+  std::string line = fmt::format("re-measured {} comparison{} (fails or inconclusive for cause machine, noise or implementation): {} more "
                                  "paired rounds in {:.1f} s (budget {:g} s); the verdicts above use all rounds",
                                  outcome.comparisons, outcome.comparisons == 1 ? "" : "s", outcome.rounds, outcome.seconds,
                                  budget_s);

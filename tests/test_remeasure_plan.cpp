@@ -29,18 +29,20 @@ model::ClaimVerdict verdict(model::Verdict v, const char* cause, const std::stri
   return out;
 }
 
-TEST(RemeasurePlan, OnlyMachineAndNoiseAskForMoreRounds) {
+TEST(RemeasurePlan, ArchitectureNeverAsksImplementationAsksAfterMachineAndNoise) {
   model::Results r = two_comparisons();
-  r.claims = {verdict(model::Verdict::fails, "architecture", "norm"), verdict(model::Verdict::holds, nullptr, "norm"),
-              verdict(model::Verdict::fails, "implementation", "bias")};
+  r.claims = {verdict(model::Verdict::fails, "architecture", "norm"), verdict(model::Verdict::holds, nullptr, "norm")};
   EXPECT_TRUE(remeasure_candidates(r).empty());
-  r.claims.push_back(verdict(model::Verdict::inconclusive, "noise", "bias"));
+  r.claims.push_back(verdict(model::Verdict::fails, "implementation", "bias"));
+  r.claims.push_back(verdict(model::Verdict::inconclusive, "noise", "norm"));
   const auto c = remeasure_candidates(r);
-  ASSERT_EQ(c.size(), 2u);  // the comparison, then its pair's A/A control
-  EXPECT_EQ(c[0].baseline, "bias/a");
-  EXPECT_EQ(c[0].candidate, "bias/b");
+  ASSERT_EQ(c.size(), 4u);  // the noise claim's comparison first, then the implementation one's, then the A/A controls
+  EXPECT_EQ(c[0].baseline, "norm/a");
+  EXPECT_EQ(c[0].candidate, "norm/b");
   EXPECT_EQ(c[1].baseline, "bias/a");
-  EXPECT_EQ(c[1].candidate, "bias/a");
+  EXPECT_EQ(c[1].candidate, "bias/b");
+  EXPECT_EQ(c[2].candidate, "norm/a");
+  EXPECT_EQ(c[3].candidate, "bias/a");
 }
 
 TEST(RemeasurePlan, EachComparisonOnceInClaimOrder) {
