@@ -297,10 +297,11 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
   } else {
     // Many cases: a tally and the one that decides (or the closest call).
     size_t pick = 0;
+    const Verdict deciding = mixed ? Verdict::fails : o.verdict;  // a mixed claim: its (first) failing case
     for (size_t i = 0; i < measured.size(); ++i) {
       const auto& c = measured[i];
       if (o.verdict != Verdict::holds) {
-        if (c.verdict == o.verdict) {
+        if (c.verdict == deciding) {
           pick = i;
           break;
         }
@@ -315,7 +316,9 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
         tally.push_back(k == static_cast<int>(measured.size()) ? fmt::format("all {}", plural[static_cast<int>(v)])
                                                                : fmt::format("{} {}", k, plural[static_cast<int>(v)]));
     o.measured = fmt::format("{} {}, {}; {}: {}: {}", measured.size(), noun, join(tally, ", "),
-                             o.verdict == Verdict::holds ? "closest" : o.verdict == Verdict::fails ? "failing" : "unsure",
+                             o.verdict == Verdict::holds                  ? "closest"
+                             : deciding == Verdict::fails                   ? "failing"
+                                                                            : "unsure",
                              names[pick], measured[pick].measured);
   }
   if (!note.empty()) o.measured += " (" + note + ")";
