@@ -16,13 +16,6 @@ namespace lmroof::bench {
 
 namespace {
 
-// The shape two runs of a comparison must share: all but the dimensions the variant decides.
-std::map<std::string, int64_t> shape_without(const Shape& shape, const std::vector<std::string>& variant_dims) {
-  std::map<std::string, int64_t> s(shape.dims().begin(), shape.dims().end());
-  for (const auto& d : variant_dims) s.erase(d);
-  return s;
-}
-
 double seconds_per_iteration(Workload& w, int64_t iterations) {
   const auto start = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < iterations; ++i) w.run();

@@ -2,6 +2,7 @@
 // Registers lmroof's Google Benchmark suites programmatically: one benchmark per
 // pair x variant x impl x shape (names are RunSpec::bench_name()), plus the
 // ceiling micro-benchmarks (names "ceiling/<backend>/<name>").
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ void check_footprint(const std::vector<RunSpec>& runs, double limit_bytes, const
 
 // plan_suite(options).runs
 std::vector<RunSpec> suite_runs(const SuiteOptions& options);
+
+// A run's shape without the dimensions its variant decides (PairDef::variant_dims:
+// decode's kv_heads): what two runs of a comparison must share, and what the plan
+// groups runs by.
+std::map<std::string, int64_t> shape_without(const Shape& shape, const std::vector<std::string>& variant_dims);
 
 // Registers `runs` as given: the caller planned them once (plan_suite) and checked
 // their memory (check_memory) before anything was measured.

@@ -184,8 +184,7 @@ void add_overrides(const PairDef& pair, const std::string& variant, const std::v
 void group_by_shape(std::vector<RunSpec>& runs, size_t first, size_t end, const PairDef& pair) {
   std::vector<std::map<std::string, int64_t>> order;
   auto rank = [&](const RunSpec& r) {
-    std::map<std::string, int64_t> s(r.shape.dims().begin(), r.shape.dims().end());
-    for (const auto& d : pair.variant_dims) s.erase(d);
+    auto s = shape_without(r.shape, pair.variant_dims);
     const auto it = std::find(order.begin(), order.end(), s);
     if (it != order.end()) return static_cast<size_t>(it - order.begin());
     order.push_back(std::move(s));
@@ -278,6 +277,12 @@ SuitePlan plan_suite(const SuiteOptions& options) {
 }
 
 std::vector<RunSpec> suite_runs(const SuiteOptions& options) { return plan_suite(options).runs; }
+
+std::map<std::string, int64_t> shape_without(const Shape& shape, const std::vector<std::string>& variant_dims) {
+  std::map<std::string, int64_t> s(shape.dims().begin(), shape.dims().end());
+  for (const auto& d : variant_dims) s.erase(d);
+  return s;
+}
 
 double footprint_bytes(const RunSpec& spec) { return cost_of(spec).bytes_minimum; }
 

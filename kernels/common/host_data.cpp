@@ -20,9 +20,10 @@ inline uint64_t mix64(uint64_t z) {
 // Counter-based: element i is a function of (seed, i) alone, so no stream state is
 // carried from one element to the next, the loop runs on every thread in any split,
 // and the values never depend on the thread count. Why not std::mt19937_64 with
-// uniform_real_distribution, as before: preparing the inputs (up to 2 GiB for one
-// decode workload) took a fifth of `lmroof run`'s CPU time on the development VM,
-// more than the kernels being timed; this is about ten times faster per element.
+// uniform_real_distribution, as before: preparing the inputs (up to 1 GiB for one
+// decode workload of the old default suite) took 22% of `lmroof run --suite decode`'s
+// CPU samples on the development VM (perf, 2026-12-04), more than most kernels being
+// timed; with this, 9%.
 void fill_uniform(std::span<float> data, uint64_t seed, float lo, float hi) {
   const uint64_t key = mix64(seed + 0x9E3779B97F4A7C15ull);
   const auto size = static_cast<int64_t>(data.size());
