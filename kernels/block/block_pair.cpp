@@ -21,8 +21,9 @@ PairDef block_pair() {
   // T = 1024 shape of the fused-only suite went to keep the default suite under its
   // time budget once the unfused level doubled the block's runs; T = 512 went to 256
   // for the 2.5-minute default run with paired rounds, issue #25: the block's nine
-  // paired comparisons were an eighth of it. At T = 256 every matmul is still
-  // compute-bound, at ~100 FLOP/B against a CPU ridge near 5.)
+  // paired comparisons took about 25 s of a 2 min 43 s run on 2 cores, 2026-12-04. At
+  // T = 256 the block is still compute-bound: 70-76 FLOP/B by the cost model against
+  // a CPU ridge near 5.)
   p.default_shapes = {block::complete_shape({{"tokens", 256}, {"d_model", 1024}}),
                       block::complete_shape({{"tokens", 256}, {"d_model", 1024}, {"qk_norm", 1}, {"softcap", 50}})};
   p.quick_shapes = {block::complete_shape({{"tokens", 64}, {"d_model", 256}})};
