@@ -10,15 +10,15 @@
 #   --sanitize      also run compute-sanitizer memcheck + racecheck over lmroof's own
 #                   kernels (norm, decode, stability, the block's softmax/RoPE) at the
 #                   tests' small shapes, last, if the budget leaves time.
-#   --budget SECONDS  the call's time for its steps (default 340 first, 280 second);
-#                   pass the run's timeout_s minus 20. A step that cannot get its
+#   --budget SECONDS  the call's time for its steps, summary and packing (default 320
+#                   first, 250 second); pass the run's timeout_s minus 25 or more. A step that cannot get its
 #                   minimum time is skipped, saying so in one line.
 # Everything is written under /tmp/lmroof-device-<call>/, then packed into
 # $OUT/device-<call>.tar.gz plus the log $OUT/device-<call>.log (the lent machine
 # returns at most 8 files). The key figures are the last lines of the output.
 # docs/gpu.md#the-device-check has the plan and its time arithmetic.
 #   scripts/device-check.sh [--first | --second] [--sanitize] [--budget SECONDS]
-set -uo pipefail
+set -o pipefail  # no -u, no -e: a step that fails must not lose the outputs
 cd "$(dirname "$0")/.."
 repo=$PWD
 
@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ -n "$budget" ] || budget=$([ "$call" = first ] && echo 340 || echo 280)
+[ -n "$budget" ] || budget=$([ "$call" = first ] && echo 320 || echo 250)
 
 out="${OUT:-$repo/device-out}"
 work="${LMROOF_DEVICE_WORK:-/tmp/lmroof-device-$call}"
@@ -81,6 +81,76 @@ run_step() {
   echo "-- $label: exit $step_rc, ${took}s"
 }
 
+# --- summary: computed at the end (or when the script is stopped early), packed with
+# everything, and printed last
+finished=0
+finish() {
+  [ "$finished" = 1 ] && return
+  finished=1
+  summary="$work/summary.txt"
+  {
+    echo "device-check $call on ${gpu_name:-no GPU that nvidia-smi names}: bundle $commit_note"
+    [ ${#missing_libs[@]} -gt 0 ] && echo "libraries not found: ${missing_libs[*]}"
+    if [ -f "$work/gpu-tests.xml" ]; then
+      python3 - "$work/gpu-tests.xml" <<'PY' || true
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+tests, failures, errors = (int(r.get(k, 0)) for k in ("tests", "failures", "errors"))
+skipped = sum(1 for c in r.iter("testcase") if c.find("skipped") is not None or c.get("result") == "skipped")
+failed = [f'{c.get("classname")}.{c.get("name")}' for c in r.iter("testcase") if c.find("failure") is not None]
+print(f"GPU tests: {tests} run, {tests - skipped - len(failed)} passed, {len(failed)} failed, {skipped} skipped")
+for f in failed[:8]:
+    print(f"  FAILED {f}")
+PY
+    fi
+    if [ -f "$work/run/results.json" ]; then
+      python3 - "$work/run/results.json" <<'PY' || true
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r.get("ceilings", []):
+    if c["unit"] == "s":  # a launch ceiling: the median seconds per launch
+        print(f"ceiling {c['name']:<22}{c['value']*1e6:>10.2f} us")
+    else:
+        unit = "GB/s" if c["unit"] == "B/s" else "GFLOP/s"
+        print(f"ceiling {c['name']:<22}{c['value']/1e9:>10.1f} {unit}")
+runs = r.get("runs", [])
+print(f"{'run':<66}{'ms':>9}{'GB/s':>7}{'roof%':>6}{'B/min':>6}")
+for x in runs[:40]:
+    bw = x["roofline"].get("bandwidth_utilization")
+    over = x["bytes"].get("measured_over_minimum")  # measured DRAM bytes over the minimum, when counters ran
+    print(f"{x['id'][:65]:<66}{x['time_s']['median']*1e3:>9.3f}{x['achieved']['byte_per_s']/1e9:>7.0f}"
+          f"{(100*bw if bw else 0):>6.0f}{(f'{over:.2f}' if over else '-'):>6}")
+if len(runs) > 40:
+    print(f"... {len(runs) - 40} more runs in run/results.json")
+PY
+    elif [ -f "$work/ceilings.out" ]; then
+      tail -n 14 "$work/ceilings.out"
+    fi
+    [ -f "$work/peer/peer.txt" ] && tail -n 20 "$work/peer/peer.txt"
+    [ -f "$work/ncu/ncu-compare.txt" ] && tail -n 8 "$work/ncu/ncu-compare.txt"
+    echo "steps:"
+    printf '  %s\n' "${step_lines[@]}"
+  } >"$summary" 2>&1
+
+  # --- pack (the optional pieces go first if the tarball is over the limit), then the figures
+  echo
+  echo "== packing (at $(elapsed)s)"
+  scripts/device-pack-outputs.sh "$work" "$out" "$name" "$log" 'traces/*' 'ncu/*.out' 'run/report*.vl.json' 'run/report.html' '*.out'
+  pack_rc=$?
+  echo
+  echo "================ device-check $call: key figures ================"
+  cat "$summary"
+  echo "device-check $call: $(elapsed)s of the ${budget}s budget; outputs: $name.tar.gz + $name.log in \$OUT (pack exit $pack_rc)"
+  # the uncompressed log, complete (tee flushed), as the second file
+  exec 1>&3 2>&4 3>&- 4>&-
+  wait "$tee_pid" 2>/dev/null
+  cp "$log" "$out/$name.log"
+  # exit 0 when every step that ran succeeded (skips say why in the summary)
+  [ "$bundle_ok" = 1 ] && ! printf '%s\n' "${step_lines[@]}" | grep -qE ' (failed|TIMED OUT)'
+}
+trap 'finish; exit $?' EXIT
+trap 'note interrupted "stopped by a signal at $(elapsed)s"; exit 143' TERM INT
+
 echo "device-check $call: budget ${budget}s, outputs under $work, packed to $out/$name.tar.gz"
 
 # --- the bundle
@@ -123,7 +193,7 @@ find_lib() {  # prints the folder holding $1, searching lib_dirs, then ldconfig,
   local d
   for d in "${lib_dirs[@]}"; do [ -e "$d/$1" ] && { echo "$d"; return 0; }; done
   d=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n {print $NF; exit}')
-  [ -n "$d" ] && { dirname "$d"; return 0; }
+  [ -n "$d" ] && [ -e "$d" ] && { dirname "$d"; return 0; }
   [ -e "${stage:-/nonexistent}/lib-cuda/$1" ] && { echo "$stage/lib-cuda"; return 0; }
   return 1
 }
@@ -146,10 +216,16 @@ export LMROOF_CLAIMS_DIR="$repo/claims"
 # can_start BINARY: 0 when every library it needs resolves; else says which it lacks
 declare -A startable=()
 for b in lmroof lmroof_tests lmroof_bench; do
+  startable[$b]=""
   if [ "$bundle_ok" != 1 ] || [ ! -x "$bin/$b" ]; then startable[$b]="not in the bundle"; continue; fi
-  lacking=$(ldd "$bin/$b" 2>&1 | awk '/not found/{print $1}' | tr '\n' ' ')
-  startable[$b]=${lacking:+"cannot start: missing $lacking"}
-  [ -n "$lacking" ] && echo "$b ${startable[$b]}"
+  lacking=$(ldd "$bin/$b" 2>&1 | awk '/=> not found/{print $1}' | tr '\n' ' ')
+  if [ -n "$lacking" ]; then
+    startable[$b]="cannot start: missing ${lacking% }"
+  elif ! timeout 20 "$bin/$b" --help >/dev/null 2>"$work/start-$b.err"; then
+    # e.g. a newer glibc or libstdc++ needed than this machine has
+    startable[$b]="cannot start: $(grep -m1 -E 'error|not found|GLIBC' "$work/start-$b.err" | cut -c1-160)"
+  fi
+  [ -n "${startable[$b]}" ] && echo "$b ${startable[$b]}"
 done
 # step_if BINARY NAME CAP MIN COMMAND...: the step, or one line saying why it cannot start
 step_if() {
@@ -213,11 +289,11 @@ sanitize_step() {
 }
 
 if [ "$bundle_ok" = 1 ] && [ "$call" = first ]; then
-  STEP_TAIL=4 step_if lmroof counters 30 5 "$bin/lmroof" counters
-  STEP_TAIL=12 step_if lmroof_tests tests 120 30 "$bin/lmroof_tests" --gtest_filter='Cuda*:*Cupti*:*Gpu*' --gtest_brief=1 \
+  STEP_TAIL=4 step_if lmroof counters 20 5 "$bin/lmroof" counters
+  STEP_TAIL=12 step_if lmroof_tests tests 110 30 "$bin/lmroof_tests" --gtest_filter='Cuda*:*Cupti*:*Gpu*' --gtest_brief=1 \
     --gtest_output="xml:$work/gpu-tests.xml"
   STEP_TAIL=15 step_if lmroof ceilings 60 20 "$bin/lmroof" ceilings --backend cuda --quick --json "$work/ceilings.bench.json"
-  STEP_TAIL=8 step_if lmroof run-quick 120 30 "$bin/lmroof" run --backend cuda --quick --metrics auto --out "$work/run"
+  STEP_TAIL=8 step_if lmroof run-quick 100 30 "$bin/lmroof" run --backend cuda --quick --metrics auto --out "$work/run"
   sanitize_step
 elif [ "$bundle_ok" = 1 ]; then
   STEP_TAIL=8 step_if lmroof run 150 60 "$bin/lmroof" run --backend cuda --metrics auto --out "$work/run"
@@ -255,65 +331,3 @@ TARGETS
   fi
   sanitize_step
 fi
-
-# --- summary: computed now, packed with everything, and printed last
-summary="$work/summary.txt"
-{
-  echo "device-check $call on ${gpu_name:-no GPU that nvidia-smi names}: bundle $commit_note"
-  [ ${#missing_libs[@]} -gt 0 ] && echo "libraries not found: ${missing_libs[*]}"
-  if [ -f "$work/gpu-tests.xml" ]; then
-    python3 - "$work/gpu-tests.xml" <<'PY' || true
-import sys, xml.etree.ElementTree as ET
-r = ET.parse(sys.argv[1]).getroot()
-tests, failures, errors = (int(r.get(k, 0)) for k in ("tests", "failures", "errors"))
-skipped = sum(1 for c in r.iter("testcase") if c.find("skipped") is not None or c.get("result") == "skipped")
-failed = [f'{c.get("classname")}.{c.get("name")}' for c in r.iter("testcase") if c.find("failure") is not None]
-print(f"GPU tests: {tests} run, {tests - skipped - len(failed)} passed, {len(failed)} failed, {skipped} skipped")
-for f in failed[:8]:
-    print(f"  FAILED {f}")
-PY
-  fi
-  if [ -f "$work/run/results.json" ]; then
-    python3 - "$work/run/results.json" <<'PY' || true
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r.get("ceilings", []):
-    if c["unit"] == "s":  # a launch ceiling: the median seconds per launch
-        print(f"ceiling {c['name']:<22}{c['value']*1e6:>10.2f} us")
-    else:
-        unit = "GB/s" if c["unit"] == "B/s" else "GFLOP/s"
-        print(f"ceiling {c['name']:<22}{c['value']/1e9:>10.1f} {unit}")
-runs = r.get("runs", [])
-print(f"{'run':<66}{'ms':>9}{'GB/s':>7}{'roof%':>6}{'B/min':>6}")
-for x in runs[:40]:
-    bw = x["roofline"].get("bandwidth_utilization")
-    over = x["bytes"].get("measured_over_minimum")  # measured DRAM bytes over the minimum, when counters ran
-    print(f"{x['id'][:65]:<66}{x['time_s']['median']*1e3:>9.3f}{x['achieved']['byte_per_s']/1e9:>7.0f}"
-          f"{(100*bw if bw else 0):>6.0f}{(f'{over:.2f}' if over else '-'):>6}")
-if len(runs) > 40:
-    print(f"... {len(runs) - 40} more runs in run/results.json")
-PY
-  elif [ -f "$work/ceilings.out" ]; then
-    tail -n 14 "$work/ceilings.out"
-  fi
-  [ -f "$work/peer/peer.txt" ] && tail -n 20 "$work/peer/peer.txt"
-  [ -f "$work/ncu/ncu-compare.txt" ] && tail -n 8 "$work/ncu/ncu-compare.txt"
-  echo "steps:"
-  printf '  %s\n' "${step_lines[@]}"
-} >"$summary" 2>&1
-
-# --- pack (the optional pieces go first if the tarball is over the limit), then the figures
-echo
-echo "== packing (at $(elapsed)s)"
-scripts/device-pack-outputs.sh "$work" "$out" "$name" "$log" 'traces/*' 'ncu/*.out' 'run/report*.vl.json' 'run/report.html' '*.out'
-pack_rc=$?
-echo
-echo "================ device-check $call: key figures ================"
-cat "$summary"
-echo "device-check $call: $(elapsed)s of the ${budget}s budget; outputs: $name.tar.gz + $name.log in \$OUT (pack exit $pack_rc)"
-# the uncompressed log, complete (tee flushed), as the second file
-exec 1>&3 2>&4 3>&- 4>&-
-wait "$tee_pid" 2>/dev/null
-cp "$log" "$out/$name.log"
-# exit 0 when every step that ran succeeded (skips say why in the summary)
-[ "$bundle_ok" = 1 ] && ! printf '%s\n' "${step_lines[@]}" | grep -qE ' (failed|TIMED OUT)'

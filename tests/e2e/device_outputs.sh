@@ -103,6 +103,7 @@ SH
 cat >"$tmp/bundle/bin/lmroof" <<'SH'
 #!/usr/bin/env bash
 case $1 in
+  --help) echo "stub help" ;;
   counters) echo "stub counters" ;;
   ceilings) echo "ceiling/cuda/dram_copy 4300 GB/s (stub)" ;;
   run) while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
