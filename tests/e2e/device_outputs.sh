@@ -117,13 +117,18 @@ J
 esac
 SH
 printf '#!/usr/bin/env bash\nexit 0\n' >"$tmp/bundle/bin/lmroof_bench"
-chmod +x "$tmp/bundle/bin/"* "$repo/scripts/"*
+mkdir -p "$tmp/stubbin"  # a GPU, as nvidia-smi names it
+cat >"$tmp/stubbin/nvidia-smi" <<'SH'
+#!/usr/bin/env bash
+case "$*" in -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-stub)" ;; *) echo "NVIDIA H200, 580.159.04, 143771 MiB, 345 MHz, 1980 MHz, 30" ;; esac
+SH
+chmod +x "$tmp/bundle/bin/"* "$repo/scripts/"* "$tmp/stubbin/nvidia-smi"
 printf 'commit 0123456789abcdef\ndirty no\n' >"$tmp/bundle/source.txt"
 (cd "$repo" && sha256sum kernels/k.cu) >"$tmp/bundle/sources.sha256"
 mkdir -p "$repo/.device" && tar -C "$tmp/bundle" -cJf "$repo/.device/bundle.tar.xz" .
 
 o="$tmp/out-first"; mkdir -p "$o"
-OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-first" "$repo/scripts/device-check.sh" --first --budget 120 >"$tmp/first.out" 2>&1
+PATH="$tmp/stubbin:$PATH" OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-first" "$repo/scripts/device-check.sh" --first --budget 120 >"$tmp/first.out" 2>&1
 rc=$?
 [ "$rc" = 0 ] || fail "device-check --first with stubs exited $rc: $(tail -20 "$tmp/first.out")"
 [ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT after --first: $(ls "$o" | tr '\n' ' ')"
@@ -139,7 +144,7 @@ grep -q "^device-check first: " "$o/device-first.log" || fail "the returned log 
 
 echo "int kernel2;" >"$repo/kernels/k.cu"   # the checkout moves on: the bundle is stale
 o="$tmp/out-second"; mkdir -p "$o"
-OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-second" "$repo/scripts/device-check.sh" --second --sanitize --budget 120 >"$tmp/second.out" 2>&1
+PATH="$tmp/stubbin:$PATH" OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-second" "$repo/scripts/device-check.sh" --second --sanitize --budget 120 >"$tmp/second.out" 2>&1
 [ "$(ls "$o" | tr '\n' ' ')" = "device-second.log device-second.tar.gz " ] || fail "OUT after --second: $(ls "$o" | tr '\n' ' ')"
 grep -q "bundle: DIFFERS: 1 source files changed .*kernels/k.cu" "$tmp/second.out" || fail "a stale bundle is not reported"
 for s in "peer *skipped: torch_peer: skipped: stub" "traces *skipped: torch_traces: skipped: stub" "run *ok"; do
@@ -147,6 +152,18 @@ for s in "peer *skipped: torch_peer: skipped: stub" "traces *skipped: torch_trac
 done
 tail -n 12 "$tmp/second.out" | grep -qE "(ncu|sanitize) .*skipped: .*not found|ncu *skipped" || fail "second call: ncu/sanitize do not say why they skip"
 [ "$failures" = 0 ] && ok "device-check --second: stale bundle reported, skipped steps say why in one line"
+
+grep -q "^device-check first on NVIDIA H200: " "$tmp/first.out" || fail "the GPU is not named in the key figures"
+
+# without a GPU (no nvidia-smi listing one, no /dev/nvidia0): the GPU steps skip, the tests still run
+if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  o="$tmp/out-nogpu"; mkdir -p "$o"
+  OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-nogpu" "$repo/scripts/device-check.sh" --first --budget 60 >"$tmp/nogpu.out" 2>&1
+  for s in "counters *skipped: no GPU visible" "ceilings *skipped: no GPU visible" "run-quick *skipped: no GPU visible" "tests *ok"; do
+    tail -n 8 "$tmp/nogpu.out" | grep -qE "$s" || fail "without a GPU: no step line matching '$s'"
+  done
+  [ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT without a GPU: $(ls "$o" | tr '\n' ' ')"
+fi
 
 rm "$repo/.device/bundle.tar.xz"
 o="$tmp/out-none"; mkdir -p "$o"
