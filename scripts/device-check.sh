@@ -113,15 +113,17 @@ for c in r.get("ceilings", []):
     else:
         unit = "GB/s" if c["unit"] == "B/s" else "GFLOP/s"
         print(f"ceiling {c['name']:<22}{c['value']/1e9:>10.1f} {unit}")
-runs = r.get("runs", [])
+# the pairs with acceptance figures (docs/gpu.md, issues #15/#28) first; the rest in the file
+first = {"norm": 0, "decode": 1, "bias": 2}
+runs = sorted(r.get("runs", []), key=lambda x: first.get(x["id"].split("/")[0], 3))
 print(f"{'run':<66}{'ms':>9}{'GB/s':>7}{'roof%':>6}{'B/min':>6}")
-for x in runs[:40]:
+for x in runs[:45]:
     bw = x["roofline"].get("bandwidth_utilization")
     over = x["bytes"].get("measured_over_minimum")  # measured DRAM bytes over the minimum, when counters ran
     print(f"{x['id'][:65]:<66}{x['time_s']['median']*1e3:>9.3f}{x['achieved']['byte_per_s']/1e9:>7.0f}"
           f"{(100*bw if bw else 0):>6.0f}{(f'{over:.2f}' if over else '-'):>6}")
-if len(runs) > 40:
-    print(f"... {len(runs) - 40} more runs in run/results.json")
+if len(runs) > 45:
+    print(f"... {len(runs) - 45} more runs in run/results.json")
 PY
     elif [ -f "$work/ceilings.out" ]; then
       tail -n 14 "$work/ceilings.out"

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Rehearses the device check HERE, without a GPU, against a copy of the lent machine's
+# layout as its documentation describes it (the device tool's README and KINDS.md):
+# CUDA 13's libraries only where the Python wheels put them
+# (/opt/torch/.venv/lib/python3*/site-packages/nvidia/cu13/lib), no toolkit under
+# /usr/local/cuda (hidden by a bind mount), so no nvcc on the PATH, no network, and the
+# working tree as the tool sends it (tracked and untracked-not-ignored files, no .git,
+# .device carried). Runs both calls of scripts/device-check.sh with the timeouts of
+# docs/gpu.md, each with a fake $OUT, and checks that each returns only its tarball
+# and log (within the 8-file, 16 MiB limits), that every step either ran or said in
+# one line why it skipped, and that each call ended inside its timeout.
+#   scripts/device-rehearse.sh [BUILD_DIR]   (default build-device, else build;
+#                                            needs root: unshare of mount and network)
+# It packs BUILD_DIR's binaries with `scripts/device-pack.sh --no-build` (replacing
+# .device/). Exit 0 when every check holds.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+case "${1:-}" in -h|--help) sed -n '2,16p' "$0"; exit 0 ;; esac
+bd=${1:-$([ -x build-device/lmroof ] && echo build-device || echo build)}
+[ -x "$bd/lmroof" ] && [ -x "$bd/lmroof_tests" ] && [ -x "$bd/lmroof_bench" ] ||
+  { echo "device-rehearse: $bd has no lmroof, lmroof_tests and lmroof_bench: build them first"; exit 2; }
+[ "$(id -u)" = 0 ] && command -v unshare >/dev/null || { echo "device-rehearse: needs root and unshare (a private mount namespace)"; exit 2; }
+cuda=$(readlink -f /usr/local/cuda 2>/dev/null)
+[ -d "$cuda/lib" ] || [ -d "$cuda/lib64" ] || { echo "device-rehearse: no CUDA toolkit under /usr/local/cuda to take the libraries from"; exit 2; }
+cuda_lib=$( [ -d "$cuda/lib64" ] && readlink -f "$cuda/lib64" || echo "$cuda/lib")
+
+root=${LMROOF_REHEARSAL_DIR:-/tmp/lmroof-device-image}
+rm -rf "$root" && mkdir -p "$root/repo" "$root/empty" "$root/out-first" "$root/out-second" "$root/opt/torch"
+echo "== packing $bd"
+LMROOF_DEVICE_BUILD_DIR="$bd" scripts/device-pack.sh --no-build || exit 1
+# The working tree as the device tool sends it, and the carried .device.
+git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+  xargs -0 cp -P --parents -t "$root/repo"
+cp -r .device "$root/repo/"
+echo "working tree sent: $(du -sh "$root/repo" | cut -f1) (the limit is 64 MiB)"
+# The image's python3: a venv at /opt/torch/.venv whose site-packages hold nvidia/cu13/lib.
+python3 -m venv --without-pip "$root/opt/torch/.venv" || exit 1
+site=$(ls -d "$root"/opt/torch/.venv/lib/python3*/site-packages)
+mkdir -p "$site/nvidia/cu13/lib"
+site_in=/opt/torch/.venv/lib/$(basename "$(dirname "$site")")/site-packages
+
+cat >"$root/inside.sh" <<EOF
+set -uo pipefail
+mount --bind "$cuda_lib" "$site/nvidia/cu13/lib"   # the wheels' folder, before the toolkit is hidden
+mount --bind "$root/opt" /opt
+mount --bind "$root/empty" "$cuda"                  # no toolkit, no nvcc
+export PATH=/opt/torch/.venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+unset LD_LIBRARY_PATH CUDA_HOME CUDA_PATH
+echo "image: python3 \$(command -v python3), nvcc \$(command -v nvcc || echo 'not on the PATH'), /usr/local/cuda: \$(ls /usr/local/cuda | wc -l) entries, libraries: \$(ls $site_in/nvidia/cu13/lib | grep -cE '^lib(cudart|cublas|cublasLt|cupti|nvperf_host|nvperf_target)\.so')/6 in $site_in/nvidia/cu13/lib, network: \$(ip -o link 2>/dev/null | grep -vc ' lo:') interfaces besides lo"
+cd "$root/repo"
+for plan in "first 320 360" "second 245 270"; do
+  set -- \$plan
+  t0=\$(date +%s)
+  OUT="$root/out-\$1" timeout -k 5 "\$3" scripts/device-check.sh --\$1 --budget "\$2" \$( [ "\$1" = second ] && echo --sanitize ) >"$root/call-\$1.txt" 2>&1
+  echo "call \$1: exit \$?, \$(( \$(date +%s) - t0 ))s of timeout_s=\$3" | tee -a "$root/calls.txt"
+done
+EOF
+echo "== the two calls, in a private mount and network namespace"
+unshare -m -n --propagation private bash "$root/inside.sh"
+
+failures=0
+fail() { echo "REHEARSAL FAIL: $*"; failures=$((failures + 1)); }
+for c in first second; do
+  o="$root/out-$c"
+  [ "$(ls "$o" | tr '\n' ' ')" = "device-$c.log device-$c.tar.gz " ] || fail "$c: \$OUT holds $(ls "$o" | tr '\n' ' ')"
+  for f in "$o"/*; do [ "$(stat -c %s "$f")" -le $((16 << 20)) ] || fail "$c: $(basename "$f") is over 16 MiB"; done
+  sed -n '/^steps:$/,/^device-check /p' "$root/call-$c.txt" | grep -E '^  ' | grep -vE '^  [a-z0-9-]+ +(ok \(|skipped: .+)' |
+    while read -r line; do echo "REHEARSAL FAIL: $c: step neither ran nor said why it skipped: $line"; done | tee -a "$root/step-failures.txt"
+  t=$(sed -n "s/^call $c: exit [0-9]*, \([0-9]*\)s of timeout_s=\([0-9]*\)$/\1 \2/p" "$root/calls.txt")
+  [ -n "$t" ] && [ "${t% *}" -lt "${t#* }" ] || fail "$c: did not end inside its timeout ($t)"
+done
+[ -s "$root/step-failures.txt" ] && failures=$((failures + $(wc -l <"$root/step-failures.txt")))
+echo
+for c in first second; do
+  echo "---- call $c: the last lines of its output"
+  sed -n '/^================ device-check/,$p' "$root/call-$c.txt"
+done
+echo "----"
+cat "$root/calls.txt"
+echo "rehearsal: $([ "$failures" = 0 ] && echo "every check holds" || echo "$failures failures"); outputs under $root"
+[ "$failures" = 0 ]
