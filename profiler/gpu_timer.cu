@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -63,26 +64,88 @@ double env_double(const char* name, double fallback) {
 struct HoldFlags {
   volatile int* host = nullptr;  // [0] release, [1] timed out
   int* device = nullptr;
-  HoldFlags() {
-    void* p = nullptr;
-    CUDA_CHECK(cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocMapped));
-    host = static_cast<volatile int*>(p);
-    host[0] = 1;
-    host[1] = 0;
-    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device), p, 0));
+};
+
+constexpr unsigned long long kHoldTimeoutNs = 2'000'000'000ull;  // 2 s
+// The first hold's probe: the host releases right after the launch, so a GPU that
+// sees host-mapped writes ends it within microseconds; one that does not waits this long.
+constexpr unsigned long long kProbeTimeoutNs = 200'000'000ull;  // 0.2 s
+
+// The launch-hiding hold, set up once per process, or why timing goes without it.
+struct HoldState {
+  HoldFlags flags;
+  bool usable = false;
+  std::string why_not;
+};
+
+// Allocates the flags and checks, with one short hold on `stream`, that the GPU sees
+// the host's release. Either failure leaves the hold off for the whole process: a
+// missing hold only lets launch latency into short samples, while a hold the GPU
+// cannot see would cost every timing call its 2 s timeout.
+HoldState make_hold_state(cudaStream_t stream) {
+  HoldState st;
+  void* p = nullptr;
+  const cudaError_t alloc = cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocMapped);
+  if (alloc != cudaSuccess) {
+    (void)cudaGetLastError();  // not a sticky error: clear it so later checks see only their own
+    st.why_not = std::string("cudaHostAlloc(mapped) failed: ") + cudaGetErrorName(alloc);
+    return st;
+  }
+  st.flags.host = static_cast<volatile int*>(p);
+  st.flags.host[0] = 1;
+  st.flags.host[1] = 0;
+  const cudaError_t map = cudaHostGetDevicePointer(reinterpret_cast<void**>(&st.flags.device), p, 0);
+  if (map != cudaSuccess) {
+    (void)cudaGetLastError();
+    st.why_not = std::string("cudaHostGetDevicePointer failed: ") + cudaGetErrorName(map);
+    return st;
+  }
+  double probe_s = 0;
+  try {
     // Load the kernel now: with lazy loading (the default) a first launch may need the
     // context idle, which it never is while the stream is held.
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, hold_stream_kernel));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    st.flags.host[0] = 0;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const auto launched = std::chrono::steady_clock::now();
+    hold_stream_kernel<<<1, 1, 0, stream>>>(st.flags.device, st.flags.device + 1, kProbeTimeoutNs);
+    CUDA_CHECK_LAUNCH();
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    st.flags.host[0] = 1;
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+  } catch (const std::exception& e) {
+    st.flags.host[0] = 1;
+    st.why_not = std::string("the hold's probe failed: ") + e.what();
+    return st;
   }
-};
-
-HoldFlags& hold_flags() {
-  static HoldFlags flags;  // never freed: the CUDA context may be gone at static destruction
-  return flags;
+  // The timed-out flag, or the wall time where the GPU's write to it is not visible either.
+  if (st.flags.host[1] != 0 || probe_s >= 0.9 * static_cast<double>(kProbeTimeoutNs) * 1e-9) {
+    st.flags.host[1] = 0;
+    st.why_not = "the GPU did not see the host's release flag within 0.2 s (a probe hold took " +
+                 std::to_string(static_cast<int>(probe_s * 1e3)) + " ms)";
+    return st;
+  }
+  st.usable = true;
+  return st;
 }
 
-constexpr unsigned long long kHoldTimeoutNs = 2'000'000'000ull;  // 2 s
+// The process's hold, or nullptr; the first call decides and says once (stderr) when
+// timing goes without it.
+HoldFlags* hold_flags(cudaStream_t stream) {
+  static const HoldState state = [stream] {
+    HoldState st = make_hold_state(stream);  // never freed: the context may be gone at static destruction
+    if (!st.usable)
+      std::fprintf(stderr,
+                   "lmroof: GPU timing without the launch-hiding stream hold (%s); samples of many short launches "
+                   "may include launch latency\n",
+                   st.why_not.c_str());
+    return st;
+  }();
+  return state.usable ? const_cast<HoldFlags*>(&state.flags) : nullptr;
+}
 
 }  // namespace
 
@@ -162,7 +225,8 @@ GpuTiming time_on_stream(cudaStream_t stream, const std::function<void()>& enque
   // module loading may wait for an idle context): the flush and hold kernels are
   // loaded when first created, the workload's kernels by the warm-up runs.
   L2Flusher* flusher = options.cold ? &L2Flusher::instance() : nullptr;
-  HoldFlags* hold = options.hide_launch ? &hold_flags() : nullptr;
+  HoldFlags* hold = options.hide_launch ? hold_flags(stream) : nullptr;
+  t.launch_hidden = hold != nullptr;
   for (int i = 0; i < options.warmup_runs; ++i) {
     if (flusher) flusher->flush(stream);
     enqueue();

@@ -5,7 +5,8 @@
 //     reads a persistent buffer of at least twice the L2 size (allocated once per
 //     process), outside the timed region;
 //   - the host enqueues each sample while a tiny kernel holds the stream, so the
-//     events time the GPU work back to back, not the CPU's launch latency;
+//     events time the GPU work back to back, not the CPU's launch latency (checked
+//     once per process; where it cannot work, timing goes on without it and says so);
 //   - samples are collected until their relative standard deviation is below the
 //     target with enough samples and enough summed time, or a wall-clock cap.
 // Include from CUDA translation units (needs cuda_runtime.h).
@@ -41,6 +42,10 @@ struct GpuTiming {
   bool converged = false;  // stopped on the noise target, not on the caps
   bool cold = true;
   int hold_timeouts = 0;  // samples whose stream hold expired before the host finished enqueueing
+  // Samples were enqueued behind the stream hold. False when hide_launch was off, or
+  // when the process's first timing call found the hold unusable (the mapped flag could
+  // not be allocated, or the GPU did not see the host's release): said once on stderr.
+  bool launch_hidden = false;
 };
 
 double median_of(std::vector<double> values);

@@ -128,7 +128,7 @@ PY
     elif [ -f "$work/ceilings.out" ]; then
       tail -n 14 "$work/ceilings.out"
     fi
-    [ -f "$work/peer/peer.txt" ] && tail -n 20 "$work/peer/peer.txt"
+    [ -f "$work/peer/peer.txt" ] && head -n 30 "$work/peer/peer.txt"
     [ -f "$work/ncu/ncu-compare.txt" ] && tail -n 8 "$work/ncu/ncu-compare.txt"
     echo "steps:"
     printf '  %s\n' "${step_lines[@]}"

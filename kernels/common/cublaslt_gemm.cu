@@ -120,7 +120,9 @@ GemmPlan::GemmPlan(BlasContext& ctx, const GemmSpec& spec, const void* a, const 
         break;
       }
     if (!lt_ok_ && bias)
-      throw std::runtime_error("cuBLASLt has no bias-epilogue algorithm for " + describe(s, true));
+      throw NoBiasEpilogueAlgorithm("cuBLASLt has no bias-epilogue algorithm for " + describe(s, true) +
+                                    " (heuristic status " + std::to_string(static_cast<int>(st)) + ", " +
+                                    std::to_string(found) + " candidates)");
   } catch (...) {
     release();
     throw;

@@ -34,7 +34,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -661,6 +663,33 @@ __global__ void fill_kernel(T* data, size_t n, uint64_t seed) {
 
 using KernelFn = void (*)(Params);
 
+// cudaFuncAttributeMaxDynamicSharedMemorySize belongs to the kernel, not to a workload:
+// one SIMT kernel serves every head size, so a workload that set it to its own, smaller
+// need would make a live workload with a larger head size fail its next launch. It is
+// therefore only ever raised, to the largest need seen so far on the device, and a need
+// past the device's opt-in limit is refused with both figures.
+void allow_dynamic_smem(KernelFn kernel, size_t bytes) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, KernelFn>, size_t> allowed;  // (device, kernel) -> bytes set
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  size_t& current = allowed[{device, kernel}];
+  if (bytes <= current) return;
+  int optin = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  const size_t limit = static_cast<size_t>(optin) - std::min(static_cast<size_t>(optin), attr.sharedSizeBytes);
+  if (bytes > limit)
+    throw std::invalid_argument("decode: the CUDA kernel needs " + std::to_string(bytes) +
+                                " bytes of dynamic shared memory per block; this device allows " +
+                                std::to_string(limit));
+  CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes)));
+  current = bytes;
+}
+
 struct Config {
   KernelFn kernel = nullptr;
   size_t smem = 0;
@@ -733,8 +762,7 @@ class CudaDecodeWorkload final : public cuda::CudaWorkload {
       throw std::invalid_argument("decode on CUDA supports head_dim up to " + std::to_string(kMaxHeadDim) +
                                   " (got " + std::to_string(d_.head_dim) + ")");
     config_ = choose_config<T>(impl_, d_);
-    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(config_.kernel),
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(config_.smem)));
+    allow_dynamic_smem(config_.kernel, config_.smem);
 
     // Split the context so that the B·Hkv·(head chunks)·splits CTAs fill every SM at the
     // kernel's occupancy: with equal CTAs the run takes waves(s) = ceil(items·s / slots)
