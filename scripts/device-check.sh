@@ -279,8 +279,11 @@ if [ ${#missing_libs[@]} -gt 0 ]; then
 fi
 
 # --- the plan
-sanitize_filter='Cuda/CudaKernels.*/norm_*_bf16_*:Cuda/CudaKernels.*/decode_*_bf16_*:Cuda/CudaKernels.*/stability_*_bf16_*:Cuda/CudaKernels.*/block_serial_fused_bf16_tokens_37_*:Cuda/CudaKernels.*/block_serial_fused_bf16_tokens_600_*'
-sanitize_filter="$sanitize_filter-*context_4096*:*vocab_256000*:*d_model_40000*"
+# lmroof's own kernels at the tests' small shapes, bf16: 119 cases (norm, decode's grouped
+# kernels, stability, the block's RoPE and block-per-row softmax shapes), the largest left out
+sanitize_filter='Cuda/CudaKernels.*/norm_*_bf16_*:Cuda/CudaKernels.*/decode_*_grouped_bf16_*:Cuda/CudaKernels.*/stability_*_bf16_*'
+sanitize_filter="$sanitize_filter:Cuda/CudaKernels.*/block_serial_fused_bf16_tokens_37_*:Cuda/CudaKernels.*/block_serial_fused_bf16_tokens_600_*"
+sanitize_filter="$sanitize_filter-*context_4096*:*vocab_256000*:*vocab_32003*:*d_model_40000*"
 sanitize_step() {
   if [ "$sanitize" != 1 ]; then return 0; fi
   if [ -z "${sanitizer:-}" ]; then echo; echo "== sanitize: skipped: compute-sanitizer not found"; note sanitize "skipped: compute-sanitizer not found"; return 0; fi
