@@ -9,13 +9,15 @@
 # docs/gpu.md, each with a fake $OUT, and checks that each returns only its tarball
 # and log (within the 8-file, 16 MiB limits), that every step either ran or said in
 # one line why it skipped, and that each call ended inside its timeout.
-#   scripts/device-rehearse.sh [BUILD_DIR]   (default build-device, else build;
-#                                            needs root: unshare of mount and network)
+#   scripts/device-rehearse.sh [--keep-bundle] [BUILD_DIR]   (default build-device, else
+#                                 build; needs root: unshare of mount and network)
 # It packs BUILD_DIR's binaries with `scripts/device-pack.sh --no-build` (replacing
-# .device/). Exit 0 when every check holds.
+# .device/), unless --keep-bundle reuses the .device/ there is. Exit 0 when every check holds.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in -h|--help) sed -n '2,16p' "$0"; exit 0 ;; esac
+keep=0
+[ "${1:-}" = --keep-bundle ] && { keep=1; shift; }
 bd=${1:-$([ -x build-device/lmroof ] && echo build-device || echo build)}
 [ -x "$bd/lmroof" ] && [ -x "$bd/lmroof_tests" ] && [ -x "$bd/lmroof_bench" ] ||
   { echo "device-rehearse: $bd has no lmroof, lmroof_tests and lmroof_bench: build them first"; exit 2; }
@@ -26,8 +28,12 @@ cuda_lib=$( [ -d "$cuda/lib64" ] && readlink -f "$cuda/lib64" || echo "$cuda/lib
 
 root=${LMROOF_REHEARSAL_DIR:-/tmp/lmroof-device-image}
 rm -rf "$root" && mkdir -p "$root/repo" "$root/empty" "$root/out-first" "$root/out-second" "$root/opt/torch"
-echo "== packing $bd"
-LMROOF_DEVICE_BUILD_DIR="$bd" scripts/device-pack.sh --no-build || exit 1
+if [ "$keep" = 1 ] && [ -f .device/bundle.tar.xz ]; then
+  echo "== reusing .device/bundle.tar.xz"
+else
+  echo "== packing $bd"
+  LMROOF_DEVICE_BUILD_DIR="$bd" scripts/device-pack.sh --no-build || exit 1
+fi
 # The working tree as the device tool sends it, and the carried .device.
 git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
   xargs -0 cp -P --parents -t "$root/repo"
@@ -42,11 +48,11 @@ site_in=/opt/torch/.venv/lib/$(basename "$(dirname "$site")")/site-packages
 cat >"$root/inside.sh" <<EOF
 set -uo pipefail
 mount --bind "$cuda_lib" "$site/nvidia/cu13/lib"   # the wheels' folder, before the toolkit is hidden
-mount --bind "$root/opt" /opt
+mount --rbind "$root/opt" /opt                   # with the wheels' folder mounted inside
 mount --bind "$root/empty" "$cuda"                  # no toolkit, no nvcc
-export PATH=/opt/torch/.venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH=/opt/torch/.venv/bin:/usr/sbin:/usr/bin:/sbin:/bin   # not /usr/local/bin: its nvcc wraps the hidden toolkit
 unset LD_LIBRARY_PATH CUDA_HOME CUDA_PATH
-echo "image: python3 \$(command -v python3), nvcc \$(command -v nvcc || echo 'not on the PATH'), /usr/local/cuda: \$(ls /usr/local/cuda | wc -l) entries, libraries: \$(ls $site_in/nvidia/cu13/lib | grep -cE '^lib(cudart|cublas|cublasLt|cupti|nvperf_host|nvperf_target)\.so')/6 in $site_in/nvidia/cu13/lib, network: \$(ip -o link 2>/dev/null | grep -vc ' lo:') interfaces besides lo"
+echo "image: python3 \$(command -v python3), nvcc \$(command -v nvcc || echo 'not on the PATH'), /usr/local/cuda: \$(ls /usr/local/cuda | wc -l) entries, libraries: \$(ls $site_in/nvidia/cu13/lib | grep -cxE 'lib(cudart|cublas|cublasLt|cupti)\.so\.13|libnvperf_(host|target)\.so')/6 in $site_in/nvidia/cu13/lib, network: \$(ip -o link 2>/dev/null | grep -vc ' lo:') interfaces besides lo"
 cd "$root/repo"
 for plan in "first 320 360" "second 245 270"; do
   set -- \$plan
