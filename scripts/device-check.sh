@@ -68,8 +68,13 @@ run_step() {
   fi
   local t=$(( cap < left ? cap : left )) t0=$(date +%s)
   echo; echo "== $label (timeout ${t}s; at $(elapsed)s)"
-  timeout -k 5 "$t" "$@" >"$work/$label.out" 2>&1
+  # in the background, so that a signal to this script is handled at once (bash runs
+  # traps only between commands, and `wait` is interrupted by them)
+  timeout -k 5 "$t" "$@" >"$work/$label.out" 2>&1 &
+  step_pid=$!
+  wait "$step_pid"
   step_rc=$?
+  step_pid=
   tail -n "${STEP_TAIL:-25}" "$work/$label.out"
   local took=$(( $(date +%s) - t0 ))
   case $step_rc in
@@ -151,7 +156,8 @@ PY
   [ "$bundle_ok" = 1 ] && ! printf '%s\n' "${step_lines[@]}" | grep -qE ' (failed|TIMED OUT)'
 }
 trap 'finish; exit $?' EXIT
-trap 'note interrupted "stopped by a signal at $(elapsed)s"; exit 143' TERM INT
+step_pid=
+trap '[ -n "$step_pid" ] && kill -TERM "$step_pid" 2>/dev/null; note interrupted "stopped by a signal at $(elapsed)s"; exit 143' TERM INT
 
 echo "device-check $call: budget ${budget}s, outputs under $work, packed to $out/$name.tar.gz"
 
@@ -214,6 +220,7 @@ done
 export LD_LIBRARY_PATH="$(IFS=:; echo "${ld_path[*]-}")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The built-in claims live in the source tree, wherever this checkout landed.
 export LMROOF_CLAIMS_DIR="$repo/claims"
+export PYTHONUNBUFFERED=1  # a step stopped by its timeout keeps what it printed
 
 # can_start BINARY: 0 when every library it needs resolves; else says which it lacks
 declare -A startable=()
