@@ -92,6 +92,8 @@ printf '#!/usr/bin/env python3\nimport sys\nprint("torch_traces: skipped: stub")
 echo "int kernel;" >"$repo/kernels/k.cu"
 cat >"$tmp/bundle/bin/lmroof_tests" <<'SH'
 #!/usr/bin/env bash
+[ "${1:-}" = --help ] && exit 0
+[ -n "${STUB_SLEEP:-}" ] && sleep "$STUB_SLEEP"
 for a in "$@"; do case $a in --gtest_output=xml:*) xml=${a#--gtest_output=xml:} ;; esac; done
 [ -n "${xml:-}" ] && cat >"$xml" <<'XML'
 <?xml version="1.0"?><testsuites tests="3" failures="0" errors="0"><testsuite name="Cuda" tests="3">
@@ -164,6 +166,18 @@ if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   done
   [ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT without a GPU: $(ls "$o" | tr '\n' ' ')"
 fi
+
+# stopped by a signal in the middle of a step: the step ends, and everything is packed
+o="$tmp/out-term"; mkdir -p "$o"
+STUB_SLEEP=60 PATH="$tmp/stubbin:$PATH" OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-term" \
+  "$repo/scripts/device-check.sh" --first --budget 120 >"$tmp/term.out" 2>&1 &
+pid=$!
+sleep 5
+kill -TERM "$pid"
+wait "$pid"
+[ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT after a TERM: $(ls "$o" | tr '\n' ' ')"
+grep -q "interrupted *stopped by a signal" "$tmp/term.out" || fail "a TERM is not reported among the steps: $(tail -5 "$tmp/term.out")"
+[ "$failures" = 0 ] && ok "a TERM mid-step: the step stopped, the outputs packed"
 
 rm "$repo/.device/bundle.tar.xz"
 o="$tmp/out-none"; mkdir -p "$o"
