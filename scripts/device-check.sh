@@ -11,12 +11,13 @@
 #                   kernels (norm, decode, stability, the block's softmax/RoPE) at the
 #                   tests' small shapes, last, if the budget leaves time.
 #   --budget SECONDS  the call's time for its steps, summary and packing (default 320
-#                   first, 250 second); pass the run's timeout_s minus 25 or more. A step that cannot get its
-#                   minimum time is skipped, saying so in one line.
+#                   first, 250 second); pass the run's timeout_s minus 25 or more. A
+#                   step that cannot get its minimum time is skipped, saying so.
 # Everything is written under /tmp/lmroof-device-<call>/, then packed into
 # $OUT/device-<call>.tar.gz plus the log $OUT/device-<call>.log (the lent machine
 # returns at most 8 files). The key figures are the last lines of the output.
-# docs/gpu.md#the-device-check has the plan and its time arithmetic.
+# docs/gpu.md ("The device check") has the plan and its time arithmetic:
+#   run(command="scripts/device-check.sh --first --budget 320", carry=[".device"], timeout_s=360)
 #   scripts/device-check.sh [--first | --second] [--sanitize] [--budget SECONDS]
 set -o pipefail  # no -u, no -e: a step that fails must not lose the outputs
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ repo=$PWD
 call=first sanitize=0 budget=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     --first) call=first ;;
     --second) call=second ;;
     --sanitize) sanitize=1 ;;

@@ -2,7 +2,8 @@
 # Run HERE (no GPU needed): builds the CUDA-enabled binaries with portable host
 # code (preset "device") and packs them with the shared libraries the GPU machine
 # lacks (fmt, Google Benchmark, yaml-cpp, OpenBLAS, OpenMP) into .device/, which
-# the device tool carries: run(command="scripts/device-check.sh", carry=[".device"]).
+# the device tool carries: run(command="scripts/device-check.sh --first --budget 320",
+# carry=[".device"], timeout_s=360) (docs/gpu.md, "The device check").
 # Also packed: this toolkit's libcupti.so.13, libnvperf_host.so and libnvperf_target.so
 # in lib-cuda/, used there only when the device has none of its own; and the commit and
 # the SHA-256 of every source file the build read, which device-check compares with
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 build=1
 bd=${LMROOF_DEVICE_BUILD_DIR:-build-device}
 case "${1:-}" in
-  -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
   --no-build) build=0 ;;
   "") ;;
   *) echo "device-pack: unknown option '$1' (see --help)"; exit 2 ;;
