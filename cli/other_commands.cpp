@@ -17,7 +17,7 @@
 #include "analysis/io/interrupt_cleanup.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "bench/runner.h"
 #include "cli/commands.h"

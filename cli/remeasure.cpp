@@ -10,10 +10,10 @@
 #include <string_view>
 #include <stdexcept>
 
-#include "analysis/bench_json.h"
+#include "analysis/results/bench_json.h"
 #include "analysis/io/atomic_write.h"
-#include "analysis/remeasure_plan.h"
-#include "analysis/results.h"
+#include "analysis/results/remeasure_plan.h"
+#include "analysis/results/results.h"
 
 namespace lmroof::cli {
 

@@ -10,7 +10,7 @@
 #include "analysis/claims/identity_controls.h"
 #include "analysis/io/output_set.h"
 #include "analysis/predict/run_prediction.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"

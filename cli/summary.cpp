@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "analysis/model/numbers.h"
-#include "analysis/model/prediction_errors.h"
+#include "analysis/text/numbers.h"
+#include "analysis/predict/prediction_errors.h"
 
 namespace lmroof::cli {
 

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "common/cost.h"
-#include "common/workload.h"
-#include "model_config.h"
+#include "kernels/run_names/cost.h"
+#include "kernels/run_names/workload.h"
+#include "kernels/model_config/model_config.h"
 
 namespace lmroof {
 

@@ -30,7 +30,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "analysis/paired_statistics.h"
+#include "analysis/stats/paired_statistics.h"
 
 namespace lmroof::stats {
 namespace {

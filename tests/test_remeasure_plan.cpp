@@ -2,7 +2,7 @@
 // budget (analysis/remeasure_plan.h, docs/claims.md#re-measurement).
 #include <gtest/gtest.h>
 
-#include "analysis/remeasure_plan.h"
+#include "analysis/results/remeasure_plan.h"
 
 namespace lmroof {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <tuple>
 
-#include "analysis/roof_choice.h"
-#include "common/cost.h"
+#include "analysis/roofs/roof_choice.h"
+#include "kernels/run_names/cost.h"
 #include "registry.h"
 
 namespace lmroof {

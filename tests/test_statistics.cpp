@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "analysis/statistics.h"
+#include "analysis/stats/statistics.h"
 
 namespace lmroof::stats {
 namespace {

@@ -15,8 +15,8 @@
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
 #include "analysis/claims/verdict_cause.h"
-#include "analysis/model/numbers.h"
-#include "analysis/statistics.h"
+#include "analysis/text/numbers.h"
+#include "analysis/stats/statistics.h"
 
 namespace lmroof {
 

@@ -15,15 +15,15 @@ out=build-fuzz
 mkdir -p "$out/findings"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
-model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/numbers.cpp analysis/model/markdown.cpp
-       analysis/statistics.cpp analysis/paired_statistics.cpp analysis/formats/file_names.cpp)
+model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/text/numbers.cpp analysis/text/markdown.cpp
+       analysis/stats/statistics.cpp analysis/stats/paired_statistics.cpp analysis/formats/file_names.cpp)
 
 # Each source is compiled once into $out/obj, $(nproc) at a time, and each target
 # linked from the objects: the model sources serve all three targets, and compiling
 # them per target, one at a time, was 270 s of CI's 454 s fuzz stage. Everything is
 # rebuilt when a source or header changed since the targets were last linked.
 results_src=(tests/fuzz/fuzz_results.cpp "${model[@]}")
-bench_src=(tests/fuzz/fuzz_bench.cpp analysis/bench_json.cpp analysis/machine_info.cpp "${model[@]}")
+bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/results/machine_info.cpp "${model[@]}")
 claims_src=(tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp analysis/claims/claims_check.cpp
             analysis/claims/claims_format.cpp analysis/claims/verdict_cause.cpp analysis/claims/identity_controls.cpp
             "${model[@]}")
