@@ -32,7 +32,7 @@ std::string read_text(const std::filesystem::path& path) {
 
 // bench.json's benchmarks, then the extra rounds': one document, as analysis reads it.
 // Spliced as text: Google Benchmark writes NaN where a counter is not a number, which
-// no JSON parser re-writes as it was (analysis/bench_json.cpp reads it as null), and
+// no JSON parser re-writes as it was (analysis/results/bench_json.cpp reads it as null), and
 // its file ends with the benchmarks array.
 void append_benchmarks(const std::filesystem::path& bench_json, const std::filesystem::path& extra_json) {
   std::string bench = read_text(bench_json);

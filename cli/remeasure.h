@@ -3,7 +3,7 @@
 // claim that fails or is inconclusive for cause machine or noise (then implementation) get more
 // interleaved rounds within a time budget, and the claims are judged again on all
 // rounds (docs/claims.md#re-measurement). What to time again is analysis's choice
-// (analysis/remeasure_plan.h); the timing is bench's (bench/paired_rounds.h).
+// (analysis/results/remeasure_plan.h); the timing is bench's (bench/paired_rounds.h).
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -37,7 +37,7 @@ std::string format_runs_table(const model::Results& results) {
     std::string id = r.id;
     if (id.size() > 58) id = id.substr(0, 55) + "...";
     // Speed of light: the fraction of the roof this run is judged against
-    // (analysis/roof_choice.h), and against the DRAM roofs probed next to it (bench/dram_probe.h).
+    // (analysis/roofs/roof_choice.h), and against the DRAM roofs probed next to it (bench/dram_probe.h).
     const auto percent_of = [](std::optional<double> f) { return f ? numbers::sig(100 * *f, 2) : std::string("-"); };
     const auto fraction = model::sol_fraction(r.judged_against);
     const std::string sol = percent_of(fraction), sol_probe = percent_of(model::sol_fraction(r.judged_against_probe));

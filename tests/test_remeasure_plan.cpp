@@ -1,5 +1,5 @@
 // Which comparisons `lmroof run --remeasure-budget` times again and which fit its
-// budget (analysis/remeasure_plan.h, docs/claims.md#re-measurement).
+// budget (analysis/results/remeasure_plan.h, docs/claims.md#re-measurement).
 #include <gtest/gtest.h>
 
 #include "analysis/results/remeasure_plan.h"

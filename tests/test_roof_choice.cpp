@@ -1,4 +1,4 @@
-// The roof-choice rule (analysis/roof_choice.h) on traffic worked out by hand: which
+// The roof-choice rule (analysis/roofs/roof_choice.h) on traffic worked out by hand: which
 // roof, at what rate, and the time a run would take at it.
 #include <gtest/gtest.h>
 

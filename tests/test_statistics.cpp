@@ -1,4 +1,4 @@
-// The statistics that decide verdicts (analysis/statistics.h): the Mann-Whitney U test
+// The statistics that decide verdicts (analysis/stats/statistics.h): the Mann-Whitney U test
 // against values enumerated by hand (every split of the pooled sample, see the comments)
 // and the bootstrap interval of a speedup against cases whose answer is known.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Matching two results files' runs and judging each change; see analysis/compare.h.
+// Matching two results files' runs and judging each change; see analysis/compare/compare.h.
 #include "analysis/compare/compare.h"
 
 #include <algorithm>
@@ -49,7 +49,7 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
   if (base.roof_fraction && next.roof_fraction) c.roof_fraction_change = *next.roof_fraction - *base.roof_fraction;
   // The speedup and its interval both come from the repetition samples (the ratio
   // of their medians), so the estimate always lies inside its interval.
-  // One statistics for every comparison lmroof makes (analysis/statistics.h): the same
+  // One statistics for every comparison lmroof makes (analysis/stats/statistics.h): the same
   // estimate the claims and the report use, with this command's confidence and seed.
   stats::SpeedupOptions so;
   so.confidence = options.confidence;

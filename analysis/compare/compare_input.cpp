@@ -1,4 +1,4 @@
-// model::Results -> compare::Side; see analysis/compare_input.h.
+// model::Results -> compare::Side; see analysis/compare/compare_input.h.
 #include "analysis/compare/compare_input.h"
 
 #include <fmt/format.h>

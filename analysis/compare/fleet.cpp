@@ -1,4 +1,4 @@
-// Results files -> fleet::Fleet, and the merged file; see analysis/fleet.h.
+// Results files -> fleet::Fleet, and the merged file; see analysis/compare/fleet.h.
 #include "analysis/compare/fleet.h"
 
 #include <map>

@@ -95,7 +95,7 @@ struct ComparisonDef {
 };
 
 // An analytic intensity prediction a pair declares for one implementation level's runs
-// (kernels/registry.h; the models analysis/attention_intensity.h knows).
+// (kernels/registry.h; the models analysis/roofs/attention_intensity.h knows).
 struct IntensityPrediction {
   std::string impl;
   std::string model;
@@ -283,7 +283,7 @@ struct PredictedTime {
 };
 
 // "Speed of light": the roof this run is judged against by its traffic and working
-// set (analysis/roof_choice.h, docs/cost-model.md), and its fraction of it.
+// set (analysis/roofs/roof_choice.h, docs/cost-model.md), and its fraction of it.
 struct JudgedAgainst {
   std::optional<std::string> roof;  // nullopt: not judged, `reason` says why
   std::string unit;                 // "B/s" | "FLOP/s"
@@ -361,7 +361,7 @@ struct Run {
   std::optional<DramProbe> dram_probe;
   std::optional<JudgedAgainst> judged_against_probe;
   // An analytic prediction of this run's intensity, where the pair has one (the
-  // attention pair's decode: Shazeer 2019, analysis/attention_intensity.h). FLOP/byte.
+  // attention pair's decode: Shazeer 2019, analysis/roofs/attention_intensity.h). FLOP/byte.
   std::optional<double> predicted_intensity;
   std::optional<Breakdown> breakdown;
   std::optional<Kernels> kernels;
@@ -382,7 +382,7 @@ struct ComparedRun {
 
 // A comparison timed in paired, interleaved rounds (bench/paired_rounds.h): the
 // speedup from the per-round log-ratios, exp of their Hodges-Lehmann estimate, with
-// the Wilcoxon signed-rank interval (analysis/paired_statistics.h, docs/claims.md#paired).
+// the Wilcoxon signed-rank interval (analysis/stats/paired_statistics.h, docs/claims.md#paired).
 struct PairedRounds {
   int64_t rounds = 0;
   double speedup = 0;

@@ -1,7 +1,7 @@
 #pragma once
 // From bench.json's paired benchmarks (bench/paired_rounds.h) to results.json: each
 // comparison's paired rounds (Comparison::paired) and each pair's A/A noise floor
-// (Results::noise_floors), by analysis/paired_statistics.h.
+// (Results::noise_floors), by analysis/stats/paired_statistics.h.
 #include <string_view>
 
 #include "analysis/results/bench_json.h"

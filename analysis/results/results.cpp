@@ -158,7 +158,7 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
   c.source = "measured";
   c.detail = g.samples.front()->label;
   c.samples = static_cast<int64_t>(g.samples.size());
-  // For the roof choice (analysis/roof_choice.h): the working set, the capacity of the
+  // For the roof choice (analysis/roofs/roof_choice.h): the working set, the capacity of the
   // cache level a cache ceiling measures and its thread count, when published.
   const BenchEntry& first = *g.samples.front();
   auto positive = [&](std::string_view key) -> std::optional<double> {
@@ -339,7 +339,7 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
   r.achieved = {flops / t.median, bytes / t.median, cost.bytes_minimum / t.median};
   place_on_roofline(r, roofs);
   // Speed of light: the roof this run is judged against by its traffic and working
-  // set (analysis/roof_choice.h, docs/cost-model.md), CPU runs only for now.
+  // set (analysis/roofs/roof_choice.h, docs/cost-model.md), CPU runs only for now.
   if (spec.backend == Backend::cpu) {
     r.judged_against = judged_against(cost, t.median, cpu_roofs);
     // Judged again against the DRAM roofs probed next to each repetition, where the

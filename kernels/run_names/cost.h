@@ -60,7 +60,7 @@ struct Cost {
   bool reread_set_shared = false;
   // The part of bytes_written the CPU kernel may write with streaming (non-temporal)
   // stores, which bypass the caches: those bytes take no room in the last cache, so
-  // only the rest of the working set competes for it (analysis/roof_choice.cpp). A
+  // only the rest of the working set competes for it (analysis/roofs/roof_choice.cpp). A
   // kernel that may instead store normally on some hosts still declares them: the
   // roof then assumes more of its reads stay cached, a best case, never a worse one.
   double bytes_streamed_out = 0;
@@ -75,7 +75,7 @@ struct Cost {
 // A working set of at least this many times the outermost cache streams from DRAM on
 // every repetition; under it, part of it can stay in that cache between repetitions
 // (a victim L3 such as Zen's keeps part of a stream that overflows it). Shared by the
-// roof choice (analysis/roof_choice.cpp) and the DRAM probes (bench/dram_probe.h).
+// roof choice (analysis/roofs/roof_choice.cpp) and the DRAM probes (bench/dram_probe.h).
 inline constexpr double kDramResidentOverOuterCache = 2.0;
 
 }  // namespace lmroof
