@@ -20,9 +20,8 @@ namespace lmroof::cli {
 namespace {
 
 // Allocation and first touch of one side's workload, beside its warm-up and
-// calibration iterations, which the estimate counts from the round times: 0.2 s
-// covers the suite's largest CPU workloads (a few hundred MB) at a few GB/s.
-constexpr double kPrepareSeconds = 0.2;
+// calibration iterations, which the estimate counts from the round times.
+constexpr double kPrepareSeconds = rules::kRemeasurePrepareSeconds;
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

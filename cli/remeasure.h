@@ -10,14 +10,15 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/model/results_model.h"
+#include "analysis/rules/rules.h"
 #include "bench/runner.h"
 
 namespace lmroof::cli {
 
 // Seconds: the default budget, --quick's, and the most --remeasure-budget accepts.
-inline constexpr double kDefaultRemeasureBudget = 20;
-inline constexpr double kQuickRemeasureBudget = 5;
-inline constexpr double kMaxRemeasureBudget = 600;
+inline constexpr double kDefaultRemeasureBudget = rules::kDefaultRemeasureBudget;
+inline constexpr double kQuickRemeasureBudget = rules::kQuickRemeasureBudget;
+inline constexpr double kMaxRemeasureBudget = rules::kMaxRemeasureBudget;
 
 struct RemeasureOutcome {
   int comparisons = 0;  // comparisons and A/A controls timed again

@@ -83,5 +83,24 @@ TEST(RemeasurePlan, TheBudgetIsNeverExceeded) {
   EXPECT_TRUE(fit_remeasure_budget(candidates, rounds, 10, 0.006, 0.2, 0).empty());
 }
 
+TEST(RemeasurePlan, RoundSecondsAreTheMedianOfTheRounds) {
+  // stats::median, the one median: with an even number of rounds, the mean of the two
+  // middle ones (before issue 36 this took the upper middle one).
+  const std::string run = "norm/rmsnorm/fused/cpu/fp32/tokens:8/d_model:16";
+  BenchDocument bench;
+  for (double t : {0.4, 0.1, 0.3, 0.2}) {
+    BenchEntry e;
+    e.run_name = std::string(model::kPairedPrefix) + run + std::string(model::kPairedSeparator) + run;
+    e.run_type = "iteration";
+    e.real_time_s = t;
+    bench.entries.push_back(e);
+  }
+  const auto seconds = paired_round_seconds(bench);
+  ASSERT_EQ(seconds.size(), 1u);
+  EXPECT_DOUBLE_EQ(seconds.begin()->second, 0.25);
+  bench.entries.pop_back();  // 0.4, 0.1, 0.3: odd, the middle one
+  EXPECT_DOUBLE_EQ(paired_round_seconds(bench).begin()->second, 0.3);
+}
+
 }  // namespace
 }  // namespace lmroof

@@ -30,6 +30,20 @@ TEST(MannWhitney, ThreeAgainstThreeCanNeverReachFivePercent) {
   EXPECT_NEAR(mann_whitney_p(x, y), 0.1, 1e-12);
 }
 
+TEST(MannWhitney, SmallestPIsTwoOverTheBinomial) {
+  // One function for compare's "cannot reach p < alpha" and repetitions_to_decide's floor.
+  EXPECT_NEAR(stats::smallest_u_test_p(3, 3), 0.1, 1e-15);        // 2 / C(6, 3) = 2 / 20
+  EXPECT_NEAR(stats::smallest_u_test_p(5, 5), 2.0 / 252, 1e-15);  // 2 / C(10, 5)
+  EXPECT_NEAR(stats::smallest_u_test_p(2, 4), 2.0 / 15, 1e-15);   // 2 / C(6, 2)
+  EXPECT_NEAR(stats::smallest_u_test_p(4, 2), 2.0 / 15, 1e-15);
+}
+
+TEST(NormalQuantile, UpperQuantileIsTheNegatedLowerOne) {
+  // The paired interval's large-n path uses -normal_quantile(tail) as the upper quantile.
+  EXPECT_NEAR(-stats::normal_quantile(0.025), 1.959963984540054, 1e-9);
+  EXPECT_NEAR(-stats::normal_quantile(0.005), 2.5758293035489004, 1e-9);
+}
+
 TEST(MannWhitney, ExactDistributionMatchesEnumeration) {
   // Enumerated over all C(9, 5) = 126 and C(15, 7) = 6435 splits (python itertools):
   // U = 4 -> p = 24 / 126; U = 14 -> p = 0.1205905205905206.

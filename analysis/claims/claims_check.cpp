@@ -277,9 +277,9 @@ Outcome aggregate(std::vector<Case> cases, const std::string& noun, const std::v
     for (const auto& e : c.evidence) o.evidence.push_back(e);
   const int n_judged = n_holds + n_fails + n_unsure;
   const bool on_measurement = t_check && evidence_kind(*t_check, o.evidence) == "measured";
-  const bool mixed = n_fails && on_measurement && 3 * n_fails <= n_judged;
-  o.verdict = n_fails && !mixed                                ? Verdict::fails
-              : !n_fails && 3 * n_holds >= 2 * (n_holds + n_unsure) ? Verdict::holds
+  const bool mixed = n_fails && on_measurement && rules::fails_are_few(n_fails, n_judged);
+  o.verdict = n_fails && !mixed                                    ? Verdict::fails
+              : !n_fails && rules::holds_by_share(n_holds, n_unsure) ? Verdict::holds
                                                                      : Verdict::inconclusive;
   if (o.verdict == Verdict::fails || o.verdict == Verdict::inconclusive) o.cause = prevailing_cause(measured, o.verdict);
   if (mixed && !o.cause) o.cause = prevailing_cause(measured, Verdict::fails);  // the failing case decides what to look at
@@ -1085,7 +1085,7 @@ std::string factor_num(double f) { return fmt::format("{:g}", f); }
 // One series (runs alike but for the dimension), sorted by the dimension.
 Case crossing_case(const Check& ch, const std::vector<const Run*>& members) {
   const std::string& dim = ch.crossing;
-  const double F = ch.factor.value_or(2.0);
+  const double F = ch.factor.value_or(rules::kCrossingFactor);
   Case c;
   c.tokens = tokens_of(*members.front(), {dim});
   std::vector<double> x, I, A, flops, bytes;
@@ -1275,7 +1275,7 @@ std::string expected_text(const Check& ch) {
       if (!ch.crossing.empty())
         return fmt::format("turns compute-bound along {}: measured crossing within {}x of where the model "
                            "intensity reaches the ridge",
-                           ch.crossing, factor_num(ch.factor.value_or(2.0)));
+                           ch.crossing, factor_num(ch.factor.value_or(rules::kCrossingFactor)));
       return fmt::format("{}-bound: I {} {} x ridge", ch.expect, ch.expect == "memory" ? "<" : ">",
                          num(ch.expect == "memory" ? 1 - ch.margin : 1 + ch.margin));
     case CheckKind::faster:

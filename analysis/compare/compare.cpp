@@ -31,12 +31,6 @@ std::vector<const RunTimes*> sorted_runs(const Side& side) {
   return out;
 }
 
-double binomial(size_t n, size_t k) {
-  double r = 1;
-  for (size_t i = 1; i <= k; ++i) r = r * static_cast<double>(n - k + i) / static_cast<double>(i);
-  return r;
-}
-
 SideNumbers numbers(const RunTimes& run) { return {run.median, run.samples.size(), run.roof_fraction}; }
 
 RunChange judge(const RunTimes& base, const RunTimes& next, const Options& options, bool same_machine) {
@@ -55,7 +49,7 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
   so.confidence = options.confidence;
   so.resamples = options.resamples;
   so.seed = options.seed;
-  so.min_samples = 2;
+  so.min_samples = rules::kCompareMinSamples;
   const stats::SpeedupEstimate interval = stats::estimate_speedup(base.samples, next.samples, so);
   c.speedup = interval.speedup;
   double low = interval.has_interval() ? interval.low : interval.speedup;
@@ -90,7 +84,7 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
                          *c.machine_drift * 100);
   // The smallest p the test can give is 2 / C(n1 + n2, n1): with 3 + 3 repetitions
   // it is 0.1, so no change could ever be called real.
-  const bool cannot_reach = 2 / binomial(base.samples.size() + next.samples.size(), base.samples.size()) >= options.alpha;
+  const bool cannot_reach = stats::smallest_u_test_p(base.samples.size(), next.samples.size()) >= options.alpha;
   if (c.verdict == Verdict::undecided) {
     c.repetitions_to_decide = stats::repetitions_to_decide(base.samples, next.samples, options.alpha);
     const std::string why =

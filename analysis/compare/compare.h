@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/rules/rules.h"
+
 namespace lmroof::compare {
 
 inline constexpr const char* kCompareSchema = "lmroof.compare/1";
@@ -44,11 +46,12 @@ struct Side {
 };
 
 struct Options {
-  double threshold = 0.05;   // a slowdown beyond this fraction of the base time is a regression
-  double alpha = 0.05;       // significance level of the U test
-  double confidence = 0.95;  // of the speedup interval
-  int resamples = 2000;      // bootstrap resamples
-  uint64_t seed = 0x5eed;    // bootstrap seed: the same files give the same intervals
+  // The defaults and why: analysis/rules/rules.h.
+  double threshold = rules::kRegressionThreshold;  // a slowdown beyond this fraction of the base time is a regression
+  double alpha = rules::kSignificance;             // significance level of the U test
+  double confidence = rules::kConfidence;          // of the speedup interval
+  int resamples = rules::kSpeedupResamples;        // bootstrap resamples
+  uint64_t seed = rules::kCompareSeed;             // bootstrap seed: the same files give the same intervals
 };
 
 // undecided: the speedup's interval excludes 1 but the U test does not reject "same"

@@ -22,6 +22,7 @@
 
 #include "analysis/model/input_error.h"
 #include "analysis/model/schema.h"
+#include "analysis/rules/rules.h"
 
 namespace lmroof::model {
 
@@ -195,7 +196,7 @@ struct Ceiling {
 
 // A roof whose two bests differ by more than this is called out (run summary, report):
 // the fractions of it of the runs measured in between are uncertain by about as much.
-inline constexpr double kNotableRoofDrift = 0.05;
+inline constexpr double kNotableRoofDrift = rules::kNotableRoofDrift;  // why: analysis/rules/rules.h
 // "read 13%, copy_nt 27%": the ceilings that moved by more than kNotableRoofDrift
 // between before and after the suite; empty when none did.
 std::string roofs_that_moved(const std::vector<Ceiling>& ceilings);
@@ -212,7 +213,7 @@ struct Roofs {
 
 // A run whose median time is at most this many times the launch ceiling t0 is
 // latency-bound: the fixed cost per launch, not bytes or FLOPs, holds most of it.
-inline constexpr double kLatencyBoundFactor = 2.0;
+inline constexpr double kLatencyBoundFactor = rules::kLatencyBoundFactor;  // why: analysis/rules/rules.h
 
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, cv = 0;

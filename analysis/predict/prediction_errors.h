@@ -7,10 +7,11 @@
 #include <string>
 
 #include "analysis/model/results_model.h"
+#include "analysis/rules/rules.h"
 
 namespace lmroof::model {
 
-inline constexpr double kPredictionCheckMinTime = 1e-3;  // the "runs of 1 ms or more"
+inline constexpr double kPredictionCheckMinTime = rules::kPredictionCheckMinTime;  // why: analysis/rules/rules.h
 
 struct PredictionErrors {
   int64_t predicted = 0;       // runs with a prediction

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "analysis/results/paired_results.h"
+#include "analysis/rules/rules.h"
+#include "analysis/stats/statistics.h"
 #include "kernels/run_names/workload.h"
 
 namespace lmroof {
@@ -64,10 +66,7 @@ std::map<std::string, double> paired_round_seconds(const BenchDocument& bench) {
     }
   }
   std::map<std::string, double> out;
-  for (auto& [key, t] : times) {
-    std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-    out[key] = t[t.size() / 2];
-  }
+  for (const auto& [key, t] : times) out[key] = stats::median(t);
   return out;
 }
 
@@ -77,7 +76,7 @@ double estimate_remeasure_seconds(double round_s, int rounds, double min_side_ti
   // errs long where one side loops over short iterations).
   const double side = round_s / 2;
   const double per_side_round = side >= min_side_time_s ? side : min_side_time_s + side;
-  const double per_side_prepare = prepare_s + 4 * side;  // warm-up + up to three calibration iterations
+  const double per_side_prepare = prepare_s + rules::kRemeasurePrepareIterations * side;  // warm-up + calibration
   return 2 * (rounds * per_side_round + per_side_prepare);
 }
 

@@ -21,16 +21,6 @@ std::vector<double> sorted_walsh_averages(std::span<const double> values) {
   return walsh;
 }
 
-double inverse_normal_upper(double p) {
-  // Upper p-quantile of the standard normal by bisection on erfc (rounds <= 200 never get here in practice).
-  double lo = 0, hi = 10;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (0.5 * std::erfc(mid / std::sqrt(2.0)) > p ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
-
 }  // namespace
 
 double hodges_lehmann(std::span<const double> values) {
@@ -46,7 +36,7 @@ int64_t signed_rank_lower_rank(int n, double confidence) {
   if (n > 200) {
     const double mean = total / 2.0;
     const double sd = std::sqrt(n * (n + 1.0) * (2.0 * n + 1) / 24);
-    return std::max<int64_t>(0, static_cast<int64_t>(std::floor(mean - inverse_normal_upper(tail) * sd + 0.5)));
+    return std::max<int64_t>(0, static_cast<int64_t>(std::floor(mean + normal_quantile(tail) * sd + 0.5)));
   }
   // The null distribution of T+ (each rank 1..n counted with probability 1/2): the
   // number of subsets of {1..n} with each sum, as probabilities.

@@ -12,6 +12,8 @@
 #include <optional>
 #include <span>
 
+#include "analysis/rules/rules.h"
+
 namespace lmroof::stats {
 
 struct PairedEstimate {
@@ -28,7 +30,7 @@ struct PairedEstimate {
 // have the same length. Throws std::invalid_argument for mismatched lengths, no rounds
 // or a time that is not a positive finite number.
 PairedEstimate estimate_paired_speedup(std::span<const double> baseline, std::span<const double> candidate,
-                                       double confidence = 0.95);
+                                       double confidence = rules::kConfidence);
 
 // The Hodges-Lehmann estimate of a sample's centre: the median of its Walsh averages.
 double hodges_lehmann(std::span<const double> values);

@@ -6,6 +6,9 @@
 #include <optional>
 #include <span>
 
+#include "analysis/rules/rules.h"
+#include "analysis/stats/statistics.h"  // normal_quantile, smallest_u_test_p
+
 namespace lmroof::stats {
 
 // Repetitions per side for the two-sided U test at level `alpha` to detect the effect
@@ -17,9 +20,7 @@ namespace lmroof::stats {
 // the larger side has now plus one. nullopt when the samples show no effect (P = 1/2)
 // or a side is empty.
 std::optional<int64_t> repetitions_to_decide(std::span<const double> base, std::span<const double> next,
-                                             double alpha = 0.05, double power = 0.8);
-
-// The standard normal quantile: z with Phi(z) = p, p in (0, 1).
-double normal_quantile(double p);
+                                             double alpha = rules::kSignificance,
+                                             double power = rules::kRepetitionsPower);
 
 }  // namespace lmroof::stats

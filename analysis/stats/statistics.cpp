@@ -350,6 +350,23 @@ MannWhitney mann_whitney_u(std::span<const double> x, std::span<const double> y)
   return r;
 }
 
+double smallest_u_test_p(size_t n1, size_t n2) {
+  double c = 1;  // C(n1 + n2, n1), as a double: it overflows no integer for large sides
+  for (size_t i = 1; i <= n1; ++i) c = c * static_cast<double>(n2 + i) / static_cast<double>(i);
+  return 2 / c;
+}
+
+double normal_quantile(double p) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("normal_quantile: p must lie in (0, 1)");
+  // Bisection on Phi(z) = erfc(-z / sqrt 2) / 2: 200 halvings of [-40, 40] reach double precision.
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200 && hi - lo > 1e-15; ++i) {
+    const double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 double mann_whitney_p(std::span<const double> x, std::span<const double> y, bool* exact) {
   const MannWhitney r = mann_whitney_u(x, y);
   if (exact) *exact = r.exact;

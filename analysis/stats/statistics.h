@@ -1,8 +1,11 @@
 #pragma once
 // Summary statistics of repeated measurements, in one place: the analysis (time
 // stats of a run), the claims checker (noise of a comparison) and the CLI use these.
+#include <cstddef>
 #include <cstdint>
 #include <span>
+
+#include "analysis/rules/rules.h"
 
 namespace lmroof::stats {
 
@@ -27,16 +30,16 @@ Summary summarize(std::span<const double> samples);
 // the choice of statistics.
 
 struct SpeedupOptions {
-  double confidence = 0.95;  // of the bootstrap interval, in (0, 1)
-  int resamples = 2000;      // bootstrap resamples
+  double confidence = rules::kConfidence;  // of the bootstrap interval, in (0, 1)
+  int resamples = rules::kSpeedupResamples;  // bootstrap resamples
   // Fixed, so the same samples always give the same interval (results.json, the report
   // and `lmroof check` must agree to the last digit).
-  uint64_t seed = 0x6c6d726f6f66ULL;  // "lmroof"
+  uint64_t seed = rules::kBootstrapSeed;
   // The smallest noise reported: a timing is never trusted to better than this, whatever
   // the repetitions say (clock drift, frequency changes between runs).
-  double noise_floor = 0.01;
+  double noise_floor = rules::kNoiseFloor;
   // Fewer repetitions than this on either side give no interval (noise: infinite).
-  int min_samples = 3;
+  int min_samples = rules::kMinSamplesForInterval;
 };
 
 struct SpeedupEstimate {
@@ -79,14 +82,22 @@ struct MannWhitney {
 MannWhitney mann_whitney_u(std::span<const double> x, std::span<const double> y);
 // The p value alone; `exact` reports the method used.
 double mann_whitney_p(std::span<const double> x, std::span<const double> y, bool* exact = nullptr);
+// The smallest two-sided p the exact U test can give with n1 + n2 samples and no ties:
+// 2 / C(n1 + n2, n1) (3 + 3: 0.1, so no change between them can pass p < 0.05).
+double smallest_u_test_p(size_t n1, size_t n2);
+
+// The standard normal quantile: z with Phi(z) = p, p in (0, 1) (the upper p-quantile
+// is -normal_quantile(p)). Throws std::invalid_argument outside (0, 1).
+double normal_quantile(double p);
 
 // The percentile bootstrap interval of the median of one sample set (relative noise of a
 // single run, for the adaptive repetition criterion): {low, high}.
 struct Interval {
   double low = 0, high = 0;
 };
-Interval bootstrap_median_interval(std::span<const double> samples, double confidence = 0.95, int resamples = 1000,
-                                   uint64_t seed = 0x6c6d726f6f66ULL);
+Interval bootstrap_median_interval(std::span<const double> samples, double confidence = rules::kConfidence,
+                                   int resamples = rules::kMedianIntervalResamples,
+                                   uint64_t seed = rules::kBootstrapSeed);
 
 
 }  // namespace lmroof::stats
