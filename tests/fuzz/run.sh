@@ -4,7 +4,7 @@
 # build so the normal g++ build is unaffected.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 60)
 # Seed corpora: real outputs (tests/data: results files and a cut-down bench.json of a
-# quick run; reports/examples) and the claims fixtures.
+# quick run; docs/examples) and the claims fixtures.
 # Findings are left in build-fuzz/findings/ (crash-*, with the input that crashed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -64,7 +64,7 @@ seed() {  # seed NAME FILES...: a fresh corpus folder holding copies of the seed
   for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/" ; done
   echo "$dir"
 }
-corpus_results=$(seed results tests/data/*.json tests/data/claims/results-small.json reports/examples/*/results.json)
+corpus_results=$(seed results tests/data/*.json tests/data/claims/results-small.json docs/examples/*/results.json)
 corpus_bench=$(seed bench tests/data/bench_small.json)
 corpus_claims=$(seed claims tests/data/claims/*.yaml tests/data/claims/*.json claims/*.yaml)
 
