@@ -25,6 +25,9 @@ model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/te
 results_src=(tests/fuzz/fuzz_results.cpp "${model[@]}")
 bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/results/machine_info.cpp "${model[@]}")
 claims_src=(tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp analysis/claims/claims_check.cpp
+            analysis/claims/claims_aggregate.cpp analysis/claims/check_common.cpp analysis/claims/speedup_evidence.cpp
+            analysis/claims/check_bound.cpp analysis/claims/check_crossing.cpp analysis/claims/check_faster.cpp
+            analysis/claims/check_ratio.cpp analysis/claims/check_share.cpp analysis/claims/check_scaling.cpp
             analysis/claims/claims_format.cpp analysis/claims/verdict_cause.cpp analysis/claims/identity_controls.cpp
             "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
