@@ -6,6 +6,8 @@
 
 #include "analysis/text/numbers.h"
 #include "analysis/predict/prediction_errors.h"
+#include "analysis/claims/claims.h"
+#include "analysis/claims/identity_controls.h"
 
 namespace lmroof::cli {
 
@@ -71,6 +73,15 @@ std::string format_predictions_table(const model::Results& results) {
                        e.long_runs, numbers::sig(100 * e.median_abs_error, 2), numbers::sig(100 * e.worst_error, 2),
                        e.worst_run);
   out += "error = (predicted - measured) / measured: negative is optimistic (a speed of light)\n";
+  return out;
+}
+
+std::string format_floors_and_controls(const model::Results& results, bool markdown) {
+  const std::string lead = markdown ? "\n" : "";
+  std::string out;
+  if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) out += lead + floors + "\n";
+  if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
+    out += lead + controls;
   return out;
 }
 
