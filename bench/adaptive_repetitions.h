@@ -11,7 +11,7 @@
 // the per-run time budget is spent on more, shorter repetitions:
 //
 // - The verdicts use a bootstrap interval of the ratio of median times
-//   (analysis/statistics.h). With n repetitions the bootstrap median lands on the
+//   (analysis/stats/statistics.h). With n repetitions the bootstrap median lands on the
 //   largest sample with probability P(Binomial(n, 1/n) >= n/2): 5.8% at n = 5 (so a
 //   single outlier sets a 95% interval's edge, the "one outlier decides" problem), 3.3%
 //   at n = 7 and under 2.5% from n = 9 on. Google Benchmark's tools/compare.py also

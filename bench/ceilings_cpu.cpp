@@ -6,7 +6,7 @@
 // of OpenBLAS. All use every OpenMP thread. Bandwidth counts bytes read plus bytes
 // written. Every bandwidth ceiling publishes its working set (and the cache
 // levels their capacity), so analysis can place each run against the level its own
-// working set fits (analysis/roof_choice.h). Two launch ceilings give the fixed cost
+// working set fits (analysis/roofs/roof_choice.h). Two launch ceilings give the fixed cost
 // per kernel, t0 (bench/launch_timing.h): an empty OpenMP parallel region (the
 // fork/join every CPU kernel of lmroof pays) and one call of the smallest kernel.
 #include <benchmark/benchmark.h>

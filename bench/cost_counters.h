@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "common/cost.h"
+#include "kernels/run_names/cost.h"
 
 namespace lmroof::bench {
 

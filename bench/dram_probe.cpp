@@ -9,7 +9,7 @@
 #include "bench/cache_levels.h"
 #include "bench/dram_segments.h"
 #include "bench/stream_kernels.h"
-#include "common/cost.h"
+#include "kernels/run_names/cost.h"
 
 namespace lmroof::bench {
 

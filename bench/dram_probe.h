@@ -18,7 +18,7 @@ struct DramProbe {
 };
 
 // Whether a run whose working set is `working_set_bytes` streams from DRAM: over
-// twice the outermost cache the threads use (the rule analysis/roof_choice.cpp
+// twice the outermost cache the threads use (the rule analysis/roofs/roof_choice.cpp
 // applies before it takes a run's bytes at the DRAM roofs alone). False when the OS
 // reports no cache sizes.
 bool streams_from_dram(double working_set_bytes);

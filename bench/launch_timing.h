@@ -3,7 +3,7 @@
 // a fixed cost per launch is timed call by call on the host's steady clock and
 // summarised by its median, since its distribution has a long tail (an interrupt, a
 // descheduled thread) and its best is the luckiest call, not what a kernel pays.
-// Analysis takes the median of the repetitions' medians (analysis/results.cpp).
+// Analysis takes the median of the repetitions' medians (analysis/results/results.cpp).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

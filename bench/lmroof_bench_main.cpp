@@ -18,7 +18,7 @@
 #include "bench/kernel_trace_store.h"
 #include "bench/paired_rounds.h"
 #include "bench/suite.h"
-#include "model_config.h"
+#include "kernels/model_config/model_config.h"
 #include "registry.h"
 
 namespace {

@@ -15,7 +15,7 @@
 #include "analysis/model/results_model.h"
 #include "analysis/model/schema.h"
 #include "bench/catalogue.h"
-#include "model_config.h"
+#include "kernels/model_config/model_config.h"
 #include "lmroof/build_info.h"
 #include "lmroof/git_commit.h"
 #include "common/host_buffer.h"

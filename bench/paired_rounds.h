@@ -6,7 +6,7 @@
 // development VM) lands in their ratio and no per-run interval shows it. Here the two
 // sides' workloads are prepared once, kept, and timed in alternating rounds (baseline
 // first in even rounds, candidate first in odd ones: A B, B A, ...); analysis
-// (analysis/paired_statistics.h) estimates the speedup from the per-round ratios, in
+// (analysis/stats/paired_statistics.h) estimates the speedup from the per-round ratios, in
 // which drift common to both sides cancels.
 //
 // Each pair also gets one A/A control: its first compared baseline run timed against a
@@ -50,7 +50,7 @@ std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs);
 // returns how many.
 int register_paired_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs);
 
-// The same number of rounds again for `plans` (the re-measurement, analysis/remeasure_plan.h),
+// The same number of rounds again for `plans` (the re-measurement, analysis/results/remeasure_plan.h),
 // each round marked model::counter::kPairedExtra and numbered on from the first ones;
 // returns how many benchmarks it registered (none on CUDA).
 int register_extra_paired_rounds(const SuiteOptions& options, const std::vector<PairedPlan>& plans);

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <stdexcept>
 
-#include "common/shape.h"
+#include "kernels/run_names/shape.h"
 
 namespace lmroof::bench {
 

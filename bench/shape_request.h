@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/workload.h"
-#include "model_config.h"
+#include "kernels/run_names/workload.h"
+#include "kernels/model_config/model_config.h"
 
 namespace lmroof::bench {
 

@@ -9,7 +9,7 @@
 #include "analysis/model/schema.h"
 #include "bench/adaptive_repetitions.h"
 #include "bench/shape_request.h"
-#include "common/workload.h"
+#include "kernels/run_names/workload.h"
 
 namespace benchmark {
 class State;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/shape.h"
-#include "common/workload.h"
+#include "kernels/run_names/shape.h"
+#include "kernels/run_names/workload.h"
 
 namespace benchmark {
 class State;

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "analysis/compare.h"
-#include "analysis/compare_input.h"
+#include "analysis/compare/compare.h"
+#include "analysis/compare/compare_input.h"
 #include "analysis/io/output_file.h"
 #include "cli/commands.h"
 #include "reports/compare_report.h"

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "analysis/bench_json.h"
+#include "analysis/results/bench_json.h"
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/interrupt_cleanup.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/runner.h"
 #include "profiler/device_query.h"
 

@@ -3,7 +3,7 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/output_file.h"
-#include "analysis/fleet.h"
+#include "analysis/compare/fleet.h"
 #include "cli/commands.h"
 #include "reports/fleet_report.h"
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/bench_json.h"
+#include "analysis/results/bench_json.h"
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/output_file.h"
 #include "analysis/model/input_error.h"

@@ -13,11 +13,10 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/claims/claims.h"
-#include "analysis/claims/identity_controls.h"
 #include "analysis/io/interrupt_cleanup.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
@@ -279,17 +278,11 @@ int check(const CheckArgs& args) {
                     .c_str());
   } else if (args.format == "markdown") {
     std::printf("%s", format_claims_markdown(verdicts, from_model).c_str());
-    if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
-      std::printf("\n%s\n", floors.c_str());
-    if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
-      std::printf("\n%s", controls.c_str());
+    std::printf("%s", format_floors_and_controls(results, /*markdown=*/true).c_str());
   } else {
     std::printf("claims: %s\nresults: %s\n%s\n%s", claims_file.c_str(), results_file.c_str(),
                 format_model_line(results).c_str(), format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
-    if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
-      std::printf("%s\n", floors.c_str());
-    if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
-      std::printf("%s", controls.c_str());
+    std::printf("%s", format_floors_and_controls(results).c_str());
     if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }
   return code;

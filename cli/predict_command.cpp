@@ -10,7 +10,7 @@
 
 #include "analysis/io/output_file.h"
 #include "analysis/model/input_error.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/predict/measured_device.h"
 #include "analysis/predict/prediction.h"
 #include "bench/catalogue.h"

@@ -10,19 +10,18 @@
 #include <string_view>
 #include <stdexcept>
 
-#include "analysis/bench_json.h"
+#include "analysis/results/bench_json.h"
 #include "analysis/io/atomic_write.h"
-#include "analysis/remeasure_plan.h"
-#include "analysis/results.h"
+#include "analysis/results/remeasure_plan.h"
+#include "analysis/results/results.h"
 
 namespace lmroof::cli {
 
 namespace {
 
 // Allocation and first touch of one side's workload, beside its warm-up and
-// calibration iterations, which the estimate counts from the round times: 0.2 s
-// covers the suite's largest CPU workloads (a few hundred MB) at a few GB/s.
-constexpr double kPrepareSeconds = 0.2;
+// calibration iterations, which the estimate counts from the round times.
+constexpr double kPrepareSeconds = rules::kRemeasurePrepareSeconds;
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -32,7 +31,7 @@ std::string read_text(const std::filesystem::path& path) {
 
 // bench.json's benchmarks, then the extra rounds': one document, as analysis reads it.
 // Spliced as text: Google Benchmark writes NaN where a counter is not a number, which
-// no JSON parser re-writes as it was (analysis/bench_json.cpp reads it as null), and
+// no JSON parser re-writes as it was (analysis/results/bench_json.cpp reads it as null), and
 // its file ends with the benchmarks array.
 void append_benchmarks(const std::filesystem::path& bench_json, const std::filesystem::path& extra_json) {
   std::string bench = read_text(bench_json);

@@ -3,21 +3,22 @@
 // claim that fails or is inconclusive for cause machine or noise (then implementation) get more
 // interleaved rounds within a time budget, and the claims are judged again on all
 // rounds (docs/claims.md#re-measurement). What to time again is analysis's choice
-// (analysis/remeasure_plan.h); the timing is bench's (bench/paired_rounds.h).
+// (analysis/results/remeasure_plan.h); the timing is bench's (bench/paired_rounds.h).
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "analysis/claims/claims.h"
 #include "analysis/model/results_model.h"
+#include "analysis/rules/rules.h"
 #include "bench/runner.h"
 
 namespace lmroof::cli {
 
 // Seconds: the default budget, --quick's, and the most --remeasure-budget accepts.
-inline constexpr double kDefaultRemeasureBudget = 20;
-inline constexpr double kQuickRemeasureBudget = 5;
-inline constexpr double kMaxRemeasureBudget = 600;
+inline constexpr double kDefaultRemeasureBudget = rules::kDefaultRemeasureBudget;
+inline constexpr double kQuickRemeasureBudget = rules::kQuickRemeasureBudget;
+inline constexpr double kMaxRemeasureBudget = rules::kMaxRemeasureBudget;
 
 struct RemeasureOutcome {
   int comparisons = 0;  // comparisons and A/A controls timed again

@@ -7,10 +7,9 @@
 #include <stdexcept>
 
 #include "analysis/claims/claims.h"
-#include "analysis/claims/identity_controls.h"
 #include "analysis/io/output_set.h"
 #include "analysis/predict/run_prediction.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"
@@ -204,10 +203,7 @@ int run(const RunArgs& args) {
     if (options.suite.shapes.model)
       std::printf("\nclaims checked on runs derived from %s:\n", options.suite.shapes.model->name.c_str());
     std::printf("\n%s", format_claims_text(results.claims).c_str());
-    if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
-      std::printf("%s\n", floors.c_str());
-    if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
-      std::printf("%s", controls.c_str());
+    std::printf("%s", format_floors_and_controls(results).c_str());
     if (const std::string line = format_remeasure(remeasured, remeasure_budget); !line.empty())
       std::printf("%s\n", line.c_str());
   }

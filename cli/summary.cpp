@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
-#include "analysis/model/numbers.h"
-#include "analysis/model/prediction_errors.h"
+#include "analysis/text/numbers.h"
+#include "analysis/predict/prediction_errors.h"
+#include "analysis/claims/claims.h"
+#include "analysis/claims/identity_controls.h"
 
 namespace lmroof::cli {
 
@@ -37,7 +39,7 @@ std::string format_runs_table(const model::Results& results) {
     std::string id = r.id;
     if (id.size() > 58) id = id.substr(0, 55) + "...";
     // Speed of light: the fraction of the roof this run is judged against
-    // (analysis/roof_choice.h), and against the DRAM roofs probed next to it (bench/dram_probe.h).
+    // (analysis/roofs/roof_choice.h), and against the DRAM roofs probed next to it (bench/dram_probe.h).
     const auto percent_of = [](std::optional<double> f) { return f ? numbers::sig(100 * *f, 2) : std::string("-"); };
     const auto fraction = model::sol_fraction(r.judged_against);
     const std::string sol = percent_of(fraction), sol_probe = percent_of(model::sol_fraction(r.judged_against_probe));
@@ -71,6 +73,15 @@ std::string format_predictions_table(const model::Results& results) {
                        e.long_runs, numbers::sig(100 * e.median_abs_error, 2), numbers::sig(100 * e.worst_error, 2),
                        e.worst_run);
   out += "error = (predicted - measured) / measured: negative is optimistic (a speed of light)\n";
+  return out;
+}
+
+std::string format_floors_and_controls(const model::Results& results, bool markdown) {
+  const std::string lead = markdown ? "\n" : "";
+  std::string out;
+  if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) out += lead + floors + "\n";
+  if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
+    out += lead + controls;
   return out;
 }
 

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "common/cost.h"
-#include "common/workload.h"
-#include "model_config.h"
+#include "kernels/run_names/cost.h"
+#include "kernels/run_names/workload.h"
+#include "kernels/model_config/model_config.h"
 
 namespace lmroof {
 
@@ -30,7 +30,7 @@ struct ComparisonDef {
 
 // A fragment of a pair's CUDA kernel names and the operator class a composite run's
 // kernel breakdown files those kernels under ("matrix", "attention", "normalization",
-// "elementwise": kernels/common/cost.h). The profiler's table of library kernels
+// "elementwise": kernels/run_names/cost.h). The profiler's table of library kernels
 // (cuBLAS, FlashAttention, ...) comes after every pair's own names, so a pair that
 // names its kernels here needs no edit in profiler/.
 struct KernelClassName {
@@ -92,7 +92,7 @@ struct PairDef {
   std::vector<KernelClassName> kernel_classes;
   // Optional: an analytic intensity prediction the report draws beside one
   // implementation level's runs. Recorded in the catalogue; the models the analysis
-  // knows are listed in analysis/attention_intensity.h ("shazeer-decode").
+  // knows are listed in analysis/roofs/attention_intensity.h ("shazeer-decode").
   std::vector<IntensityPrediction> intensity_predictions;
   bool runs_on(Backend backend, const std::string& impl) const {
     return backend == Backend::cpu ||

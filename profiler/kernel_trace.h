@@ -49,7 +49,7 @@ struct KernelTrace {
 KernelTrace trace_kernels(const std::function<void()>& run);
 
 // --- Kernel classes -----------------------------------------------------------------
-// Operator classes, as in kernels/common/cost.h: "matrix", "attention",
+// Operator classes, as in kernels/run_names/cost.h: "matrix", "attention",
 // "normalization", "elementwise"; "other" when no rule matches.
 struct KernelClassRule {
   std::string_view pattern;  // matched case-insensitively as a substring of the demangled name

@@ -4,7 +4,7 @@
 //   {"schema": "lmroof.kernels/1",
 //    "runs": {"<run id>": {"available", "reason", "dropped_records",
 //                          "kernels": [{"name", "class", "grid", "block", "duration_ns"}]}}}
-// Written by the benchmark runner (bench/), read by the analysis (analysis/bench_json.cpp).
+// Written by the benchmark runner (bench/), read by the analysis (analysis/results/bench_json.cpp).
 // The file's name and schema id: formats/file_names.h.
 #include <filesystem>
 

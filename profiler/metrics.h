@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/workload.h"
+#include "kernels/run_names/workload.h"
 #include "profiler/counter_formulas.h"
 #include "profiler/kernel_trace.h"
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "analysis/model/numbers.h"
+#include "analysis/text/numbers.h"
 #include "reports/charts.h"
 
 namespace lmroof::report {

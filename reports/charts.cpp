@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "analysis/model/numbers.h"
-#include "analysis/statistics.h"
+#include "analysis/text/numbers.h"
+#include "analysis/stats/statistics.h"
 #include "reports/embedded_assets.h"
 #include "reports/attention_chart.h"
 

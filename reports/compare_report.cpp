@@ -9,11 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "analysis/compare_noise_floors.h"
+#include "analysis/compare/compare_noise_floors.h"
 #include "analysis/io/atomic_write.h"
-#include "analysis/model/markdown.h"
+#include "analysis/text/markdown.h"
 #include "reports/charts.h"
-#include "analysis/model/numbers.h"
+#include "analysis/text/numbers.h"
 #include "reports/format.h"
 #include "reports/html_report.h"
 

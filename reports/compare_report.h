@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/compare.h"
+#include "analysis/compare/compare.h"
 
 namespace lmroof::report {
 

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "analysis/io/atomic_write.h"
-#include "analysis/model/numbers.h"
+#include "analysis/text/numbers.h"
 #include "reports/charts.h"
 #include "reports/format.h"
 #include "reports/html_report.h"

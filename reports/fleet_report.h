@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/fleet.h"
+#include "analysis/compare/fleet.h"
 #include "analysis/io/atomic_write.h"
 #include "reports/charts.h"
 

@@ -21,7 +21,7 @@
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
 #include "reports/kernels_section.h"
-#include "analysis/model/prediction_errors.h"
+#include "analysis/predict/prediction_errors.h"
 #include "reports/not_timed_section.h"
 
 namespace lmroof {

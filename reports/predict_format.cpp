@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "analysis/model/numbers.h"
+#include "analysis/text/numbers.h"
 #include "reports/format.h"
 
 namespace lmroof::report {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/io/atomic_write.h"
-#include "analysis/model/numbers.h"
+#include "analysis/text/numbers.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
 #include "reports/html_report.h"

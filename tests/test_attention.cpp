@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "analysis/attention_intensity.h"
+#include "analysis/roofs/attention_intensity.h"
 #include "attention/attention.h"
 #include "bench/catalogue.h"
 #include "bench/suite.h"

@@ -12,11 +12,11 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/model/json_input.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "bench_fixture.h"
 #include "bench/suite.h"
-#include "model_config.h"
+#include "kernels/model_config/model_config.h"
 #include "registry.h"
 #include "reports/charts.h"
 #include "reports/html_report.h"

@@ -15,8 +15,8 @@
 #include <cmath>
 
 #include "analysis/claims/claims.h"
-#include "analysis/statistics.h"
-#include "analysis/results.h"
+#include "analysis/stats/statistics.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 
 namespace lmroof {

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "analysis/claims/claims.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 
 namespace lmroof {

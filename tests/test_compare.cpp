@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/compare.h"
-#include "analysis/compare_input.h"
-#include "analysis/fleet.h"
-#include "analysis/repetitions_to_decide.h"
-#include "analysis/statistics.h"
+#include "analysis/compare/compare.h"
+#include "analysis/compare/compare_input.h"
+#include "analysis/compare/fleet.h"
+#include "analysis/stats/repetitions_to_decide.h"
+#include "analysis/stats/statistics.h"
 #include "reports/compare_report.h"
 #include "reports/fleet_report.h"
 

@@ -10,8 +10,8 @@
 #include "analysis/claims/verdict_cause.h"
 #include "analysis/predict/devices.h"
 #include "analysis/predict/run_prediction.h"
-#include "analysis/results.h"
-#include "analysis/roofline.h"
+#include "analysis/results/results.h"
+#include "analysis/roofs/roofline.h"
 #include "bench_fixture.h"
 
 namespace lmroof {

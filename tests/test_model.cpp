@@ -8,11 +8,11 @@
 #include <string>
 
 #include "analysis/model/json_input.h"
-#include "analysis/model/numbers.h"
+#include "analysis/text/numbers.h"
 #include "analysis/model/results_model.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
-#include "analysis/statistics.h"
+#include "analysis/stats/statistics.h"
 
 namespace lmroof {
 namespace {

@@ -1,4 +1,4 @@
-// The paired statistics that decide verdicts (analysis/paired_statistics.h): the
+// The paired statistics that decide verdicts (analysis/stats/paired_statistics.h): the
 // Hodges-Lehmann estimate of per-round log-ratios and its Wilcoxon signed-rank
 // interval, against NumPy / SciPy. The reference values came from this script
 // (NumPy 1.24.2, SciPy 1.10.1, /usr/bin/python3 on the development machine):
@@ -30,7 +30,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "analysis/paired_statistics.h"
+#include "analysis/stats/paired_statistics.h"
 
 namespace lmroof::stats {
 namespace {

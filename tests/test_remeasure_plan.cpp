@@ -1,8 +1,8 @@
 // Which comparisons `lmroof run --remeasure-budget` times again and which fit its
-// budget (analysis/remeasure_plan.h, docs/claims.md#re-measurement).
+// budget (analysis/results/remeasure_plan.h, docs/claims.md#re-measurement).
 #include <gtest/gtest.h>
 
-#include "analysis/remeasure_plan.h"
+#include "analysis/results/remeasure_plan.h"
 
 namespace lmroof {
 namespace {
@@ -81,6 +81,25 @@ TEST(RemeasurePlan, TheBudgetIsNeverExceeded) {
   EXPECT_EQ(fit[1].baseline, "u");
   EXPECT_NEAR(fit[0].estimated_s + fit[1].estimated_s, 2 * each, 1e-12);
   EXPECT_TRUE(fit_remeasure_budget(candidates, rounds, 10, 0.006, 0.2, 0).empty());
+}
+
+TEST(RemeasurePlan, RoundSecondsAreTheMedianOfTheRounds) {
+  // stats::median, the one median: with an even number of rounds, the mean of the two
+  // middle ones (before issue 36 this took the upper middle one).
+  const std::string run = "norm/rmsnorm/fused/cpu/fp32/tokens:8/d_model:16";
+  BenchDocument bench;
+  for (double t : {0.4, 0.1, 0.3, 0.2}) {
+    BenchEntry e;
+    e.run_name = std::string(model::kPairedPrefix) + run + std::string(model::kPairedSeparator) + run;
+    e.run_type = "iteration";
+    e.real_time_s = t;
+    bench.entries.push_back(e);
+  }
+  const auto seconds = paired_round_seconds(bench);
+  ASSERT_EQ(seconds.size(), 1u);
+  EXPECT_DOUBLE_EQ(seconds.begin()->second, 0.25);
+  bench.entries.pop_back();  // 0.4, 0.1, 0.3: odd, the middle one
+  EXPECT_DOUBLE_EQ(paired_round_seconds(bench).begin()->second, 0.3);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 
 #include "reports/charts.h"
 #include "reports/format.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "reports/html_report.h"
 

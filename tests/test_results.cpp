@@ -9,11 +9,11 @@
 #include <tuple>
 
 #include "analysis/io/atomic_write.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "bench_fixture.h"
-#include "analysis/roof_choice.h"
-#include "analysis/roofline.h"
+#include "analysis/roofs/roof_choice.h"
+#include "analysis/roofs/roofline.h"
 #include "bench/kernel_trace_store.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/kernel_trace_file.h"

@@ -1,11 +1,11 @@
-// The roof-choice rule (analysis/roof_choice.h) on traffic worked out by hand: which
+// The roof-choice rule (analysis/roofs/roof_choice.h) on traffic worked out by hand: which
 // roof, at what rate, and the time a run would take at it.
 #include <gtest/gtest.h>
 
 #include <tuple>
 
-#include "analysis/roof_choice.h"
-#include "common/cost.h"
+#include "analysis/roofs/roof_choice.h"
+#include "kernels/run_names/cost.h"
 #include "registry.h"
 
 namespace lmroof {

@@ -1,4 +1,4 @@
-// The statistics that decide verdicts (analysis/statistics.h): the Mann-Whitney U test
+// The statistics that decide verdicts (analysis/stats/statistics.h): the Mann-Whitney U test
 // against values enumerated by hand (every split of the pooled sample, see the comments)
 // and the bootstrap interval of a speedup against cases whose answer is known.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "analysis/statistics.h"
+#include "analysis/stats/statistics.h"
 
 namespace lmroof::stats {
 namespace {
@@ -28,6 +28,20 @@ TEST(MannWhitney, ThreeAgainstThreeCanNeverReachFivePercent) {
   // The most extreme split has p = 2 / C(6, 3) = 0.1: three repetitions cannot decide.
   const std::vector<double> x = {1, 2, 3}, y = {10, 20, 30};
   EXPECT_NEAR(mann_whitney_p(x, y), 0.1, 1e-12);
+}
+
+TEST(MannWhitney, SmallestPIsTwoOverTheBinomial) {
+  // One function for compare's "cannot reach p < alpha" and repetitions_to_decide's floor.
+  EXPECT_NEAR(stats::smallest_u_test_p(3, 3), 0.1, 1e-15);        // 2 / C(6, 3) = 2 / 20
+  EXPECT_NEAR(stats::smallest_u_test_p(5, 5), 2.0 / 252, 1e-15);  // 2 / C(10, 5)
+  EXPECT_NEAR(stats::smallest_u_test_p(2, 4), 2.0 / 15, 1e-15);   // 2 / C(6, 2)
+  EXPECT_NEAR(stats::smallest_u_test_p(4, 2), 2.0 / 15, 1e-15);
+}
+
+TEST(NormalQuantile, UpperQuantileIsTheNegatedLowerOne) {
+  // The paired interval's large-n path uses -normal_quantile(tail) as the upper quantile.
+  EXPECT_NEAR(-stats::normal_quantile(0.025), 1.959963984540054, 1e-9);
+  EXPECT_NEAR(-stats::normal_quantile(0.005), 2.5758293035489004, 1e-9);
 }
 
 TEST(MannWhitney, ExactDistributionMatchesEnumeration) {

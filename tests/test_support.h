@@ -8,7 +8,7 @@
 #include <ostream>
 #include <tuple>
 
-#include "common/shape.h"
+#include "kernels/run_names/shape.h"
 
 namespace lmroof::test {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "analysis/model/results_model.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "bench/suite.h"
 #include "bench_fixture.h"
 #include "bench/validate_before_timing.h"

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/results_model.h"
+#include "analysis/rules/rules.h"
 
 namespace lmroof {
 
@@ -80,7 +81,7 @@ struct Check {
   // reaches the ridge, predicted, against where the runs' achieved FLOP/s stops rising
   // with intensity, measured; docs/claims.md#bound-crossing)
   std::string expect;   // "memory" | "compute"
-  double margin = 0.2;  // |I - ridge| <= margin * ridge is inconclusive
+  double margin = rules::kBoundMargin;  // |I - ridge| <= margin * ridge is inconclusive
   std::string crossing;  // "batch"; with it, `factor` (default 2) bounds measured / predicted
                          // both ways and `min_points` (default 3) the runs per series
 
@@ -91,8 +92,8 @@ struct Check {
   double max_difference = 0.0;   // within_noise: |speedup - 1| allowed beyond the noise
   // faster, and ratio / scaling of a time: the relative noise of a comparison
   // (docs/claims.md#noise) is at least noise_floor; above max_noise it is inconclusive.
-  double noise_floor = 0.01;
-  double max_noise = 0.5;
+  double noise_floor = rules::kNoiseFloor;
+  double max_noise = rules::kMaxNoise;
 
   // ratio, scaling: the metric (docs/claims.md#metrics)
   std::string metric;
@@ -107,9 +108,9 @@ struct Check {
   // scaling
   std::string dimension;  // "context"
   double exponent = 1.0;  // metric ~ dimension^exponent
-  double tolerance = 0.1;
+  double tolerance = rules::kScalingTolerance;
   std::vector<std::string> across;  // selector fields the series may span: "variant", "impl"
-  int min_points = 3;  // scaling; bound with crossing
+  int min_points = rules::kMinSeriesPoints;  // scaling; bound with crossing
 };
 
 struct Claim {

@@ -328,7 +328,7 @@ Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim
         r.fail(n["crossing"],
                fmt::format("unknown dimension '{}' in crossing (known: {})", c.crossing, join(dims, ", ")));
       if (n["margin"]) r.fail(n["margin"], "'margin' applies only with 'expect'");
-      c.factor = 2.0;
+      c.factor = rules::kCrossingFactor;
       if (n["factor"]) {
         c.factor = r.number(n["factor"], "factor");
         if (*c.factor <= 1)

@@ -10,7 +10,7 @@
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/verdict_cause.h"
-#include "analysis/model/markdown.h"
+#include "analysis/text/markdown.h"
 
 namespace lmroof {
 

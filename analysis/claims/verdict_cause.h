@@ -18,14 +18,13 @@
 #include <vector>
 
 #include "analysis/model/results_model.h"
+#include "analysis/rules/rules.h"
 
 namespace lmroof {
 
-// A side at or above half its roof runs a kernel that does the work near the speed the
-// machine allows: a verdict between two such sides is the architecture's. Below half,
-// the kernel leaves more on the table than most architectural effects the lecture
-// claims (1.1-2x), so a failure says more about the kernel than the design.
-inline constexpr double kArchitectureRoofFraction = 0.5;
+// The roof fraction that tells architecture from implementation, and why:
+// analysis/rules/rules.h.
+inline constexpr double kArchitectureRoofFraction = rules::kArchitectureRoofFraction;
 
 enum class Cause { architecture, implementation, machine, noise };
 const char* to_string(Cause cause);

@@ -22,6 +22,7 @@
 
 #include "analysis/model/input_error.h"
 #include "analysis/model/schema.h"
+#include "analysis/rules/rules.h"
 
 namespace lmroof::model {
 
@@ -95,7 +96,7 @@ struct ComparisonDef {
 };
 
 // An analytic intensity prediction a pair declares for one implementation level's runs
-// (kernels/registry.h; the models analysis/attention_intensity.h knows).
+// (kernels/registry.h; the models analysis/roofs/attention_intensity.h knows).
 struct IntensityPrediction {
   std::string impl;
   std::string model;
@@ -195,7 +196,7 @@ struct Ceiling {
 
 // A roof whose two bests differ by more than this is called out (run summary, report):
 // the fractions of it of the runs measured in between are uncertain by about as much.
-inline constexpr double kNotableRoofDrift = 0.05;
+inline constexpr double kNotableRoofDrift = rules::kNotableRoofDrift;  // why: analysis/rules/rules.h
 // "read 13%, copy_nt 27%": the ceilings that moved by more than kNotableRoofDrift
 // between before and after the suite; empty when none did.
 std::string roofs_that_moved(const std::vector<Ceiling>& ceilings);
@@ -212,7 +213,7 @@ struct Roofs {
 
 // A run whose median time is at most this many times the launch ceiling t0 is
 // latency-bound: the fixed cost per launch, not bytes or FLOPs, holds most of it.
-inline constexpr double kLatencyBoundFactor = 2.0;
+inline constexpr double kLatencyBoundFactor = rules::kLatencyBoundFactor;  // why: analysis/rules/rules.h
 
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, cv = 0;
@@ -283,7 +284,7 @@ struct PredictedTime {
 };
 
 // "Speed of light": the roof this run is judged against by its traffic and working
-// set (analysis/roof_choice.h, docs/cost-model.md), and its fraction of it.
+// set (analysis/roofs/roof_choice.h, docs/cost-model.md), and its fraction of it.
 struct JudgedAgainst {
   std::optional<std::string> roof;  // nullopt: not judged, `reason` says why
   std::string unit;                 // "B/s" | "FLOP/s"
@@ -361,7 +362,7 @@ struct Run {
   std::optional<DramProbe> dram_probe;
   std::optional<JudgedAgainst> judged_against_probe;
   // An analytic prediction of this run's intensity, where the pair has one (the
-  // attention pair's decode: Shazeer 2019, analysis/attention_intensity.h). FLOP/byte.
+  // attention pair's decode: Shazeer 2019, analysis/roofs/attention_intensity.h). FLOP/byte.
   std::optional<double> predicted_intensity;
   std::optional<Breakdown> breakdown;
   std::optional<Kernels> kernels;
@@ -382,7 +383,7 @@ struct ComparedRun {
 
 // A comparison timed in paired, interleaved rounds (bench/paired_rounds.h): the
 // speedup from the per-round log-ratios, exp of their Hodges-Lehmann estimate, with
-// the Wilcoxon signed-rank interval (analysis/paired_statistics.h, docs/claims.md#paired).
+// the Wilcoxon signed-rank interval (analysis/stats/paired_statistics.h, docs/claims.md#paired).
 struct PairedRounds {
   int64_t rounds = 0;
   double speedup = 0;

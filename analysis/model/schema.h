@@ -34,8 +34,8 @@ inline constexpr std::string_view kFlopsSpecial = "flops_special";
 inline constexpr std::string_view kBytesMinimum = "bytes_minimum";
 inline constexpr std::string_view kBytesModel = "bytes_model";
 // The model bytes by direction, the distinct bytes touched and the bytes re-read by
-// design (kernels/common/cost.h): what decides which roof a run is judged against
-// (analysis/roof_choice.h). Absent: not split.
+// design (kernels/run_names/cost.h): what decides which roof a run is judged against
+// (analysis/roofs/roof_choice.h). Absent: not split.
 inline constexpr std::string_view kBytesRead = "bytes_read";
 inline constexpr std::string_view kBytesWritten = "bytes_written";
 inline constexpr std::string_view kWorkingSetBytes = "working_set_bytes";  // also on ceilings

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/model/input_error.h"
-#include "analysis/model/numbers.h"
+#include "analysis/text/numbers.h"
 
 namespace lmroof::predict {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analysis/predict/dtype.h"
-#include "model_config.h"
+#include "kernels/model_config/model_config.h"
 
 namespace lmroof::predict {
 

@@ -14,7 +14,7 @@
 #include "analysis/predict/dtype.h"
 #include "analysis/predict/model_memory.h"
 #include "analysis/predict/step_cost.h"
-#include "model_config.h"
+#include "kernels/model_config/model_config.h"
 
 namespace lmroof::predict {
 

@@ -10,7 +10,7 @@
 
 #include "analysis/model/results_model.h"
 #include "analysis/predict/devices.h"
-#include "model_config.h"
+#include "kernels/model_config/model_config.h"
 
 namespace lmroof::predict {
 

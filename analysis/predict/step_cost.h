@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/predict/dtype.h"
-#include "model_config.h"
+#include "kernels/model_config/model_config.h"
 
 namespace lmroof::predict {
 

@@ -110,7 +110,7 @@ Cost cost(Phase phase, Dims dm, int element_bytes, Backend backend) {
   }
   c.bytes_model = model * s + att.bytes_model;
   // Decode mostly reads (the weights and the cache): which memory roof it can reach
-  // depends on the split (analysis/roof_choice.h).
+  // depends on the split (analysis/roofs/roof_choice.h).
   c.bytes_written = written * s + att.bytes_written;
   c.bytes_read = c.bytes_model - c.bytes_written;
   return c;

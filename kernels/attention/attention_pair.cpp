@@ -108,7 +108,7 @@ PairDef attention_pair() {
       {{"mha", "prefill"}, {"mqa", "prefill"}, "MQA vs MHA prefill: smaller K/V projections"},
   };
   // Shazeer's (2019) decode intensity, from the shape's batch, context, d_model,
-  // q_heads, kv_heads and head_dim (analysis/attention_intensity.h).
+  // q_heads, kv_heads and head_dim (analysis/roofs/attention_intensity.h).
   p.intensity_predictions = {{"decode", "shazeer-decode"}};
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     return attention::complete_shape(attention::parse_kind(variant), s);

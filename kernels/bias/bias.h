@@ -12,8 +12,8 @@
 #include <span>
 #include <string_view>
 
-#include "common/cost.h"
-#include "common/workload.h"
+#include "kernels/run_names/cost.h"
+#include "kernels/run_names/workload.h"
 
 namespace lmroof::bias {
 

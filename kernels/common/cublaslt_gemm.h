@@ -17,7 +17,7 @@
 #include <string>
 
 #include "common/cuda_buffer.h"
-#include "common/workload.h"
+#include "kernels/run_names/workload.h"
 
 namespace lmroof::cuda {
 

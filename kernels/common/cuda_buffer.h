@@ -12,7 +12,7 @@
 
 #include "common/bf16_host.h"
 #include "common/cuda_check.h"
-#include "common/workload.h"
+#include "kernels/run_names/workload.h"
 
 namespace lmroof::cuda {
 

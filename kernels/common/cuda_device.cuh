@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "common/workload.h"
+#include "kernels/run_names/workload.h"
 
 namespace lmroof::cuda {
 

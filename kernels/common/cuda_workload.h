@@ -10,7 +10,7 @@
 #include "common/cuda_buffer.h"
 #include "common/cuda_check.h"
 #include "common/host_data.h"
-#include "common/workload.h"
+#include "kernels/run_names/workload.h"
 
 namespace lmroof::cuda {
 

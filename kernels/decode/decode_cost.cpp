@@ -6,7 +6,7 @@
 
 #include "decode/decode.h"
 
-#include "model_config.h"
+#include "kernels/model_config/model_config.h"
 
 namespace lmroof::decode {
 

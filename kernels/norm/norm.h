@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "common/cost.h"
-#include "common/workload.h"
+#include "kernels/run_names/cost.h"
+#include "kernels/run_names/workload.h"
 
 namespace lmroof::norm {
 

@@ -33,9 +33,9 @@
 #include <string_view>
 #include <vector>
 
-#include "common/cost.h"
+#include "kernels/run_names/cost.h"
 #include "common/host_buffer.h"
-#include "common/workload.h"
+#include "kernels/run_names/workload.h"
 
 namespace lmroof::stability {
 

@@ -26,8 +26,8 @@
 #include <span>
 #include <string_view>
 
-#include "common/cost.h"
-#include "common/workload.h"
+#include "kernels/run_names/cost.h"
+#include "kernels/run_names/workload.h"
 #include "decode/decode.h"
 
 namespace lmroof::window {

@@ -84,7 +84,7 @@ fi
 # `analyze` requires -o and checks the built-in claims, so analyze -> report shows them;
 # each faster claim's noise is its comparison's noise (one figure per comparison),
 # widened by the comparison's machine_drift where it has one.
-bench=$(ls -d "$src"/reports/examples/*/bench.json 2>/dev/null | sort | tail -1)
+bench=$(ls -d "$src"/docs/examples/*/bench.json 2>/dev/null | sort | tail -1)
 if [ -n "$bench" ]; then
   # measured before bench.json recorded the pair catalogue: migrated first (tests/e2e/migrate_examples.sh)
   "$lmroof" migrate "$bench" -o "$tmp/example-bench.json" >/dev/null 2>&1 || fail "migrate of $bench exited $?"

@@ -96,7 +96,7 @@ echo "ok: different machines warn"
 
 # --- drift of the machine: the newest example's bench JSON, one DRAM-resident run made
 # 1.4x faster while its probes read twice the bandwidth, analyzed into results files -----
-example=$(ls -d "$src"/reports/examples/*/ | sort | tail -1)
+example=$(ls -d "$src"/docs/examples/*/ | sort | tail -1)
 drift_run=norm/rmsnorm/fused/cpu/fp32/tokens:8192/d_model:4096
 # (measured before bench.json recorded the pair catalogue: migrated first, tests/e2e/migrate_examples.sh)
 "$lmroof" migrate "$example/bench.json" -o "$work/example-bench.json" >/dev/null 2>&1 || fail "migrate of the example failed"

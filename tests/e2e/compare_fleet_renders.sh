@@ -12,7 +12,7 @@ set -uo pipefail
 
 lmroof=${1:?usage: compare_fleet_renders.sh PATH/TO/lmroof SOURCE_DIR}
 src=${2:?usage: compare_fleet_renders.sh PATH/TO/lmroof SOURCE_DIR}
-example=$(ls -d "$src"/reports/examples/*/results.json | sort | tail -1)  # the newest committed example
+example=$(ls -d "$src"/docs/examples/*/results.json | sort | tail -1)  # the newest committed example
 second=$src/tests/data/results_small.json
 
 browser=""

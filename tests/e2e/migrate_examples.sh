@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench.json is the one contract between measuring and analysing: the committed
-# examples (reports/examples/*/bench.json, measured before lmroof recorded the pair
+# examples (docs/examples/*/bench.json, measured before lmroof recorded the pair
 # catalogue with the runs) are refused by `analyze` with one line naming the file and
 # what is missing; `lmroof migrate` adds this build's catalogue (and says so in the
 # context) and changes nothing else; analysing the migrated file gives the committed
@@ -19,7 +19,7 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 checked=0
 claims="$src/claims/cs336-lecture3.yaml"  # one path for both builds: results.json names it
-for bench in "$src"/reports/examples/*/bench.json; do
+for bench in "$src"/docs/examples/*/bench.json; do
   [ -f "$bench" ] || continue
   name=$(basename "$(dirname "$bench")")
   # Refused: one line, exit 2, naming the file, the context key and the way out.

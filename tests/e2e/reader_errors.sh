@@ -145,7 +145,7 @@ done
 #     the newest committed example that has them all (best_probed_during_suite is
 #     there only when a probe beat the ceilings): wrong types, impossible values and
 #     deep nesting, one line, exit 2.
-example=$(grep -l '"best_probed_during_suite"' "$src"/reports/examples/*/results.json 2>/dev/null | sort | tail -1)
+example=$(grep -l '"best_probed_during_suite"' "$src"/docs/examples/*/results.json 2>/dev/null | sort | tail -1)
 if [ -n "$example" ] && grep -q '"dram_probe": {' "$example"; then
   probe_cases=(
     'dram_probe|r["dram_probe"] = "fast"'
@@ -307,7 +307,7 @@ threads_case threadszero 0 "/benchmarks/0/ceiling_threads: must be positive"
 threads_case threadsneg -1 "/benchmarks/0/ceiling_threads: must not be negative"
 threads_case threadsdeep "$(printf '[%.0s' $(seq 20000))$(printf ']%.0s' $(seq 20000))" "JSON nested deeper than 64 levels"
 # streamed-out bytes (docs/cost-model.md#which-roof-a-run-is-judged-against) cannot exceed the bytes written
-bench_example=$(ls -d "$src"/reports/examples/*cpu*/bench.json 2>/dev/null | sort | tail -1)
+bench_example=$(ls -d "$src"/docs/examples/*cpu*/bench.json 2>/dev/null | sort | tail -1)
 if [ -n "$bench_example" ]; then
   # measured before bench.json recorded the pair catalogue: migrated first (tests/e2e/migrate_examples.sh)
   "$lmroof" migrate "$bench_example" -o "$tmp/example-bench.json" >/dev/null 2>&1 ||

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The report's layout and controls in headless Chromium (tests/e2e/report_layout.mjs)
 # at 1400x900 and 800x900, on two reports:
-#   1. the committed example (reports/examples/*/results.json, re-rendered by this lmroof);
+#   1. the committed example (docs/examples/*/results.json, re-rendered by this lmroof);
 #   2. a fresh `lmroof run --quick` on this machine.
 # No horizontal scrolling, the roofline within two screens, no overlapping facet
 # headers or cut chart text, every chart rendered, no console output, PNG/SVG export
@@ -23,14 +23,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
 
-example=$(ls -d "$src"/reports/examples/*/results.json 2>/dev/null | sort | tail -1)
+example=$(ls -d "$src"/docs/examples/*/results.json 2>/dev/null | sort | tail -1)
 if [ -n "$example" ]; then
   echo "== committed example: $example"
   mkdir -p "$work/example"
   "$lmroof" report "$example" -o "$work/example/report.html" >/dev/null || { echo "FAIL: lmroof report $example"; exit 1; }
   node "$harness" "$work/example/report.html" || failures=$((failures + 1))
 else
-  echo "note: no committed example under reports/examples/"
+  echo "note: no committed example under docs/examples/"
 fi
 
 if [ "${LMROOF_LAYOUT_SKIP_RUN:-0}" != 1 ]; then

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/bench_json.h"
-#include "analysis/machine_info.h"
+#include "analysis/results/bench_json.h"
+#include "analysis/results/machine_info.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -4,7 +4,7 @@
 # build so the normal g++ build is unaffected.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 60)
 # Seed corpora: real outputs (tests/data: results files and a cut-down bench.json of a
-# quick run; reports/examples) and the claims fixtures.
+# quick run; docs/examples) and the claims fixtures.
 # Findings are left in build-fuzz/findings/ (crash-*, with the input that crashed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,16 +15,19 @@ out=build-fuzz
 mkdir -p "$out/findings"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
-model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/numbers.cpp analysis/model/markdown.cpp
-       analysis/statistics.cpp analysis/paired_statistics.cpp analysis/formats/file_names.cpp)
+model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/text/numbers.cpp analysis/text/markdown.cpp
+       analysis/stats/statistics.cpp analysis/stats/paired_statistics.cpp analysis/formats/file_names.cpp)
 
 # Each source is compiled once into $out/obj, $(nproc) at a time, and each target
 # linked from the objects: the model sources serve all three targets, and compiling
 # them per target, one at a time, was 270 s of CI's 454 s fuzz stage. Everything is
 # rebuilt when a source or header changed since the targets were last linked.
 results_src=(tests/fuzz/fuzz_results.cpp "${model[@]}")
-bench_src=(tests/fuzz/fuzz_bench.cpp analysis/bench_json.cpp analysis/machine_info.cpp "${model[@]}")
+bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/results/machine_info.cpp "${model[@]}")
 claims_src=(tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp analysis/claims/claims_check.cpp
+            analysis/claims/claims_aggregate.cpp analysis/claims/check_common.cpp analysis/claims/speedup_evidence.cpp
+            analysis/claims/check_bound.cpp analysis/claims/check_crossing.cpp analysis/claims/check_faster.cpp
+            analysis/claims/check_ratio.cpp analysis/claims/check_share.cpp analysis/claims/check_scaling.cpp
             analysis/claims/claims_format.cpp analysis/claims/verdict_cause.cpp analysis/claims/identity_controls.cpp
             "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
@@ -64,7 +67,7 @@ seed() {  # seed NAME FILES...: a fresh corpus folder holding copies of the seed
   for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/" ; done
   echo "$dir"
 }
-corpus_results=$(seed results tests/data/*.json tests/data/claims/results-small.json reports/examples/*/results.json)
+corpus_results=$(seed results tests/data/*.json tests/data/claims/results-small.json docs/examples/*/results.json)
 corpus_bench=$(seed bench tests/data/bench_small.json)
 corpus_claims=$(seed claims tests/data/claims/*.yaml tests/data/claims/*.json claims/*.yaml)
 

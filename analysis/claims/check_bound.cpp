@@ -1,0 +1,72 @@
+// The bound check: each run on its side of the ridge (docs/claims.md#bound).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/claims/check_common.h"
+
+namespace lmroof::claims_detail {
+
+namespace {
+
+Case bound_case(const Context& ctx, const Run& run) {
+  const Check& ch = ctx.claim.check;
+  Case c;
+  c.tokens = tokens_of(ctx, run);
+  const std::optional<double> I = run.intensity.value;
+  const std::optional<double> ridge = run.roofline.ridge;
+  if (!I || !ridge || *ridge <= 0) {
+    c.reason = !I ? fmt::format("run {} has no intensity", run_id(run))
+                  : fmt::format("run {} has no ridge point (ceilings not measured)", run_id(run));
+    return c;
+  }
+  const bool measured_bytes = run.intensity.bytes == model::BytesBasis::measured;
+  const double rel = *I / *ridge;
+  // Its intensity still says which roof it would meet, but its time says neither.
+  if (run.bound == model::Bound::latency) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("run {} is latency-bound: its median {} is within {:g}x of the launch ceiling t0", run_id(run),
+                           num(run.time_s.median), model::kLatencyBoundFactor);
+    c.measured = fmt::format("latency-bound (I {} FLOP/B = {}x ridge {})", num(*I), num(rel), num(*ridge));
+    return c;
+  }
+  c.evidence.push_back(evidence(&run, measured_bytes ? "intensity.measured" : "intensity.model", *I));
+  c.evidence.push_back(evidence(&run, "roofline.ridge", *ridge));
+  std::string also;
+  if (measured_bytes) {
+    c.evidence.push_back(evidence(&run, "intensity.model", run.intensity.model));
+    also = fmt::format("; model bytes give {}", num(run.intensity.model));
+  }
+  c.measured = fmt::format("I {} FLOP/B{} = {}x ridge {}{}", num(*I), measured_bytes ? " (measured bytes)" : "",
+                           num(rel), num(*ridge), also);
+  const double lo = 1 - ch.margin, hi = 1 + ch.margin;
+  const bool memory = ch.expect == "memory";
+  if (rel < lo)
+    c.verdict = memory ? Verdict::holds : Verdict::fails;
+  else if (rel > hi)
+    c.verdict = memory ? Verdict::fails : Verdict::holds;
+  else {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("intensity within +/-{} of the ridge point", pct(ch.margin));
+  }
+  c.slack = std::abs(std::log(rel));
+  return c;
+}
+
+}  // namespace
+
+Outcome check_bound(const Context& ctx) {
+  const auto& ch = ctx.claim.check;
+  std::vector<Case> cases;
+  for (const auto* r : select(ctx, ch.run)) cases.push_back(bound_case(ctx, *r));
+  return aggregate(ctx, std::move(cases), "runs", {}, no_match_reason(ctx, ch.run));
+}
+
+}  // namespace lmroof::claims_detail

@@ -1,0 +1,80 @@
+// The ratio check: a metric of candidate over baseline within a range (docs/claims.md#ratio).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/claims/check_common.h"
+#include "analysis/claims/speedup_evidence.h"
+
+namespace lmroof::claims_detail {
+
+namespace {
+
+Case ratio_case(const Context& ctx, const RunPair& p) {
+  const Check& ch = ctx.claim.check;
+  const model::Results& results = ctx.results;
+  Case c;
+  c.tokens = tokens_of(ctx, *p.candidate);
+  const std::string field = resolve_metric(ch.metric, {p.candidate, p.baseline});
+  const auto a = number_at(*p.candidate, field);
+  const auto b = number_at(*p.baseline, field);
+  if (!a || !b) {
+    c.reason = fmt::format("run {} has no {}", run_id(!a ? *p.candidate : *p.baseline), field);
+    return c;
+  }
+  if (*b == 0) {
+    c.reason = fmt::format("run {} has {} = 0", run_id(*p.baseline), field);
+    return c;
+  }
+  const double r = *a / *b;
+  const bool timed = is_timed(field);
+  // A time ratio is the inverse of the comparison's speedup: the same interval, inverted.
+  const SpeedupStats st = timed ? speedup_stats(ch, results, *p.baseline, *p.candidate) : SpeedupStats{};
+  const double noise = timed ? st.noise : 0.0;
+  c.evidence = {evidence(p.candidate, field, *a), evidence(p.baseline, field, *b), evidence(nullptr, "ratio", r)};
+  if (timed) c.evidence.push_back(evidence(nullptr, "noise", noise));
+  c.measured = fmt::format("{} ratio {} ({} / {}{})", metric_words(field), num(r), metric_value(field, *a),
+                           metric_value(field, *b), timed ? ", \u00b1" + pct(noise) : "");
+  if (timed && (!st.has_interval() || noise > ch.max_noise)) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = (st.has_interval() ? too_noisy(noise, ch.max_noise) : std::string("too few repetitions for an interval")) +
+               "; would decide it: " + what_would_decide(st, 1.0, *p.baseline, *p.candidate);
+  } else if (ch.range.contains(r / (1 + noise)) && ch.range.contains(r * (1 + noise))) {
+    // The whole interval in range, as `faster` judges (a point estimate in range with
+    // its interval reaching out of it is inconclusive, not a hold).
+    c.verdict = Verdict::holds;
+  } else if ((ch.range.min && r * (1 + noise) < *ch.range.min) || (ch.range.max && r / (1 + noise) > *ch.range.max)) {
+    c.verdict = Verdict::fails;
+  } else {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("ratio {} is {} the range but its interval (\u00b1{}) crosses its edge; would decide it: {}",
+                           num(r), ch.range.contains(r) ? "inside" : "outside", pct(noise),
+                           what_would_decide(st, 1.0, *p.baseline, *p.candidate));
+  }
+  double slack = 1e300;
+  if (ch.range.min) slack = std::min(slack, std::abs(std::log(r / *ch.range.min)));
+  if (ch.range.max) slack = std::min(slack, std::abs(std::log(r / *ch.range.max)));
+  c.slack = slack;
+  name_cause(c, ch, st, p);
+  return c;
+}
+
+}  // namespace
+
+Outcome check_ratio(const Context& ctx) {
+  std::vector<std::string> notes;
+  std::string none;
+  const auto pairs = pair_runs(ctx, notes, none);
+  std::vector<Case> cases;
+  for (const auto& p : pairs) cases.push_back(ratio_case(ctx, p));
+  return aggregate(ctx, std::move(cases), "run pairs", notes, none);
+}
+
+}  // namespace lmroof::claims_detail

@@ -1,0 +1,56 @@
+#pragma once
+// The evidence of a comparison of two runs (faster, ratio): pairing candidate and
+// baseline runs, and the speedup with its interval and noise.
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/claims/check_common.h"
+
+namespace lmroof::claims_detail {
+
+struct RunPair {
+  const Run* candidate;
+  const Run* baseline;
+};
+
+// Runs pair up when backend, dtype and shape agree (but for ignore_dims), and so does
+// every selector field that neither selector names. Throws ClaimsFileError when a
+// candidate matches several baselines.
+std::vector<RunPair> pair_runs(const Context& ctx, std::vector<std::string>& notes, std::string& none_reason);
+
+// The speedup baseline time / candidate time of two runs with its interval and noise:
+// the comparison's own numbers (stats::estimate_speedup, the same figures results.json's
+// comparisons[] and the report show), widened when the check asks for a larger
+// noise_floor than the default, and by the machine's drift between the two runs where
+// both were probed (model::probed_drift: a shared VM's DRAM bandwidth can move by
+// half between two runs, which neither run's repetitions show), on the side that the
+// drift can explain (model::widen_for_drift).
+struct SpeedupStats {
+  double speedup = 0, low = 0, high = 0;
+  double noise = std::numeric_limits<double>::infinity();  // infinite: no interval
+  double p_value = 1;
+  int repetitions = 0;  // the smaller side's
+  double drift = 0;     // the machine's, between the two runs (0: not probed)
+  int rounds = 0;       // > 0: from paired, interleaved rounds (Comparison::paired)
+  int extra_rounds = 0;  // of which the re-measurement took (PairedRounds::extra_rounds)
+  std::optional<double> floor;  // the pair's A/A noise floor (Results::noise_floors)
+  bool has_interval() const { return std::isfinite(noise); }
+  // Within ±floor: a difference this machine cannot tell from none.
+  bool within_floor() const { return floor && has_interval() && low >= 1 / (1 + *floor) && high <= 1 + *floor; }
+};
+
+SpeedupStats speedup_stats(const Check& ch, const model::Results& results, const Run& baseline, const Run& candidate);
+// The cause of a compared case's fails or inconclusive verdict (verdict_cause.h).
+void name_cause(Case& c, const Check& ch, const SpeedupStats& st, const RunPair& p);
+std::string interval_text(const SpeedupStats& p);
+// What would turn an inconclusive comparison into a verdict (docs/claims.md#inconclusive).
+std::string what_would_decide(const SpeedupStats& p, double threshold, const Run& baseline, const Run& candidate);
+std::string too_noisy(double noise, double max_noise);
+// Half the spread of one run's median, relative: the larger half-width of its 95%
+// bootstrap interval (sqrt(max / min) - 1 with fewer than 3 samples).
+double run_spread(const Run& run);
+
+}  // namespace lmroof::claims_detail

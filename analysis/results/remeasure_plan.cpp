@@ -1,0 +1,99 @@
+#include "analysis/results/remeasure_plan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/results/paired_results.h"
+#include "analysis/rules/rules.h"
+#include "analysis/stats/statistics.h"
+#include "kernels/run_names/workload.h"
+
+namespace lmroof {
+
+namespace {
+
+std::string key_of(const std::string& baseline, const std::string& candidate) { return baseline + "|" + candidate; }
+
+// 0: machine or noise, 1: implementation, -1: no more rounds (holds, the cost model's
+// evidence, or cause architecture).
+int remeasure_priority(const model::ClaimVerdict& v) {
+  if (v.evidence_kind != "measured" || (v.verdict != model::Verdict::fails && v.verdict != model::Verdict::inconclusive) ||
+      !v.cause)
+    return -1;
+  if (*v.cause == "machine" || *v.cause == "noise") return 0;
+  if (*v.cause == "implementation") return 1;
+  return -1;
+}
+
+}  // namespace
+
+std::vector<RemeasureItem> remeasure_candidates(const model::Results& results) {
+  std::vector<RemeasureItem> out;
+  std::set<std::string> taken;
+  std::vector<std::string> pairs;  // in the order their first comparison was taken
+  for (int priority : {0, 1})
+    for (const model::ClaimVerdict& v : results.claims) {
+      if (remeasure_priority(v) != priority) continue;
+      std::set<std::string> runs;
+      for (const model::Evidence& e : v.evidence)
+        if (e.run) runs.insert(*e.run);
+      for (const model::Comparison& c : results.comparisons) {
+        if (!c.paired || !runs.contains(c.baseline.run) || !runs.contains(c.candidate.run)) continue;
+        if (!taken.insert(key_of(c.baseline.run, c.candidate.run)).second) continue;
+        out.push_back({c.baseline.run, c.candidate.run, 0});
+        if (std::find(pairs.begin(), pairs.end(), c.pair) == pairs.end()) pairs.push_back(c.pair);
+      }
+    }
+  for (const std::string& pair : pairs)
+    if (const model::NoiseFloor* f = results.noise_floor(pair); f && taken.insert(key_of(f->run, f->run)).second)
+      out.push_back({f->run, f->run, 0});
+  return out;
+}
+
+std::map<std::string, double> paired_round_seconds(const BenchDocument& bench) {
+  std::map<std::string, std::vector<double>> times;
+  for (const BenchEntry& e : bench.entries) {
+    if (e.run_type == "aggregate" || e.error || !is_paired_benchmark(e.run_name)) continue;
+    const std::string_view rest = std::string_view(e.run_name).substr(model::kPairedPrefix.size());
+    const auto bar = rest.find(model::kPairedSeparator);
+    if (bar == std::string_view::npos) continue;  // attach_paired_rounds refuses it with the reason
+    try {
+      const std::string baseline = RunSpec::parse_bench_name(rest.substr(0, bar)).bench_name();
+      const std::string candidate = RunSpec::parse_bench_name(rest.substr(bar + model::kPairedSeparator.size())).bench_name();
+      times[key_of(baseline, candidate)].push_back(e.real_time_s);
+    } catch (const std::exception&) {
+      continue;  // as above
+    }
+  }
+  std::map<std::string, double> out;
+  for (const auto& [key, t] : times) out[key] = stats::median(t);
+  return out;
+}
+
+double estimate_remeasure_seconds(double round_s, int rounds, double min_side_time_s, double prepare_s) {
+  // The round's time is both sides' per-iteration times; without knowing the split,
+  // each side is taken as half of it (the estimate is then right for alike sides and
+  // errs long where one side loops over short iterations).
+  const double side = round_s / 2;
+  const double per_side_round = side >= min_side_time_s ? side : min_side_time_s + side;
+  const double per_side_prepare = prepare_s + rules::kRemeasurePrepareIterations * side;  // warm-up + calibration
+  return 2 * (rounds * per_side_round + per_side_prepare);
+}
+
+std::vector<RemeasureItem> fit_remeasure_budget(const std::vector<RemeasureItem>& candidates,
+                                                const std::map<std::string, double>& round_seconds, int rounds,
+                                                double min_side_time_s, double prepare_s, double budget_s) {
+  std::vector<RemeasureItem> out;
+  double left = budget_s;
+  for (const RemeasureItem& c : candidates) {
+    const auto it = round_seconds.find(key_of(c.baseline, c.candidate));
+    if (it == round_seconds.end()) continue;
+    const double cost = estimate_remeasure_seconds(it->second, rounds, min_side_time_s, prepare_s);
+    if (cost > left) continue;
+    left -= cost;
+    out.push_back({c.baseline, c.candidate, cost});
+  }
+  return out;
+}
+
+}  // namespace lmroof

@@ -1,0 +1,582 @@
+#include "analysis/results/results.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "analysis/io/atomic_write.h"
+#include "analysis/results/machine_info.h"
+#include "analysis/model/json_input.h"
+#include "analysis/results/paired_results.h"
+#include "analysis/roofs/attention_intensity.h"
+#include "analysis/roofs/roof_choice.h"
+#include "analysis/roofs/roofline.h"
+#include "analysis/stats/statistics.h"
+#include "kernels/run_names/workload.h"
+
+namespace lmroof {
+
+namespace {
+
+namespace counter = model::counter;
+using model::InputError;
+
+constexpr std::string_view kCeilingPrefix = "ceiling/";
+
+[[noreturn]] void fail(const BenchDocument& bench, const std::string& pointer, std::string_view problem) {
+  throw InputError(fmt::format("{}: {}: {}", bench.origin, pointer.empty() ? "/" : pointer, problem));
+}
+
+bool is_ceiling(const std::string& run_name) { return run_name.rfind(kCeilingPrefix, 0) == 0; }
+
+// Iteration entries (one per repetition) grouped by benchmark, in first-seen order.
+struct Group {
+  std::string run_name;
+  std::vector<const BenchEntry*> samples;
+  std::string error;
+  std::string pointer;  // of the first entry
+};
+
+std::vector<Group> group_repetitions(const BenchDocument& bench) {
+  std::vector<Group> groups;
+  std::map<std::string, size_t> index;
+  for (const auto& e : bench.entries) {
+    if (e.run_type == "aggregate") continue;
+    auto [it, inserted] = index.emplace(e.run_name, groups.size());
+    if (inserted) groups.push_back({e.run_name, {}, {}, e.pointer});
+    Group& g = groups[it->second];
+    if (e.error)
+      g.error = e.error_message.empty() ? "error without a message" : e.error_message;
+    else
+      g.samples.push_back(&e);
+  }
+  return groups;
+}
+
+std::optional<double> counter_of(const BenchEntry& e, std::string_view key) {
+  auto it = e.counters.find(std::string(key));
+  return it == e.counters.end() ? std::nullopt : std::optional(it->second);
+}
+
+// The mean of a counter over the repetitions that carry it; nullopt when none does.
+std::optional<double> mean_counter(const std::vector<const BenchEntry*>& samples, std::string_view key) {
+  std::vector<double> values;
+  for (const BenchEntry* e : samples)
+    if (auto v = counter_of(*e, key)) values.push_back(*v);
+  return values.empty() ? std::nullopt : std::optional(stats::mean(values));
+}
+
+// The median of a counter over the repetitions, when every repetition carries it.
+std::optional<double> median_counter(const std::vector<const BenchEntry*>& samples, std::string_view key) {
+  std::vector<double> values;
+  for (const BenchEntry* e : samples)
+    if (auto v = counter_of(*e, key)) values.push_back(*v);
+  return values.empty() || values.size() != samples.size() ? std::nullopt : std::optional(stats::median(values));
+}
+
+// Per-class counters named "<prefix><class>", averaged over repetitions.
+std::map<std::string, double> class_counters(const std::vector<const BenchEntry*>& samples, std::string_view prefix) {
+  std::map<std::string, double> out;
+  for (const BenchEntry* e : samples)
+    for (const auto& [key, value] : e->counters)
+      if (key.rfind(prefix, 0) == 0) out[key.substr(prefix.size())] += value / samples.size();
+  return out;
+}
+
+// The kernel's validation before timing (bench/validate_before_timing.h), the same on
+// every repetition; nullopt in files written before it existed.
+std::optional<model::Validated> validated_of(const BenchEntry& first) {
+  const auto error = counter_of(first, counter::kValidatedError);
+  const auto tolerance = counter_of(first, counter::kValidatedTolerance);
+  if (!error || !tolerance) return std::nullopt;
+  model::Validated v{*error, *tolerance, static_cast<int64_t>(counter_of(first, counter::kValidatedShapes).value_or(1)), {}};
+  for (const auto& [name, value] : first.counters)
+    if (name.rfind(counter::kValidatedShapePrefix, 0) == 0)
+      v.shape[name.substr(counter::kValidatedShapePrefix.size())] = static_cast<int64_t>(value);
+  return v;
+}
+
+// ceiling/<backend>/<name>: the best repetition is the roof (as STREAM reports).
+model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
+  const std::string rest = g.run_name.substr(kCeilingPrefix.size());
+  const auto slash = rest.find('/');
+  model::Ceiling c;
+  c.backend = rest.substr(0, slash);
+  if (c.backend != "cpu" && c.backend != "cuda")
+    fail(bench, g.pointer + "/name", fmt::format("ceiling backend '{}' is neither cpu nor cuda", c.backend));
+  c.name = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  if (auto extra = c.name.find('/'); extra != std::string::npos) c.name = c.name.substr(0, extra);  // "/real_time"
+  if (c.name.empty()) fail(bench, g.pointer + "/name", "a ceiling benchmark is named ceiling/<backend>/<name>");
+  // A launch ceiling: the median over the repetitions of each one's median launch, in
+  // seconds (a fixed cost: the best call would be the luckiest, not what a kernel pays).
+  if (counter_of(*g.samples.front(), counter::kCeilingLaunchSeconds)) {
+    std::vector<double> medians;
+    double launches = 0;
+    for (const BenchEntry* e : g.samples) {
+      const auto s = counter_of(*e, counter::kCeilingLaunchSeconds);
+      if (!s || !(*s > 0) || !std::isfinite(*s))
+        fail(bench, e->pointer + "/" + std::string(counter::kCeilingLaunchSeconds),
+             "a launch ceiling's repetitions each carry a positive median launch time");
+      medians.push_back(*s);
+      launches += counter_of(*e, counter::kCeilingLaunches).value_or(1);
+    }
+    c.kind = model::CeilingKind::latency;
+    c.statistic = "median";
+    c.value = stats::median(medians);
+    c.source = "measured";
+    c.samples = static_cast<int64_t>(g.samples.size());
+    c.detail = fmt::format("{}; median of {} repetitions' medians, {:.0f} launches timed one by one in all",
+                           g.samples.front()->label, medians.size(), launches);
+    return c;
+  }
+  bool bandwidth = false, compute = false;
+  for (const BenchEntry* e : g.samples) {
+    const auto bytes = counter_of(*e, counter::kCeilingBytes);
+    const auto flops = counter_of(*e, counter::kCeilingFlops);
+    if (!bytes && !flops)
+      fail(bench, e->pointer, fmt::format("a ceiling without a {} or {} counter", counter::kCeilingBytes, counter::kCeilingFlops));
+    const double work = bytes ? *bytes : *flops;
+    if (!(work > 0))
+      fail(bench, e->pointer + "/" + std::string(bytes ? counter::kCeilingBytes : counter::kCeilingFlops), "must be positive");
+    (bytes ? bandwidth : compute) = true;
+    c.value = std::max(c.value, work / e->real_time_s);
+    if (const auto phase = counter_of(*e, counter::kCeilingPhase)) {
+      auto& best = *phase == 0 ? c.best_before_suite : c.best_after_suite;
+      best = std::max(best.value_or(0.0), work / e->real_time_s);
+    }
+  }
+  if (c.best_before_suite.has_value() != c.best_after_suite.has_value())  // measured once after all
+    c.best_before_suite.reset(), c.best_after_suite.reset();
+  if (bandwidth && compute) fail(bench, g.pointer, "a ceiling with both a bytes and a FLOPs counter");
+  c.kind = bandwidth ? model::CeilingKind::bandwidth : model::CeilingKind::compute;
+  c.source = "measured";
+  c.detail = g.samples.front()->label;
+  c.samples = static_cast<int64_t>(g.samples.size());
+  // For the roof choice (analysis/roofs/roof_choice.h): the working set, the capacity of the
+  // cache level a cache ceiling measures and its thread count, when published.
+  const BenchEntry& first = *g.samples.front();
+  auto positive = [&](std::string_view key) -> std::optional<double> {
+    const auto v = counter_of(first, key);
+    if (v && !(*v > 0)) fail(bench, first.pointer + "/" + std::string(key), "must be positive");
+    return v;
+  };
+  c.working_set_bytes = positive(counter::kWorkingSetBytes);
+  c.cache_bytes = positive(counter::kCacheBytes);
+  if (const auto threads = positive(counter::kThreads)) {
+    if (*threads != std::floor(*threads) || *threads > (1 << 20))
+      fail(bench, first.pointer + "/" + std::string(counter::kThreads), "must be a whole number of threads, at most 1048576");
+    c.threads = static_cast<int64_t>(*threads);
+  }
+  return c;
+}
+
+std::optional<Roof> find_roof(const std::vector<model::Ceiling>& ceilings, const std::string& name) {
+  for (const auto& c : ceilings)
+    if (c.name == name && c.source == "measured" && c.value > 0) return Roof{name, c.value};
+  return std::nullopt;
+}
+
+model::Shape shape_of(const Shape& s) {
+  model::Shape out;
+  for (const auto& [k, v] : s.dims()) out[k] = v;
+  return out;
+}
+
+// The cost the benchmark recorded at measurement time: never recomputed from the
+// cost model of the build that analyses the file (docs/architecture.md).
+Cost recorded_cost(const BenchDocument& bench, const Group& g) {
+  const BenchEntry& first = *g.samples.front();
+  auto required = [&](std::string_view key) {
+    const auto v = counter_of(first, key);
+    if (!v) fail(bench, first.pointer, fmt::format("no {} counter: a pair run records its cost model's numbers", key));
+    return *v;
+  };
+  const double total = required(counter::kFlops);
+  const double matrix = required(counter::kFlopsMatrix);
+  const double minimum = required(counter::kBytesMinimum);
+  const double model_bytes = required(counter::kBytesModel);
+  Cost cost;
+  cost.flops.matrix = matrix;
+  cost.flops.vector = counter_of(first, counter::kFlopsVector).value_or(0);
+  cost.flops.special = counter_of(first, counter::kFlopsSpecial).value_or(0);
+  if (std::abs(cost.flops.total() - total) > 1e-6 * std::max(1.0, total))
+    fail(bench, first.pointer + "/" + std::string(counter::kFlops),
+         fmt::format("{} is not the sum of matrix, vector and special FLOPs ({})", total, cost.flops.total()));
+  cost.bytes_minimum = minimum;
+  cost.bytes_model = model_bytes;
+  if (!(cost.bytes_model > 0)) fail(bench, first.pointer + "/" + std::string(counter::kBytesModel), "must be positive");
+  // The traffic split the roof choice needs; non-negative, absent when not split.
+  auto split = [&](std::string_view key) {
+    const double v = counter_of(first, key).value_or(0.0);
+    if (v < 0) fail(bench, first.pointer + "/" + std::string(key), "must not be negative");
+    return v;
+  };
+  cost.bytes_read = split(counter::kBytesRead);
+  cost.bytes_written = split(counter::kBytesWritten);
+  cost.working_set_bytes = split(counter::kWorkingSetBytes);
+  cost.bytes_reread = split(counter::kBytesReread);
+  cost.reread_set_bytes = split(counter::kRereadSetBytes);
+  cost.reread_set_shared = split(counter::kRereadSetShared) > 0;
+  cost.bytes_streamed_out = split(counter::kBytesStreamedOut);
+  if (cost.bytes_streamed_out > cost.bytes_written)
+    fail(bench, first.pointer + "/" + std::string(counter::kBytesStreamedOut),
+         fmt::format("{} exceeds bytes_written ({})", cost.bytes_streamed_out, cost.bytes_written));
+  for (const auto& [cls, flops] : class_counters({&first}, counter::kClassFlopsPrefix)) {
+    const double m = counter_of(first, std::string(counter::kClassFlopsMatrixPrefix) + cls).value_or(0);
+    cost.flops_by_class[cls] = FlopCount{m, flops - m, 0};
+  }
+  for (const auto& [cls, bytes] : class_counters({&first}, counter::kClassBytesModelPrefix)) cost.bytes_by_class[cls] = bytes;
+  return cost;
+}
+
+std::optional<model::Breakdown> breakdown_of(const Cost& cost, const std::vector<const BenchEntry*>& samples) {
+  if (cost.flops_by_class.empty()) return std::nullopt;
+  // Kernel-level GPU times (CUPTI trace) beat phase timers when both exist.
+  std::map<std::string, double> seconds = class_counters(samples, counter::kCuptiClassTimePrefix);
+  const bool traced = !seconds.empty();
+  if (!traced) seconds = class_counters(samples, counter::kClassTimePrefix);
+  double total_time = 0;
+  for (const auto& [cls, s] : seconds) total_time += s;
+  const double total_flops = cost.flops.total();
+  model::Breakdown b;
+  b.time_source = traced ? "cupti" : seconds.empty() ? "none" : "phase_timers";
+  for (const auto& [cls, flops] : cost.flops_by_class) {
+    model::ClassShare c;
+    c.op_class = cls;
+    c.flops = flops.total();
+    c.flop_share = total_flops > 0 ? std::min(1.0, flops.total() / total_flops) : 0.0;
+    c.bytes_model = cost.bytes_by_class.count(cls) ? cost.bytes_by_class.at(cls) : 0.0;
+    if (seconds.count(cls) && total_time > 0) {
+      c.time_s = seconds[cls];
+      c.time_share = seconds[cls] / total_time;
+    }
+    b.classes.push_back(std::move(c));
+  }
+  return b;
+}
+
+// The run's kernels from its CUPTI trace, in launch order, with each one's share of
+// the traced GPU time; nullopt when the run was not traced.
+std::optional<model::Kernels> kernels_of(const KernelTraceRecord* trace) {
+  if (!trace) return std::nullopt;
+  model::Kernels out;
+  out.available = trace->available;
+  out.reason = trace->reason;
+  out.dropped_records = trace->dropped_records;
+  if (!out.available) return out;
+  double total_ns = 0;
+  for (const auto& k : trace->kernels) total_ns += k.duration_ns;
+  for (const auto& k : trace->kernels)
+    out.list.push_back({k.name, k.op_class, k.grid, k.block, k.duration_ns * 1e-9,
+                        total_ns > 0 ? k.duration_ns / total_ns : 0.0});
+  out.total_s = total_ns * 1e-9;
+  return out;
+}
+
+model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& g, const Roofs& roofs,
+                  const MachineRoofs& cpu_roofs) {
+  const Cost cost = recorded_cost(bench, g);
+  std::vector<double> times;
+  for (const BenchEntry* e : g.samples) times.push_back(e->real_time_s);
+  const stats::Summary t = stats::summarize(times);
+
+  model::Run r;
+  r.id = spec.bench_name();
+  r.pair = spec.pair;
+  r.variant = spec.variant;
+  r.impl = spec.impl;
+  r.backend = to_string(spec.backend);
+  r.dtype = to_string(spec.dtype);
+  r.shape = shape_of(spec.shape);
+  r.time_s = {t.median, t.min, t.max, t.mean, t.cv, times};
+  r.flops = {cost.flops.total(), cost.flops.matrix, cost.flops.vector, cost.flops.special, "analytic", cost.flops.total()};
+  r.bytes.minimum = cost.bytes_minimum;
+  r.bytes.model = cost.bytes_model;
+  r.bytes.measured_reason = "no profiler counters for this run";
+  const std::string& label = g.samples.front()->label;
+  if (label.rfind(counter::kCuptiLabelPrefix, 0) == 0) r.bytes.measured_reason = label;
+
+  // Hardware counters (CUPTI), when the run was measured, replace the model's numbers
+  // on the roofline; the analytic ones stay beside them.
+  const auto measured_bytes = mean_counter(g.samples, counter::kCuptiDramBytes);
+  const auto measured_flops = mean_counter(g.samples, counter::kCuptiFlops);
+  const auto measured_l2 = mean_counter(g.samples, counter::kCuptiL2Bytes);
+  // "This kernel moved 1.9x the bytes it must": by design (model) and, with counters, in fact.
+  const auto over_minimum = [&](double bytes) {
+    return cost.bytes_minimum > 0 ? std::optional(bytes / cost.bytes_minimum) : std::nullopt;
+  };
+  r.bytes.model_over_minimum = over_minimum(cost.bytes_model);
+  if (measured_bytes) {
+    r.bytes.measured = *measured_bytes;
+    r.bytes.measured_source = "cupti";
+    r.bytes.measured_reason.reset();
+    r.bytes.measured_over_minimum = over_minimum(*measured_bytes);
+    r.bytes.measured_l2 = measured_l2;
+  }
+  if (measured_flops) {
+    r.flops.total = *measured_flops;
+    r.flops.matrix = mean_counter(g.samples, counter::kCuptiFlopsTensor).value_or(0.0);
+    r.flops.vector = mean_counter(g.samples, counter::kCuptiFlopsCudaCore).value_or(0.0);
+    r.flops.special = 0.0;  // MUFU instructions are not counted (docs/metrics.md)
+    r.flops.source = "cupti";
+  }
+  const double flops = r.flops.total;
+  const bool use_measured = measured_bytes && *measured_bytes > 0;
+  const double bytes = use_measured ? *measured_bytes : cost.bytes_model;
+  r.intensity.value = flops / bytes;
+  r.intensity.bytes = use_measured ? model::BytesBasis::measured : model::BytesBasis::model;
+  if (cost.bytes_minimum > 0) r.intensity.minimum = flops / cost.bytes_minimum;
+  r.intensity.model = flops / cost.bytes_model;
+  if (use_measured) r.intensity.measured = flops / *measured_bytes;
+  // The L2 level of a hierarchical roofline: the same FLOPs over the bytes L2 served.
+  if (use_measured && measured_l2 && *measured_l2 > 0) r.intensity.measured_l2 = flops / *measured_l2;
+  r.achieved = {flops / t.median, bytes / t.median, cost.bytes_minimum / t.median};
+  place_on_roofline(r, roofs);
+  // Speed of light: the roof this run is judged against by its traffic and working
+  // set (analysis/roofs/roof_choice.h, docs/cost-model.md), CPU runs only for now.
+  if (spec.backend == Backend::cpu) {
+    r.judged_against = judged_against(cost, t.median, cpu_roofs);
+    // Judged again against the DRAM roofs probed next to each repetition, where the
+    // run streams from DRAM (bench/dram_probe.h).
+    const auto probe_read = median_counter(g.samples, counter::kProbeReadRate);
+    const auto probe_copy_nt = median_counter(g.samples, counter::kProbeCopyNtRate);
+    if (probe_read && probe_copy_nt && *probe_read > 0 && *probe_copy_nt > 0) {
+      r.dram_probe = model::DramProbe{*probe_read, *probe_copy_nt, static_cast<int64_t>(g.samples.size())};
+      r.judged_against_probe = judged_against(cost, t.median, with_probed_dram(cpu_roofs, *r.dram_probe));
+    }
+  } else {
+    r.judged_against = model::JudgedAgainst{};
+    r.judged_against->reason = "roof choice covers CPU runs only";
+  }
+  r.breakdown = breakdown_of(cost, g.samples);
+  const auto trace = bench.kernel_traces.find(r.id);
+  r.kernels = kernels_of(trace == bench.kernel_traces.end() ? nullptr : &trace->second);
+  r.validated = validated_of(*g.samples.front());
+  return r;
+}
+
+// Runs compared by each pair's comparisons: a baseline and a candidate of the same
+// backend, dtype and shape (apart from the variant's own dimensions), matched
+// through an index on that key, so the pairing is O(n log n).
+std::vector<model::Comparison> comparisons_of(const model::Catalogue& catalogue, const std::vector<model::Run>& runs) {
+  std::vector<model::Comparison> out;
+  using Key = std::tuple<std::string, std::string, std::string, std::string, model::Shape>;
+  for (const auto& pair : catalogue.pairs) {
+    auto key_of = [&](const model::Run& r) {
+      model::Shape s = r.shape;
+      for (const auto& d : pair.variant_dims) s.erase(d);
+      return Key{r.variant, r.impl, r.backend, r.dtype, s};
+    };
+    std::multimap<Key, const model::Run*> index;
+    for (const auto& r : runs)
+      if (r.pair == pair.name) index.emplace(key_of(r), &r);
+    for (const auto& cmp : pair.comparisons) {
+      for (const auto& base : runs) {
+        if (base.pair != pair.name || base.variant != cmp.baseline.variant || base.impl != cmp.baseline.impl) continue;
+        Key want = key_of(base);
+        std::get<0>(want) = cmp.candidate.variant;
+        std::get<1>(want) = cmp.candidate.impl;
+        const auto [lo, hi] = index.equal_range(want);
+        for (auto it = lo; it != hi; ++it) {
+          const model::Run& cand = *it->second;
+          const bool measured = base.bytes.measured && cand.bytes.measured && *base.bytes.measured > 0;
+          const double base_bytes = measured ? *base.bytes.measured : base.bytes.model;
+          const double cand_bytes = measured ? *cand.bytes.measured : cand.bytes.model;
+          model::Comparison c;
+          c.pair = pair.name;
+          c.question = cmp.question;
+          c.baseline = {base.variant, base.impl, base.id};
+          c.candidate = {cand.variant, cand.impl, cand.id};
+          c.shape = std::get<4>(want);
+          c.backend = base.backend;
+          c.dtype = base.dtype;
+          c.speedup = base.time_s.median / cand.time_s.median;
+          c.bytes_ratio = cand_bytes / base_bytes;
+          c.bytes_basis = measured ? model::BytesBasis::measured : model::BytesBasis::model;
+          c.flops_ratio = base.flops.total > 0 ? cand.flops.total / base.flops.total : 0.0;
+          if (!base.time_s.samples.empty() && !cand.time_s.samples.empty()) {
+            const stats::SpeedupEstimate e = stats::estimate_speedup(base.time_s.samples, cand.time_s.samples);
+            c.speedup = e.speedup;
+            c.noise = e.noise;
+            if (e.has_interval()) c.speedup_low = e.low, c.speedup_high = e.high;
+            c.p_value = e.p_value;
+            c.hodges_lehmann = e.hodges_lehmann;
+            c.repetitions = std::min(e.baseline_samples, e.candidate_samples);
+            c.machine_drift = model::probed_drift(base, cand);
+          } else {
+            c.noise = std::numeric_limits<double>::infinity();  // no repetitions, no interval
+          }
+          out.push_back(std::move(c));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// The DRAM probes run the read and copy_nt ceilings' loops after each repetition of
+// a DRAM-resident CPU run (bench/dram_probe.h). On a machine whose bandwidth changes
+// state during the suite they can see more than either end of it; the roof is what
+// the machine sustained at its best in this run, so the best run's probe (the median
+// of its repetitions: a single one of some 650 picks an outlier) raises the ceiling
+// it repeats (best_probed_during_suite). Otherwise a run made while the machine was
+// fast sits above a roof measured while it was slow.
+void raise_to_probes(std::vector<model::Ceiling>& ceilings,
+                     const std::vector<std::pair<RunSpec, const Group*>>& pair_groups) {
+  for (auto [name, key] : {std::pair{"read", counter::kProbeReadRate}, std::pair{"copy_nt", counter::kProbeCopyNtRate}}) {
+    auto c = std::find_if(ceilings.begin(), ceilings.end(), [&](const model::Ceiling& x) {
+      return x.name == name && x.backend == "cpu" && x.kind == model::CeilingKind::bandwidth;
+    });
+    if (c == ceilings.end()) continue;
+    double best = 0;
+    for (const auto& [spec, g] : pair_groups)
+      if (spec.backend == Backend::cpu)
+        if (const auto v = median_counter(g->samples, key); v && std::isfinite(*v)) best = std::max(best, *v);
+    if (best > c->value) {
+      c->best_probed_during_suite = best;
+      c->value = best;
+    }
+  }
+}
+
+std::string missing_catalogue_message(const std::string& bench_file) {
+  return fmt::format(
+      "{}: /context/{}: missing: written before lmroof recorded the pair catalogue with the runs; "
+      "`lmroof migrate {} -o NEW.json` adds this build's, then analyze NEW.json",
+      bench_file, model::context::kCatalogue, bench_file);
+}
+
+model::Results build_results(const BenchDocument& bench, const AnalysisOptions& options) {
+  const auto groups = group_repetitions(bench);
+
+  model::Results results;
+  const std::optional<model::Catalogue> recorded_catalogue = catalogue_from_context(bench);
+  results.catalogue = recorded_catalogue.value_or(model::catalogue_without_pairs());
+  std::vector<std::pair<RunSpec, const Group*>> pair_groups;
+  std::optional<std::string> backend;
+  auto same_backend = [&](const std::string& b, const Group& g) {
+    if (!backend) backend = b;
+    else if (*backend != b)
+      fail(bench, g.pointer + "/name", fmt::format("a {} benchmark among {} ones: one backend per file", b, *backend));
+  };
+  for (const Group& g : groups) {
+    if (!g.error.empty() || g.samples.empty()) {
+      results.skipped.push_back({g.run_name.substr(0, model::kMaxNameLength), g.error.empty() ? "no samples" : g.error});
+      continue;
+    }
+    if (is_paired_benchmark(g.run_name)) continue;  // attach_paired_rounds, after the comparisons
+    if (is_ceiling(g.run_name)) {
+      results.ceilings.push_back(ceiling_from(bench, g));
+      same_backend(results.ceilings.back().backend, g);
+      continue;
+    }
+    RunSpec spec;
+    try {
+      spec = RunSpec::parse_bench_name(g.run_name);
+    } catch (const std::exception& e) {
+      fail(bench, g.pointer + "/name", e.what());
+    }
+    if (!recorded_catalogue) throw InputError(missing_catalogue_message(bench.origin));
+    if (!results.catalogue.find(spec.pair))
+      fail(bench, g.pointer + "/name", fmt::format("pair '{}' is not in the catalogue recorded with the runs", spec.pair));
+    same_backend(to_string(spec.backend), g);
+    pair_groups.emplace_back(std::move(spec), &g);
+  }
+  if (results.ceilings.empty() && pair_groups.empty())
+    throw InputError(fmt::format("{}: /benchmarks: holds no lmroof ceilings or runs", bench.origin));
+
+  raise_to_probes(results.ceilings, pair_groups);
+
+  const bool cuda = backend == "cuda";
+  // The bandwidth roof is the best copy the machine sustained: on the CPU, with
+  // streaming stores when they beat ordinary ones (they skip the write-allocate read).
+  std::optional<Roof> bandwidth = find_roof(results.ceilings, cuda ? "dram_copy" : "copy");
+  if (!cuda)
+    if (auto nt = find_roof(results.ceilings, "copy_nt"); nt && (!bandwidth || nt->value > bandwidth->value)) bandwidth = nt;
+  Roofs roofs{bandwidth, find_roof(results.ceilings, "fp32_fma"),
+              find_roof(results.ceilings, cuda ? "bf16_tensor_gemm" : "sgemm"),
+              cuda ? find_roof(results.ceilings, "l2_read") : std::nullopt, find_roof(results.ceilings, "launch")};
+  Roofs fp32_on_cuda = roofs;  // fp32 GEMMs on the GPU run on CUDA cores: the FMA roof applies
+  fp32_on_cuda.matrix = roofs.vector;
+
+  results.machine = machine_from_context(bench, backend.value_or("cpu"), options.date.empty() ? utc_now() : options.date);
+  if (options.suite) results.machine.suite = *options.suite;
+
+  MachineRoofs cpu_roofs = cpu_roofs_from_ceilings(results.ceilings);  // for each run's judged_against
+  // Files from before the ceilings carried their thread count under a name of their
+  // own (it was "threads", which Google Benchmark's own field shadows): the threads
+  // the kernels ran, from the context, decide how many re-read sets share a cache.
+  if (std::none_of(results.ceilings.begin(), results.ceilings.end(), [](const model::Ceiling& c) { return c.threads; }))
+    cpu_roofs.threads = static_cast<int>(std::clamp<int64_t>(results.machine.threads, 1, 1 << 20));
+  for (const auto& [spec, g] : pair_groups)
+    results.runs.push_back(run_of(bench, spec, *g,
+                                  spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,
+                                  cpu_roofs));
+  for (auto& r : results.runs) r.predicted_intensity = predicted_intensity(r, results.catalogue);
+  if (!results.index()) {
+    std::set<std::string> seen;
+    for (const auto& [spec, g] : pair_groups)
+      if (!seen.insert(spec.bench_name()).second) fail(bench, g->pointer + "/name", "the same run twice, under two names");
+  }
+
+  if (options.metrics)
+    results.metrics = *options.metrics;
+  else if (auto m = metrics_from_context(bench))
+    results.metrics = *m;
+  else
+    results.metrics.reason = cuda ? "CUPTI counters were not collected for this run"
+                                  : "the CPU backend reads no hardware counters; FLOPs and bytes come from the cost model";
+  auto roof_name = [](const std::optional<Roof>& r) { return r ? std::optional(r->name) : std::nullopt; };
+  results.roofs = {roof_name(roofs.bandwidth), roof_name(roofs.vector), roof_name(roofs.matrix), roof_name(roofs.l2),
+                   roof_name(roofs.launch), std::nullopt};
+  if (!roofs.launch) {
+    const auto skipped = std::find_if(results.skipped.begin(), results.skipped.end(), [](const model::Skipped& s) {
+      return s.id.ends_with("/launch") || s.id.find("/launch/") != std::string::npos;
+    });
+    results.roofs.launch_reason =
+        skipped != results.skipped.end()
+            ? fmt::format("not measured: the launch ceiling could not run ({})", skipped->reason)
+            : std::string("not measured: bench.json has no launch ceiling (measured before lmroof had one, or without ceilings)");
+  }
+  results.comparisons = comparisons_of(results.catalogue, results.runs);
+  attach_paired_rounds(bench, results);
+  results.bench_json = options.bench_json_name;
+  return results;
+}
+
+model::Results results_from_document(nlohmann::json doc, const std::string& file,
+                                     const model::Catalogue& catalogue_if_absent) {
+  if (doc.is_object() && !doc.contains("catalogue")) doc["catalogue"] = model::to_json(catalogue_if_absent);
+  return model::results_from_json(doc, file);
+}
+
+model::Results load_results(const std::filesystem::path& path, const model::Catalogue& catalogue_if_absent) {
+  return results_from_document(model::read_json_file(path), path.string(), catalogue_if_absent);
+}
+
+void require_runs(const model::Results& results, const std::string& file, std::string_view purpose) {
+  if (results.runs.empty()) throw InputError(fmt::format("{}: /runs: holds no runs: nothing to {}", file, purpose));
+}
+
+void write_results(const model::Results& results, const std::filesystem::path& path) {
+  const nlohmann::json doc = model::to_json(results);
+  // What `check` and `report` would refuse is never written: the document goes
+  // through the reader's validation first (a bench.json value of 1e308 gives a
+  // spread that overflows to null, a run name with tokens:0 a shape no run has).
+  try {
+    (void)model::results_from_json(doc, path.filename().string());
+  } catch (const model::InputError& e) {
+    throw model::InputError(fmt::format("{} (results the readers would refuse; nothing written)", e.what()));
+  }
+  write_file_atomically(path, doc.dump(2) + "\n");
+}
+
+}  // namespace lmroof

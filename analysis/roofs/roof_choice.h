@@ -1,0 +1,82 @@
+#pragma once
+// Which measured roof a run is judged against ("speed of light"): a pure function
+// of the run's traffic (from the cost model) and the machine's measured ceilings.
+// The rule, in docs/cost-model.md#which-roof-a-run-is-judged-against:
+//  1. Compute: all FLOPs at the FP32 FMA peak.
+//  2. Memory, when the run's working set fits a cache level (the innermost one that
+//     holds it, with every thread's share of the private levels): all its bytes at
+//     that level's read roof, but for bytes re-read by design whose set fits an
+//     inner level: those at the inner level's roof.
+//  3. Memory, otherwise (a DRAM stream): as many reads as writes move at the best
+//     copy (streaming stores or not, whichever the machine ran faster), the reads
+//     beyond that at the read-only roof, the writes beyond it at the copy roof; bytes
+//     re-read by design (naive decode) come from the innermost cache that holds
+//     every thread's re-read set at once, else from DRAM at the read roof.
+//  4. The run's time at the roof is the larger of the compute and memory times (it
+//     can beat neither); the roof is the one that gives that time, and the run's
+//     fraction of it is (time at the roof) / (measured time).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/model/results_model.h"
+#include "kernels/run_names/cost.h"
+
+namespace lmroof {
+
+// What one run does, from its Cost.
+struct Traffic {
+  double flops = 0;
+  double bytes_read = 0;     // model bytes read
+  double bytes_written = 0;  // model bytes written
+  double bytes_reread = 0;   // part of bytes_read re-read by design
+  double reread_set_bytes = 0;
+  bool reread_set_shared = false;  // the set is the run's, not one per thread
+  double working_set_bytes = 0;
+  double streamed_write_bytes = 0;  // written with streaming stores: no room taken in the caches
+};
+// bytes_read/bytes_written from the cost; a cost without a direction split counts
+// half of bytes_model each way (a copy), and a missing working set is bytes_minimum.
+Traffic traffic_of(const Cost& cost);
+
+// One cache level's measured read roof; capacity summed over the instances the
+// benchmark's threads use (two private 1 MiB L2s: 2 MiB).
+struct CacheRoof {
+  std::string name;  // "l1_read", "l2_read", "l3_read"
+  double capacity_bytes = 0;
+  double value = 0;  // B/s
+};
+
+// The measured roofs analysis has; nullopt (or no caches) where a ceiling is missing.
+struct MachineRoofs {
+  std::optional<double> read, copy, copy_nt;  // DRAM, B/s
+  std::optional<double> fp32_fma;             // FLOP/s
+  std::vector<CacheRoof> caches;              // innermost first
+  int threads = 1;                            // threads the ceilings (and kernels) ran
+};
+
+struct RoofChoice {
+  std::string roof;  // e.g. "read", "copy_nt", "copy_nt+read", "l3_read", "read+l3_read", "fp32_fma"
+  std::string unit;  // "B/s" or "FLOP/s"
+  double value = 0;  // the roof's rate for this run's traffic (bytes or FLOPs over seconds)
+  double seconds = 0;
+  std::string rule;  // why this roof, one sentence
+};
+
+// nullopt when the roofs this traffic needs were not measured (never a guessed roof).
+std::optional<RoofChoice> choose_roof(const Traffic& traffic, const MachineRoofs& roofs);
+
+// The CPU roofs from the measured ceilings (names as bench/ceilings_cpu.cpp registers
+// them; cache levels carry cache_bytes and threads).
+MachineRoofs cpu_roofs_from_ceilings(const std::vector<model::Ceiling>& ceilings);
+
+// The roofs with the DRAM read and copy_nt roofs replaced by the ones probed next to
+// a run (bench/dram_probe.h); the copy roof (ordinary stores) is dropped, as it was not
+// probed, so the run's paired reads and writes are taken at the probed copy_nt.
+MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe);
+
+// A run's judged_against: the roof, its rate, the time at it and the run's fraction of
+// it, or no roof with the reason.
+model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, const MachineRoofs& roofs);
+
+}  // namespace lmroof

@@ -1,0 +1,125 @@
+#pragma once
+// The rules table: every threshold and default that decides a verdict, a cause, a
+// re-measurement or a comparison, each named once with the reason for its value.
+// The code that applies a rule names it from here; changing a value here changes
+// lmroof's answers (the tests pin them). docs/claims.md explains the statistics.
+// Header-only and at the bottom of the layering: every library may include it.
+#include <cstdint>
+
+namespace lmroof::rules {
+
+// ---- Comparing two runs' times: stats::estimate_speedup, used by the claims, the
+// report, `lmroof check` and `lmroof compare` ------------------------------------------
+
+// Two-sided 95%: the convention of benchstat and most benchmarking papers; every
+// interval lmroof prints (speedups, paired rounds, a run's median) uses it.
+inline constexpr double kConfidence = 0.95;
+// Bootstrap resamples of a speedup interval: at 2000 the 2.5% and 97.5% quantiles
+// move by well under the 1% noise floor between seeds.
+inline constexpr int kSpeedupResamples = 2000;
+// Bootstrap resamples of one run's median interval (a claim's per-run noise, the pair
+// charts' whiskers): half the speedup's because it runs once per run of every chart
+// and only sets a noise figure, never a verdict on its own. Kept at 1000 so this
+// table changes no result; raising it to kSpeedupResamples is a one-line change here.
+inline constexpr int kMedianIntervalResamples = 1000;
+// Fixed bootstrap seed ("lmroof"), so the same samples give the same interval in
+// results.json, the report and `lmroof check`, to the last digit.
+inline constexpr uint64_t kBootstrapSeed = 0x6c6d726f6f66ULL;
+// `lmroof compare`'s seed. It differs from kBootstrapSeed for history only: compare's
+// outputs record it and its tests pin intervals drawn with it. Either seed gives the
+// same answers within bootstrap noise; unify by pointing it at kBootstrapSeed.
+inline constexpr uint64_t kCompareSeed = 0x5eed;
+// The smallest relative noise reported: a timing is never trusted to better than 1%,
+// whatever the repetitions say (clock drift, frequency changes between runs). Also a
+// claim's default noise floor (Check::noise_floor).
+inline constexpr double kNoiseFloor = 0.01;
+// Fewer repetitions than this on either side give a claim no speedup interval: two
+// points give a bootstrap of at most three distinct medians.
+inline constexpr int kMinSamplesForInterval = 3;
+// `lmroof compare` draws an interval from 2 repetitions per side: it compares files
+// that may come from short CI runs, and its verdict needs the U test as well
+// (kSignificance), which 2 + 2 can never pass, so the interval alone decides nothing.
+inline constexpr int kCompareMinSamples = 2;
+// `lmroof compare`: a slowdown beyond 5% of the base time is a regression (exit 1);
+// `--threshold` sets another (docs/compare.md).
+inline constexpr double kRegressionThreshold = 0.05;
+// `lmroof compare`: significance level of the Mann-Whitney U test.
+inline constexpr double kSignificance = 0.05;
+// Repetitions that would decide an undecided change: Noether's sample size at 80%
+// power, the usual planning convention (docs/compare.md).
+inline constexpr double kRepetitionsPower = 0.8;
+// Claims and compare judge a speedup differently, on purpose: a claim asks "is the
+// effect at least `factor` beyond the noise floor" (interval against the factor, the
+// pair's A/A floor, the machine's drift); compare asks "did this change move the time"
+// (interval excludes 1 and the U test rejects "same", then kRegressionThreshold). Both
+// take the estimate and its interval from stats::estimate_speedup.
+
+// ---- Claims (docs/claims.md) ------------------------------------------------------
+
+// A claim of many cases holds when none fails and at least two thirds of the judged
+// cases hold (3 of 4 with one inconclusive holds, 2 of 4 does not): one noisy shape
+// must not keep a claim that holds everywhere else from holding (docs/claims.md).
+inline constexpr int kHoldsShareNumerator = 2, kHoldsShareDenominator = 3;
+// A measured claim whose failing cases are at most a third of those judged is
+// inconclusive ("mixed"), not failing: a measured case moves between fails and
+// inconclusive from run to run with both intervals covering the truth, and under "any
+// case fails" that one case flipped a whole claim (docs/claims.md, 2026-12-04).
+inline constexpr int kMixedFailsNumerator = 1, kMixedFailsDenominator = 3;
+inline constexpr bool holds_by_share(int n_holds, int n_unsure) {
+  return kHoldsShareDenominator * n_holds >= kHoldsShareNumerator * (n_holds + n_unsure);
+}
+inline constexpr bool fails_are_few(int n_fails, int n_judged) {
+  return kMixedFailsDenominator * n_fails <= kMixedFailsNumerator * n_judged;
+}
+// bound (expect): |intensity - ridge| <= margin x ridge is inconclusive. The claims
+// format's documented default; no measurement behind 20% is recorded, so a claim whose
+// runs sit near the ridge sets its own `margin`.
+inline constexpr double kBoundMargin = 0.2;
+// bound with crossing: the measured crossing within [1/2, 2] x the predicted one holds
+// (the claims format's default `factor`; a claim may set its own).
+inline constexpr double kCrossingFactor = 2.0;
+// bound with crossing, scaling: at least 3 values of the dimension per series (the
+// claims format's default `min_points`; the reader refuses fewer for a crossing).
+inline constexpr int kMinSeriesPoints = 3;
+// faster, ratio, scaling of a time: a comparison noisier than this is inconclusive
+// whatever its numbers, since an interval wider than +-50% says more about the
+// machine than about the kernels (docs/claims.md#noise).
+inline constexpr double kMaxNoise = 0.5;
+// scaling: the fitted exponent within 0.1 of the claimed one holds (the claims
+// format's default `tolerance`; a claim may set its own).
+inline constexpr double kScalingTolerance = 0.1;
+
+// ---- Causes (analysis/claims/verdict_cause.h) --------------------------------------
+
+// A side at or above half its roof runs a kernel that does the work near the speed the
+// machine allows: a verdict between two such sides is the architecture's. Below half,
+// the kernel leaves more on the table than most architectural effects the lecture
+// claims (1.1-2x), so a failure says more about the kernel than the design.
+inline constexpr double kArchitectureRoofFraction = 0.5;
+// A run whose median time is at most this many times the launch ceiling t0 is
+// latency-bound: the fixed cost per launch, not bytes or FLOPs, holds most of it.
+inline constexpr double kLatencyBoundFactor = 2.0;
+// A roof whose two bests (before and after the suite) differ by more than 5% is called
+// out: the fractions of it of the runs measured in between are uncertain by as much.
+inline constexpr double kNotableRoofDrift = 0.05;
+
+// ---- Re-measurement (`lmroof run`, analysis/results/remeasure_plan.h) -----------------
+
+// Preparing one side again costs a warm-up and up to three calibration iterations.
+inline constexpr int kRemeasurePrepareIterations = 4;
+// Allocation and first touch of one side's workload: 0.2 s covers the suite's largest
+// CPU workloads (a few hundred MB) at a few GB/s.
+inline constexpr double kRemeasurePrepareSeconds = 0.2;
+// Seconds of extra rounds: the default budget, --quick's, and the most
+// --remeasure-budget accepts (a default run stays a couple of minutes).
+inline constexpr double kDefaultRemeasureBudget = 20;
+inline constexpr double kQuickRemeasureBudget = 5;
+inline constexpr double kMaxRemeasureBudget = 600;
+
+// ---- Predictions ---------------------------------------------------------------------
+
+// Prediction errors are summarized over runs of 1 ms or more, as the issue that added
+// them asked: shorter runs carry launch and timer costs the speed-of-light model omits.
+inline constexpr double kPredictionCheckMinTime = 1e-3;
+
+}  // namespace lmroof::rules
