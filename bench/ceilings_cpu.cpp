@@ -126,8 +126,8 @@ void bm_read_dram(benchmark::State& state, int phase) {
   state.counters[std::string(model::counter::kWorkingSetBytes)] = static_cast<double>(n) * 4;
   state.counters[std::string(model::counter::kThreads)] = threads;
   set_phase(state, phase);
-  state.SetLabel(fmt::format("read, DRAM: 1 array x {} MiB, {} threads, the next of {} segments each time", n * 4 >> 20,
-                             threads, DramSegments::kSegments));
+  state.SetLabel(fmt::format("read, DRAM: 1 array x {} MiB ({}), {} threads, the next of {} segments each time",
+                             n * 4 >> 20, memory_budget().dram_array_reason, threads, DramSegments::kSegments));
 }
 
 void bm_copy(benchmark::State& state, bool streaming, int phase) {
@@ -145,9 +145,9 @@ void bm_copy(benchmark::State& state, bool streaming, int phase) {
   state.counters[std::string(model::counter::kWorkingSetBytes)] = 2.0 * n * sizeof(float);
   state.counters[std::string(model::counter::kThreads)] = omp_get_max_threads();
   set_phase(state, phase);
-  state.SetLabel(fmt::format("2 arrays x {} MiB, {} threads, {} stores, the next 2 of {} segments each time",
-                             n * 4 >> 20, omp_get_max_threads(), streaming ? "streaming (non-temporal)" : "vector",
-                             DramSegments::kSegments));
+  state.SetLabel(fmt::format("2 arrays x {} MiB ({}), {} threads, {} stores, the next 2 of {} segments each time",
+                             n * 4 >> 20, memory_budget().dram_array_reason, omp_get_max_threads(),
+                             streaming ? "streaming (non-temporal)" : "vector", DramSegments::kSegments));
 }
 
 // The triad's three arrays are carved from the DRAM segments (bench/dram_segments.h),

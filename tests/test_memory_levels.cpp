@@ -2,6 +2,7 @@
 // the plateaus found on it (analysis/memory_levels.h) from synthetic curves of the
 // machines lmroof is checked on, its interpolation (model::BandwidthCurve::read_at),
 // how it travels through bench.json into results.json, and the reader's refusals.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
