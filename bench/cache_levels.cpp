@@ -62,8 +62,8 @@ std::optional<int64_t> cache_size_override(int level) {
       throw bad(fmt::format("'{}' is not L1=, L2= or L3= and a size", item.substr(0, 40)));
     const std::string size = item.substr(3);
     const size_t digits = size.find_first_not_of("0123456789");
-    if (digits == 0 || digits + 1 < size.size() || size.size() > 12 ||
-        (digits != std::string::npos && std::string("KMG").find(size[digits]) == std::string::npos))
+    const bool has_unit = digits != std::string::npos;
+    if (digits == 0 || size.size() > 12 || (has_unit && (digits + 1 != size.size() || std::string("KMG").find(size[digits]) == std::string::npos)))
       throw bad(fmt::format("'{}' is not a whole number of bytes, K, M or G", size.substr(0, 40)));
     const int64_t bytes = parse_size(size);
     if (bytes > (int64_t{1} << 40)) throw bad(fmt::format("'{}' is more than 1 TiB", size));
