@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,35 @@ int count_cpus(const std::string& list) {  // "0-1", "0,2-3"
     pos = comma + 1;
   }
   return std::max(n, 1);
+}
+
+// LMROOF_CACHE_SIZES's size for `level`; nullopt when it is unset or does not name it.
+std::optional<int64_t> cache_size_override(int level) {
+  const char* env = std::getenv("LMROOF_CACHE_SIZES");
+  if (!env || !*env) return std::nullopt;
+  const std::string text = env;
+  auto bad = [&](const std::string& why) {
+    return std::invalid_argument(fmt::format("LMROOF_CACHE_SIZES='{}': {} (e.g. L1=48K,L2=2M,L3=1G)",
+                                             text.substr(0, 200), why));
+  };
+  std::optional<int64_t> found;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    if (item.size() < 4 || item[0] != 'L' || item[2] != '=' || item[1] < '1' || item[1] > '3')
+      throw bad(fmt::format("'{}' is not L1=, L2= or L3= and a size", item.substr(0, 40)));
+    const std::string size = item.substr(3);
+    const size_t digits = size.find_first_not_of("0123456789");
+    const bool has_unit = digits != std::string::npos;
+    if (digits == 0 || size.size() > 12 || (has_unit && (digits + 1 != size.size() || std::string("KMG").find(size[digits]) == std::string::npos)))
+      throw bad(fmt::format("'{}' is not a whole number of bytes, K, M or G", size.substr(0, 40)));
+    const int64_t bytes = parse_size(size);
+    if (bytes > (int64_t{1} << 40)) throw bad(fmt::format("'{}' is more than 1 TiB", size));
+    if (item[1] - '0' == level) found = bytes;
+    pos = comma + 1;
+  }
+  return found;
 }
 
 }  // namespace
@@ -98,7 +129,20 @@ int64_t measured_last_level_bytes() {
 // for L3, as fallbacks: glibc's _SC_LEVEL3_CACHE_SIZE reads CPUID, which some
 // hypervisors fill oddly: 320 MiB for a 32 MiB L3 on one development VM, 508 MiB on
 // another, which had no /sys cache entries at all).
+// What the OS (or a measurement, when `measure`) says of `level`.
+CacheLevel cache_level_detected(int level, bool measure);
+
 CacheLevel cache_level(int level) {
+  const std::optional<int64_t> forced = cache_size_override(level);
+  CacheLevel c = cache_level_detected(level, /*measure=*/!forced);
+  if (forced) {
+    c.bytes = *forced;
+    c.source = c.bytes > 0 ? "override" : "none";
+  }
+  return c;
+}
+
+CacheLevel cache_level_detected(int level, bool measure) {
   CacheLevel c;
   c.level = level;
   for (int index = 0; index < 8; ++index) {
@@ -116,7 +160,7 @@ CacheLevel cache_level(int level) {
   // Unknown sharing: assume private L1/L2 and one L3 shared by every thread.
   if (level == 3) {
     // measured only where CPUID says there is an L3
-    c.bytes = sysconf(_SC_LEVEL3_CACHE_SIZE) > 0 ? measured_last_level_bytes() : 0;
+    c.bytes = measure && sysconf(_SC_LEVEL3_CACHE_SIZE) > 0 ? measured_last_level_bytes() : 0;
     c.shared_by = kSharedByAll;
     c.source = c.bytes > 0 ? "measured" : "none";
     return c;

@@ -14,10 +14,15 @@ struct CacheLevel {
   int level = 0;
   int64_t bytes = 0;     // capacity of one instance; 0 when neither the OS nor a measurement says
   int shared_by = 1;     // logical CPUs sharing one instance, or kSharedByAll
-  const char* source = "none";  // "os" (/sys), "cpuid" (sysconf), "measured" or "none"
+  const char* source = "none";  // "os" (/sys), "cpuid" (sysconf), "measured", "override" or "none"
 };
 
-// Data (or unified) cache `level` (1, 2, 3) from /sys. Without /sys (some VMs):
+// Data (or unified) cache `level` (1, 2, 3) from /sys, unless LMROOF_CACHE_SIZES names
+// it: "L1=48K,L2=2M,L3=1G" (K, M, G: KiB, MiB, GiB; 0: no such level) replaces the
+// capacity of one instance of each level it names, its sharing kept from /sys (else L1
+// and L2 private, L3 shared by every CPU), source "override". For tests and for a
+// machine whose OS misreports (docs/cost-model.md#memory-budget). Throws
+// std::invalid_argument, one line, for a value it cannot read. Without /sys (some VMs):
 // L1 and L2 from sysconf (CPUID's per-core values), and L3 measured, since the
 // CPUID value a hypervisor passes can be the whole socket's (508 MiB on a 2-core
 // Zen 5 guest whose L3 measures 32 MiB).

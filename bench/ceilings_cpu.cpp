@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,10 +28,12 @@
 #include "analysis/model/schema.h"
 #include "bench/machine_context.h"
 #include "bench/suite.h"
+#include "bench/bandwidth_curve.h"
 #include "bench/cache_levels.h"
 #include "bench/dram_probe.h"
 #include "bench/dram_segments.h"
 #include "bench/launch_timing.h"
+#include "bench/memory_budget.h"
 #include "bench/stream_kernels.h"
 #include "common/host_buffer.h"
 #include "common/host_data.h"
@@ -123,8 +126,8 @@ void bm_read_dram(benchmark::State& state, int phase) {
   state.counters[std::string(model::counter::kWorkingSetBytes)] = static_cast<double>(n) * 4;
   state.counters[std::string(model::counter::kThreads)] = threads;
   set_phase(state, phase);
-  state.SetLabel(fmt::format("read, DRAM: 1 array x {} MiB, {} threads, the next of {} segments each time", n * 4 >> 20,
-                             threads, DramSegments::kSegments));
+  state.SetLabel(fmt::format("read, DRAM: 1 array x {} MiB ({}), {} threads, the next of {} segments each time",
+                             n * 4 >> 20, memory_budget().dram_array_reason, threads, DramSegments::kSegments));
 }
 
 void bm_copy(benchmark::State& state, bool streaming, int phase) {
@@ -142,19 +145,22 @@ void bm_copy(benchmark::State& state, bool streaming, int phase) {
   state.counters[std::string(model::counter::kWorkingSetBytes)] = 2.0 * n * sizeof(float);
   state.counters[std::string(model::counter::kThreads)] = omp_get_max_threads();
   set_phase(state, phase);
-  state.SetLabel(fmt::format("2 arrays x {} MiB, {} threads, {} stores, the next 2 of {} segments each time",
-                             n * 4 >> 20, omp_get_max_threads(), streaming ? "streaming (non-temporal)" : "vector",
-                             DramSegments::kSegments));
+  state.SetLabel(fmt::format("2 arrays x {} MiB ({}), {} threads, {} stores, the next 2 of {} segments each time",
+                             n * 4 >> 20, memory_budget().dram_array_reason, omp_get_max_threads(),
+                             streaming ? "streaming (non-temporal)" : "vector", DramSegments::kSegments));
 }
 
-void bm_triad(benchmark::State& state, int64_t n, int phase) {
-  auto a = aligned_floats(n), b = aligned_floats(n), c = aligned_floats(n);
-  fill_uniform({b.get(), static_cast<size_t>(n)}, 1);
-  fill_uniform({c.get(), static_cast<size_t>(n)}, 2);
-  triad_kernel(a.get(), b.get(), c.get(), 0.5f, n);
+// The triad's three arrays are carved from the DRAM segments (bench/dram_segments.h),
+// so that it adds nothing to the memory budget; a = b + s * c never feeds a back, so
+// its values stay bounded whatever the copies leave in b and c.
+void bm_triad(benchmark::State& state, int phase) {
+  DramSegments& segments = DramSegments::shared();
+  const int64_t n = segments.triad_floats();
+  float *a = segments.triad_array(0), *b = segments.triad_array(1), *c = segments.triad_array(2);
+  triad_kernel(a, b, c, 0.5f, n);
   for (auto _ : state) {
-    triad_kernel(a.get(), b.get(), c.get(), 0.5f, n);
-    benchmark::DoNotOptimize(a.get());
+    triad_kernel(a, b, c, 0.5f, n);
+    benchmark::DoNotOptimize(a);
     benchmark::ClobberMemory();
   }
   state.counters[kCeilingBytesCounter] = 3.0 * n * sizeof(float);
@@ -287,47 +293,47 @@ int tune_ceiling(benchmark::internal::Benchmark* b, const SuiteOptions& options)
   return 1;
 }
 
-// The DRAM ceilings: a read sweep, copies with and without streaming stores, triad.
-// Registered twice when a suite runs, before it (phase 0) and after it (phase 1),
-// under the same names: analysis takes the best of both as the roof and reports how
-// far the two bests differ (model::Ceiling::drift).
-int register_dram_ceilings(const SuiteOptions& options, int phase, bool with_caches) {
-  int registered = 0;
+// A ceiling benchmark by name ("ceiling/cpu/read") and its body.
+struct CeilingDef {
+  std::string name;
+  std::function<void(benchmark::State&)> body;
+};
+
+// The CPU ceilings that are a peak (bandwidth and compute; the launch ceilings are a
+// median), in the order they run: the DRAM ceilings (a read sweep, the cache levels'
+// reads when `with_caches`, copies with and without streaming stores, triad), then
+// with `with_compute` the FP32 FMA and SGEMM peaks. The DRAM ceilings run twice when
+// a suite runs, before it (phase 0) and after it (phase 1), under the same names:
+// analysis takes the best of both as the roof and reports how far the two bests
+// differ (model::Ceiling::drift).
+std::vector<CeilingDef> peak_ceilings(const SuiteOptions& options, int phase, bool with_caches, bool with_compute) {
+  std::vector<CeilingDef> defs;
   // Every DRAM ceiling streams arrays of dram_array_bytes() (4x the outermost cache,
-  // STREAM's rule), the quick suite too: smaller arrays measure part of the L3. The
-  // read and copy ceilings take fresh segments each time (bench/dram_segments.h).
-  const int64_t n = dram_array_bytes() / 4;
-  auto tune = [&](benchmark::internal::Benchmark* b) { registered += tune_ceiling(b, options); };
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/read", [phase](benchmark::State& s) { bm_read_dram(s, phase); }));
-  if (with_caches) {
-    // Cache levels: half of what the threads' share of each level holds, so the
-    // sweep fits with room for the stack, the code and the other thread's lines.
-    // L3: 4x the L2's per-thread share (or an eighth of the L3, if more), half at
-    // most. A shared L3's capacity is what the threads' placement gives them: on
-    // the Zen 5 guest it was 64 MiB (one L3 per vCPU) or 32 MiB (one for both) from
-    // one minute to the next, and its measured size 32, 48 or 64 MiB. Half of 64
-    // MiB fills the 32 MiB state: alternated in one process (12 rounds, 2 threads),
-    // 2 x 16 MiB read at a median 126 GB/s, 2 x 8 MiB at 150 and 2 x 4 MiB at 161;
-    // against 137 GB/s so measured, MQA decode (naive, 8 MiB of K/V, fits either
-    // state) sat at 107-112% of the L3 roof.
-    const int threads = omp_get_max_threads();
-    int64_t previous_per_thread = 0;
-    for (int level = 1; level <= 3; ++level) {
-      const CacheLevel cache = cache_level(level);
-      if (cache.bytes <= 0) continue;  // not reported: no roof for that level (never a guessed one)
-      const int64_t capacity = capacity_used_by(cache, threads);
-      int64_t per_thread = capacity / 2 / threads;
-      if (level == 3) per_thread = std::min(per_thread, std::max(4 * previous_per_thread, capacity / 8 / threads));
-      previous_per_thread = capacity / threads;
-      tune(benchmark::RegisterBenchmark(fmt::format("ceiling/cpu/l{}_read", level).c_str(),
-                                        [cache, per_thread, capacity](benchmark::State& s) {
-                                          bm_read_level(s, cache, per_thread, capacity);
-                                        }));
-    }
+  // STREAM's rule, within the memory budget: bench/memory_budget.h), the quick suite
+  // too: smaller arrays measure part of the L3. The read and copy ceilings take fresh
+  // segments each time (bench/dram_segments.h).
+  defs.push_back({"ceiling/cpu/read", [phase](benchmark::State& s) { bm_read_dram(s, phase); }});
+  if (with_caches)
+    for (const CacheSweep& sweep : cache_sweeps())  // sized in bench/memory_budget.cpp, which counts them
+      defs.push_back({fmt::format("ceiling/cpu/l{}_read", sweep.cache.level), [sweep](benchmark::State& s) {
+                        bm_read_level(s, sweep.cache, sweep.per_thread_bytes, sweep.capacity_bytes);
+                      }});
+  defs.push_back({"ceiling/cpu/copy", [phase](benchmark::State& s) { bm_copy(s, false, phase); }});
+  defs.push_back({"ceiling/cpu/copy_nt", [phase](benchmark::State& s) { bm_copy(s, true, phase); }});
+  defs.push_back({"ceiling/cpu/triad", [phase](benchmark::State& s) { bm_triad(s, phase); }});
+  if (with_compute) {
+    const int64_t fma_iters = options.quick ? 200'000 : 2'000'000;
+    defs.push_back({"ceiling/cpu/fp32_fma", [fma_iters](benchmark::State& s) { bm_fp32_fma(s, fma_iters); }});
+    const int gemm_n = options.quick ? 512 : 2048;
+    defs.push_back({"ceiling/cpu/sgemm", [gemm_n](benchmark::State& s) { bm_sgemm(s, gemm_n); }});
   }
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/copy", [phase](benchmark::State& s) { bm_copy(s, false, phase); }));
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/copy_nt", [phase](benchmark::State& s) { bm_copy(s, true, phase); }));
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/triad", [n, phase](benchmark::State& s) { bm_triad(s, n, phase); }));
+  return defs;
+}
+
+int register_peak_ceilings(const SuiteOptions& options, int phase, bool with_caches, bool with_compute) {
+  int registered = 0;
+  for (auto& def : peak_ceilings(options, phase, with_caches, with_compute))
+    registered += tune_ceiling(benchmark::RegisterBenchmark(def.name.c_str(), std::move(def.body)), options);
   return registered;
 }
 
@@ -342,19 +348,30 @@ int register_ceiling_benchmarks(const SuiteOptions& options) {
     return 0;
 #endif
   }
-  int registered = register_dram_ceilings(options, 0, /*with_caches=*/true);
-  auto tune = [&](benchmark::internal::Benchmark* b) { registered += tune_ceiling(b, options); };
-  const int64_t fma_iters = options.quick ? 200'000 : 2'000'000;
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/fp32_fma", [fma_iters](benchmark::State& s) { bm_fp32_fma(s, fma_iters); }));
-  const int gemm_n = options.quick ? 512 : 2048;
-  tune(benchmark::RegisterBenchmark("ceiling/cpu/sgemm", [gemm_n](benchmark::State& s) { bm_sgemm(s, gemm_n); }));
+  int registered = register_peak_ceilings(options, 0, /*with_caches=*/true, /*with_compute=*/true);
   registered += register_launch_ceilings(options);
+  registered += register_bandwidth_curve(options);
   return registered;
 }
 
 int register_ceiling_rechecks(const SuiteOptions& options) {
   if (options.backend == Backend::cuda) return 0;  // GPU bandwidth does not wander with neighbours the same way
-  return register_dram_ceilings(options, 1, /*with_caches=*/false);
+  return register_peak_ceilings(options, 1, /*with_caches=*/false, /*with_compute=*/false);
+}
+
+int register_ceiling_remeasures(const SuiteOptions& options, const std::vector<std::pair<std::string, int>>& ceilings) {
+  if (options.backend == Backend::cuda) return 0;  // not yet: a CUDA ceiling beyond the bound is marked unstable
+  int registered = 0;
+  for (const auto& [name, phase] : ceilings)
+    for (auto& def : peak_ceilings(options, phase, /*with_caches=*/phase == 0, /*with_compute=*/phase == 0))
+      if (def.name == name) {
+        auto body = std::move(def.body);
+        registered += tune_ceiling(benchmark::RegisterBenchmark(def.name.c_str(), [body](benchmark::State& s) {
+                                     body(s);
+                                     s.counters[std::string(model::counter::kCeilingAttempt)] = 1;
+                                   }), options);
+      }
+  return registered;
 }
 
 }  // namespace lmroof::bench

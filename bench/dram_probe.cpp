@@ -8,6 +8,7 @@
 
 #include "bench/cache_levels.h"
 #include "bench/dram_segments.h"
+#include "bench/memory_budget.h"
 #include "bench/stream_kernels.h"
 #include "kernels/run_names/cost.h"
 
@@ -15,23 +16,13 @@ namespace lmroof::bench {
 
 namespace {
 
-int64_t outermost_cache_bytes() {
-  static const int64_t bytes = [] {
-    const int threads = omp_get_max_threads();
-    for (int level = 3; level >= 1; --level)
-      if (const CacheLevel c = cache_level(level); c.bytes > 0) return capacity_used_by(c, threads);
-    return int64_t{0};
-  }();
-  return bytes;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
 
-int64_t dram_array_bytes() { return std::max<int64_t>(int64_t{128} << 20, 4 * outermost_cache_bytes()); }
+int64_t dram_array_bytes() { return memory_budget().dram_array_bytes; }
 
 bool streams_from_dram(double working_set_bytes) {
   const int64_t outer = outermost_cache_bytes();

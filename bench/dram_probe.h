@@ -24,7 +24,9 @@ struct DramProbe {
 bool streams_from_dram(double working_set_bytes);
 
 // The size of each array the DRAM roofs (ceilings and probes) stream: 4x the
-// outermost cache the threads use, 128 MiB at least. STREAM's rule: with arrays of
+// outermost cache the threads use, 128 MiB at least, within the memory budget
+// (bench/memory_budget.h: at most max(1 GiB, 2x the outermost cache) and a share of
+// the memory available). STREAM's rule: with arrays of
 // twice a 32 MiB L3, a victim L3 (AMD) still served part of the reads, and the
 // streaming copy measured 99-108 GB/s against 93-101 at 128 MiB and 88-95 at
 // 512 MiB (Zen 5 VM, one sitting, session 8).

@@ -3,9 +3,12 @@
 #include <omp.h>
 
 #include "bench/dram_probe.h"
+#include "bench/memory_budget.h"
 #include "common/host_buffer.h"
 
 namespace lmroof::bench {
+
+static_assert(DramSegments::kSegments == kDramArrays, "the memory budget counts every segment");
 
 DramSegments& DramSegments::shared() {
   static DramSegments segments;
@@ -23,6 +26,13 @@ DramSegments::DramSegments() : base_(nullptr, free_host) {
     for (int64_t i = 0; i < floats_; ++i) seg[i] = 1e-3f * static_cast<float>(1 + i % 97);
   }
 }
+
+int64_t DramSegments::triad_floats() const {
+  const int64_t step = 128 * static_cast<int64_t>(omp_get_max_threads());
+  return kSegments * floats_ / 3 / step * step;
+}
+
+float* DramSegments::triad_array(int k) { return base_.get() + k * triad_floats(); }
 
 float* DramSegments::next() {
   float* seg = base_.get() + at_ * floats_;

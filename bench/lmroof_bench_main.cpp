@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
       options.min_time_s = bench::kQuickRepetitions.min_time_s;
     if (!no_ceilings) bench::register_ceiling_benchmarks(options);
     const bench::SuitePlan plan = bench::plan_suite(options);
-    bench::check_memory(plan.runs, options.backend);  // before anything is registered, let alone run
+    bench::check_memory(plan.runs, options.backend, !no_ceilings);  // before anything is run
     bench::register_pair_benchmarks(options, plan.runs);
     bench::register_paired_benchmarks(options, plan.runs);
     if (!no_ceilings) bench::register_ceiling_rechecks(options);

@@ -49,8 +49,14 @@ SuitePlan plan_suite(const SuiteOptions& options);
 // output once, at the run's dtype). Runs go one at a time, so the largest counts.
 double footprint_bytes(const RunSpec& spec);
 // Throws std::invalid_argument naming the largest run, its estimate and the limit when
-// it cannot fit: host memory available (MemAvailable) and, on CUDA, device memory.
-void check_memory(const std::vector<RunSpec>& runs, Backend backend);
+// it cannot fit, then (one line) when everything the process will hold cannot:
+// planned_peak_bytes against the memory available (LMROOF_MEMORY_LIMIT or MemAvailable)
+// and, on CUDA, the largest run against device memory.
+void check_memory(const std::vector<RunSpec>& runs, Backend backend, bool with_ceilings = true);
+// Everything the process will hold at its peak (bench/memory_budget.h): the DRAM arrays
+// of the CPU ceilings, probes and curve when `with_ceilings` on the CPU, the ceilings'
+// scratch, twice the largest run (paired rounds hold two workloads) and the process.
+double planned_peak_bytes(const std::vector<RunSpec>& runs, Backend backend, bool with_ceilings = true);
 // The same against a given limit; `limit_name` says what it is ("memory on NVIDIA H200").
 void check_footprint(const std::vector<RunSpec>& runs, double limit_bytes, const std::string& limit_name);
 
@@ -73,6 +79,11 @@ int register_ceiling_benchmarks(const SuiteOptions& options);
 // The DRAM ceilings again, to be registered after the pairs (CPU; none on CUDA): see
 // model::counter::kCeilingPhase. Returns how many it registered.
 int register_ceiling_rechecks(const SuiteOptions& options);
+// The named peak ceilings again, each at its phase (model::counter::kCeilingPhase),
+// marked as a second attempt (model::counter::kCeilingAttempt): the runner measures a
+// ceiling again when its repetitions spread beyond model::kCeilingSpreadBound. CPU
+// only (returns 0 on CUDA). Returns how many it registered.
+int register_ceiling_remeasures(const SuiteOptions& options, const std::vector<std::pair<std::string, int>>& ceilings);
 
 // Ceiling benchmarks publish what one iteration moved or computed in these
 // counters; analysis divides by the iteration time to get the roof.

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "bench/suite.h"
+#include "bench/memory_budget.h"
 #include "profiler/device_query.h"
 #include "registry.h"
 
@@ -74,18 +75,6 @@ Shape apply_override(const PairDef& pair, const std::string& variant, const Shap
     s.set(key, value);
   }
   return pair.complete_shape(variant, s);
-}
-
-// /proc/meminfo's MemAvailable in bytes; 0 when it cannot be read (no check then).
-double available_host_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  double kib = 0;
-  while (in >> key >> kib) {
-    std::getline(in, unit);
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
 }
 
 // "batch=4 ... context=8192: " before a shape's error, unless the error names it already
@@ -293,26 +282,32 @@ void check_footprint(const std::vector<RunSpec>& runs, double limit_bytes, const
     if (const double b = footprint_bytes(r); b > most) most = b, largest = &r;
   if (largest && most > limit_bytes)
     throw std::invalid_argument(fmt::format(
-        "{} needs at least {:.2f} GB (its inputs and outputs at {}), more than the {:.2f} GB of {}; lower --tokens, "
+        "{} needs at least {} (its inputs and outputs at {}), more than the {} of {}; lower --tokens, "
         "--batch or --context",
-        largest->bench_name(), most / 1e9, to_string(largest->dtype), limit_bytes / 1e9, limit_name));
+        largest->bench_name(), readable_bytes(most), to_string(largest->dtype), readable_bytes(limit_bytes), limit_name));
 }
 
-void check_memory(const std::vector<RunSpec>& runs, Backend backend) {
+double planned_peak_bytes(const std::vector<RunSpec>& runs, Backend backend, bool with_ceilings) {
+  double largest = 0;
+  for (const auto& r : runs) largest = std::max(largest, footprint_bytes(r));
+  // The CPU ceilings, probes and curve hold the DRAM arrays for the whole process; the
+  // CUDA path holds the runs' host inputs only.
+  if (backend == Backend::cpu && with_ceilings) return memory_budget().run_peak_bytes(largest);
+  return static_cast<double>(kProcessBaseBytes) + 2 * largest;
+}
+
+void check_memory(const std::vector<RunSpec>& runs, Backend backend, bool with_ceilings) {
   // LMROOF_MEMORY_LIMIT (bytes) replaces the machine's limits: a share of a shared
   // machine, or a test that must refuse the same shape on any host.
-  if (const char* limit = std::getenv("LMROOF_MEMORY_LIMIT"); limit && *limit) {
-    char* end = nullptr;
-    const double bytes = std::strtod(limit, &end);
-    if (*end != '\0' || !(bytes > 0))
-      throw std::invalid_argument(fmt::format("LMROOF_MEMORY_LIMIT='{}' is not a positive number of bytes", limit));
-    check_footprint(runs, bytes, "LMROOF_MEMORY_LIMIT");
-    return;
+  const bool limited = std::getenv("LMROOF_MEMORY_LIMIT") && *std::getenv("LMROOF_MEMORY_LIMIT");
+  const double available = available_memory_bytes();  // throws for a bad LMROOF_MEMORY_LIMIT
+  if (available > 0) {
+    // Inputs are generated in host memory on both backends: the largest run first, by
+    // name, then everything the process will hold (the ceilings' DRAM arrays included).
+    check_footprint(runs, available, limited ? "LMROOF_MEMORY_LIMIT" : "memory available on this host (MemAvailable)");
+    check_peak_fits(planned_peak_bytes(runs, backend, with_ceilings), "this run");
   }
-  // Inputs are generated in host memory on both backends.
-  if (const double host = available_host_memory_bytes(); host > 0)
-    check_footprint(runs, host, "memory available on this host (MemAvailable)");
-  if (backend == Backend::cuda) {
+  if (backend == Backend::cuda && !limited) {
     const DeviceInfo device = query_cuda_device();
     if (device.available) check_footprint(runs, device.memory_bytes, "memory on " + device.name);
   }

@@ -1,5 +1,7 @@
 #include "cli/machine_ceilings.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <stdexcept>
 
@@ -7,6 +9,8 @@
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/interrupt_cleanup.h"
 #include "analysis/results/results.h"
+#include "analysis/text/numbers.h"
+#include "bench/memory_budget.h"
 #include "bench/runner.h"
 #include "profiler/device_query.h"
 
@@ -19,6 +23,10 @@ model::Results measure_ceilings(const std::string& backend_name, bool quick, con
   const DeviceInfo device = query_cuda_device();
   if (backend_name == "cuda" && !device.available) throw std::runtime_error("--backend cuda: " + device.reason);
   options.suite.backend = backend_name == "cuda" || (backend_name == "auto" && device.available) ? Backend::cuda : Backend::cpu;
+  // Everything the process will hold, checked and said before anything is measured.
+  const double peak = bench::planned_peak_bytes({}, options.suite.backend);
+  bench::check_peak_fits(peak, "lmroof ceilings");
+  std::fprintf(stderr, "%s\n", bench::peak_line(peak, "lmroof ceilings").c_str());
   std::fprintf(stderr, "lmroof: measuring %s ceilings\n", to_string(options.suite.backend));
   // Google Benchmark writes as it goes: into a private file, renamed into place when complete.
   options.json_out = unique_temp_path(json_out.empty() ? std::filesystem::temp_directory_path() / "lmroof-ceilings.json" : json_out,
@@ -32,6 +40,26 @@ model::Results measure_ceilings(const std::string& backend_name, bool quick, con
   const model::Results results = build_results(load_bench_json(options.json_out), {});
   if (!json_out.empty()) rename_into_place(options.json_out, json_out);
   return results;
+}
+
+std::string format_stability_and_levels(const model::Results& results) {
+  std::string out;
+  for (const auto& c : results.ceilings)
+    if (c.unstable)
+      out += fmt::format("unstable: {} ({} repetitions spread {:.0f}% after a re-measurement, beyond {:.0f}%): the machine "
+                         "changed state while it was measured; runs judged against it say so\n",
+                         c.name, c.repeats.value_or(0), 100 * c.spread.value_or(0), 100 * model::kCeilingSpreadBound);
+  if (const auto& curve = results.bandwidth_curve) {
+    out += fmt::format("memory levels (read bandwidth over {} working sets, {} to {}, {} threads):\n", curve->points.size(),
+                       numbers::si(curve->points.front().working_set_bytes, "B"),
+                       numbers::si(curve->points.back().working_set_bytes, "B"), curve->threads);
+    for (const auto& l : curve->levels)
+      out += fmt::format("  {:<6} {:>14}  {}\n", l.name, numbers::si(l.bandwidth, "B/s"),
+                         l.capacity_bytes ? "up to " + numbers::si(*l.capacity_bytes, "B") : std::string("beyond the caches"));
+    if (curve->levels.empty() || curve->levels.back().capacity_bytes)
+      out += "  (no memory plateau: the curve stops before 2x the outermost cache, as the memory budget allows)\n";
+  }
+  return out;
 }
 
 }  // namespace lmroof::cli

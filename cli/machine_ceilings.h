@@ -13,4 +13,9 @@ namespace lmroof::cli {
 // temporary file that is removed.
 model::Results measure_ceilings(const std::string& backend_name, bool quick, const std::filesystem::path& json_out);
 
+// What `lmroof ceilings` prints under the table: the ceilings whose repetitions still
+// disagreed after a re-measurement (model::Ceiling::unstable), and the bandwidth curve's
+// levels (model::BandwidthCurve) with its range; "" when there is neither.
+std::string format_stability_and_levels(const model::Results& results);
+
 }  // namespace lmroof::cli

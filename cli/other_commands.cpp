@@ -49,6 +49,7 @@ int ceilings(const std::string& backend_name, bool quick, const std::filesystem:
   if (!json_out.empty()) check_output_file(json_out);
   const model::Results results = measure_ceilings(backend_name, quick, json_out);
   std::printf("%s", format_ceilings_table(results.ceilings).c_str());
+  std::printf("%s", format_stability_and_levels(results).c_str());
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/predict/run_prediction.h"
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"
+#include "bench/memory_budget.h"
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
@@ -138,6 +139,8 @@ int run(const RunArgs& args) {
   options.json_out = outputs.staged(std::string(formats::kBenchJson));
 
   std::fprintf(stderr, "%s\n", backend.line.c_str());
+  std::fprintf(stderr, "%s\n",
+               bench::peak_line(bench::planned_peak_bytes(plan.runs, options.suite.backend), "this run").c_str());
   for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());
   const auto& specs = plan.runs;
   if (options.suite.compared_repetitions > 0 && !options.suite.quick && options.suite.backend == Backend::cpu)

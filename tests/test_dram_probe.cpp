@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "bench/cache_levels.h"
 #include "bench/dram_probe.h"
 #include "bench/dram_segments.h"
+#include "bench/memory_budget.h"
 
 namespace lmroof::bench {
 namespace {
@@ -31,15 +33,24 @@ TEST(DramProbe, MeasuresPositiveFiniteBandwidths) {
   EXPECT_LT(p.copy_nt_bytes_per_s, 1e14);
 }
 
-TEST(DramProbe, ArraysFollowStreamsRule) {
-  EXPECT_GE(dram_array_bytes(), int64_t{128} << 20);
-  const CacheLevel l3 = cache_level(3);
-  EXPECT_GE(dram_array_bytes(), 4 * capacity_used_by(l3, omp_get_max_threads()));
+// STREAM's rule (4x the outermost cache) within the memory budget
+// (bench/memory_budget.h): capped at max(1 GiB, 2x the cache), and at a share of the
+// memory available, never below 128 MiB.
+TEST(DramProbe, ArraysFollowStreamsRuleWithinTheBudget) {
+  EXPECT_GE(dram_array_bytes(), kDramArrayFloorBytes);
+  const int64_t outer = outermost_cache_bytes();
+  const double share = kAvailableShareForArrays * available_memory_bytes() / kDramArrays;
+  const double expected = std::max(static_cast<double>(kDramArrayFloorBytes),
+                                   std::min({static_cast<double>(4 * outer),
+                                             static_cast<double>(std::max(kDramArrayCapBytes, 2 * outer)),
+                                             share > 0 ? share : 1e300}));
+  // MemAvailable moves between the budget's reading and this one: 1% slack
+  EXPECT_NEAR(static_cast<double>(dram_array_bytes()), expected, 0.01 * expected);
 }
 
 // Every DRAM roof sweep takes the least recently swept segment, so a segment comes
-// back only after all the others: with a copy taking two, four segments of other
-// traffic lie between two uses of any one.
+// back only after the other: a whole segment (2x the outermost cache at least) of
+// other traffic lies between two uses of any one.
 TEST(DramSegments, EachSweepTakesTheLeastRecentlySweptSegment) {
   DramSegments& segments = DramSegments::shared();
   const int threads = omp_get_max_threads();

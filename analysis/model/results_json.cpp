@@ -222,6 +222,12 @@ Ceiling ceiling_from(const JsonCursor& c) {
     c.fail("best_before_suite and best_after_suite come together");
   if (x.best_before_suite && std::max(*x.best_before_suite, *x.best_after_suite) > x.value * (1 + 1e-9))
     c.fail("value is the best of best_before_suite and best_after_suite, not below them");
+  if (auto n = c.opt("repeats")) x.repeats = n->integer(1, kMaxCount);
+  if (auto sp = c.opt("spread")) x.spread = sp->fraction();
+  if (x.repeats.has_value() != x.spread.has_value()) c.fail("repeats and spread come together");
+  if (auto u = c.opt("unstable")) x.unstable = u->boolean();
+  if (x.unstable && (!x.spread || *x.spread <= kCeilingSpreadBound))
+    c.at("unstable").fail(fmt::format("a ceiling is unstable only when its spread is above {}", kCeilingSpreadBound));
   if (auto p = c.opt("best_probed_during_suite")) {
     x.best_probed_during_suite = p->positive();
     if (x.kind != CeilingKind::bandwidth || x.backend != "cpu" || (x.name != "read" && x.name != "copy_nt"))
@@ -233,6 +239,68 @@ Ceiling ceiling_from(const JsonCursor& c) {
       p->fail("present only when a probe beat both best_before_suite and best_after_suite");
   }
   return x;
+}
+
+// A rate or size lmroof can have measured: positive, and neither denormal nor beyond any
+// machine (issue #38: 5e-324 and 100x raised ceilings were accepted).
+double physical(const JsonCursor& c, double low, double high) {
+  const double v = c.positive();
+  if (v < low || v > high) c.fail(fmt::format("must be between {:g} and {:g} (is {:g})", low, high, v));
+  return v;
+}
+constexpr double kLowestBandwidth = 1e3, kHighestBandwidth = 1e16;  // B/s: 1 kB/s .. 10 PB/s
+constexpr double kLargestWorkingSet = 1e15;                           // bytes
+
+BandwidthCurve bandwidth_curve_from(const JsonCursor& c, const std::string& backend) {
+  BandwidthCurve curve;
+  curve.backend = c.at("backend").one_of({"cpu", "cuda"});
+  if (curve.backend != backend) c.at("backend").fail(fmt::format("a {} curve in a {} results file", curve.backend, backend));
+  curve.threads = c.at("threads").integer(1, 1 << 20);
+  const auto points = c.at("points").items();
+  if (points.size() < 2) c.at("points").fail("must hold at least two points");
+  for (const auto& p : points) {
+    BandwidthPoint x;
+    x.working_set_bytes = physical(p.at("working_set_bytes"), 1, kLargestWorkingSet);
+    if (!curve.points.empty() && !(x.working_set_bytes > curve.points.back().working_set_bytes))
+      p.at("working_set_bytes").fail("the points ascend by working set");
+    x.read = physical(p.at("read"), kLowestBandwidth, kHighestBandwidth);
+    if (auto cp = p.opt("copy"); cp && !cp->json().is_null()) x.copy = physical(*cp, kLowestBandwidth, kHighestBandwidth);
+    x.spread = p.at("spread").fraction();
+    x.repetitions = p.at("repetitions").integer(1, kMaxCount);
+    curve.points.push_back(x);
+  }
+  const auto levels = c.at("levels").items();
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const auto& l = levels[i];
+    MemoryLevel x;
+    const bool gpu = curve.backend == "cuda";
+    x.name = gpu ? l.at("name").one_of({"L2", "HBM"}) : l.at("name").one_of({"L1", "L2", "L3", "DRAM"});
+    const bool far = x.name == "DRAM" || x.name == "HBM";
+    if (auto cap = l.opt("capacity_bytes"); cap && !cap->json().is_null()) {
+      if (far) cap->fail(fmt::format("{} has no capacity here", x.name));
+      x.capacity_bytes = physical(*cap, 1, kLargestWorkingSet);
+      if (!curve.levels.empty() && curve.levels.back().capacity_bytes && *x.capacity_bytes <= *curve.levels.back().capacity_bytes)
+        cap->fail("the levels ascend by capacity");
+    } else if (!far) {
+      l.fail(fmt::format("{} needs its capacity_bytes", x.name));
+    }
+    if (far && i + 1 != levels.size()) l.at("name").fail(fmt::format("{} is the last level", x.name));
+    for (const auto& prev : curve.levels)
+      if (prev.name == x.name) l.at("name").fail(fmt::format("level '{}' appears twice", x.name));
+    x.bandwidth = physical(l.at("bandwidth"), kLowestBandwidth, kHighestBandwidth);
+    curve.levels.push_back(std::move(x));
+  }
+  return curve;
+}
+
+json to_json(const BandwidthCurve& curve) {
+  json points = json::array(), levels = json::array();
+  for (const auto& p : curve.points)
+    points.push_back({{"working_set_bytes", p.working_set_bytes}, {"read", p.read}, {"copy", opt(p.copy)},
+                      {"spread", p.spread}, {"repetitions", p.repetitions}});
+  for (const auto& l : curve.levels)
+    levels.push_back({{"name", l.name}, {"capacity_bytes", opt(l.capacity_bytes)}, {"bandwidth", l.bandwidth}});
+  return {{"backend", curve.backend}, {"threads", curve.threads}, {"points", std::move(points)}, {"levels", std::move(levels)}};
 }
 
 JudgedAgainst judged_from(const JsonCursor& c) {
@@ -972,6 +1040,8 @@ Results results_from_json(const json& doc, const std::string& file) {
     if (!ceiling_names.insert(x.name).second) c.at("name").fail(fmt::format("ceiling '{}' appears twice", x.name));
     r.ceilings.push_back(std::move(x));
   }
+  if (auto curve = root.opt("bandwidth_curve"); curve && !curve->json().is_null())
+    r.bandwidth_curve = bandwidth_curve_from(*curve, r.machine.backend);
   if (auto roofs = root.opt("roofs")) {
     auto roof = [&](std::string_view key) -> std::optional<std::string> {
       auto v = roofs->opt(key);
@@ -1160,8 +1230,12 @@ json to_json(const Results& r) {
     if (c.best_before_suite) cj["best_before_suite"] = *c.best_before_suite;
     if (c.best_after_suite) cj["best_after_suite"] = *c.best_after_suite;
     if (c.best_probed_during_suite) cj["best_probed_during_suite"] = *c.best_probed_during_suite;
+    if (c.repeats) cj["repeats"] = *c.repeats;
+    if (c.spread) cj["spread"] = *c.spread;
+    if (c.repeats || c.unstable) cj["unstable"] = c.unstable;
     j["ceilings"].push_back(std::move(cj));
   }
+  if (r.bandwidth_curve) j["bandwidth_curve"] = to_json(*r.bandwidth_curve);
   j["roofs"] = {{"bandwidth", opt(r.roofs.bandwidth)}, {"vector", opt(r.roofs.vector)},
                 {"matrix", opt(r.roofs.matrix)}, {"l2_bandwidth", opt(r.roofs.l2_bandwidth)},
                 {"launch", opt(r.roofs.launch)}, {"launch_reason", opt(r.roofs.launch_reason)}};

@@ -16,6 +16,9 @@ inline constexpr std::string_view kResultsSchema = formats::kResultsSchema;
 // candidate run id; the same run on both sides is the pair's A/A noise-floor control.
 inline constexpr std::string_view kPairedPrefix = "paired/";
 inline constexpr std::string_view kPairedSeparator = "|";
+// The memory-bandwidth curve's points (issue #34): kCurvePrefix + backend + "/read/" +
+// the working set in bytes; each repetition one timed read of the set (manual time).
+inline constexpr std::string_view kCurvePrefix = "curve/";
 
 namespace counter {
 // Ceiling benchmarks: what one iteration moved or computed.
@@ -51,6 +54,16 @@ inline constexpr std::string_view kThreads = "ceiling_threads";
 // roof is the best repetition of both, and the two bests show how far the machine's
 // bandwidth moved while the suite ran (a shared VM's can move by 30% in a minute).
 inline constexpr std::string_view kCeilingPhase = "ceiling_phase";
+// A ceiling measured again because its repetitions spread beyond kCeilingSpreadBound
+// (results_model.h) carries 1 here; the first measurement 0 or nothing.
+inline constexpr std::string_view kCeilingAttempt = "ceiling_attempt";
+// Bandwidth-curve points: the bytes one timed iteration read, the best copy rate over
+// the set (B/s; absent: not measured), and the capacity each cache level in front of
+// memory offers the curve's threads, kCurveCapacityPrefix + "L1" | "L2" | "L3" (bytes).
+// The working set and threads travel in kWorkingSetBytes and kThreads.
+inline constexpr std::string_view kCurveReadBytes = "curve_read_bytes";
+inline constexpr std::string_view kCurveCopyRate = "curve_copy_bytes_per_s";
+inline constexpr std::string_view kCurveCapacityPrefix = "curve_capacity_";
 // CPU runs that stream from DRAM: the read and copy_nt bandwidths probed right after
 // each repetition (bench/dram_probe.h), B/s, one value per repetition.
 inline constexpr std::string_view kProbeReadRate = "probe_read_bytes_per_s";

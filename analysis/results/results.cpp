@@ -12,6 +12,7 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/results/machine_info.h"
+#include "analysis/roofs/memory_levels.h"
 #include "analysis/model/json_input.h"
 #include "analysis/results/paired_results.h"
 #include "analysis/roofs/attention_intensity.h"
@@ -102,6 +103,91 @@ std::optional<model::Validated> validated_of(const BenchEntry& first) {
   return v;
 }
 
+// repeats, spread and unstable of a ceiling (model::Ceiling) from its repetitions'
+// rates by (attempt, phase): those of the last attempt count. The runner measures a
+// ceiling whose first attempt spread beyond kCeilingSpreadBound again (attempt 1);
+// if that one spreads beyond it too, the ceiling is unstable. (A bench.json from
+// lmroof_bench alone has no second attempt: its spread is recorded, not judged.)
+void set_spread(model::Ceiling& c, const std::map<std::pair<int, int>, std::vector<double>>& rates) {
+  if (rates.empty()) return;
+  const int last = rates.rbegin()->first.first;
+  int64_t repeats = 0;
+  double spread = 0;
+  for (const auto& [key, values] : rates) {
+    if (key.first != last) continue;
+    repeats += static_cast<int64_t>(values.size());
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    if (*hi > 0) spread = std::max(spread, (*hi - *lo) / *hi);
+  }
+  c.repeats = repeats;
+  c.spread = spread;
+  c.unstable = last > 0 && spread > model::kCeilingSpreadBound;
+  if (last > 0) {
+    double first = 0;
+    for (const auto& [key, values] : rates)
+      if (key.first == 0) {
+        const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+        if (*hi > 0) first = std::max(first, (*hi - *lo) / *hi);
+      }
+    c.detail += fmt::format("; measured again: the first {} repetitions spread {:.0f}%", rates.begin()->second.size(), 100 * first);
+  }
+}
+
+// The memory-bandwidth curve from its points' benchmarks (curve/<backend>/read/<bytes>,
+// bench/bandwidth_curve.h), with the levels found on it (analysis/roofs/memory_levels.h);
+// nullopt when fewer than two points were measured.
+std::optional<model::BandwidthCurve> curve_from(const BenchDocument& bench, const std::vector<const Group*>& groups) {
+  model::BandwidthCurve curve;
+  std::vector<CacheCapacity> caches;
+  for (const Group* g : groups) {
+    const std::string rest = g->run_name.substr(model::kCurvePrefix.size());
+    const std::string backend = rest.substr(0, rest.find('/'));
+    if (backend != "cpu" && backend != "cuda")
+      fail(bench, g->pointer + "/name", fmt::format("curve backend '{}' is neither cpu nor cuda", backend));
+    if (!curve.backend.empty() && backend != curve.backend)
+      fail(bench, g->pointer + "/name", "a curve's points are of one backend");
+    curve.backend = backend;
+    model::BandwidthPoint p;
+    double worst = std::numeric_limits<double>::infinity();
+    for (const BenchEntry* e : g->samples) {
+      const auto bytes = counter_of(*e, counter::kCurveReadBytes);
+      if (!bytes || !(*bytes > 0))
+        fail(bench, e->pointer + "/" + std::string(counter::kCurveReadBytes), "a curve point's repetitions each read a positive number of bytes");
+      p.read = std::max(p.read, *bytes / e->real_time_s);
+      worst = std::min(worst, *bytes / e->real_time_s);
+      if (const auto copy = counter_of(*e, counter::kCurveCopyRate); copy && *copy > 0) p.copy = std::max(p.copy.value_or(0.0), *copy);
+    }
+    p.repetitions = static_cast<int64_t>(g->samples.size());
+    p.spread = (p.read - worst) / p.read;
+    const BenchEntry& first = *g->samples.front();
+    const auto set = counter_of(first, counter::kWorkingSetBytes);
+    if (!set || !(*set >= 1)) fail(bench, first.pointer + "/" + std::string(counter::kWorkingSetBytes), "a curve point needs its working set (bytes, >= 1)");
+    p.working_set_bytes = *set;
+    const auto threads = counter_of(first, counter::kThreads);
+    if (!threads || *threads != std::floor(*threads) || *threads < 1 || *threads > (1 << 20))
+      fail(bench, first.pointer + "/" + std::string(counter::kThreads), "must be a whole number of threads, 1 to 1048576");
+    curve.threads = static_cast<int64_t>(*threads);
+    if (caches.empty())
+      for (const auto& [key, value] : first.counters)
+        if (key.rfind(counter::kCurveCapacityPrefix, 0) == 0 && value > 0)
+          caches.push_back({key.substr(counter::kCurveCapacityPrefix.size()), value});
+    curve.points.push_back(p);
+  }
+  std::sort(curve.points.begin(), curve.points.end(),
+            [](const auto& a, const auto& b) { return a.working_set_bytes < b.working_set_bytes; });
+  for (size_t i = 1; i < curve.points.size(); ++i)
+    if (curve.points[i].working_set_bytes == curve.points[i - 1].working_set_bytes)
+      throw InputError(fmt::format("{}: /benchmarks: two curve points at a working set of {:.0f} bytes", bench.origin,
+                                   curve.points[i].working_set_bytes));
+  if (curve.points.size() < 2) return std::nullopt;
+  for (const auto& c : caches)
+    if (c.name != "L1" && c.name != "L2" && c.name != "L3")
+      throw InputError(fmt::format("{}: /benchmarks: curve capacity '{}{}' names no cache level (L1, L2, L3)",
+                                   bench.origin, counter::kCurveCapacityPrefix, c.name));
+  curve.levels = memory_levels(curve.points, caches, curve.backend == "cuda" ? "HBM" : "DRAM");
+  return curve;
+}
+
 // ceiling/<backend>/<name>: the best repetition is the roof (as STREAM reports).
 model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
   const std::string rest = g.run_name.substr(kCeilingPrefix.size());
@@ -136,6 +222,10 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
     return c;
   }
   bool bandwidth = false, compute = false;
+  // The repetitions' rates by (attempt, phase): a re-measurement (attempt 1,
+  // bench/runner.cpp) replaces the first one's spread; the two phases (before and
+  // after the suite) are apart in time, so only the repetitions of one are compared.
+  std::map<std::pair<int, int>, std::vector<double>> rates;
   for (const BenchEntry* e : g.samples) {
     const auto bytes = counter_of(*e, counter::kCeilingBytes);
     const auto flops = counter_of(*e, counter::kCeilingFlops);
@@ -146,6 +236,8 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
       fail(bench, e->pointer + "/" + std::string(bytes ? counter::kCeilingBytes : counter::kCeilingFlops), "must be positive");
     (bytes ? bandwidth : compute) = true;
     c.value = std::max(c.value, work / e->real_time_s);
+    const int attempt = counter_of(*e, counter::kCeilingAttempt).value_or(0) > 0 ? 1 : 0;
+    rates[{attempt, static_cast<int>(counter_of(*e, counter::kCeilingPhase).value_or(0) > 0)}].push_back(work / e->real_time_s);
     if (const auto phase = counter_of(*e, counter::kCeilingPhase)) {
       auto& best = *phase == 0 ? c.best_before_suite : c.best_after_suite;
       best = std::max(best.value_or(0.0), work / e->real_time_s);
@@ -157,6 +249,7 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
   c.kind = bandwidth ? model::CeilingKind::bandwidth : model::CeilingKind::compute;
   c.source = "measured";
   c.detail = g.samples.front()->label;
+  set_spread(c, rates);
   c.samples = static_cast<int64_t>(g.samples.size());
   // For the roof choice (analysis/roofs/roof_choice.h): the working set, the capacity of the
   // cache level a cache ceiling measures and its thread count, when published.
@@ -467,12 +560,17 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     else if (*backend != b)
       fail(bench, g.pointer + "/name", fmt::format("a {} benchmark among {} ones: one backend per file", b, *backend));
   };
+  std::vector<const Group*> curve_groups;
   for (const Group& g : groups) {
     if (!g.error.empty() || g.samples.empty()) {
       results.skipped.push_back({g.run_name.substr(0, model::kMaxNameLength), g.error.empty() ? "no samples" : g.error});
       continue;
     }
     if (is_paired_benchmark(g.run_name)) continue;  // attach_paired_rounds, after the comparisons
+    if (g.run_name.rfind(model::kCurvePrefix, 0) == 0) {
+      curve_groups.push_back(&g);
+      continue;
+    }
     if (is_ceiling(g.run_name)) {
       results.ceilings.push_back(ceiling_from(bench, g));
       same_backend(results.ceilings.back().backend, g);
@@ -494,6 +592,9 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     throw InputError(fmt::format("{}: /benchmarks: holds no lmroof ceilings or runs", bench.origin));
 
   raise_to_probes(results.ceilings, pair_groups);
+  results.bandwidth_curve = curve_from(bench, curve_groups);
+  if (results.bandwidth_curve)
+    for (const Group* g : curve_groups) same_backend(results.bandwidth_curve->backend, *g);
 
   const bool cuda = backend == "cuda";
   // The bandwidth roof is the best copy the machine sustained: on the CPU, with

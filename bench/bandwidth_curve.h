@@ -1,0 +1,24 @@
+#pragma once
+// The memory-bandwidth curve (issue #34): read (and copy) rates over working sets from
+// inside L1 to beyond the outermost cache, on every OpenMP thread, as ERT and
+// likwid-bench measure them. Each point is a benchmark curve/cpu/read/<bytes>
+// (model::kCurvePrefix) whose repetitions each time one read of the set; analysis
+// (analysis/roofs/memory_levels.h) finds the levels' plateaus from them. The sets are swept
+// in the DRAM segments' memory (bench/dram_segments.h), so the curve adds nothing to
+// the memory budget; it ends at the largest set the budget holds.
+#include <cstdint>
+#include <vector>
+
+#include "bench/suite.h"
+
+namespace lmroof::bench {
+
+// Working sets from `smallest` to `largest` bytes: two per octave, and four per octave
+// within an octave of each capacity (where the curve falls from one level to the
+// next), ascending, none within 8% of its neighbour.
+std::vector<int64_t> curve_working_sets(int64_t smallest, int64_t largest, const std::vector<int64_t>& capacities);
+
+// Registers the curve's points (CPU); returns how many.
+int register_bandwidth_curve(const SuiteOptions& options);
+
+}  // namespace lmroof::bench

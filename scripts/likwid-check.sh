@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# likwid-bench beside `lmroof ceilings` on the same machine (issue #34 item 12): runs
+# likwid-bench's load, copy, copy_mem (non-temporal stores) and peakflops_sp (FP32 FMA)
+# kernels, the widest the CPU has (AVX-512, else AVX), on all the threads lmroof uses,
+# over the same working sets as lmroof's DRAM ceilings, and prints likwid / lmroof:
+#   load        / read      a read-only sweep
+#   copy        / copy      ordinary stores (read + write counted, write-allocate not)
+#   copy_mem    / copy_nt   non-temporal stores
+#   peakflops_sp/ fp32_fma  FP32 FMA peak (likwid: FMAs plus one load per iteration, in L1)
+# Within 10% is the aim (README, "Checking the roofs"). Run it on a quiet machine.
+# Usage: scripts/likwid-check.sh [LMROOF] [--quick]     (Debian: apt-get install likwid)
+set -euo pipefail
+lmroof="${1:-build/cli/lmroof}"
+quick="${2:-}"
+command -v likwid-bench >/dev/null || { echo "likwid-bench not found: apt-get install likwid" >&2; exit 2; }
+[ -x "$lmroof" ] || { echo "$lmroof: not an executable lmroof (first argument)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+threads="${OMP_NUM_THREADS:-$(nproc)}"
+if grep -qw avx512f /proc/cpuinfo; then isa=avx512; else isa=avx; fi
+
+echo "lmroof ceilings${quick:+ $quick} ..." >&2
+"$lmroof" ceilings $quick --backend cpu --json "$tmp/ceilings.json" > "$tmp/ceilings.txt"
+
+# lmroof's best repetition of each ceiling (bytes or FLOPs per second), and the working
+# set its DRAM ceilings streamed, from the benchmark JSON.
+python3 - "$tmp/ceilings.json" > "$tmp/lmroof.txt" <<'PY'
+import json, sys, re
+doc = json.loads(re.sub(r'\b-?(NaN|Infinity)\b', 'null', open(sys.argv[1]).read()))
+best, sets = {}, {}
+for b in doc["benchmarks"]:
+    if b.get("run_type") != "iteration" or b.get("error_occurred"): continue
+    m = re.match(r"ceiling/cpu/([a-z0-9_]+)", b["run_name"])
+    if not m: continue
+    unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}[b.get("time_unit", "ns")]
+    work = b.get("ceiling_bytes") or b.get("ceiling_flops")
+    if not work: continue
+    rate = work / (b["real_time"] * unit)
+    best[m.group(1)] = max(best.get(m.group(1), 0), rate)
+    if "working_set_bytes" in b: sets[m.group(1)] = b["working_set_bytes"]
+for k in ("read", "copy", "copy_nt", "fp32_fma"):
+    print(k, best.get(k, 0), int(sets.get(k, 0)))
+PY
+
+lmroof_value() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/lmroof.txt"; }
+lmroof_set() { awk -v k="$1" '$1 == k { print $3 }' "$tmp/lmroof.txt"; }
+
+# likwid_rate KERNEL BYTES: MByte/s (or MFlops/s for peakflops) of the kernel over BYTES
+# split between $threads threads of every memory domain.
+likwid_rate() {
+  local kernel="$1" bytes="$2" out
+  out=$(likwid-bench -t "$kernel" -w "N:$((bytes / 1024))kB:$threads" 2>&1) || { echo "likwid-bench -t $kernel failed: $out" >&2; echo 0; return; }
+  if [[ "$kernel" == peakflops* ]]; then
+    awk '/^MFlops\/s:/ { print $2 * 1e6 }' <<<"$out"
+  else
+    awk '/^MByte\/s:/ { print $2 * 1e6 }' <<<"$out"
+  fi
+}
+
+best_of_three() {
+  local best=0 v
+  for _ in 1 2 3; do
+    v=$(likwid_rate "$1" "$2")
+    best=$(awk -v a="$best" -v b="$v" 'BEGIN { print (b > a ? b : a) }')
+  done
+  echo "$best"
+}
+
+printf '%-26s %-9s %14s %14s %8s\n' "likwid-bench kernel" "lmroof" "likwid" "lmroof" "ratio"
+row() {  # KERNEL LMROOF_CEILING BYTES UNIT
+  local likwid lm
+  likwid=$(best_of_three "$1" "$3")
+  lm=$(lmroof_value "$2")
+  awk -v k="$1" -v c="$2" -v a="$likwid" -v b="$lm" -v u="$4" \
+    'BEGIN { printf "%-26s %-9s %11.1f %s %11.1f %s %8.2f\n", k, c, a / 1e9, u, b / 1e9, u, (b > 0 ? a / b : 0) }'
+}
+row "load_$isa" read "$(lmroof_set read)" "G/s"
+row "copy_$isa" copy "$(lmroof_set copy)" "G/s"
+row "copy_mem_$isa" copy_nt "$(lmroof_set copy_nt)" "G/s"
+row "peakflops_sp_${isa}_fma" fp32_fma "$((threads * 16 * 1024))" "GF"
+echo "(ratio: likwid / lmroof, best of three likwid runs against lmroof's best repetition; bytes are read + written)"

@@ -1,0 +1,324 @@
+// The memory-bandwidth curve (issue #34): its working sets (bench/bandwidth_curve.h),
+// the plateaus found on it (analysis/roofs/memory_levels.h) from synthetic curves of the
+// machines lmroof is checked on, its interpolation (model::BandwidthCurve::read_at),
+// how it travels through bench.json into results.json, and the reader's refusals.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "analysis/roofs/memory_levels.h"
+#include "analysis/results/results.h"
+#include "bench/bandwidth_curve.h"
+#include "bench/cache_levels.h"
+#include "bench/memory_budget.h"
+#include "bench_fixture.h"
+
+namespace lmroof {
+namespace {
+
+struct Level {
+  std::string name;
+  double capacity, bandwidth;
+};
+
+// A read curve over `sets` for caches `levels` (ascending) in front of memory at
+// `far` B/s: a level serves all of a set up to 3/4 of its capacity and none beyond
+// 1.5x (a sweep larger than an LRU-like cache misses throughout), linearly in log(set)
+// between; time per byte adds up over the levels that serve it. A deterministic
+// +-3% wobble stands for noise.
+std::vector<model::BandwidthPoint> synthetic_curve(const std::vector<Level>& levels, double far,
+                                                   const std::vector<int64_t>& sets) {
+  std::vector<model::BandwidthPoint> points;
+  for (size_t k = 0; k < sets.size(); ++k) {
+    const double set = static_cast<double>(sets[k]);
+    double served = 0, seconds_per_byte = 0;
+    for (const auto& l : levels) {
+      const double hit = std::clamp(std::log(1.5 * l.capacity / set) / std::log(2.0), 0.0, 1.0);
+      const double here = std::max(0.0, hit - served);
+      seconds_per_byte += here / l.bandwidth;
+      served = std::max(served, hit);
+    }
+    seconds_per_byte += (1 - served) / far;
+    const double wobble = 1 + 0.03 * std::sin(1.7 * static_cast<double>(k));
+    points.push_back({set, wobble / seconds_per_byte, std::nullopt, 0.01, 3});
+  }
+  return points;
+}
+
+std::vector<CacheCapacity> capacities(const std::vector<Level>& levels) {
+  std::vector<CacheCapacity> out;
+  for (const auto& l : levels) out.push_back({l.name, l.capacity});
+  return out;
+}
+
+std::vector<int64_t> capacity_bytes(const std::vector<Level>& levels) {
+  std::vector<int64_t> out;
+  for (const auto& l : levels) out.push_back(static_cast<int64_t>(l.capacity));
+  return out;
+}
+
+void expect_levels(const std::vector<model::MemoryLevel>& found, const std::vector<Level>& levels,
+                   std::optional<double> far, std::string_view far_name) {
+  ASSERT_EQ(found.size(), levels.size() + (far ? 1 : 0));
+  for (size_t i = 0; i < levels.size(); ++i) {
+    EXPECT_EQ(found[i].name, levels[i].name);
+    ASSERT_TRUE(found[i].capacity_bytes);
+    EXPECT_DOUBLE_EQ(*found[i].capacity_bytes, levels[i].capacity);
+    EXPECT_NEAR(found[i].bandwidth / levels[i].bandwidth, 1.0, 0.05) << found[i].name;
+  }
+  if (far) {
+    EXPECT_EQ(found.back().name, far_name);
+    EXPECT_FALSE(found.back().capacity_bytes);
+    EXPECT_NEAR(found.back().bandwidth / *far, 1.0, 0.05);
+  }
+}
+
+constexpr double KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
+// The Intel Xeon VM of issue #34: L1d 48 KiB and L2 2 MiB per core, a 480 MiB L3, two
+// threads; the curve ends at 3x the L3, as the memory budget allows there.
+TEST(MemoryLevels, FindsEachPlateauOfAnIntelVmWithA480MiBL3) {
+  const std::vector<Level> levels = {{"L1", 96 * KiB, 600e9}, {"L2", 4 * MiB, 300e9}, {"L3", 480 * MiB, 120e9}};
+  const auto sets = bench::curve_working_sets(32 * 1024, static_cast<int64_t>(3 * 480 * MiB), capacity_bytes(levels));
+  const auto found = memory_levels(synthetic_curve(levels, 20e9, sets), capacities(levels), "DRAM");
+  expect_levels(found, levels, 20e9, "DRAM");
+}
+
+// An AMD EPYC with 3D V-Cache: 1.1 GiB of L3. With memory for 3x of it the DRAM
+// plateau is found; a curve that stops at 2 GiB (a smaller budget) has none, and
+// says so by leaving DRAM out rather than calling the L3's tail DRAM.
+TEST(MemoryLevels, A1_1GiBL3HasADramPlateauOnlyWhenTheCurveReachesBeyondIt) {
+  const std::vector<Level> levels = {{"L1", 64 * KiB, 500e9}, {"L2", 2 * MiB, 250e9}, {"L3", 1.1 * GiB, 90e9}};
+  const auto far_sets = bench::curve_working_sets(32 * 1024, static_cast<int64_t>(3.3 * GiB), capacity_bytes(levels));
+  expect_levels(memory_levels(synthetic_curve(levels, 25e9, far_sets), capacities(levels), "DRAM"), levels, 25e9, "DRAM");
+  const auto near_sets = bench::curve_working_sets(32 * 1024, static_cast<int64_t>(2 * GiB), capacity_bytes(levels));
+  expect_levels(memory_levels(synthetic_curve(levels, 25e9, near_sets), capacities(levels), "DRAM"), levels, std::nullopt, "DRAM");
+}
+
+// The same code for a GPU: a 50 MB L2 in front of HBM.
+TEST(MemoryLevels, FindsAGpusL2AndHbm) {
+  const std::vector<Level> levels = {{"L2", 50e6, 9e12}};
+  const auto sets = bench::curve_working_sets(int64_t{1} << 20, int64_t{400} << 20, capacity_bytes(levels));
+  expect_levels(memory_levels(synthetic_curve(levels, 3.3e12, sets), capacities(levels), "HBM"), levels, 3.3e12, "HBM");
+}
+
+// A level too narrow for its window (an L2 only twice the L1) takes the points of its
+// whole range; a level with no point at all is left out; capacities come in any order.
+TEST(MemoryLevels, NarrowLevelsFallBackToTheirRangeAndEmptyOnesAreLeftOut) {
+  std::vector<model::BandwidthPoint> points;
+  for (double set : {16 * KiB, 24 * KiB, 48 * KiB, 80 * KiB, 1 * MiB, 8 * MiB})
+    points.push_back({set, set <= 32 * KiB ? 400e9 : set <= 64 * KiB ? 200e9 : set <= 128 * KiB ? 100e9 : 10e9, {}, 0, 1});
+  const auto found = memory_levels(points, {{"L2", 128 * KiB}, {"L1", 64 * KiB}, {"L3", 200 * KiB}}, "DRAM");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].name, "L1");
+  EXPECT_DOUBLE_EQ(found[0].bandwidth, 400e9);
+  EXPECT_EQ(found[1].name, "L2");
+  EXPECT_DOUBLE_EQ(found[1].bandwidth, 100e9);  // its range (64, 128] KiB holds the 80 KiB point
+  EXPECT_EQ(found[2].name, "DRAM");             // L3's (128, 200] KiB holds none
+  EXPECT_DOUBLE_EQ(found[2].bandwidth, 10e9);
+}
+
+TEST(BandwidthCurve, ReadAtInterpolatesInLogOfTheWorkingSet) {
+  model::BandwidthCurve curve;
+  EXPECT_EQ(curve.read_at(1e6), 0);
+  curve.points = {{1e3, 100, {}, 0, 1}, {1e5, 50, {}, 0, 1}, {1e7, 10, {}, 0, 1}};
+  EXPECT_DOUBLE_EQ(curve.read_at(10), 100);   // below the range: the first point
+  EXPECT_DOUBLE_EQ(curve.read_at(1e3), 100);
+  EXPECT_DOUBLE_EQ(curve.read_at(1e4), 75);   // halfway in log between 1e3 and 1e5
+  EXPECT_DOUBLE_EQ(curve.read_at(1e5), 50);
+  EXPECT_NEAR(curve.read_at(1e6), 30, 1e-9);
+  EXPECT_DOUBLE_EQ(curve.read_at(1e9), 10);   // beyond: the last
+}
+
+TEST(BandwidthCurve, WorkingSetsAscendFromInsideL1ToTheLargestWithMorePointsNearEachCapacity) {
+  const std::vector<int64_t> caps = {96 << 10, 4 << 20, int64_t{480} << 20};
+  const auto sets = bench::curve_working_sets(32 << 10, int64_t{1440} << 20, caps);
+  ASSERT_GE(sets.size(), 20u);
+  EXPECT_EQ(sets.front(), 32 << 10);
+  EXPECT_EQ(sets.back(), int64_t{1440} << 20);
+  for (size_t i = 1; i < sets.size(); ++i) EXPECT_GT(static_cast<double>(sets[i]), 1.07 * static_cast<double>(sets[i - 1]));
+  for (const int64_t c : caps) {  // at least four points within an octave either side
+    int near = 0;
+    for (const int64_t s : sets) near += s >= c / 2 && s <= 2 * c;
+    EXPECT_GE(near, 5) << c;
+  }
+}
+
+// ---- bench.json -> results.json -------------------------------------------------
+
+nlohmann::json curve_entry(double set, double ms, double copy) {
+  return {{"name", fmt::format("curve/cpu/read/{:.0f}/manual_time", set)},
+          {"run_name", fmt::format("curve/cpu/read/{:.0f}/manual_time", set)},
+          {"run_type", "iteration"}, {"iterations", 1}, {"real_time", ms}, {"cpu_time", ms}, {"time_unit", "ms"},
+          {"curve_read_bytes", 1e8}, {"curve_copy_bytes_per_s", copy}, {"working_set_bytes", set},
+          {"ceiling_threads", 2}, {"curve_capacity_L1", 64 * KiB}, {"curve_capacity_L2", 2 * MiB}};
+}
+
+nlohmann::json ceiling_entry(double ms, int attempt) {
+  return {{"name", "ceiling/cpu/copy/real_time"}, {"run_name", "ceiling/cpu/copy/real_time"}, {"run_type", "iteration"},
+          {"iterations", 10}, {"real_time", ms}, {"cpu_time", ms}, {"time_unit", "ms"}, {"ceiling_bytes", 2e8},
+          {"ceiling_attempt", attempt}};
+}
+
+nlohmann::json curve_bench(const std::vector<nlohmann::json>& ceilings) {
+  nlohmann::json b = nlohmann::json::array();
+  for (const auto& c : ceilings) b.push_back(c);
+  // 1e8 bytes per repetition: 1 ms is 100 GB/s
+  for (double set : {16 * KiB, 32 * KiB, 256 * KiB, 1 * MiB, 8 * MiB, 16 * MiB})
+    for (double ms : {set <= 32 * KiB ? 0.5 : set <= 1 * MiB ? 1.0 : 5.0, 0.6 * (set <= 32 * KiB ? 1 : set <= 1 * MiB ? 2 : 10)})
+      b.push_back(curve_entry(set, ms, 1e10));
+  return {{"context", {{"host_name", "test"}}}, {"benchmarks", b}};
+}
+
+TEST(BandwidthCurve, TravelsFromBenchJsonIntoResultsAndBack) {
+  const auto doc = parse_bench_json(test::as_measured(curve_bench({ceiling_entry(10, 0)})), "test");
+  const model::Results results = build_results(doc, {});
+  ASSERT_TRUE(results.bandwidth_curve);
+  const auto& curve = *results.bandwidth_curve;
+  EXPECT_EQ(curve.backend, "cpu");
+  EXPECT_EQ(curve.threads, 2);
+  ASSERT_EQ(curve.points.size(), 6u);
+  EXPECT_DOUBLE_EQ(curve.points.front().read, 200e9);  // the best of 0.5 and 0.6 ms
+  EXPECT_NEAR(curve.points.front().spread, 1 - 0.5 / 0.6, 1e-12);
+  EXPECT_EQ(curve.points.front().repetitions, 2);
+  EXPECT_DOUBLE_EQ(*curve.points.front().copy, 1e10);
+  ASSERT_EQ(curve.levels.size(), 3u);
+  EXPECT_EQ(curve.levels[0].name, "L1");
+  EXPECT_DOUBLE_EQ(curve.levels[0].bandwidth, 200e9);
+  EXPECT_EQ(curve.levels[1].name, "L2");
+  EXPECT_DOUBLE_EQ(curve.levels[1].bandwidth, 100e9);
+  EXPECT_EQ(curve.levels[2].name, "DRAM");
+  EXPECT_DOUBLE_EQ(curve.levels[2].bandwidth, 20e9);
+  const model::Results back = model::results_from_json(model::to_json(results), "round.json");
+  ASSERT_TRUE(back.bandwidth_curve);
+  EXPECT_EQ(model::to_json(back), model::to_json(results));
+}
+
+TEST(CeilingRepeats, SpreadIsRecordedAndASecondAttemptThatStillDisagreesIsUnstable) {
+  {  // one attempt, 10 and 11 ms: spread 1/11, stable
+    const auto r = build_results(parse_bench_json(test::as_measured(curve_bench({ceiling_entry(10, 0), ceiling_entry(11, 0)})), "t"), {});
+    ASSERT_EQ(r.ceilings.size(), 1u);
+    EXPECT_EQ(*r.ceilings[0].repeats, 2);
+    EXPECT_NEAR(*r.ceilings[0].spread, 1 - 10.0 / 11, 1e-12);
+    EXPECT_FALSE(r.ceilings[0].unstable);
+  }
+  {  // the first attempt spread 50%, the second agreed: stable, the best of all is the roof
+    const auto r = build_results(parse_bench_json(test::as_measured(curve_bench(
+        {ceiling_entry(10, 0), ceiling_entry(20, 0), ceiling_entry(12, 1), ceiling_entry(12.5, 1)})), "t"), {});
+    EXPECT_EQ(*r.ceilings[0].repeats, 2);
+    EXPECT_NEAR(*r.ceilings[0].spread, 1 - 12 / 12.5, 1e-12);
+    EXPECT_FALSE(r.ceilings[0].unstable);
+    EXPECT_DOUBLE_EQ(r.ceilings[0].value, 20e9);
+    EXPECT_NE(r.ceilings[0].detail.find("measured again"), std::string::npos);
+  }
+  {  // both attempts spread: unstable, and results.json says so
+    const auto r = build_results(parse_bench_json(test::as_measured(curve_bench(
+        {ceiling_entry(10, 0), ceiling_entry(20, 0), ceiling_entry(10, 1), ceiling_entry(30, 1)})), "t"), {});
+    EXPECT_TRUE(r.ceilings[0].unstable);
+    const auto j = model::to_json(r);
+    EXPECT_EQ(j["ceilings"][0]["unstable"], true);
+    EXPECT_TRUE(model::results_from_json(j, "round.json").ceilings[0].unstable);
+  }
+}
+
+// results.json's curve and ceiling fields: each hostile value is refused, naming its field.
+TEST(BandwidthCurve, ReaderRefusesEveryBadField) {
+  const auto good = model::to_json(build_results(
+      parse_bench_json(test::as_measured(curve_bench({ceiling_entry(10, 0), ceiling_entry(11, 0)})), "test"), {}));
+  ASSERT_NO_THROW(model::results_from_json(good, "good.json"));
+  struct Case {
+    std::string pointer;
+    nlohmann::json value;
+    std::string needle;
+  };
+  const std::vector<Case> cases = {
+      {"/bandwidth_curve/backend", "cuda", "a cuda curve in a cpu results file"},
+      {"/bandwidth_curve/threads", 0, "/bandwidth_curve/threads"},
+      {"/bandwidth_curve/points", nlohmann::json::array({good["bandwidth_curve"]["points"][0]}), "at least two points"},
+      {"/bandwidth_curve/points/1/working_set_bytes", 1, "ascend"},
+      {"/bandwidth_curve/points/0/read", 1e-320, "/bandwidth_curve/points/0/read"},
+      {"/bandwidth_curve/points/0/read", 1e30, "between"},
+      {"/bandwidth_curve/points/0/copy", -1, "/bandwidth_curve/points/0/copy"},
+      {"/bandwidth_curve/points/0/spread", 1.5, "/bandwidth_curve/points/0/spread"},
+      {"/bandwidth_curve/points/0/repetitions", 0, "/bandwidth_curve/points/0/repetitions"},
+      {"/bandwidth_curve/levels/0/name", "L9", "/bandwidth_curve/levels/0/name"},
+      {"/bandwidth_curve/levels/0/capacity_bytes", nullptr, "needs its capacity_bytes"},
+      {"/bandwidth_curve/levels/1/capacity_bytes", 1, "ascend by capacity"},
+      {"/bandwidth_curve/levels/2/capacity_bytes", 1e12, "DRAM has no capacity"},
+      {"/bandwidth_curve/levels/0/name", "DRAM", "DRAM has no capacity"},
+      {"/bandwidth_curve/levels/1/name", "L1", "appears twice"},
+      {"/bandwidth_curve/levels/0/bandwidth", "fast", "/bandwidth_curve/levels/0/bandwidth"},
+      {"/ceilings/0/spread", 2, "/ceilings/0/spread"},
+      {"/ceilings/0/repeats", 0, "/ceilings/0/repeats"},
+      {"/ceilings/0/unstable", true, "unstable only when its spread is above"},
+  };
+  for (const auto& c : cases) {
+    nlohmann::json doc = good;
+    doc[nlohmann::json::json_pointer(c.pointer)] = c.value;
+    try {
+      model::results_from_json(doc, "bad.json");
+      ADD_FAILURE() << c.pointer << " = " << c.value.dump() << " was accepted";
+    } catch (const model::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.needle), std::string::npos) << c.pointer << ": " << e.what();
+    }
+  }
+  nlohmann::json no_spread = good;
+  no_spread["ceilings"][0].erase("spread");
+  EXPECT_THROW(model::results_from_json(no_spread, "bad.json"), model::InputError);
+  nlohmann::json old_file = good;  // files from before the curve read as "not measured"
+  old_file.erase("bandwidth_curve");
+  old_file["ceilings"][0].erase("spread"), old_file["ceilings"][0].erase("repeats"), old_file["ceilings"][0].erase("unstable");
+  const auto old = model::results_from_json(old_file, "old.json");
+  EXPECT_FALSE(old.bandwidth_curve);
+  EXPECT_FALSE(old.ceilings[0].repeats);
+}
+
+// ---- the memory budget ------------------------------------------------------------
+
+class CacheSizesEnv : public ::testing::Test {
+ protected:
+  void TearDown() override { unsetenv("LMROOF_CACHE_SIZES"); }
+};
+
+TEST_F(CacheSizesEnv, OverridesTheLevelsItNamesAndKeepsTheOthers) {
+  const bench::CacheLevel l1 = bench::cache_level(1);
+  setenv("LMROOF_CACHE_SIZES", "L3=1G,L2=3M", 1);
+  EXPECT_EQ(bench::cache_level(3).bytes, int64_t{1} << 30);
+  EXPECT_STREQ(bench::cache_level(3).source, "override");
+  EXPECT_EQ(bench::cache_level(2).bytes, 3 << 20);
+  EXPECT_EQ(bench::cache_level(1).bytes, l1.bytes);
+  setenv("LMROOF_CACHE_SIZES", "L3=0", 1);
+  EXPECT_EQ(bench::cache_level(3).bytes, 0);
+  for (const char* bad : {"L3", "L4=1M", "L3=1T", "L3=-1", "L3=1MB", "L3=2048G", "X", "L3=1G,", "L3=99999999999999"}) {
+    setenv("LMROOF_CACHE_SIZES", bad, 1);
+    try {
+      bench::cache_level(3);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("LMROOF_CACHE_SIZES="), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(MemoryBudget, SizesReadAsAPersonWouldWriteThem) {
+  EXPECT_EQ(bench::readable_bytes(1e5), "0.1 MB");
+  EXPECT_EQ(bench::readable_bytes(512e6), "512.0 MB");
+  EXPECT_EQ(bench::readable_bytes(17.9e9), "17.90 GB");
+  EXPECT_EQ(bench::readable_bytes(2048), "2.0 kB");
+}
+
+// The DRAM arrays on this machine stay within the budget's rule whatever its caches.
+TEST(MemoryBudget, DramArraysFollowTheRule) {
+  const auto& b = bench::memory_budget();
+  const int64_t outer = bench::outermost_cache_bytes();
+  EXPECT_GE(b.dram_array_bytes, bench::kDramArrayFloorBytes);
+  EXPECT_LE(b.dram_array_bytes, std::max({bench::kDramArrayFloorBytes, bench::kDramArrayCapBytes, 2 * outer}));
+  EXPECT_LE(b.dram_array_bytes, std::max<double>(bench::kDramArrayFloorBytes,
+                                                 bench::kAvailableShareForArrays * bench::available_memory_bytes() / 2));
+  EXPECT_GE(b.ceilings_peak_bytes(), static_cast<double>(bench::kDramArrays * b.dram_array_bytes));
+}
+
+}  // namespace
+}  // namespace lmroof
