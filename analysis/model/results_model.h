@@ -8,6 +8,7 @@
 // are ignored (adding a field does not bump the schema version); a missing optional
 // field reads as "not measured". Problems throw model::InputError, one line:
 //   "FILE: /runs/3/time_s/median: must be a positive number (is -1)".
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <algorithm>
@@ -181,6 +182,12 @@ struct Ceiling {
   // (bench/dram_probe.h), when the machine was faster then than at either end; value
   // is the best of all three. Absent when no probe beat them.
   std::optional<double> best_probed_during_suite;
+  // Repeats of the whole ceiling measurement (issue #34): how many, and (best - worst)
+  // / best over them. unstable: the repeats still disagreed beyond kCeilingSpreadBound
+  // after a re-measurement; runs judged against it say so.
+  std::optional<int64_t> repeats;
+  std::optional<double> spread;
+  bool unstable = false;
   // 1 - smaller/larger of the two bests (the larger being a probe's when one raised
   // the roof): how far the roof moved during the run.
   std::optional<double> drift() const {
@@ -199,6 +206,45 @@ inline constexpr double kNotableRoofDrift = 0.05;
 // "read 13%, copy_nt 27%": the ceilings that moved by more than kNotableRoofDrift
 // between before and after the suite; empty when none did.
 std::string roofs_that_moved(const std::vector<Ceiling>& ceilings);
+// One point of the memory-bandwidth curve (issue #34): the best read (and copy) rate
+// sustained over a working set of `working_set_bytes` on the curve's threads. Runs are
+// judged at the rate interpolated at their own working set (BandwidthCurve::read_at).
+struct BandwidthPoint {
+  double working_set_bytes = 0;
+  double read = 0;             // B/s, best repetition
+  std::optional<double> copy;  // B/s, best repetition; absent when not measured
+  double spread = 0;           // (best - worst) / best over the repetitions
+  int64_t repetitions = 0;
+};
+
+// A plateau of the curve: a cache level (or DRAM / HBM) and the read rate inside it.
+struct MemoryLevel {
+  std::string name;                      // "L1" | "L2" | "L3" | "DRAM"; GPU: "L2" | "HBM"
+  std::optional<double> capacity_bytes;  // absent for DRAM / HBM
+  double bandwidth = 0;                  // B/s
+};
+
+struct BandwidthCurve {
+  std::string backend;                 // "cpu" | "cuda"
+  int64_t threads = 0;
+  std::vector<BandwidthPoint> points;  // ascending working_set_bytes, at least two
+  std::vector<MemoryLevel> levels;     // ascending capacity, DRAM / HBM last
+  // Read rate (B/s) at a working set of `bytes`: linear in log(bytes) between the two
+  // nearest points; the end point's rate outside the measured range.
+  double read_at(double bytes) const {
+    if (points.empty()) return 0;
+    if (bytes <= points.front().working_set_bytes) return points.front().read;
+    for (size_t i = 1; i < points.size(); ++i) {
+      const BandwidthPoint& a = points[i - 1];
+      const BandwidthPoint& b = points[i];
+      if (bytes <= b.working_set_bytes) {
+        const double t = std::log(bytes / a.working_set_bytes) / std::log(b.working_set_bytes / a.working_set_bytes);
+        return a.read + t * (b.read - a.read);
+      }
+    }
+    return points.back().read;
+  }
+};
 
 // The ceilings the roofline uses, by name (each names an entry of Results::ceilings).
 struct Roofs {
@@ -501,6 +547,8 @@ struct Results {
   Metrics metrics;
   Catalogue catalogue;
   std::vector<Ceiling> ceilings;
+  // Read bandwidth over working-set sizes (issue #34); absent in files written before it.
+  std::optional<BandwidthCurve> bandwidth_curve;
   Roofs roofs;
   std::vector<Run> runs;
   std::vector<Skipped> skipped;
