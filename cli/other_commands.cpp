@@ -14,6 +14,7 @@
 #include "analysis/io/atomic_write.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"
+#include "analysis/claims/roof_faults.h"
 #include "analysis/io/interrupt_cleanup.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
@@ -283,6 +284,8 @@ int check(const CheckArgs& args) {
       std::printf("\n%s\n", floors.c_str());
     if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
       std::printf("\n%s", controls.c_str());
+    if (const std::string faults = format_roof_faults(roof_faults(results)); !faults.empty())
+      std::printf("\n%s", faults.c_str());
   } else {
     std::printf("claims: %s\nresults: %s\n%s\n%s", claims_file.c_str(), results_file.c_str(),
                 format_model_line(results).c_str(), format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
@@ -290,6 +293,8 @@ int check(const CheckArgs& args) {
       std::printf("%s\n", floors.c_str());
     if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
       std::printf("%s", controls.c_str());
+    if (const std::string faults = format_roof_faults(roof_faults(results)); !faults.empty())
+      std::printf("%s", faults.c_str());
     if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }
   return code;

@@ -17,6 +17,7 @@
 #include "reports/charts.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"
+#include "analysis/claims/roof_faults.h"
 #include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
@@ -294,6 +295,32 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                                                       "untrustworthy.</b> ", esc(fmt::format("{}", fmt::join(bad, ", ")))),
                        fmt::format("{}", fmt::join(parts, "; ")));
   }
+  // Runs above their judged roof (analysis/claims/roof_faults.h): measurement faults,
+  // said first, like a control beyond its floor; and runs judged against an unstable roof.
+  if (const auto faults = roof_faults(results); !faults.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& f : faults)
+      parts.push_back(fmt::format("{} at {:.0f}% of {}{}", esc(f.run), f.fraction * 100, esc(f.roof),
+                                  f.probed ? " (as probed next to it)" : ""));
+    out += fmt::format("<p class=\"caption\"><b class=\"fault\">Measurement fault: {} run{} above {:.0f}% of the roof "
+                       "{} judged against</b> (a roof is the fastest the machine allows: the roof or the time is wrong, "
+                       "and the verdicts resting on {} are untrustworthy): {}.</p>\n",
+                       faults.size(), faults.size() == 1 ? "" : "s", model::kAboveRoofFault * 100,
+                       faults.size() == 1 ? "it is" : "they are", faults.size() == 1 ? "it" : "them",
+                       fmt::format("{}", fmt::join(parts, "; ")));
+  }
+  {
+    std::vector<std::string> unstable;
+    for (const auto& c : results.ceilings)
+      if (c.unstable)
+        unstable.push_back(fmt::format("{}{}", esc(c.name),
+                                       c.spread ? fmt::format(" (repeats {:.0f}% apart)", *c.spread * 100) : ""));
+    if (!unstable.empty())
+      out += fmt::format("<p class=\"caption\"><b class=\"fault\">Unstable roof{}: {}</b>: its repeats still disagreed "
+                         "after a re-measurement; {} runs judged against it say so in the runs table.</p>\n",
+                         unstable.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(unstable, ", ")),
+                         unstable_judgements(results).size());
+  }
   out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
   for (const auto* c : verdicts_in_report_order(claims)) {
@@ -389,9 +416,11 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
          "<th data-type=\"text\">pair</th><th data-type=\"text\">variant</th><th data-type=\"text\">impl</th>"
          "<th data-type=\"text\">shape</th><th data-type=\"num\">median time</th><th data-type=\"num\">GFLOP/s</th>"
          "<th data-type=\"num\">GB/s</th><th data-type=\"num\">intensity (FLOP/B)</th><th data-type=\"text\">bound</th>"
-         "<th data-type=\"num\">efficiency</th>"
          "<th data-type=\"num\" title=\"speed of light: the fraction of the roof this run is judged against (its "
-         "traffic and working set decide which; docs/cost-model.md)\">SoL</th><th data-type=\"text\">judged against</th>"
+         "traffic and working set decide which; docs/cost-model.md). The one fraction of a roof this table shows: above "
+         "105% is a measurement fault\">SoL (of judged roof)</th><th data-type=\"text\">judged against</th>"
+         "<th data-type=\"text\" title=\"where its bytes are judged to come from: the memory level holding its "
+         "working set on the bandwidth curve (or the cache roof chosen, in files without a curve)\">level</th>"
          "<th data-type=\"num\" title=\"the same, against the DRAM read and copy_nt roofs probed right after each "
          "repetition of this run (runs that stream from DRAM)\">SoL at probe</th>"
          "<th data-type=\"num\">bytes measured</th>"
@@ -407,11 +436,17 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
     row += num_cell(r.intensity.value, sig(r.intensity.value));
     const std::string bound = r.bound ? std::string(model::to_string(*r.bound)) : std::string(kDash);
     row += fmt::format("<td><span class=\"bound bound-{}\">{}</span></td>", r.bound ? bound : "other", esc(bound));
-    const auto& efficiency = r.roofline.efficiency;
-    row += num_cell(efficiency, efficiency ? percent(*efficiency) : "");
     const auto sol = model::sol_fraction(r.judged_against), sol_probe = model::sol_fraction(r.judged_against_probe);
-    row += num_cell(sol, sol ? percent(*sol) : "");
-    row += fmt::format("<td>{}</td>", esc(sol ? *r.judged_against->roof : std::string()));
+    std::string sol_text = sol ? esc(percent(*sol)) : "";
+    if (model::above_roof(r.judged_against)) sol_text = "<b class=\"fault\">" + sol_text + " (measurement fault)</b>";
+    row += sol ? fmt::format("<td class=\"num\" data-sort=\"{:.17g}\">{}</td>", *sol, sol_text)
+               : fmt::format("<td class=\"num\" data-sort=\"\">{}</td>", kDash);
+    std::string judged = sol ? esc(*r.judged_against->roof) : "";
+    if (sol && r.judged_against->composite) judged += " <span class=\"muted\">(sum of its steps)</span>";
+    if (sol && !r.judged_against->unstable_ceilings.empty())
+      judged += fmt::format(" <b class=\"fault\">unstable: {}</b>", esc(fmt::format("{}", fmt::join(r.judged_against->unstable_ceilings, ", "))));
+    row += fmt::format("<td>{}</td>", judged);
+    row += fmt::format("<td>{}</td>", esc(sol && r.judged_against->level ? *r.judged_against->level : std::string()));
     row += num_cell(sol_probe, sol_probe ? percent(*sol_probe) : "");
     const auto& measured = r.bytes.measured;
     row += num_cell(measured, measured ? si(*measured, "B") : "");

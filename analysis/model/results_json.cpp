@@ -244,6 +244,11 @@ JudgedAgainst judged_from(const JsonCursor& c) {
     j.seconds = c.at("seconds").positive();
     j.fraction = c.at("fraction").positive();
     j.rule = c.at("rule").string(kMaxTextLength);
+    if (auto l = c.opt("level")) j.level = l->string();
+    if (auto w = c.opt("working_set_bytes")) j.working_set_bytes = w->positive();
+    if (auto k = c.opt("composite")) j.composite = k->boolean();
+    if (auto u = c.opt("unstable_ceilings"))
+      for (const auto& name : u->items()) j.unstable_ceilings.push_back(name.string());
   } else {
     j.reason = c.at("reason").string(kMaxTextLength);
   }
@@ -252,8 +257,13 @@ JudgedAgainst judged_from(const JsonCursor& c) {
 
 json judged_json(const JudgedAgainst& j) {
   if (!j.roof) return {{"roof", nullptr}, {"reason", opt(j.reason)}};
-  return {{"roof", *j.roof}, {"unit", j.unit}, {"value", j.value}, {"seconds", j.seconds},
-          {"fraction", j.fraction}, {"rule", j.rule}};
+  json out = {{"roof", *j.roof}, {"unit", j.unit}, {"value", j.value}, {"seconds", j.seconds},
+              {"fraction", j.fraction}, {"rule", j.rule}};
+  if (j.level) out["level"] = *j.level;
+  if (j.working_set_bytes) out["working_set_bytes"] = *j.working_set_bytes;
+  if (j.composite) out["composite"] = true;
+  if (!j.unstable_ceilings.empty()) out["unstable_ceilings"] = j.unstable_ceilings;
+  return out;
 }
 
 DramProbe dram_probe_from(const JsonCursor& c) {
