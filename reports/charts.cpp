@@ -102,6 +102,26 @@ Point place(const model::Run& r) {
 double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
 double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
 
+// The level a run is judged at, as the roofline's legend names it: its memory level
+// ("L1", "L2", "L3", "DRAM"; GPU "L2", "HBM") when memory-bound, "compute (FP32 FMA)"
+// when its FLOPs hold it, "sum of steps" for a composite run, "not judged" without a roof.
+std::string judged_level(const model::Run& r) {
+  const auto& j = r.judged_against;
+  if (!j || !j->roof) return "not judged";
+  if (j->composite) return "sum of steps";
+  if (j->unit == "FLOP/s") return "compute (FP32 FMA)";
+  return j->level ? *j->level : std::string("memory");
+}
+
+// Legend order and marks: inner levels first, one shape each.
+const std::vector<std::pair<std::string, std::string>>& level_shapes() {
+  static const std::vector<std::pair<std::string, std::string>> shapes = {
+      {"L1", "circle"}, {"L2", "square"}, {"L3", "triangle-up"}, {"DRAM", "diamond"}, {"HBM", "diamond"},
+      {"memory", "triangle-down"}, {"compute (FP32 FMA)", "cross"}, {"sum of steps", "triangle-right"},
+      {"not judged", "stroke"}};
+  return shapes;
+}
+
 }  // namespace
 
 // A run's launch floor (FLOPs / t0) is drawn when its time is within this factor of t0.
@@ -138,7 +158,16 @@ json roofline_chart(const model::Results& results) {
         {"achieved", num::si(p.y_analytic, "FLOP/s")},
         {"intensity", intensity},
         {"bound", r.bound ? std::string(model::to_string(*r.bound)) + "-bound" : std::string(num::kDash)},
-        {"efficiency", r.roofline.efficiency ? num::percent(*r.roofline.efficiency) : std::string(num::kDash)},
+        // The one fraction of a roof shown for a run: of the roof it is judged against, and
+        // that roof's height at the run (its FLOPs over its time at the roof), drawn as a
+        // tick above the point; a run above it beyond 5% is a measurement fault.
+        {"judged_level", judged_level(r)},
+        {"judged_roof", r.judged_against && r.judged_against->roof ? *r.judged_against->roof : std::string(num::kDash)},
+        {"sol", model::sol_fraction(r.judged_against) ? num::percent(*model::sol_fraction(r.judged_against))
+                                                       : std::string(num::kDash)},
+        {"y_judged_roof", model::sol_fraction(r.judged_against) && std::isfinite(p.y_analytic)
+                              ? json(p.y_analytic / *model::sol_fraction(r.judged_against)) : json(nullptr)},
+        {"fault", model::above_roof(r.judged_against)},
         {"x_minimum", number_or_null(p.x_minimum)},
         {"x_model", number_or_null(p.x_model)},
         {"x_measured", number_or_null(p.x_measured)},
@@ -159,6 +188,7 @@ json roofline_chart(const model::Results& results) {
                                   : std::string(num::kDash)},
     });
     if (r.predicted) y_hi = std::max(y_hi, p.y_analytic * r.time_s.median / r.predicted->time_s);
+    if (const auto f = model::sol_fraction(r.judged_against)) y_hi = std::max(y_hi, p.y_analytic / *f);
   }
   if (points.empty()) return nullptr;
 
@@ -230,6 +260,34 @@ json roofline_chart(const model::Results& results) {
   };
   if (bandwidth) bandwidth_roof(*bandwidth, "dram");
   if (l2) bandwidth_roof(*l2, "l2");
+  // A roof per memory level (issue #34, as Intel Advisor and Nsight Compute draw them):
+  // the bandwidth curve's plateaus, or without a curve the CPU cache read ceilings. A
+  // run judged at a level sits under that level's line (its judged roof, the tick above
+  // it, is the curve's rate at its own working set).
+  auto level_roof = [&](const std::string& name, double value) {
+    const double x_start = std::max(xmin, ymin / value);
+    const double x_end = compute.empty() ? std::min(xmax, ymax / value) : std::min(xmax, compute.front().ceiling->value / value);
+    if (!(x_end > x_start)) return;
+    roofs.push_back({{"roof", name}, {"x", x_start}, {"y", value * x_start}, {"dash", "dotted"}, {"level", "memory"}});
+    roofs.push_back({{"roof", name}, {"x", x_end}, {"y", value * x_end}, {"dash", "dotted"}, {"level", "memory"}});
+    const double x_label = x_start * std::pow(x_end / x_start, 0.1);
+    labels.push_back({{"label", fmt::format("{}: {}", name, num::si(value, "B/s"))}, {"x", x_label},
+                      {"y", value * x_label}, {"x2", x_end}, {"y2", value * x_end}, {"above", true}, {"align", "left"},
+                      {"level", "memory"}});
+  };
+  if (results.bandwidth_curve) {
+    for (const auto& l : results.bandwidth_curve->levels)
+      if (l.bandwidth > 0)
+        level_roof(l.capacity_bytes ? fmt::format("{} read ({})", l.name, num::si(*l.capacity_bytes, "B"))
+                                    : fmt::format("{} read", l.name),
+                   l.bandwidth);
+  } else {
+    for (const auto& c : results.ceilings)
+      if (c.backend == "cpu" && c.kind == model::CeilingKind::bandwidth && c.value > 0 && c.name.size() == 7 &&
+          c.name[0] == 'l' && c.name.substr(2) == "_read")
+        level_roof(fmt::format("L{} read{}", c.name[1], c.cache_bytes ? " (" + num::si(*c.cache_bytes, "B") + ")" : ""),
+                   c.value);
+  }
   for (size_t i = 0; i < compute.size(); ++i) {
     const model::Ceiling& c = *compute[i].ceiling;
     const std::string dash = compute[i].role == "matrix" ? "dashed" : "solid";
@@ -267,6 +325,23 @@ json roofline_chart(const model::Results& results) {
         if (it->value("name", "") == layer) it = layers.erase(it);
         else ++it;
     }
+  // The judged level's shapes, in legend order, only those present.
+  {
+    json domain = json::array(), range = json::array();
+    for (const auto& [level, shape] : level_shapes())
+      if (std::any_of(points.begin(), points.end(), [&](const json& p) { return p["judged_level"] == level; }))
+        domain.push_back(level), range.push_back(shape);
+    for (auto& layer : spec["layer"])
+      if (layer.value("name", "") == "points") {
+        layer["encoding"]["shape"]["scale"] = {{"domain", domain}, {"range", range}};
+      }
+  }
+  if (std::none_of(points.begin(), points.end(), [](const json& p) { return !p["y_judged_roof"].is_null(); })) {
+    auto& layers = spec["layer"];
+    for (auto it = layers.begin(); it != layers.end();)
+      if (it->value("name", "") == "judged_roof") it = layers.erase(it);
+      else ++it;
+  }
   fill_dataset(spec, "points", std::move(points));
   fill_dataset(spec, "arrows", std::move(arrows));
   fill_dataset(spec, "roofs", std::move(roofs));

@@ -16,6 +16,7 @@
 #include "analysis/io/atomic_write.h"
 #include "reports/charts.h"
 #include "analysis/claims/claims.h"
+#include "analysis/claims/comparison_evidence.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
 #include "reports/csv_export.h"
@@ -179,16 +180,28 @@ std::string summary_section(const Results& results) {
   return out + "</section>\n";
 }
 
-std::string speedup_class(const model::Comparison& c) {
-  if (c.speedup_low && *c.speedup_low > 1) return "gain";
-  if (c.speedup_high && *c.speedup_high < 1) return "loss";
-  return "even";
+// Coloured by what the comparison shows by the claims' rule (analysis/claims/
+// comparison_evidence.h): the paired rounds where taken, beyond the pair's floor.
+std::string speedup_class(const model::Results& results, const model::Comparison& c) {
+  switch (comparison_evidence(results, c).shown) {
+    case Shown::faster: return "gain";
+    case Shown::slower: return "loss";
+    default: return "even";
+  }
 }
 
-std::string speedup_text(const model::Comparison& c) {
-  if (!c.has_interval()) return ratio(c.speedup);
-  return fmt::format("{} <span class=\"ci\">[{}\u2013{}]</span>", esc(ratio(c.speedup)), esc(sig(*c.speedup_low)),
-                     esc(sig(*c.speedup_high)));
+// "1.64x [1.58–1.70] 10 paired rounds": the evidence that decides, with its count.
+std::string speedup_text(const model::Results& results, const model::Comparison& c) {
+  const ComparisonEvidence e = comparison_evidence(results, c);
+  if (!e.low || !e.high) return esc(ratio(e.speedup));
+  return fmt::format("{} <span class=\"ci\">[{}\u2013{}] {} {}</span>", esc(ratio(e.speedup)), esc(sig(*e.low)),
+                     esc(sig(*e.high)), e.rounds, e.paired ? "paired rounds" : "repetitions, unpaired");
+}
+
+// "of which ~2x is a change of level: ..." under a comparison whose sides are judged at
+// different memory levels (Comparison::level_change, computed by analysis).
+std::string level_change_note(const model::Comparison& c) {
+  return c.level_change ? fmt::format("<br><span class=\"level-change\">{}</span>", esc(*c.level_change)) : "";
 }
 
 // Key results: one row per pair, for its headline comparison (the first the catalogue
@@ -239,14 +252,15 @@ std::string key_results_section(const Results& results) {
         "<tr><td>{}</td><td>{} \u2192 <b>{}</b> <span class=\"muted\">{}</span></td><td class=\"num {}\">{}</td>"
         "<td class=\"shape\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} <span class=\"muted\">{}</span></td></tr>\n",
         esc(c.pair) + (more[c.pair] ? fmt::format(" <span class=\"muted\">+{}</span>", more[c.pair]) : ""),
-        esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(c), speedup_text(c),
+        esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(results, c), speedup_text(results, c),
         esc(shape_label(results.catalogue, c.shape)),
         row.shapes > 1 ? esc(fmt::format("{}\u2013{} ({} shapes)", sig(row.lo), ratio(row.hi), row.shapes)) : "",
-        esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)));
+        esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)) + level_change_note(c));
   }
   out += "</tbody></table></div>\n<p class=\"caption\">Speedup = baseline median time / candidate median time (above 1: "
-         "the candidate is faster), at the shape with the longest baseline; green or red only when the 95% interval "
-         "excludes 1. Bytes ratio: candidate / baseline. One row per pair, its first comparison; +N counts its others. "
+         "the candidate is faster), at the shape with the longest baseline, with the interval and count of the evidence "
+         "that decides (paired rounds where taken); green or red only where the claims' rule shows a difference (the "
+         "interval excludes 1 and lies beyond the pair's noise floor). Bytes ratio: candidate / baseline. One row per pair, its first comparison; +N counts its others. "
          "Every comparison and shape is under <a href=\"#comparisons\">Comparisons</a>.</p>\n";
   return out + "</section>\n";
 }
@@ -339,11 +353,19 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     if (c->untrustworthy) details += fmt::format("<dt>untrustworthy</dt><dd><b>{}</b></dd>", esc(*c->untrustworthy));
     details += fmt::format("<dt>source</dt><dd>{}</dd><dt>check</dt><dd><code>{}</code> ({}){}</dd></dl>",
                            esc(or_dash(c->source)), esc(c->id), esc(c->kind), link);
-    std::string headline = c->reason && c->verdict != model::Verdict::holds ? *c->reason : c->measured;
-    if (headline.size() > 160) {
-      size_t cut = headline.rfind(' ', 150);
-      headline = headline.substr(0, cut == std::string::npos ? 150 : cut) + " \u2026";
+    // Failing and inconclusive claims: what was measured against what was expected, and
+    // the cause, on the first screen (issue #34 item 10); the reason opens below.
+    const bool open_question = c->verdict == model::Verdict::fails || c->verdict == model::Verdict::inconclusive;
+    std::string headline = open_question ? fmt::format("measured {}; expected {}", c->measured, or_dash(c->expected))
+                           : c->reason && c->verdict != model::Verdict::holds ? *c->reason
+                                                                               : c->measured;
+    if (headline.size() > 240) {
+      size_t cut = headline.rfind(' ', 230);
+      headline = headline.substr(0, cut == std::string::npos ? 230 : cut) + " \u2026";
     }
+    if (open_question && c->cause)
+      headline += fmt::format(" \u2014 cause: {}{}", *c->cause, c->cause_detail ? " (" + *c->cause_detail + ")" : "");
+    if (c->untrustworthy) headline += " \u2014 untrustworthy: " + *c->untrustworthy;
     out += fmt::format(
         "<details class=\"claim\" id=\"claim-{}\"><summary>{} <span class=\"evidence-kind kind-{}\">{}</span> "
         "<span class=\"statement\">{}</span> <span class=\"headline\">{}</span></summary>{}</details>\n",
@@ -382,25 +404,28 @@ std::string comparisons_section(const Results& results, const std::string& csv_n
   std::string out = "<section id=\"comparisons\" class=\"block\">\n<h2>Comparisons</h2>\n";
   if (comparisons.empty()) return out + "<p class=\"empty\">No pair comparisons in this run.</p>\n</section>\n";
   out += fmt::format(
-      "<p class=\"caption\">speedup = baseline median time / candidate median time (above 1: the candidate is faster) "
-      "with its 95% bootstrap interval; \u00b1 is the one noise figure of the comparison (the interval's larger "
-      "half-width), the one the claims use; p is the Mann\u2013Whitney U test. Ratios are candidate / baseline. "
-      "<a href=\"{}\" download>CSV</a></p>\n",
+      "<p class=\"caption\">speedup = baseline time / candidate time (above 1: the candidate is faster) with the 95% "
+      "interval and count of the evidence that decides, as the claims judge it: the paired, interleaved rounds where "
+      "they were taken (drift common to both sides cancels in them), else the two runs' repetitions (bootstrap). Green "
+      "or red only where that interval excludes 1 and lies beyond the pair's A/A noise floor (shown: the difference "
+      "this machine can tell from none). Ratios are candidate / baseline; a note under the bytes ratio says when the "
+      "two sides are judged at different memory levels. <a href=\"{}\" download>CSV</a></p>\n",
       esc(csv_name));
   out += "<div class=\"table-wrap\"><table class=\"comparisons\">\n<thead><tr><th>pair</th><th>shape</th>"
-         "<th>baseline \u2192 candidate</th><th>speedup [95%]</th><th>\u00b1</th><th>p</th><th>bytes ratio</th>"
-         "<th>FLOPs ratio</th><th title=\"how far the machine's DRAM read bandwidth moved between the two runs "
-         "(their probes; runs that stream from DRAM): the claims widen the interval by it\">machine drift</th>"
-         "</tr></thead>\n<tbody>\n";
+         "<th>baseline \u2192 candidate</th><th>speedup [95%] evidence</th><th>shows</th><th>floor</th>"
+         "<th>bytes ratio</th><th>FLOPs ratio</th><th title=\"how far the machine's DRAM read bandwidth moved between "
+         "the two runs (their probes; runs that stream from DRAM): the claims widen an unpaired interval by it\">machine "
+         "drift</th></tr></thead>\n<tbody>\n";
   for (const auto& c : comparisons) {
+    const ComparisonEvidence e = comparison_evidence(results, c);
     out += fmt::format(
         "<tr><td>{}</td><td class=\"shape\">{}</td><td>{} / {} \u2192 {} / {}</td><td class=\"num {}\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td></tr>\n",
         esc(c.pair), esc(shape_label(results.catalogue, c.shape)), esc(c.baseline.variant), esc(c.baseline.impl),
-        esc(c.candidate.variant), esc(c.candidate.impl), speedup_class(c), speedup_text(c),
-        esc(std::isfinite(c.noise) ? percent(c.noise) : std::string(kDash)),
-        esc(c.p_value ? sig(*c.p_value, 2) : std::string(kDash)), esc(ratio(c.bytes_ratio)), esc(ratio(c.flops_ratio)),
+        esc(c.candidate.variant), esc(c.candidate.impl), speedup_class(results, c), speedup_text(results, c),
+        esc(to_string(e.shown)), esc(e.floor ? "\u00b1" + percent(*e.floor) : std::string(kDash)),
+        esc(ratio(c.bytes_ratio)), level_change_note(c), esc(ratio(c.flops_ratio)),
         esc(c.machine_drift ? percent(*c.machine_drift) : std::string(kDash)));
   }
   return out + "</tbody></table></div>\n</section>\n";

@@ -490,6 +490,10 @@ struct Comparison {
   // The same comparison timed in paired rounds, when `lmroof run` took them (CPU). The
   // claims judge by it where present: drift common to both sides cancels in it.
   std::optional<PairedRounds> paired;
+  // The two sides judged at different memory levels (JudgedAgainst::level, issue #34):
+  // how much of the speedup the bytes ratio explains and how much the change of level,
+  // one sentence ("of which ~2x is a change of level: mha from DRAM, gqa from L3 ...").
+  std::optional<std::string> level_change;
   bool has_interval() const { return speedup_low && speedup_high; }
 };
 
