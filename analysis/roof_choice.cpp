@@ -349,4 +349,20 @@ model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, c
   return j;
 }
 
+// Two sides judged at different memory levels (issue #34): the speedup S splits into
+// the bytes ratio's part, 1 / (candidate bytes / baseline bytes), and the rest, S x that
+// ratio, which the two levels' rates explain (the judged roofs' rates, candidate /
+// baseline, beside it). Both sides memory-bound, else nullopt.
+std::optional<std::string> level_change(const model::Comparison& c, const model::Run& base, const model::Run& cand) {
+  const auto& a = base.judged_against;
+  const auto& b = cand.judged_against;
+  if (!a || !b || !a->roof || !b->roof || !a->level || !b->level || *a->level == *b->level) return std::nullopt;
+  if (a->unit != "B/s" || b->unit != "B/s" || !(c.bytes_ratio > 0) || !(c.speedup > 0) || !(a->value > 0)) return std::nullopt;
+  const double from_bytes = 1 / c.bytes_ratio, from_level = c.speedup * c.bytes_ratio;
+  return fmt::format("of which ~{:.2g}x is a change of level: {} from {}, {} from {} (the bytes ratio {:.3g} explains "
+                     "{:.3g}x; the judged roofs' rates differ {:.3g}x, {:.4g} against {:.4g} GB/s)",
+                     from_level, base.variant, *a->level, cand.variant, *b->level, c.bytes_ratio, from_bytes,
+                     b->value / a->value, b->value / 1e9, a->value / 1e9);
+}
+
 }  // namespace lmroof

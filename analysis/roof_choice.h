@@ -104,4 +104,12 @@ MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe)
 // it, or no roof with the reason.
 model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, const MachineRoofs& roofs);
 
+// Two sides of a comparison judged at different memory levels (issue #34): "of which
+// ~2x is a change of level: mha from DRAM, gqa from L3 (...)". The speedup S splits into
+// the bytes ratio's part, 1 / (candidate bytes / baseline bytes), and the rest, S times
+// that ratio, which the levels' rates explain. nullopt unless both sides are
+// memory-bound and judged at different levels. Comparison::level_change.
+std::optional<std::string> level_change(const model::Comparison& c, const model::Run& baseline,
+                                        const model::Run& candidate);
+
 }  // namespace lmroof

@@ -102,6 +102,13 @@ Point place(const model::Run& r) {
 double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
 double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
 
+// A cache capacity as its datasheet gives it: "48 KiB", "2 MiB", "480 MiB".
+std::string capacity_text(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.3g} GiB", bytes / (1024.0 * 1024 * 1024));
+  if (bytes >= 1024.0 * 1024) return fmt::format("{:.3g} MiB", bytes / (1024.0 * 1024));
+  return fmt::format("{:.3g} KiB", bytes / 1024.0);
+}
+
 // The level a run is judged at, as the roofline's legend names it: its memory level
 // ("L1", "L2", "L3", "DRAM"; GPU "L2", "HBM") when memory-bound, "compute (FP32 FMA)"
 // when its FLOPs hold it, "sum of steps" for a composite run, "not judged" without a roof.
@@ -278,14 +285,14 @@ json roofline_chart(const model::Results& results) {
   if (results.bandwidth_curve) {
     for (const auto& l : results.bandwidth_curve->levels)
       if (l.bandwidth > 0)
-        level_roof(l.capacity_bytes ? fmt::format("{} read ({})", l.name, num::si(*l.capacity_bytes, "B"))
+        level_roof(l.capacity_bytes ? fmt::format("{} read ({})", l.name, capacity_text(*l.capacity_bytes))
                                     : fmt::format("{} read", l.name),
                    l.bandwidth);
   } else {
     for (const auto& c : results.ceilings)
       if (c.backend == "cpu" && c.kind == model::CeilingKind::bandwidth && c.value > 0 && c.name.size() == 7 &&
           c.name[0] == 'l' && c.name.substr(2) == "_read")
-        level_roof(fmt::format("L{} read{}", c.name[1], c.cache_bytes ? " (" + num::si(*c.cache_bytes, "B") + ")" : ""),
+        level_roof(fmt::format("L{} read{}", c.name[1], c.cache_bytes ? " (" + capacity_text(*c.cache_bytes) + ")" : ""),
                    c.value);
   }
   for (size_t i = 0; i < compute.size(); ++i) {
