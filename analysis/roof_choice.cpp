@@ -349,6 +349,21 @@ model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, c
   return j;
 }
 
+std::optional<std::string> judged_level(const model::JudgedAgainst& j) {
+  if (j.level) return j.level;
+  if (!j.roof) return std::nullopt;
+  std::optional<std::string> first_cache;
+  const std::string& name = *j.roof;
+  for (size_t start = 0; start <= name.size();) {
+    const size_t end = std::min(name.find('+', start), name.size());
+    const std::string part = name.substr(start, end - start);
+    if (part == "read" || part == "copy" || part == "copy_nt") return std::string("DRAM");
+    if (!first_cache && part.size() == 7 && part[0] == 'l' && part.substr(2) == "_read") first_cache = level_of_cache(part);
+    start = end + 1;
+  }
+  return first_cache;
+}
+
 // Two sides judged at different memory levels (issue #34): the speedup S splits into
 // the bytes ratio's part, 1 / (candidate bytes / baseline bytes), and the rest, S x that
 // ratio, which the two levels' rates explain (the judged roofs' rates, candidate /
@@ -356,12 +371,14 @@ model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, c
 std::optional<std::string> level_change(const model::Comparison& c, const model::Run& base, const model::Run& cand) {
   const auto& a = base.judged_against;
   const auto& b = cand.judged_against;
-  if (!a || !b || !a->roof || !b->roof || !a->level || !b->level || *a->level == *b->level) return std::nullopt;
+  if (!a || !b || !a->roof || !b->roof) return std::nullopt;
+  const auto la = judged_level(*a), lb = judged_level(*b);
+  if (!la || !lb || *la == *lb) return std::nullopt;
   if (a->unit != "B/s" || b->unit != "B/s" || !(c.bytes_ratio > 0) || !(c.speedup > 0) || !(a->value > 0)) return std::nullopt;
   const double from_bytes = 1 / c.bytes_ratio, from_level = c.speedup * c.bytes_ratio;
   return fmt::format("of which ~{:.2g}x is a change of level: {} from {}, {} from {} (the bytes ratio {:.3g} explains "
                      "{:.3g}x; the judged roofs' rates differ {:.3g}x, {:.4g} against {:.4g} GB/s)",
-                     from_level, base.variant, *a->level, cand.variant, *b->level, c.bytes_ratio, from_bytes,
+                     from_level, base.variant, *la, cand.variant, *lb, c.bytes_ratio, from_bytes,
                      b->value / a->value, b->value / 1e9, a->value / 1e9);
 }
 

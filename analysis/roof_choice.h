@@ -104,6 +104,12 @@ MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe)
 // it, or no roof with the reason.
 model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, const MachineRoofs& roofs);
 
+// The memory level a judgement names: JudgedAgainst::level, or for files written before
+// it, the level the nominal rule's roof name implies (a DRAM roof among its parts:
+// "DRAM"; else its first cache roof: "l3_read+l2_read" -> "L3"); nullopt for a compute
+// roof without a level, or no roof.
+std::optional<std::string> judged_level(const model::JudgedAgainst& j);
+
 // Two sides of a comparison judged at different memory levels (issue #34): "of which
 // ~2x is a change of level: mha from DRAM, gqa from L3 (...)". The speedup S splits into
 // the bytes ratio's part, 1 / (candidate bytes / baseline bytes), and the rest, S times

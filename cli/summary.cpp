@@ -6,6 +6,7 @@
 
 #include "analysis/model/numbers.h"
 #include "analysis/model/prediction_errors.h"
+#include "analysis/roof_choice.h"
 
 namespace lmroof::cli {
 
@@ -51,7 +52,7 @@ std::string format_runs_table(const model::Results& results) {
                        numbers::si(r.time_s.median, "s"), numbers::si(r.achieved.byte_per_s, "B/s"),
                        numbers::si(r.achieved.flop_per_s, "FLOP/s"), numbers::sig(r.intensity.value),
                        r.bound ? model::to_string(*r.bound) : "-", sol, sol_probe,
-                       fraction && r.judged_against->level ? *r.judged_against->level : "-", judged);
+                       fraction ? judged_level(*r.judged_against).value_or("-") : "-", judged);
   }
   if (std::any_of(results.runs.begin(), results.runs.end(),
                   [](const model::Run& r) { return r.judged_against_probe.has_value(); }))

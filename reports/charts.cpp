@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analysis/model/numbers.h"
+#include "analysis/roof_choice.h"
 #include "analysis/statistics.h"
 #include "reports/embedded_assets.h"
 #include "reports/attention_chart.h"
@@ -117,7 +118,7 @@ std::string judged_level(const model::Run& r) {
   if (!j || !j->roof) return "not judged";
   if (j->composite) return "sum of steps";
   if (j->unit == "FLOP/s") return "compute (FP32 FMA)";
-  return j->level ? *j->level : std::string("memory");
+  return judged_level(*j).value_or("memory");
 }
 
 // Legend order and marks: inner levels first, one shape each.

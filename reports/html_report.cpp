@@ -19,6 +19,7 @@
 #include "analysis/claims/comparison_evidence.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
+#include "analysis/roof_choice.h"
 #include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
@@ -471,7 +472,7 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
     if (sol && !r.judged_against->unstable_ceilings.empty())
       judged += fmt::format(" <b class=\"fault\">unstable: {}</b>", esc(fmt::format("{}", fmt::join(r.judged_against->unstable_ceilings, ", "))));
     row += fmt::format("<td>{}</td>", judged);
-    row += fmt::format("<td>{}</td>", esc(sol && r.judged_against->level ? *r.judged_against->level : std::string()));
+    row += fmt::format("<td>{}</td>", esc(sol ? judged_level(*r.judged_against).value_or("") : std::string()));
     row += num_cell(sol_probe, sol_probe ? percent(*sol_probe) : "");
     const auto& measured = r.bytes.measured;
     row += num_cell(measured, measured ? si(*measured, "B") : "");

@@ -196,6 +196,21 @@ TEST(RoofCurve, AboveRoofIsAFaultBeyondFivePercent) {
   EXPECT_FALSE(model::above_roof(j));
 }
 
+TEST(RoofCurve, FilesWithoutALevelGetTheOneTheirRoofNameImplies) {
+  model::JudgedAgainst j;
+  auto level = [&](const char* roof) {
+    j.roof = roof;
+    return judged_level(j);
+  };
+  EXPECT_EQ(level("l3_read+l2_read"), "L3");
+  EXPECT_EQ(level("l1_read"), "L1");
+  EXPECT_EQ(level("copy_nt+read"), "DRAM");
+  EXPECT_EQ(level("l3_read+copy_nt"), "DRAM");  // partly cached: a DRAM stream
+  EXPECT_EQ(level("fp32_fma"), std::nullopt);
+  j.level = "L2";
+  EXPECT_EQ(judged_level(j), "L2");  // recorded: used as is
+}
+
 model::Run judged_run(std::string variant, std::string level, double rate) {
   model::Run r;
   r.variant = std::move(variant);
