@@ -113,12 +113,12 @@ std::string capacity_text(double bytes) {
 // The level a run is judged at, as the roofline's legend names it: its memory level
 // ("L1", "L2", "L3", "DRAM"; GPU "L2", "HBM") when memory-bound, "compute (FP32 FMA)"
 // when its FLOPs hold it, "sum of steps" for a composite run, "not judged" without a roof.
-std::string judged_level(const model::Run& r) {
+std::string level_judged_at(const model::Run& r) {
   const auto& j = r.judged_against;
   if (!j || !j->roof) return "not judged";
   if (j->composite) return "sum of steps";
   if (j->unit == "FLOP/s") return "compute (FP32 FMA)";
-  return judged_level(*j).value_or("memory");
+  return lmroof::judged_level(*j).value_or("memory");
 }
 
 // Legend order and marks: inner levels first, one shape each.
@@ -169,7 +169,7 @@ json roofline_chart(const model::Results& results) {
         // The one fraction of a roof shown for a run: of the roof it is judged against, and
         // that roof's height at the run (its FLOPs over its time at the roof), drawn as a
         // tick above the point; a run above it beyond 5% is a measurement fault.
-        {"judged_level", judged_level(r)},
+        {"judged_level", level_judged_at(r)},
         {"judged_roof", r.judged_against && r.judged_against->roof ? *r.judged_against->roof : std::string(num::kDash)},
         {"sol", model::sol_fraction(r.judged_against) ? num::percent(*model::sol_fraction(r.judged_against))
                                                        : std::string(num::kDash)},
