@@ -261,8 +261,8 @@ json roofline_chart(const model::Results& results) {
     roofs.push_back({{"roof", bw.name}, {"x", x_end}, {"y", bw.value * x_end}, {"dash", "solid"}, {"level", level}});
     // Along the slope, a quarter of the way up; the template turns it to the line's angle.
     const double x_label = x_start * std::pow(x_end / x_start, 0.25);
-    labels.push_back({{"label", fmt::format("{}{}: {}", bw.name, std::string_view(level) == "l2" ? " (L2)" : "",
-                                            num::si(bw.value, "B/s"))},
+    labels.push_back({{"label", std::string_view(level) == "l2" ? fmt::format("{} (L2): {}", bw.name, num::si(bw.value, "B/s"))
+                                                                 : fmt::format("DRAM {}: {}", bw.name, num::si(bw.value, "B/s"))},
                       {"x", x_label}, {"y", bw.value * x_label}, {"x2", x_end}, {"y2", bw.value * x_end},
                       {"above", true}, {"align", "left"}, {"level", level}});
   };
@@ -466,8 +466,11 @@ std::vector<Chart> build_charts(const model::Results& results) {
   json roofline = roofline_chart(results);
   add(std::string(model::kRooflineChart), "Roofline",
       "One point per run at its median time: x is FLOPs per byte, y the achieved FLOP rate; colour is the pair, shape "
-      "the variant, and an arrow leads from each comparison's baseline to its candidate. Lines are the roofs measured "
-      "on this machine; a diamond marks each ridge point (compute roof / bandwidth roof), left of which a run is "
+      "the memory level the run is judged at (where its bytes come from: L1, L2, L3 or DRAM; a cross when its FLOPs "
+      "hold it), and the tick above each point is the roof it is judged against (its FLOPs over its time at that "
+      "roof): no run may sit above its tick, and one beyond 105% of it is a measurement fault, outlined in red. An "
+      "arrow leads from each comparison's baseline to its candidate. Solid lines are the DRAM and compute roofs "
+      "measured on this machine, dotted ones the read roof of each memory level; a diamond marks each ridge point (compute roof / bandwidth roof), left of which a run is "
       "memory-bound. The bytes basis switches what the intensity divides by: the minimum (each input read once, each "
       "output written once), the cost model's bytes for this implementation, or measured counters when present. Click "
       "a pair in the legend to show only it; shift+wheel zooms, shift+drag pans, double-click resets.",
