@@ -8,6 +8,8 @@
 #include "analysis/predict/prediction_errors.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"
+#include "analysis/claims/roof_faults.h"
+#include "analysis/roofs/roof_choice.h"
 
 namespace lmroof::cli {
 
@@ -32,10 +34,11 @@ std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
 
 std::string format_runs_table(const model::Results& results) {
   std::string out = format_ceilings_table(results.ceilings) + "\n";
-  out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {:>6} {}\n", "run", "median", "bandwidth",
-                     "FLOP rate", "FLOP/B", "bound", "roof%", "SoL%", "probe%", "judged against");
+  // One fraction of a roof per run: SoL%, of the roof it is judged against (issue #34:
+  // "efficiency 138%" beside "SoL 94.6%" on one row told two stories).
+  out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>5} {:>6} {:>5} {}\n", "run", "median", "bandwidth",
+                     "FLOP rate", "FLOP/B", "bound", "SoL%", "probe%", "level", "judged against");
   for (const auto& r : results.runs) {
-    const std::string eff = r.roofline.efficiency ? numbers::sig(100 * *r.roofline.efficiency, 2) : "-";
     std::string id = r.id;
     if (id.size() > 58) id = id.substr(0, 55) + "...";
     // Speed of light: the fraction of the roof this run is judged against
@@ -43,10 +46,16 @@ std::string format_runs_table(const model::Results& results) {
     const auto percent_of = [](std::optional<double> f) { return f ? numbers::sig(100 * *f, 2) : std::string("-"); };
     const auto fraction = model::sol_fraction(r.judged_against);
     const std::string sol = percent_of(fraction), sol_probe = percent_of(model::sol_fraction(r.judged_against_probe));
-    out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>6} {:>5} {:>6} {}\n", id,
+    std::string judged = fraction ? *r.judged_against->roof : "";
+    if (fraction && r.judged_against->composite) judged += " (sum of its steps)";
+    if (fraction && !r.judged_against->unstable_ceilings.empty())
+      judged += fmt::format(" [unstable: {}]", fmt::join(r.judged_against->unstable_ceilings, ", "));
+    if (model::above_roof(r.judged_against)) judged += " MEASUREMENT FAULT: above 105% of its roof";
+    out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>5} {:>6} {:>5} {}\n", id,
                        numbers::si(r.time_s.median, "s"), numbers::si(r.achieved.byte_per_s, "B/s"),
                        numbers::si(r.achieved.flop_per_s, "FLOP/s"), numbers::sig(r.intensity.value),
-                       r.bound ? model::to_string(*r.bound) : "-", eff, sol, sol_probe, fraction ? *r.judged_against->roof : "");
+                       r.bound ? model::to_string(*r.bound) : "-", sol, sol_probe,
+                       fraction ? judged_level(*r.judged_against).value_or("-") : "-", judged);
   }
   if (std::any_of(results.runs.begin(), results.runs.end(),
                   [](const model::Run& r) { return r.judged_against_probe.has_value(); }))
@@ -82,6 +91,7 @@ std::string format_floors_and_controls(const model::Results& results, bool markd
   if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) out += lead + floors + "\n";
   if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
     out += lead + controls;
+  if (const std::string faults = format_roof_faults(roof_faults(results)); !faults.empty()) out += lead + faults;
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "analysis/text/numbers.h"
 #include "analysis/stats/statistics.h"
+#include "analysis/roofs/roof_choice.h"
 #include "reports/embedded_assets.h"
 #include "reports/attention_chart.h"
 
@@ -102,6 +103,33 @@ Point place(const model::Run& r) {
 double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
 double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
 
+// A cache capacity as its datasheet gives it: "48 KiB", "2 MiB", "480 MiB".
+std::string capacity_text(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.3g} GiB", bytes / (1024.0 * 1024 * 1024));
+  if (bytes >= 1024.0 * 1024) return fmt::format("{:.3g} MiB", bytes / (1024.0 * 1024));
+  return fmt::format("{:.3g} KiB", bytes / 1024.0);
+}
+
+// The level a run is judged at, as the roofline's legend names it: its memory level
+// ("L1", "L2", "L3", "DRAM"; GPU "L2", "HBM") when memory-bound, "compute (FP32 FMA)"
+// when its FLOPs hold it, "sum of steps" for a composite run, "not judged" without a roof.
+std::string level_judged_at(const model::Run& r) {
+  const auto& j = r.judged_against;
+  if (!j || !j->roof) return "not judged";
+  if (j->composite) return "sum of steps";
+  if (j->unit == "FLOP/s") return "compute (FP32 FMA)";
+  return lmroof::judged_level(*j).value_or("memory");
+}
+
+// Legend order and marks: inner levels first, one shape each.
+const std::vector<std::pair<std::string, std::string>>& level_shapes() {
+  static const std::vector<std::pair<std::string, std::string>> shapes = {
+      {"L1", "circle"}, {"L2", "square"}, {"L3", "triangle-up"}, {"DRAM", "diamond"}, {"HBM", "diamond"},
+      {"memory", "triangle-down"}, {"compute (FP32 FMA)", "cross"}, {"sum of steps", "triangle-right"},
+      {"not judged", "stroke"}};
+  return shapes;
+}
+
 }  // namespace
 
 // A run's launch floor (FLOPs / t0) is drawn when its time is within this factor of t0.
@@ -138,7 +166,16 @@ json roofline_chart(const model::Results& results) {
         {"achieved", num::si(p.y_analytic, "FLOP/s")},
         {"intensity", intensity},
         {"bound", r.bound ? std::string(model::to_string(*r.bound)) + "-bound" : std::string(num::kDash)},
-        {"efficiency", r.roofline.efficiency ? num::percent(*r.roofline.efficiency) : std::string(num::kDash)},
+        // The one fraction of a roof shown for a run: of the roof it is judged against, and
+        // that roof's height at the run (its FLOPs over its time at the roof), drawn as a
+        // tick above the point; a run above it beyond 5% is a measurement fault.
+        {"judged_level", level_judged_at(r)},
+        {"judged_roof", r.judged_against && r.judged_against->roof ? *r.judged_against->roof : std::string(num::kDash)},
+        {"sol", model::sol_fraction(r.judged_against) ? num::percent(*model::sol_fraction(r.judged_against))
+                                                       : std::string(num::kDash)},
+        {"y_judged_roof", model::sol_fraction(r.judged_against) && std::isfinite(p.y_analytic)
+                              ? json(p.y_analytic / *model::sol_fraction(r.judged_against)) : json(nullptr)},
+        {"fault", model::above_roof(r.judged_against)},
         {"x_minimum", number_or_null(p.x_minimum)},
         {"x_model", number_or_null(p.x_model)},
         {"x_measured", number_or_null(p.x_measured)},
@@ -159,6 +196,7 @@ json roofline_chart(const model::Results& results) {
                                   : std::string(num::kDash)},
     });
     if (r.predicted) y_hi = std::max(y_hi, p.y_analytic * r.time_s.median / r.predicted->time_s);
+    if (const auto f = model::sol_fraction(r.judged_against)) y_hi = std::max(y_hi, p.y_analytic / *f);
   }
   if (points.empty()) return nullptr;
 
@@ -223,13 +261,41 @@ json roofline_chart(const model::Results& results) {
     roofs.push_back({{"roof", bw.name}, {"x", x_end}, {"y", bw.value * x_end}, {"dash", "solid"}, {"level", level}});
     // Along the slope, a quarter of the way up; the template turns it to the line's angle.
     const double x_label = x_start * std::pow(x_end / x_start, 0.25);
-    labels.push_back({{"label", fmt::format("{}{}: {}", bw.name, std::string_view(level) == "l2" ? " (L2)" : "",
-                                            num::si(bw.value, "B/s"))},
+    labels.push_back({{"label", std::string_view(level) == "l2" ? fmt::format("{} (L2): {}", bw.name, num::si(bw.value, "B/s"))
+                                                                 : fmt::format("DRAM {}: {}", bw.name, num::si(bw.value, "B/s"))},
                       {"x", x_label}, {"y", bw.value * x_label}, {"x2", x_end}, {"y2", bw.value * x_end},
                       {"above", true}, {"align", "left"}, {"level", level}});
   };
   if (bandwidth) bandwidth_roof(*bandwidth, "dram");
   if (l2) bandwidth_roof(*l2, "l2");
+  // A roof per memory level (issue #34, as Intel Advisor and Nsight Compute draw them):
+  // the bandwidth curve's plateaus, or without a curve the CPU cache read ceilings. A
+  // run judged at a level sits under that level's line (its judged roof, the tick above
+  // it, is the curve's rate at its own working set).
+  auto level_roof = [&](const std::string& name, double value) {
+    const double x_start = std::max(xmin, ymin / value);
+    const double x_end = compute.empty() ? std::min(xmax, ymax / value) : std::min(xmax, compute.front().ceiling->value / value);
+    if (!(x_end > x_start)) return;
+    roofs.push_back({{"roof", name}, {"x", x_start}, {"y", value * x_start}, {"dash", "dotted"}, {"level", "memory"}});
+    roofs.push_back({{"roof", name}, {"x", x_end}, {"y", value * x_end}, {"dash", "dotted"}, {"level", "memory"}});
+    const double x_label = x_start * std::pow(x_end / x_start, 0.1);
+    labels.push_back({{"label", fmt::format("{}: {}", name, num::si(value, "B/s"))}, {"x", x_label},
+                      {"y", value * x_label}, {"x2", x_end}, {"y2", value * x_end}, {"above", true}, {"align", "left"},
+                      {"level", "memory"}});
+  };
+  if (results.bandwidth_curve) {
+    for (const auto& l : results.bandwidth_curve->levels)
+      if (l.bandwidth > 0)
+        level_roof(l.capacity_bytes ? fmt::format("{} read ({})", l.name, capacity_text(*l.capacity_bytes))
+                                    : fmt::format("{} read", l.name),
+                   l.bandwidth);
+  } else {
+    for (const auto& c : results.ceilings)
+      if (c.backend == "cpu" && c.kind == model::CeilingKind::bandwidth && c.value > 0 && c.name.size() == 7 &&
+          c.name[0] == 'l' && c.name.substr(2) == "_read")
+        level_roof(fmt::format("L{} read{}", c.name[1], c.cache_bytes ? " (" + capacity_text(*c.cache_bytes) + ")" : ""),
+                   c.value);
+  }
   for (size_t i = 0; i < compute.size(); ++i) {
     const model::Ceiling& c = *compute[i].ceiling;
     const std::string dash = compute[i].role == "matrix" ? "dashed" : "solid";
@@ -267,6 +333,23 @@ json roofline_chart(const model::Results& results) {
         if (it->value("name", "") == layer) it = layers.erase(it);
         else ++it;
     }
+  // The judged level's shapes, in legend order, only those present.
+  {
+    json domain = json::array(), range = json::array();
+    for (const auto& [level, shape] : level_shapes())
+      if (std::any_of(points.begin(), points.end(), [&](const json& p) { return p["judged_level"] == level; }))
+        domain.push_back(level), range.push_back(shape);
+    for (auto& layer : spec["layer"])
+      if (layer.value("name", "") == "points") {
+        layer["encoding"]["shape"]["scale"] = {{"domain", domain}, {"range", range}};
+      }
+  }
+  if (std::none_of(points.begin(), points.end(), [](const json& p) { return !p["y_judged_roof"].is_null(); })) {
+    auto& layers = spec["layer"];
+    for (auto it = layers.begin(); it != layers.end();)
+      if (it->value("name", "") == "judged_roof") it = layers.erase(it);
+      else ++it;
+  }
   fill_dataset(spec, "points", std::move(points));
   fill_dataset(spec, "arrows", std::move(arrows));
   fill_dataset(spec, "roofs", std::move(roofs));
@@ -383,8 +466,11 @@ std::vector<Chart> build_charts(const model::Results& results) {
   json roofline = roofline_chart(results);
   add(std::string(model::kRooflineChart), "Roofline",
       "One point per run at its median time: x is FLOPs per byte, y the achieved FLOP rate; colour is the pair, shape "
-      "the variant, and an arrow leads from each comparison's baseline to its candidate. Lines are the roofs measured "
-      "on this machine; a diamond marks each ridge point (compute roof / bandwidth roof), left of which a run is "
+      "the memory level the run is judged at (where its bytes come from: L1, L2, L3 or DRAM; a cross when its FLOPs "
+      "hold it), and the tick above each point is the roof it is judged against (its FLOPs over its time at that "
+      "roof): no run may sit above its tick, and one beyond 105% of it is a measurement fault, outlined in red. An "
+      "arrow leads from each comparison's baseline to its candidate. Solid lines are the DRAM and compute roofs "
+      "measured on this machine, dotted ones the read roof of each memory level; a diamond marks each ridge point (compute roof / bandwidth roof), left of which a run is "
       "memory-bound. The bytes basis switches what the intensity divides by: the minimum (each input read once, each "
       "output written once), the cost model's bytes for this implementation, or measured counters when present. Click "
       "a pair in the legend to show only it; shift+wheel zooms, shift+drag pans, double-click resets.",

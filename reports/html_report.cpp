@@ -16,7 +16,10 @@
 #include "analysis/io/atomic_write.h"
 #include "reports/charts.h"
 #include "analysis/claims/claims.h"
+#include "analysis/claims/comparison_evidence.h"
 #include "analysis/claims/identity_controls.h"
+#include "analysis/claims/roof_faults.h"
+#include "analysis/roofs/roof_choice.h"
 #include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
@@ -178,16 +181,28 @@ std::string summary_section(const Results& results) {
   return out + "</section>\n";
 }
 
-std::string speedup_class(const model::Comparison& c) {
-  if (c.speedup_low && *c.speedup_low > 1) return "gain";
-  if (c.speedup_high && *c.speedup_high < 1) return "loss";
-  return "even";
+// Coloured by what the comparison shows by the claims' rule (analysis/claims/
+// comparison_evidence.h): the paired rounds where taken, beyond the pair's floor.
+std::string speedup_class(const model::Results& results, const model::Comparison& c) {
+  switch (comparison_evidence(results, c).shown) {
+    case Shown::faster: return "gain";
+    case Shown::slower: return "loss";
+    default: return "even";
+  }
 }
 
-std::string speedup_text(const model::Comparison& c) {
-  if (!c.has_interval()) return ratio(c.speedup);
-  return fmt::format("{} <span class=\"ci\">[{}\u2013{}]</span>", esc(ratio(c.speedup)), esc(sig(*c.speedup_low)),
-                     esc(sig(*c.speedup_high)));
+// "1.64x [1.58–1.70] 10 paired rounds": the evidence that decides, with its count.
+std::string speedup_text(const model::Results& results, const model::Comparison& c) {
+  const ComparisonEvidence e = comparison_evidence(results, c);
+  if (!e.low || !e.high) return esc(ratio(e.speedup));
+  return fmt::format("{} <span class=\"ci\">[{}\u2013{}] {} {}</span>", esc(ratio(e.speedup)), esc(sig(*e.low)),
+                     esc(sig(*e.high)), e.rounds, e.paired ? "paired rounds" : "repetitions, unpaired");
+}
+
+// "of which ~2x is a change of level: ..." under a comparison whose sides are judged at
+// different memory levels (Comparison::level_change, computed by analysis).
+std::string level_change_note(const model::Comparison& c) {
+  return c.level_change ? fmt::format("<br><span class=\"level-change\">{}</span>", esc(*c.level_change)) : "";
 }
 
 // Key results: one row per pair, for its headline comparison (the first the catalogue
@@ -238,14 +253,15 @@ std::string key_results_section(const Results& results) {
         "<tr><td>{}</td><td>{} \u2192 <b>{}</b> <span class=\"muted\">{}</span></td><td class=\"num {}\">{}</td>"
         "<td class=\"shape\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} <span class=\"muted\">{}</span></td></tr>\n",
         esc(c.pair) + (more[c.pair] ? fmt::format(" <span class=\"muted\">+{}</span>", more[c.pair]) : ""),
-        esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(c), speedup_text(c),
+        esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(results, c), speedup_text(results, c),
         esc(shape_label(results.catalogue, c.shape)),
         row.shapes > 1 ? esc(fmt::format("{}\u2013{} ({} shapes)", sig(row.lo), ratio(row.hi), row.shapes)) : "",
-        esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)));
+        esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)) + level_change_note(c));
   }
   out += "</tbody></table></div>\n<p class=\"caption\">Speedup = baseline median time / candidate median time (above 1: "
-         "the candidate is faster), at the shape with the longest baseline; green or red only when the 95% interval "
-         "excludes 1. Bytes ratio: candidate / baseline. One row per pair, its first comparison; +N counts its others. "
+         "the candidate is faster), at the shape with the longest baseline, with the interval and count of the evidence "
+         "that decides (paired rounds where taken); green or red only where the claims' rule shows a difference (the "
+         "interval excludes 1 and lies beyond the pair's noise floor). Bytes ratio: candidate / baseline. One row per pair, its first comparison; +N counts its others. "
          "Every comparison and shape is under <a href=\"#comparisons\">Comparisons</a>.</p>\n";
   return out + "</section>\n";
 }
@@ -294,6 +310,32 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                                                       "untrustworthy.</b> ", esc(fmt::format("{}", fmt::join(bad, ", ")))),
                        fmt::format("{}", fmt::join(parts, "; ")));
   }
+  // Runs above their judged roof (analysis/claims/roof_faults.h): measurement faults,
+  // said first, like a control beyond its floor; and runs judged against an unstable roof.
+  if (const auto faults = roof_faults(results); !faults.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& f : faults)
+      parts.push_back(fmt::format("{} at {:.0f}% of {}{}", esc(f.run), f.fraction * 100, esc(f.roof),
+                                  f.probed ? " (as probed next to it)" : ""));
+    out += fmt::format("<p class=\"caption\"><b class=\"fault\">Measurement fault: {} run{} above {:.0f}% of the roof "
+                       "{} judged against</b> (a roof is the fastest the machine allows: the roof or the time is wrong, "
+                       "and the verdicts resting on {} are untrustworthy): {}.</p>\n",
+                       faults.size(), faults.size() == 1 ? "" : "s", model::kAboveRoofFault * 100,
+                       faults.size() == 1 ? "it is" : "they are", faults.size() == 1 ? "it" : "them",
+                       fmt::format("{}", fmt::join(parts, "; ")));
+  }
+  {
+    std::vector<std::string> unstable;
+    for (const auto& c : results.ceilings)
+      if (c.unstable)
+        unstable.push_back(fmt::format("{}{}", esc(c.name),
+                                       c.spread ? fmt::format(" (repeats {:.0f}% apart)", *c.spread * 100) : ""));
+    if (!unstable.empty())
+      out += fmt::format("<p class=\"caption\"><b class=\"fault\">Unstable roof{}: {}</b>: its repeats still disagreed "
+                         "after a re-measurement; {} runs judged against it say so in the runs table.</p>\n",
+                         unstable.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(unstable, ", ")),
+                         unstable_judgements(results).size());
+  }
   out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
   for (const auto* c : verdicts_in_report_order(claims)) {
@@ -312,11 +354,19 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     if (c->untrustworthy) details += fmt::format("<dt>untrustworthy</dt><dd><b>{}</b></dd>", esc(*c->untrustworthy));
     details += fmt::format("<dt>source</dt><dd>{}</dd><dt>check</dt><dd><code>{}</code> ({}){}</dd></dl>",
                            esc(or_dash(c->source)), esc(c->id), esc(c->kind), link);
-    std::string headline = c->reason && c->verdict != model::Verdict::holds ? *c->reason : c->measured;
-    if (headline.size() > 160) {
-      size_t cut = headline.rfind(' ', 150);
-      headline = headline.substr(0, cut == std::string::npos ? 150 : cut) + " \u2026";
+    // Failing and inconclusive claims: what was measured against what was expected, and
+    // the cause, on the first screen (issue #34 item 10); the reason opens below.
+    const bool open_question = c->verdict == model::Verdict::fails || c->verdict == model::Verdict::inconclusive;
+    std::string headline = open_question ? fmt::format("measured {}; expected {}", c->measured, or_dash(c->expected))
+                           : c->reason && c->verdict != model::Verdict::holds ? *c->reason
+                                                                               : c->measured;
+    if (headline.size() > 240) {
+      size_t cut = headline.rfind(' ', 230);
+      headline = headline.substr(0, cut == std::string::npos ? 230 : cut) + " \u2026";
     }
+    if (open_question && c->cause)
+      headline += fmt::format(" \u2014 cause: {}{}", *c->cause, c->cause_detail ? " (" + *c->cause_detail + ")" : "");
+    if (c->untrustworthy) headline += " \u2014 untrustworthy: " + *c->untrustworthy;
     out += fmt::format(
         "<details class=\"claim\" id=\"claim-{}\"><summary>{} <span class=\"evidence-kind kind-{}\">{}</span> "
         "<span class=\"statement\">{}</span> <span class=\"headline\">{}</span></summary>{}</details>\n",
@@ -355,25 +405,28 @@ std::string comparisons_section(const Results& results, const std::string& csv_n
   std::string out = "<section id=\"comparisons\" class=\"block\">\n<h2>Comparisons</h2>\n";
   if (comparisons.empty()) return out + "<p class=\"empty\">No pair comparisons in this run.</p>\n</section>\n";
   out += fmt::format(
-      "<p class=\"caption\">speedup = baseline median time / candidate median time (above 1: the candidate is faster) "
-      "with its 95% bootstrap interval; \u00b1 is the one noise figure of the comparison (the interval's larger "
-      "half-width), the one the claims use; p is the Mann\u2013Whitney U test. Ratios are candidate / baseline. "
-      "<a href=\"{}\" download>CSV</a></p>\n",
+      "<p class=\"caption\">speedup = baseline time / candidate time (above 1: the candidate is faster) with the 95% "
+      "interval and count of the evidence that decides, as the claims judge it: the paired, interleaved rounds where "
+      "they were taken (drift common to both sides cancels in them), else the two runs' repetitions (bootstrap). Green "
+      "or red only where that interval excludes 1 and lies beyond the pair's A/A noise floor (shown: the difference "
+      "this machine can tell from none). Ratios are candidate / baseline; a note under the bytes ratio says when the "
+      "two sides are judged at different memory levels. <a href=\"{}\" download>CSV</a></p>\n",
       esc(csv_name));
   out += "<div class=\"table-wrap\"><table class=\"comparisons\">\n<thead><tr><th>pair</th><th>shape</th>"
-         "<th>baseline \u2192 candidate</th><th>speedup [95%]</th><th>\u00b1</th><th>p</th><th>bytes ratio</th>"
-         "<th>FLOPs ratio</th><th title=\"how far the machine's DRAM read bandwidth moved between the two runs "
-         "(their probes; runs that stream from DRAM): the claims widen the interval by it\">machine drift</th>"
-         "</tr></thead>\n<tbody>\n";
+         "<th>baseline \u2192 candidate</th><th>speedup [95%] evidence</th><th>shows</th><th>floor</th>"
+         "<th>bytes ratio</th><th>FLOPs ratio</th><th title=\"how far the machine's DRAM read bandwidth moved between "
+         "the two runs (their probes; runs that stream from DRAM): the claims widen an unpaired interval by it\">machine "
+         "drift</th></tr></thead>\n<tbody>\n";
   for (const auto& c : comparisons) {
+    const ComparisonEvidence e = comparison_evidence(results, c);
     out += fmt::format(
         "<tr><td>{}</td><td class=\"shape\">{}</td><td>{} / {} \u2192 {} / {}</td><td class=\"num {}\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td></tr>\n",
         esc(c.pair), esc(shape_label(results.catalogue, c.shape)), esc(c.baseline.variant), esc(c.baseline.impl),
-        esc(c.candidate.variant), esc(c.candidate.impl), speedup_class(c), speedup_text(c),
-        esc(std::isfinite(c.noise) ? percent(c.noise) : std::string(kDash)),
-        esc(c.p_value ? sig(*c.p_value, 2) : std::string(kDash)), esc(ratio(c.bytes_ratio)), esc(ratio(c.flops_ratio)),
+        esc(c.candidate.variant), esc(c.candidate.impl), speedup_class(results, c), speedup_text(results, c),
+        esc(to_string(e.shown)), esc(e.floor ? "\u00b1" + percent(*e.floor) : std::string(kDash)),
+        esc(ratio(c.bytes_ratio)), level_change_note(c), esc(ratio(c.flops_ratio)),
         esc(c.machine_drift ? percent(*c.machine_drift) : std::string(kDash)));
   }
   return out + "</tbody></table></div>\n</section>\n";
@@ -389,9 +442,11 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
          "<th data-type=\"text\">pair</th><th data-type=\"text\">variant</th><th data-type=\"text\">impl</th>"
          "<th data-type=\"text\">shape</th><th data-type=\"num\">median time</th><th data-type=\"num\">GFLOP/s</th>"
          "<th data-type=\"num\">GB/s</th><th data-type=\"num\">intensity (FLOP/B)</th><th data-type=\"text\">bound</th>"
-         "<th data-type=\"num\">efficiency</th>"
          "<th data-type=\"num\" title=\"speed of light: the fraction of the roof this run is judged against (its "
-         "traffic and working set decide which; docs/cost-model.md)\">SoL</th><th data-type=\"text\">judged against</th>"
+         "traffic and working set decide which; docs/cost-model.md). The one fraction of a roof this table shows: above "
+         "105% is a measurement fault\">SoL (of judged roof)</th><th data-type=\"text\">judged against</th>"
+         "<th data-type=\"text\" title=\"where its bytes are judged to come from: the memory level holding its "
+         "working set on the bandwidth curve (or the cache roof chosen, in files without a curve)\">level</th>"
          "<th data-type=\"num\" title=\"the same, against the DRAM read and copy_nt roofs probed right after each "
          "repetition of this run (runs that stream from DRAM)\">SoL at probe</th>"
          "<th data-type=\"num\">bytes measured</th>"
@@ -407,11 +462,17 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
     row += num_cell(r.intensity.value, sig(r.intensity.value));
     const std::string bound = r.bound ? std::string(model::to_string(*r.bound)) : std::string(kDash);
     row += fmt::format("<td><span class=\"bound bound-{}\">{}</span></td>", r.bound ? bound : "other", esc(bound));
-    const auto& efficiency = r.roofline.efficiency;
-    row += num_cell(efficiency, efficiency ? percent(*efficiency) : "");
     const auto sol = model::sol_fraction(r.judged_against), sol_probe = model::sol_fraction(r.judged_against_probe);
-    row += num_cell(sol, sol ? percent(*sol) : "");
-    row += fmt::format("<td>{}</td>", esc(sol ? *r.judged_against->roof : std::string()));
+    std::string sol_text = sol ? esc(percent(*sol)) : "";
+    if (model::above_roof(r.judged_against)) sol_text = "<b class=\"fault\">" + sol_text + " (measurement fault)</b>";
+    row += sol ? fmt::format("<td class=\"num\" data-sort=\"{:.17g}\">{}</td>", *sol, sol_text)
+               : fmt::format("<td class=\"num\" data-sort=\"\">{}</td>", kDash);
+    std::string judged = sol ? esc(*r.judged_against->roof) : "";
+    if (sol && r.judged_against->composite) judged += " <span class=\"muted\">(sum of its steps)</span>";
+    if (sol && !r.judged_against->unstable_ceilings.empty())
+      judged += fmt::format(" <b class=\"fault\">unstable: {}</b>", esc(fmt::format("{}", fmt::join(r.judged_against->unstable_ceilings, ", "))));
+    row += fmt::format("<td>{}</td>", judged);
+    row += fmt::format("<td>{}</td>", esc(sol ? judged_level(*r.judged_against).value_or("") : std::string()));
     row += num_cell(sol_probe, sol_probe ? percent(*sol_probe) : "");
     const auto& measured = r.bytes.measured;
     row += num_cell(measured, measured ? si(*measured, "B") : "");

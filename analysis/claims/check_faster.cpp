@@ -83,6 +83,7 @@ Case faster_verdict(const Context& ctx, const SpeedupStats& st, const RunPair& p
       c.verdict = Verdict::holds;
     } else if (st.high < f) {
       c.verdict = Verdict::fails;
+      c.measured += fmt::format(": {}, {} the \u2265 {} expected", numbers::ratio(s), s < 1 ? "slower, not faster, than" : "short of", num(f));
     } else {
       c.verdict = Verdict::inconclusive;
       c.reason = (s >= f ? fmt::format("speedup {} but its interval reaches {}, below {}", num(s), num(st.low), num(f))

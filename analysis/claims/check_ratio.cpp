@@ -58,6 +58,16 @@ Case ratio_case(const Context& ctx, const RunPair& p) {
                            num(r), ch.range.contains(r) ? "inside" : "outside", pct(noise),
                            what_would_decide(st, 1.0, *p.baseline, *p.candidate));
   }
+  // Which way it missed, on the first screen beside the claim (issue #34 item 10): a
+  // time ratio under its range means the candidate ran faster than expected.
+  if (c.verdict != Verdict::holds && !ch.range.contains(r)) {
+    const bool under = ch.range.min && r < *ch.range.min;
+    const char* words = timed ? (under ? "faster than" : "slower than") : (under ? "below" : "above");
+    const std::string range = ch.range.min && ch.range.max ? fmt::format("{}\u2013{}", num(*ch.range.min), num(*ch.range.max))
+                              : ch.range.min              ? "\u2265 " + num(*ch.range.min)
+                                                          : "\u2264 " + num(*ch.range.max);
+    c.measured += fmt::format(": {}, {} the {} expected", num(r), words, range);
+  }
   double slack = 1e300;
   if (ch.range.min) slack = std::min(slack, std::abs(std::log(r / *ch.range.min)));
   if (ch.range.max) slack = std::min(slack, std::abs(std::log(r / *ch.range.max)));

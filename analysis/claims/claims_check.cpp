@@ -14,6 +14,7 @@
 #include "analysis/claims/check_common.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"
+#include "analysis/claims/roof_faults.h"
 #include "analysis/claims/verdict_cause.h"
 #include "analysis/rules/rules.h"
 
@@ -144,6 +145,7 @@ std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, 
   out.reserve(claims.size());
   for (const auto& c : claims) out.push_back(check_one(c, results));
   mark_untrustworthy(out, identity_controls(results));
+  mark_roof_faults(out, results);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "analysis/claims/identity_controls.h"
+#include "analysis/claims/roof_faults.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/verdict_cause.h"
 #include "analysis/text/markdown.h"
@@ -213,6 +214,9 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
           {"model", model_json}, {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)},
           {"summary", summary}, {"noise_floors", noise_floors_json(r.noise_floors)},
           {"controls", identity_controls_json(controls)}, {"untrustworthy_pairs", untrustworthy_pairs(controls)},
+          {"roof_faults", roof_faults_json(roof_faults(r))},
+          {"unstable_ceilings", unstable_ceilings_json(r)},
+          {"unstable_judgements", unstable_judgements_json(unstable_judgements(r))},
           {"claims", list}};
 }
 

@@ -312,6 +312,11 @@ JudgedAgainst judged_from(const JsonCursor& c) {
     j.seconds = c.at("seconds").positive();
     j.fraction = c.at("fraction").positive();
     j.rule = c.at("rule").string(kMaxTextLength);
+    if (auto l = c.opt("level")) j.level = l->string();
+    if (auto w = c.opt("working_set_bytes")) j.working_set_bytes = w->positive();
+    if (auto k = c.opt("composite")) j.composite = k->boolean();
+    if (auto u = c.opt("unstable_ceilings"))
+      for (const auto& name : u->items()) j.unstable_ceilings.push_back(name.string());
   } else {
     j.reason = c.at("reason").string(kMaxTextLength);
   }
@@ -320,8 +325,13 @@ JudgedAgainst judged_from(const JsonCursor& c) {
 
 json judged_json(const JudgedAgainst& j) {
   if (!j.roof) return {{"roof", nullptr}, {"reason", opt(j.reason)}};
-  return {{"roof", *j.roof}, {"unit", j.unit}, {"value", j.value}, {"seconds", j.seconds},
-          {"fraction", j.fraction}, {"rule", j.rule}};
+  json out = {{"roof", *j.roof}, {"unit", j.unit}, {"value", j.value}, {"seconds", j.seconds},
+              {"fraction", j.fraction}, {"rule", j.rule}};
+  if (j.level) out["level"] = *j.level;
+  if (j.working_set_bytes) out["working_set_bytes"] = *j.working_set_bytes;
+  if (j.composite) out["composite"] = true;
+  if (!j.unstable_ceilings.empty()) out["unstable_ceilings"] = j.unstable_ceilings;
+  return out;
 }
 
 DramProbe dram_probe_from(const JsonCursor& c) {
@@ -802,6 +812,7 @@ Comparison comparison_from(const JsonCursor& c) {
   if (auto n = c.opt("repetitions")) x.repetitions = n->integer(1, int64_t{1} << 40);
   if (auto d = c.opt("machine_drift")) x.machine_drift = d->non_negative();
   if (auto p = c.opt("paired"); p && !p->is_null()) x.paired = paired_from(*p);
+  x.level_change = opt_string(c, "level_change", kMaxTextLength);
   if (x.speedup_low && (x.speedup < *x.speedup_low || x.speedup > *x.speedup_high))
     c.at("speedup").fail(fmt::format("{:.6g} lies outside its interval [speedup_low, speedup_high] = [{:.6g}, {:.6g}]",
                                      x.speedup, *x.speedup_low, *x.speedup_high));
@@ -1244,7 +1255,7 @@ json to_json(const Results& r) {
   j["skipped"] = json::array();
   for (const auto& s : r.skipped) j["skipped"].push_back({{"id", s.id}, {"reason", s.reason}});
   j["comparisons"] = json::array();
-  for (const auto& x : r.comparisons)
+  for (const auto& x : r.comparisons) {
     j["comparisons"].push_back({{"pair", x.pair}, {"question", x.question}, {"baseline", compared_json(x.baseline)},
                                 {"candidate", compared_json(x.candidate)}, {"shape", shape_json(x.shape)},
                                 {"backend", x.backend}, {"dtype", x.dtype}, {"speedup", x.speedup},
@@ -1255,6 +1266,8 @@ json to_json(const Results& r) {
                                 {"p_value", opt(x.p_value)}, {"hodges_lehmann", opt(x.hodges_lehmann)}, {"machine_drift", opt(x.machine_drift)},
                                 {"repetitions", x.repetitions > 0 ? json(x.repetitions) : json(nullptr)},
                                 {"paired", x.paired ? paired_json(*x.paired) : json(nullptr)}});
+    if (x.level_change) j["comparisons"].back()["level_change"] = *x.level_change;
+  }
   j["noise_floors"] = json::array();
   for (const auto& f : r.noise_floors)
     j["noise_floors"].push_back({{"pair", f.pair}, {"run", f.run}, {"paired", paired_json(f.rounds)}, {"floor", f.floor}});

@@ -348,7 +348,23 @@ struct JudgedAgainst {
   double fraction = 0;              // seconds / measured median
   std::string rule;
   std::optional<std::string> reason;
+  // Where its bytes are judged to come from ("L1" | "L2" | "L3" | "DRAM"; GPU "L2" |
+  // "HBM"): the bandwidth curve's level that holds its working set, or, in files without
+  // a curve, the cache roof the nominal rule chose. Absent in files from before #34.
+  std::optional<std::string> level;
+  std::optional<double> working_set_bytes;  // the working set it was judged at, bytes
+  // Judged against the sum of its steps' roof times, one step per operator class
+  // (Σ max(F_i/P, B_i/W), the time-based roofline): a composite run (the block).
+  bool composite = false;
+  // The ceilings this judgement uses that are marked unstable (Ceiling::unstable).
+  std::vector<std::string> unstable_ceilings;
 };
+
+// A run faster than this fraction of its judged roof is a measurement fault, not a fast
+// kernel (issue #34): the roof or the time is wrong. 5% leaves room for a roof measured
+// as the best of several repeats on a machine that moved a little since.
+inline constexpr double kAboveRoofFault = 1.05;
+inline bool above_roof(const std::optional<JudgedAgainst>& j) { return j && j->roof && j->fraction > kAboveRoofFault; }
 
 // A judgement's fraction of its roof (the speed of light), nullopt when it has no roof
 // (not judged) or there is no judgement.
@@ -484,6 +500,10 @@ struct Comparison {
   // The same comparison timed in paired rounds, when `lmroof run` took them (CPU). The
   // claims judge by it where present: drift common to both sides cancels in it.
   std::optional<PairedRounds> paired;
+  // The two sides judged at different memory levels (JudgedAgainst::level, issue #34):
+  // how much of the speedup the bytes ratio explains and how much the change of level,
+  // one sentence ("of which ~2x is a change of level: mha from DRAM, gqa from L3 ...").
+  std::optional<std::string> level_change;
   bool has_interval() const { return speedup_low && speedup_high; }
 };
 

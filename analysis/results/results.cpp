@@ -505,6 +505,7 @@ std::vector<model::Comparison> comparisons_of(const model::Catalogue& catalogue,
           } else {
             c.noise = std::numeric_limits<double>::infinity();  // no repetitions, no interval
           }
+          c.level_change = level_change(c, base, cand);
           out.push_back(std::move(c));
         }
       }
@@ -617,6 +618,10 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
   // the kernels ran, from the context, decide how many re-read sets share a cache.
   if (std::none_of(results.ceilings.begin(), results.ceilings.end(), [](const model::Ceiling& c) { return c.threads; }))
     cpu_roofs.threads = static_cast<int>(std::clamp<int64_t>(results.machine.threads, 1, 1 << 20));
+  // Issue #34: with a measured bandwidth curve, each run is judged at the curve's rate at
+  // its own working set (analysis/roof_choice.h). It must be in results by this point.
+  if (results.bandwidth_curve && results.bandwidth_curve->backend == "cpu" && results.bandwidth_curve->points.size() >= 2)
+    cpu_roofs.curve = results.bandwidth_curve;
   for (const auto& [spec, g] : pair_groups)
     results.runs.push_back(run_of(bench, spec, *g,
                                   spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,

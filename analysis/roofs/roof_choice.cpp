@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 
 namespace lmroof {
 
@@ -36,11 +38,94 @@ struct MemoryTime {
   std::string roof;
   double seconds = 0;
   std::string rule;
+  std::optional<std::string> level;
 };
 
-std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
+// "l3_read" -> "L3": a cache roof's level as the bandwidth curve names it.
+std::string level_of_cache(const std::string& roof) {
+  std::string l = roof.substr(0, 2);
+  for (auto& ch : l) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return l;
+}
+
+// The curve's copy rate at `bytes` (linear in log(bytes) between the points that have
+// one, the end point's outside); nullopt when no point measured copy.
+std::optional<double> copy_at(const model::BandwidthCurve& curve, double bytes) {
+  std::vector<std::pair<double, double>> xs;
+  for (const auto& p : curve.points)
+    if (p.copy && *p.copy > 0) xs.emplace_back(p.working_set_bytes, *p.copy);
+  if (xs.empty()) return std::nullopt;
+  if (bytes <= xs.front().first) return xs.front().second;
+  for (size_t i = 1; i < xs.size(); ++i)
+    if (bytes <= xs[i].first) {
+      const double t = std::log(bytes / xs[i - 1].first) / std::log(xs[i].first / xs[i - 1].first);
+      return xs[i - 1].second + t * (xs[i].second - xs[i - 1].second);
+    }
+  return xs.back().second;
+}
+
+// The curve's level that holds `bytes`: the innermost with a capacity at least that,
+// else the last (DRAM / HBM); nullptr for a curve without levels.
+const model::MemoryLevel* curve_level(const model::BandwidthCurve& curve, double bytes) {
+  for (const auto& l : curve.levels)
+    if (l.capacity_bytes && bytes <= *l.capacity_bytes) return &l;
+  return curve.levels.empty() ? nullptr : &curve.levels.back();
+}
+
+// Rules 2 and 3 with the rates the bandwidth curve measured at the run's own working set
+// (ERT and likwid-bench measure bandwidth this way): a level's roof measured in a small
+// set is not applied near its capacity, and a working set just beyond the outermost
+// cache gets the rate measured there, not a guess of how much of it stays cached.
+std::optional<MemoryTime> curve_memory_time(const Traffic& t, const MachineRoofs& r) {
+  const model::BandwidthCurve& curve = *r.curve;
   const double bytes = t.bytes_read + t.bytes_written;
-  if (bytes <= 0) return MemoryTime{"none", 0, "the run moves no bytes"};
+  if (bytes <= 0) return MemoryTime{"none", 0, "the run moves no bytes", std::nullopt};
+  const double ws = t.working_set_bytes;
+  const double read = curve.read_at(ws);
+  if (!(read > 0) || !std::isfinite(read)) return std::nullopt;
+  const model::MemoryLevel* level = curve_level(curve, ws);
+  const std::string level_name = level ? level->name : std::string(curve.backend == "cuda" ? "HBM" : "DRAM");
+  const bool in_cache = level && level->capacity_bytes;
+  // Re-reads by design come from where their set sits: the curve's rate at the size of
+  // every thread's re-read set at once (or the one shared set), when that is faster.
+  const double reread = std::min(t.bytes_reread, t.bytes_read);
+  const double reread_set = t.reread_set_shared ? t.reread_set_bytes : t.reread_set_bytes * r.threads;
+  const double reread_rate = reread > 0 && reread_set > 0 ? std::max(read, curve.read_at(reread_set)) : read;
+  std::string rule = fmt::format("its working set ({}) is in {} on the bandwidth curve ({} threads), which reads "
+                                 "{}B/s there",
+                                 gib(ws), level_name, curve.threads, fmt::format("{:.4g} G", read / 1e9));
+  std::string roof = level_name + " curve";
+  double seconds = 0;
+  if (in_cache) {
+    seconds = (bytes - reread) / read + reread / reread_rate;
+    rule += ": all its bytes at that rate";
+  } else {
+    // Beyond every cache: as many reads as writes at the best copy (the copy ceilings or
+    // the curve's copy at this working set), the other reads at the curve's read rate.
+    double copy = copy_at(curve, ws).value_or(0.0);
+    std::string copy_name = "the curve's copy";
+    for (auto [name, v] : {std::pair{"copy", r.copy}, std::pair{"copy_nt", r.copy_nt}})
+      if (v && *v > copy) copy = *v, copy_name = name;
+    if (!(copy > 0)) copy = read, copy_name = "the read rate";
+    const double once = std::max(0.0, t.bytes_read - reread);
+    const double paired = std::min(once, t.bytes_written);
+    seconds = 2 * paired / copy + (once - paired) / read + (t.bytes_written - paired) / copy + reread / reread_rate;
+    rule += fmt::format(": as many reads as writes at the best copy ({}, {:.4g} GB/s), the other reads at that rate",
+                        copy_name, copy / 1e9);
+    if ((2 * paired + t.bytes_written - paired) >= 0.05 * bytes && copy_name != "the curve's copy" &&
+        copy_name != "the read rate")
+      roof = copy_name + "+" + roof;
+  }
+  if (reread > 0 && reread_rate > read)
+    rule += fmt::format(", but for the {} re-read by design, whose set ({}) the curve reads at {:.4g} GB/s",
+                        gib(reread), gib(reread_set), reread_rate / 1e9);
+  return MemoryTime{roof, seconds, rule, level_name};
+}
+
+std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
+  if (r.curve && !r.curve->points.empty()) return curve_memory_time(t, r);
+  const double bytes = t.bytes_read + t.bytes_written;
+  if (bytes <= 0) return MemoryTime{"none", 0, "the run moves no bytes", std::nullopt};
   if (const CacheRoof* fit = level_holding(r.caches, t.working_set_bytes)) {
     std::string rule = fmt::format("its working set ({}) fits {} ({}): all its bytes at that level's read roof",
                                    gib(t.working_set_bytes), fit->name.substr(0, 2), gib(fit->capacity_bytes));
@@ -51,12 +136,12 @@ std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
     const double reread = std::min(t.bytes_reread, t.bytes_read);
     const CacheRoof* inner = reread > 0 ? level_holding_rereads(t, r) : nullptr;
     if (!inner || inner->capacity_bytes >= fit->capacity_bytes || !(inner->value > fit->value))
-      return MemoryTime{fit->name, bytes / fit->value, rule};
+      return MemoryTime{fit->name, bytes / fit->value, rule, level_of_cache(fit->name)};
     rule += fmt::format(", but for the {} re-read by design, which come from {} {}", gib(reread),
                         inner->name.substr(0, 2), reread_set_words(t, r, inner));
     const bool named = bytes - reread >= 0.05 * bytes;
     return MemoryTime{named ? fit->name + "+" + inner->name : inner->name,
-                      (bytes - reread) / fit->value + reread / inner->value, rule};
+                      (bytes - reread) / fit->value + reread / inner->value, rule, level_of_cache(fit->name)};
   }
   if (!r.copy && !r.copy_nt) return std::nullopt;
   const bool nt = r.copy_nt && (!r.copy || *r.copy_nt > *r.copy);
@@ -131,7 +216,7 @@ std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
   if (parts.empty()) parts.push_back(read_name);
   std::string name;
   for (const auto& p : parts) name += (name.empty() ? "" : "+") + p;
-  return MemoryTime{name, seconds, rule};
+  return MemoryTime{name, seconds, rule, std::string("DRAM")};
 }
 
 }  // namespace
@@ -168,10 +253,38 @@ std::optional<RoofChoice> choose_roof(const Traffic& t, const MachineRoofs& r) {
                                            compute_s * 1e3, memory->roof, memory->seconds * 1e3, memory->rule)
                           : fmt::format("compute-bound: it moves no bytes; its FLOPs take {:.3g} ms at the FP32 "
                                         "FMA peak",
-                                        compute_s * 1e3)};
+                                        compute_s * 1e3),
+                      memory ? memory->level : std::nullopt};
   if (!memory || memory->seconds <= 0) return std::nullopt;
   const double bytes = t.bytes_read + t.bytes_written;
-  return RoofChoice{memory->roof, "B/s", bytes / memory->seconds, memory->seconds, "memory-bound: " + memory->rule};
+  return RoofChoice{memory->roof, "B/s", bytes / memory->seconds, memory->seconds, "memory-bound: " + memory->rule,
+                    memory->level};
+}
+
+std::optional<RoofChoice> composite_roof(const std::vector<Step>& steps, const Traffic& t, const MachineRoofs& r) {
+  if (steps.size() < 2 || !r.fp32_fma || !(*r.fp32_fma > 0)) return std::nullopt;
+  const auto memory = memory_time(t, r);
+  const double bytes = t.bytes_read + t.bytes_written;
+  if (!memory || !(memory->seconds > 0) || !(bytes > 0)) return std::nullopt;
+  const double rate = bytes / memory->seconds;  // the whole run's memory rate, B/s
+  double seconds = 0;
+  std::string parts;
+  for (const auto& s : steps) {
+    const double compute_s = s.flops / *r.fp32_fma, memory_s = s.bytes / rate;
+    seconds += std::max(compute_s, memory_s);
+    parts += fmt::format("{}{} {:.3g} ms ({})", parts.empty() ? "" : ", ", s.name, std::max(compute_s, memory_s) * 1e3,
+                         compute_s >= memory_s ? "FLOPs at fp32_fma" : "bytes at " + memory->roof);
+  }
+  const auto whole = choose_roof(t, r);
+  if (!whole || !(seconds > whole->seconds * (1 + 1e-9))) return std::nullopt;
+  const bool flops = t.flops > 0;
+  return RoofChoice{"fp32_fma+" + memory->roof + " by step", flops ? "FLOP/s" : "B/s",
+                    (flops ? t.flops : bytes) / seconds, seconds,
+                    fmt::format("composite: the sum of its steps' roof times, Σ max(F/P, B/W) with P the FP32 FMA "
+                                "peak and W its memory rate ({:.4g} GB/s, {}): {}; the whole run at one roof would "
+                                "allow {:.3g} ms",
+                                rate / 1e9, memory->roof, parts, whole->seconds * 1e3),
+                    memory->level, true};
 }
 
 MachineRoofs cpu_roofs_from_ceilings(const std::vector<model::Ceiling>& ceilings) {
@@ -182,6 +295,7 @@ MachineRoofs cpu_roofs_from_ceilings(const std::vector<model::Ceiling>& ceilings
     if (c.name == "copy") r.copy = c.value;
     if (c.name == "copy_nt") r.copy_nt = c.value;
     if (c.name == "fp32_fma") r.fp32_fma = c.value;
+    if (c.unstable) r.unstable.insert(c.name);
     if (c.threads) r.threads = std::max<int>(1, static_cast<int>(*c.threads));
     if (c.name.size() == 7 && c.name[0] == 'l' && c.name.substr(2) == "_read" && c.cache_bytes)
       r.caches.push_back({c.name, *c.cache_bytes, c.value});
@@ -200,7 +314,17 @@ MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe)
 
 model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, const MachineRoofs& roofs) {
   model::JudgedAgainst j;
-  const auto choice = choose_roof(traffic_of(cost), roofs);
+  const Traffic traffic = traffic_of(cost);
+  auto choice = choose_roof(traffic, roofs);
+  // A composite run (its cost split by operator class) is a sequence of steps, each
+  // held by its own roof: their roof times add up (the time-based roofline).
+  std::vector<Step> steps;
+  for (const auto& [cls, f] : cost.flops_by_class)
+    steps.push_back({cls, f.total(), cost.bytes_by_class.count(cls) ? cost.bytes_by_class.at(cls) : 0.0});
+  for (const auto& [cls, b] : cost.bytes_by_class)
+    if (!cost.flops_by_class.count(cls)) steps.push_back({cls, 0.0, b});
+  if (choice)
+    if (auto composite = composite_roof(steps, traffic, roofs)) choice = composite;
   if (!choice || !(measured_seconds > 0) || !(choice->seconds > 0) || !(choice->value > 0)) {
     j.reason = "the roofs this run needs were not measured";
     return j;
@@ -211,7 +335,51 @@ model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, c
   j.seconds = choice->seconds;
   j.fraction = choice->seconds / measured_seconds;
   j.rule = choice->rule;
+  j.level = choice->level;
+  if (traffic.working_set_bytes > 0) j.working_set_bytes = traffic.working_set_bytes;
+  j.composite = choice->composite;
+  // The ceilings the roof's name is made of ("copy_nt+read", "fp32_fma+L3 curve by step").
+  std::string name = *j.roof;
+  if (name.ends_with(" by step")) name.resize(name.size() - 8);
+  for (size_t start = 0; start <= name.size();) {
+    const size_t end = std::min(name.find('+', start), name.size());
+    if (const std::string part = name.substr(start, end - start); roofs.unstable.count(part)) j.unstable_ceilings.push_back(part);
+    start = end + 1;
+  }
   return j;
+}
+
+std::optional<std::string> judged_level(const model::JudgedAgainst& j) {
+  if (j.level) return j.level;
+  if (!j.roof) return std::nullopt;
+  std::optional<std::string> first_cache;
+  const std::string& name = *j.roof;
+  for (size_t start = 0; start <= name.size();) {
+    const size_t end = std::min(name.find('+', start), name.size());
+    const std::string part = name.substr(start, end - start);
+    if (part == "read" || part == "copy" || part == "copy_nt") return std::string("DRAM");
+    if (!first_cache && part.size() == 7 && part[0] == 'l' && part.substr(2) == "_read") first_cache = level_of_cache(part);
+    start = end + 1;
+  }
+  return first_cache;
+}
+
+// Two sides judged at different memory levels (issue #34): the speedup S splits into
+// the bytes ratio's part, 1 / (candidate bytes / baseline bytes), and the rest, S x that
+// ratio, which the two levels' rates explain (the judged roofs' rates, candidate /
+// baseline, beside it). Both sides memory-bound, else nullopt.
+std::optional<std::string> level_change(const model::Comparison& c, const model::Run& base, const model::Run& cand) {
+  const auto& a = base.judged_against;
+  const auto& b = cand.judged_against;
+  if (!a || !b || !a->roof || !b->roof) return std::nullopt;
+  const auto la = judged_level(*a), lb = judged_level(*b);
+  if (!la || !lb || *la == *lb) return std::nullopt;
+  if (a->unit != "B/s" || b->unit != "B/s" || !(c.bytes_ratio > 0) || !(c.speedup > 0) || !(a->value > 0)) return std::nullopt;
+  const double from_bytes = 1 / c.bytes_ratio, from_level = c.speedup * c.bytes_ratio;
+  return fmt::format("of which ~{:.2g}x is a change of level: {} from {}, {} from {} (the bytes ratio {:.3g} explains "
+                     "{:.3g}x; the judged roofs' rates differ {:.3g}x, {:.4g} against {:.4g} GB/s)",
+                     from_level, base.variant, *la, cand.variant, *lb, c.bytes_ratio, from_bytes,
+                     b->value / a->value, b->value / 1e9, a->value / 1e9);
 }
 
 }  // namespace lmroof

@@ -12,10 +12,17 @@
 //     beyond that at the read-only roof, the writes beyond it at the copy roof; bytes
 //     re-read by design (naive decode) come from the innermost cache that holds
 //     every thread's re-read set at once, else from DRAM at the read roof.
+//  With a bandwidth curve (results.json's bandwidth_curve, issue #34), rules 2 and 3
+//  take their read rates from the curve at the run's own working set (and its re-read
+//  set), not from a level's nominal roof: a cache's bandwidth falls as the working set
+//  nears its capacity. The level is the curve's that holds the working set.
+//  Composite runs (a cost split by operator class, the block) are judged against the
+//  sum of their steps' roof times, Σ max(F_i/P, B_i/W), W the run's memory rate.
 //  4. The run's time at the roof is the larger of the compute and memory times (it
 //     can beat neither); the roof is the one that gives that time, and the run's
 //     fraction of it is (time at the roof) / (measured time).
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,6 +60,10 @@ struct MachineRoofs {
   std::optional<double> fp32_fma;             // FLOP/s
   std::vector<CacheRoof> caches;              // innermost first
   int threads = 1;                            // threads the ceilings (and kernels) ran
+  // The read bandwidth over working-set sizes; when present, the memory rules read their
+  // rates from it (cache levels and DRAM reads), the copy ceilings still pair writes.
+  std::optional<model::BandwidthCurve> curve;
+  std::set<std::string> unstable;  // ceilings marked unstable (Ceiling::unstable)
 };
 
 struct RoofChoice {
@@ -61,10 +72,24 @@ struct RoofChoice {
   double value = 0;  // the roof's rate for this run's traffic (bytes or FLOPs over seconds)
   double seconds = 0;
   std::string rule;  // why this roof, one sentence
+  std::optional<std::string> level;  // "L1" | "L2" | "L3" | "DRAM": where its bytes come from
+  bool composite = false;            // the sum of its steps' roof times
 };
 
 // nullopt when the roofs this traffic needs were not measured (never a guessed roof).
 std::optional<RoofChoice> choose_roof(const Traffic& traffic, const MachineRoofs& roofs);
+
+// One step of a composite run: its FLOPs and model bytes (an operator class's).
+struct Step {
+  std::string name;
+  double flops = 0, bytes = 0;
+};
+// The composite judgement: Σ max(F_i/P, B_i/W) over the steps, P the FP32 FMA peak, W
+// the memory rate the whole run's bytes are judged at (`whole`, a memory or compute
+// choice for the same traffic). nullopt without steps, without a compute roof, or when
+// it would not be slower than `whole` (a single step).
+std::optional<RoofChoice> composite_roof(const std::vector<Step>& steps, const Traffic& traffic,
+                                         const MachineRoofs& roofs);
 
 // The CPU roofs from the measured ceilings (names as bench/ceilings_cpu.cpp registers
 // them; cache levels carry cache_bytes and threads).
@@ -78,5 +103,19 @@ MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe)
 // A run's judged_against: the roof, its rate, the time at it and the run's fraction of
 // it, or no roof with the reason.
 model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, const MachineRoofs& roofs);
+
+// The memory level a judgement names: JudgedAgainst::level, or for files written before
+// it, the level the nominal rule's roof name implies (a DRAM roof among its parts:
+// "DRAM"; else its first cache roof: "l3_read+l2_read" -> "L3"); nullopt for a compute
+// roof without a level, or no roof.
+std::optional<std::string> judged_level(const model::JudgedAgainst& j);
+
+// Two sides of a comparison judged at different memory levels (issue #34): "of which
+// ~2x is a change of level: mha from DRAM, gqa from L3 (...)". The speedup S splits into
+// the bytes ratio's part, 1 / (candidate bytes / baseline bytes), and the rest, S times
+// that ratio, which the levels' rates explain. nullopt unless both sides are
+// memory-bound and judged at different levels. Comparison::level_change.
+std::optional<std::string> level_change(const model::Comparison& c, const model::Run& baseline,
+                                        const model::Run& candidate);
 
 }  // namespace lmroof

@@ -239,7 +239,18 @@ for (const [width, height] of sizes) {
 
   if (screenshot && label === `${sizes[0][0]}x${sizes[0][1]}`) {
     const scale = Number(process.env.LMROOF_LAYOUT_SCREENSHOT_SCALE || 1);
-    const shot = await send("Page.captureScreenshot", { format: "png", clip: { x: 0, y: 0, width, height, scale } }, sessionId);
+    // LMROOF_LAYOUT_SCREENSHOT_SELECTOR: that element instead of the first screen
+    // (scripts/screenshot-roofline.sh takes #chart-roofline).
+    const selector = process.env.LMROOF_LAYOUT_SCREENSHOT_SELECTOR || "";
+    let clip = { x: 0, y: 0, width, height, scale };
+    if (selector) {
+      const box = await evaluate(`(() => { const e = document.querySelector(${JSON.stringify(selector)});
+        if (!e) return null; const r = e.getBoundingClientRect();
+        return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height }; })()`);
+      if (!box) fail(label, "no element " + selector + " to take a picture of");
+      else clip = { ...box, scale };
+    }
+    const shot = await send("Page.captureScreenshot", { format: "png", clip, captureBeyondViewport: true }, sessionId);
     writeFileSync(screenshot, Buffer.from(shot.data, "base64"));
     console.log("screenshot: " + screenshot);
   }

@@ -1,0 +1,89 @@
+#include "analysis/claims/roof_faults.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace lmroof {
+
+std::vector<RoofFault> roof_faults(const model::Results& results) {
+  std::vector<RoofFault> out;
+  for (const auto& r : results.runs) {
+    const model::JudgedAgainst* worst = nullptr;
+    bool probed = false;
+    for (const auto* j : {&r.judged_against, &r.judged_against_probe})
+      if (model::above_roof(*j) && (!worst || (*j)->fraction > worst->fraction))
+        worst = &**j, probed = j == &r.judged_against_probe;
+    if (worst) out.push_back({r.id, *worst->roof, worst->fraction, probed});
+  }
+  return out;
+}
+
+std::vector<UnstableJudgement> unstable_judgements(const model::Results& results) {
+  std::vector<UnstableJudgement> out;
+  for (const auto& r : results.runs)
+    if (r.judged_against && !r.judged_against->unstable_ceilings.empty())
+      out.push_back({r.id, r.judged_against->unstable_ceilings});
+  return out;
+}
+
+namespace {
+
+std::string fault_text(const RoofFault& f) {
+  return fmt::format("{} ran at {:.0f}% of its judged roof ({}{}), above the {:.0f}% a measurement allows", f.run,
+                     f.fraction * 100, f.roof, f.probed ? ", as probed next to it" : "", model::kAboveRoofFault * 100);
+}
+
+}  // namespace
+
+void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::Results& results) {
+  std::map<std::string, RoofFault> faults;
+  for (auto& f : roof_faults(results)) faults.emplace(f.run, f);
+  std::map<std::string, std::vector<std::string>> unstable;
+  for (auto& u : unstable_judgements(results)) unstable.emplace(u.run, u.ceilings);
+  for (auto& v : verdicts) {
+    if (v.evidence_kind != "measured") continue;  // the cost model's verdicts do not rest on a time
+    for (const auto& e : v.evidence) {
+      if (!e.run) continue;
+      if (const auto f = faults.find(*e.run); f != faults.end() && !v.untrustworthy)
+        v.untrustworthy = fault_text(f->second) + ": a measurement fault";
+      if (const auto u = unstable.find(*e.run); u != unstable.end() && v.cause_detail &&
+                                                v.cause_detail->find("unstable") == std::string::npos)
+        *v.cause_detail += fmt::format(" ({} judged against {}, marked unstable: its repeats disagreed)", *e.run,
+                                       fmt::join(u->second, ", "));
+    }
+  }
+}
+
+std::string format_roof_faults(const std::vector<RoofFault>& faults) {
+  if (faults.empty()) return "";
+  std::string out = "runs above their judged roof (MEASUREMENT FAULT: the verdicts resting on them are untrustworthy):\n";
+  for (const auto& f : faults) out += "  " + fault_text(f) + "\n";
+  return out;
+}
+
+nlohmann::json roof_faults_json(const std::vector<RoofFault>& faults) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : faults)
+    out.push_back({{"run", f.run}, {"roof", f.roof}, {"fraction", f.fraction}, {"probed", f.probed},
+                   {"bound", model::kAboveRoofFault}});
+  return out;
+}
+
+nlohmann::json unstable_judgements_json(const std::vector<UnstableJudgement>& judgements) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& u : judgements) out.push_back({{"run", u.run}, {"ceilings", u.ceilings}});
+  return out;
+}
+
+nlohmann::json unstable_ceilings_json(const model::Results& results) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : results.ceilings)
+    if (c.unstable)
+      out.push_back({{"name", c.name}, {"value", c.value},
+                     {"repeats", c.repeats ? nlohmann::json(*c.repeats) : nlohmann::json(nullptr)},
+                     {"spread", c.spread ? nlohmann::json(*c.spread) : nlohmann::json(nullptr)}});
+  return out;
+}
+
+}  // namespace lmroof
