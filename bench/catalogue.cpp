@@ -47,7 +47,8 @@ model::Catalogue registry_catalogue() {
         }
     c.variant_dims = p.variant_dims;
     for (const auto& cmp : p.comparisons)
-      c.comparisons.push_back({{cmp.baseline.variant, cmp.baseline.impl}, {cmp.candidate.variant, cmp.candidate.impl}, cmp.question});
+      c.comparisons.push_back({{cmp.baseline.variant, cmp.baseline.impl}, {cmp.candidate.variant, cmp.candidate.impl}, cmp.question,
+                               cmp.less_work_control});
     for (const auto& x : p.intensity_predictions) c.intensity_predictions.push_back({x.impl, x.model});
     cat.pairs.push_back(std::move(c));
   }

@@ -281,14 +281,14 @@ int check(const CheckArgs& args) {
     std::printf("%s", format_claims_markdown(verdicts, from_model).c_str());
     if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
       std::printf("\n%s\n", floors.c_str());
-    if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
+    if (const std::string controls = format_identity_controls(measurement_controls(results)); !controls.empty())
       std::printf("\n%s", controls.c_str());
   } else {
     std::printf("claims: %s\nresults: %s\n%s\n%s", claims_file.c_str(), results_file.c_str(),
                 format_model_line(results).c_str(), format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
     if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
       std::printf("%s\n", floors.c_str());
-    if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
+    if (const std::string controls = format_identity_controls(measurement_controls(results)); !controls.empty())
       std::printf("%s", controls.c_str());
     if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }

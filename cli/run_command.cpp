@@ -206,7 +206,7 @@ int run(const RunArgs& args) {
     std::printf("\n%s", format_claims_text(results.claims).c_str());
     if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
       std::printf("%s\n", floors.c_str());
-    if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
+    if (const std::string controls = format_identity_controls(measurement_controls(results)); !controls.empty())
       std::printf("%s", controls.c_str());
     if (const std::string line = format_remeasure(remeasured, remeasure_budget); !line.empty())
       std::printf("%s\n", line.c_str());

@@ -26,6 +26,14 @@ struct ComparisonDef {
   VariantImpl baseline;
   VariantImpl candidate;
   std::string question;  // e.g. "RMSNorm vs LayerNorm, both fused"
+  // The baseline is the candidate's work without the trick, run by the same code (the
+  // stability pair's neighbouring pass alone): the cost model must give it strictly less
+  // work, and it must then not be slower beyond the pair's A/A floor, else the
+  // measurement (not the kernels) made the difference: a less-work control
+  // (analysis/claims/identity_controls.h). Declared, not derived: other code doing less
+  // work may rightly run slower (GELU's tanh against SwiGLU's product, which the model
+  // counts as fewer FLOPs).
+  bool less_work_control = false;
 };
 
 // A fragment of a pair's CUDA kernel names and the operator class a composite run's

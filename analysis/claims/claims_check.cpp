@@ -577,7 +577,7 @@ void name_cause(Case& c, const Check& ch, const SpeedupStats& st, const RunPair&
   c.cause = cause_of({c.verdict,
                       {{"baseline", p.baseline}, {"candidate", p.candidate}},
                       st.drift > 0 ? std::optional(st.drift) : std::nullopt,
-                      st.floor ? st.floor : std::optional(std::max(ch.noise_floor, 0.0))});
+                      st.floor ? st.floor : std::optional(std::max(ch.noise_floor, 0.0)), st.floor.has_value()});
 }
 
 std::string interval_text(const SpeedupStats& p) {
@@ -1414,7 +1414,7 @@ std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, 
   std::vector<model::ClaimVerdict> out;
   out.reserve(claims.size());
   for (const auto& c : claims) out.push_back(check_one(c, results));
-  mark_untrustworthy(out, identity_controls(results));
+  mark_untrustworthy(out, measurement_controls(results));
   return out;
 }
 

@@ -176,9 +176,11 @@ Catalogue catalogue_from(const JsonCursor& c) {
     if (auto d = p.opt("dims")) pair.dims = d->strings();
     if (auto d = p.opt("variant_dims")) pair.variant_dims = d->strings();
     if (auto cmps = p.opt("comparisons"))
-      for (const auto& cmp : cmps->items())
+      for (const auto& cmp : cmps->items()) {
+        const auto less_work = cmp.opt("less_work_control");
         pair.comparisons.push_back({variant_impl_from(cmp.at("baseline")), variant_impl_from(cmp.at("candidate")),
-                                    cmp.at("question").string(kMaxTextLength)});
+                                    cmp.at("question").string(kMaxTextLength), less_work && less_work->boolean()});
+      }
     if (auto preds = p.opt("intensity_predictions"))
       for (const auto& pred : preds->items())
         pair.intensity_predictions.push_back(
@@ -1084,9 +1086,12 @@ json to_json(const Catalogue& c) {
   for (const auto& p : c.pairs) {
     json combos = json::array(), cmps = json::array();
     for (const auto& v : p.combos) combos.push_back(variant_impl_json(v));
-    for (const auto& x : p.comparisons)
+    for (const auto& x : p.comparisons) {
       cmps.push_back({{"baseline", variant_impl_json(x.baseline)}, {"candidate", variant_impl_json(x.candidate)},
                       {"question", x.question}});
+      // Written only where declared, so older catalogues read back unchanged.
+      if (x.less_work_control) cmps.back()["less_work_control"] = true;
+    }
     json pair = {{"name", p.name}, {"title", p.title}, {"summary", p.summary}, {"chart", p.chart},
                  {"combos", combos}, {"dims", p.dims}, {"variant_dims", p.variant_dims}, {"comparisons", cmps}};
     // Written only where a pair declares one, so older catalogues read back unchanged.

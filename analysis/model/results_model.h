@@ -92,6 +92,7 @@ struct ComparisonDef {
   VariantImpl baseline;
   VariantImpl candidate;
   std::string question;
+  bool less_work_control = false;  // kernels/registry.h's ComparisonDef; absent in JSON: false
 };
 
 // An analytic intensity prediction a pair declares for one implementation level's runs
