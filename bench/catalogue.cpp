@@ -50,6 +50,7 @@ model::Catalogue registry_catalogue() {
       c.comparisons.push_back({{cmp.baseline.variant, cmp.baseline.impl}, {cmp.candidate.variant, cmp.candidate.impl}, cmp.question,
                                cmp.less_work_control});
     for (const auto& x : p.intensity_predictions) c.intensity_predictions.push_back({x.impl, x.model});
+    c.model_mapping = p.model_mapping;
     cat.pairs.push_back(std::move(c));
   }
   // One dimension order for every surface (list, report, CSV, compare, check). Run ids

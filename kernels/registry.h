@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,6 +103,9 @@ struct PairDef {
   // implementation level's runs. Recorded in the catalogue; the models the analysis
   // knows are listed in analysis/attention_intensity.h ("shazeer-decode").
   std::vector<IntensityPrediction> intensity_predictions;
+  // How a run stands for part of a model's layer, for `lmroof predict`'s per-op model
+  // (model_config.h); none: the pair's runs are not predicted (norm, bias, ...).
+  std::optional<PairModelMapping> model_mapping;
   bool runs_on(Backend backend, const std::string& impl) const {
     return backend == Backend::cpu ||
            std::find(cpu_only_impls.begin(), cpu_only_impls.end(), impl) == cpu_only_impls.end();

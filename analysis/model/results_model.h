@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model_config.h"  // PairModelMapping (kernels/model_config.h, data only)
+
 #include "analysis/model/input_error.h"
 #include "analysis/model/schema.h"
 
@@ -114,6 +116,9 @@ struct CataloguePair {
   std::vector<std::string> variant_dims;  // dimensions the variant decides (decode's kv_heads)
   std::vector<ComparisonDef> comparisons;
   std::vector<IntensityPrediction> intensity_predictions;  // absent in catalogues older than 2026-12-03
+  // PairDef::model_mapping (kernels/model_config.h); absent in catalogues older than
+  // 2026-12-04 (predictions are made by `lmroof run --model`, on the catalogue it writes).
+  std::optional<PairModelMapping> model_mapping;
 
   std::vector<std::string> variants() const;  // in combo order, unique
   std::vector<std::string> impls() const;

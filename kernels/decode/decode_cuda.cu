@@ -130,6 +130,23 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// The two-stage K/V pipeline of both decode kernels: before waiting for tile t, tile
+// t + 1's copy is issued (issue(t + 1): cp.async into the other stage, then a commit),
+// so that it overlaps the work on tile t; then every thread waits for tile t's group
+// and the block syncs. Returns how many keys of tile t are valid (the last may be
+// partial). The caller issues tile 0 before its loop.
+template <int TK, typename Issue>
+__device__ __forceinline__ int await_tile(int t, int tiles, const Work& w, Issue& issue) {
+  if (t + 1 < tiles) {
+    issue(t + 1);
+    cp_async_wait<1>();
+  } else {
+    cp_async_wait<0>();
+  }
+  __syncthreads();
+  return static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - (w.k_begin + int64_t{t} * TK)));
+}
+
 // Copies `rows` consecutive rows of dh elements from global memory into shared-memory
 // rows `rs` elements apart. cp.async in 16-byte chunks when rows are 16-byte multiples,
 // plain loads otherwise. ZERO_TAIL: rows [rows, TK) of columns [0, dh) are zeroed
@@ -269,16 +286,9 @@ __global__ void __launch_bounds__(kThreads) decode_simt_kernel(Params p) {
 
   issue(0);
   for (int t = 0; t < tiles; ++t) {
-    if (t + 1 < tiles) {
-      issue(t + 1);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
+    const int valid = await_tile<TK>(t, tiles, w, issue);
     const T* ks = stage(t & 1, 0);
     const T* vs = stage(t & 1, 1);
-    const int valid = static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - (w.k_begin + int64_t{t} * TK)));
 
     // scores: thread (key, part) sums chunks part, part + TPK, ... of q_h · k
     {
@@ -473,16 +483,9 @@ __global__ void __launch_bounds__(kThreads) decode_mma_kernel(Params p) {
 
   issue(0);
   for (int t = 0; t < tiles; ++t) {
-    if (t + 1 < tiles) {
-      issue(t + 1);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
+    const int valid = await_tile<TK>(t, tiles, w, issue);
     const bf16* ks = stage(t & 1, 0);
     const bf16* vs = stage(t & 1, 1);
-    const int valid = static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - (w.k_begin + int64_t{t} * TK)));
 
     // The warp's KW keys in blocks of KB, each a complete online-softmax step: the
     // score registers of a block (KB / 2 floats) then stay few beside O's DH / 2.
@@ -640,21 +643,6 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(Params p, int64_t row
   }
 }
 
-// Deterministic pseudo-random fill on the device, uniform in [-1, 1): the benchmark's
-// inputs (validation uploads host-generated ones), so that a multi-GiB cache is ready
-// in milliseconds.
-template <typename T>
-__global__ void fill_kernel(T* data, size_t n, uint64_t seed) {
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    data[i] = from_float<T>(static_cast<float>(z >> 40) * (2.0f / 16777216.0f) - 1.0f);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Host side
 // ---------------------------------------------------------------------------
@@ -787,7 +775,7 @@ class CudaDecodeWorkload final : public cuda::CudaWorkload {
     // benchmark inputs, generated on the device
     uint64_t seed = 0x5EED0000ull;
     for (cuda::DeviceTensor* t : {&q_, &k_, &v_}) {
-      fill_kernel<T><<<1024, 256, 0, stream()>>>(t->template as<T>(), t->size(), ++seed);
+      cuda::fill_uniform_on_device(t->template as<T>(), t->size(), ++seed, 1.0f, stream());
       CUDA_CHECK_LAUNCH();
     }
     CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -805,9 +793,7 @@ class CudaDecodeWorkload final : public cuda::CudaWorkload {
 
   Validation validate(uint64_t seed) override {
     std::vector<float> q(q_.size()), k(k_.size()), v(v_.size());
-    fill_uniform(span_of(q), seed);
-    fill_uniform(span_of(k), seed + 1);
-    fill_uniform(span_of(v), seed + 2);
+    fill_inputs(seed, span_of(q), span_of(k), span_of(v));
     for (auto* x : {&q, &k, &v}) cuda::round_to_dtype(dtype_, span_of(*x));
     q_.upload(span_of(q), stream());
     k_.upload(span_of(k), stream());
