@@ -130,23 +130,6 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-// The two-stage K/V pipeline of both decode kernels: before waiting for tile t, tile
-// t + 1's copy is issued (issue(t + 1): cp.async into the other stage, then a commit),
-// so that it overlaps the work on tile t; then every thread waits for tile t's group
-// and the block syncs. Returns how many keys of tile t are valid (the last may be
-// partial). The caller issues tile 0 before its loop.
-template <int TK, typename Issue>
-__device__ __forceinline__ int await_tile(int t, int tiles, const Work& w, Issue& issue) {
-  if (t + 1 < tiles) {
-    issue(t + 1);
-    cp_async_wait<1>();
-  } else {
-    cp_async_wait<0>();
-  }
-  __syncthreads();
-  return static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - (w.k_begin + int64_t{t} * TK)));
-}
-
 // Copies `rows` consecutive rows of dh elements from global memory into shared-memory
 // rows `rs` elements apart. cp.async in 16-byte chunks when rows are 16-byte multiples,
 // plain loads otherwise. ZERO_TAIL: rows [rows, TK) of columns [0, dh) are zeroed
@@ -177,6 +160,46 @@ __device__ __forceinline__ void load_tile(T* dst, const T* src, int rows, int dh
       }
   }
 }
+
+// The K/V tiles of one CTA's keys [w.k_begin, w.k_end) as both decode kernels stream
+// them: TK keys a tile, in two shared-memory stages of K and V (rows rs elements apart,
+// dh columns copied). A two-stage pipeline: before waiting for tile t, the copy of tile
+// t + 1 into the other stage is issued (cp.async and a commit), so that it overlaps the
+// work on tile t. The caller issues tile 0 before its loop.
+template <typename T, int TK, bool ZERO_TAIL>
+struct KvTiles {
+  T* kv_s;
+  int rs, dh;
+  const T* kg;
+  const T* vg;
+  const Work& w;
+  bool async;
+
+  // stage st of K (which = 0) or V (which = 1); arithmetic, not an array (no local memory)
+  __device__ __forceinline__ T* stage(int st, int which) const { return kv_s + (st * 2 + which) * TK * rs; }
+  __device__ __forceinline__ int count() const { return static_cast<int>((w.k_end - w.k_begin + TK - 1) / TK); }
+  __device__ __forceinline__ int rows(int t) const {
+    return static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - (w.k_begin + static_cast<int64_t>(t) * TK)));
+  }
+  __device__ __forceinline__ void issue(int t) const {
+    const int64_t key0 = w.k_begin + static_cast<int64_t>(t) * TK;
+    load_tile<T, TK, ZERO_TAIL>(stage(t & 1, 0), kg + key0 * dh, rows(t), dh, rs, async);
+    load_tile<T, TK, ZERO_TAIL>(stage(t & 1, 1), vg + key0 * dh, rows(t), dh, rs, async);
+    cp_async_commit();
+  }
+  // Issues tile t + 1 (if any), waits for tile t and syncs the block; returns how many of
+  // tile t's keys are valid (the last tile may be partial).
+  __device__ __forceinline__ int await(int t) const {
+    if (t + 1 < count()) {
+      issue(t + 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    return rows(t);
+  }
+};
 
 // 8 consecutive elements from 16-byte-aligned shared memory.
 __device__ __forceinline__ void load8(const bf16* p, float (&f)[8]) { cuda::load_vec(p, f); }
@@ -257,17 +280,8 @@ __global__ void __launch_bounds__(kThreads) decode_simt_kernel(Params p) {
       kv_s[r * RS + c] = from_float<T>(0.f);
     }
 
-  // stage st of K (which = 0) or V (which = 1); arithmetic, not an array (no local memory)
-  auto stage = [&](int st, int which) { return kv_s + (st * 2 + which) * TK * RS; };
-  const int64_t nkeys = w.k_end - w.k_begin;
-  const int tiles = static_cast<int>((nkeys + TK - 1) / TK);
-  auto issue = [&](int t) {
-    const int64_t key0 = w.k_begin + static_cast<int64_t>(t) * TK;
-    const int rows = static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - key0));
-    load_tile<T, TK, false>(stage(t & 1, 0), kg + key0 * dh, rows, dh, RS, async);
-    load_tile<T, TK, false>(stage(t & 1, 1), vg + key0 * dh, rows, dh, RS, async);
-    cp_async_commit();
-  };
+  const KvTiles<T, TK, false> kv{kv_s, RS, dh, kg, vg, w, async};
+  const int tiles = kv.count();
 
   // P·V ownership: thread = (8-dimension chunk c_pv, slot). With heads <= slots, slot
   // serves head slot % heads over keys kphase, kphase + KP, ...; with more heads than
@@ -284,11 +298,11 @@ __global__ void __launch_bounds__(kThreads) decode_simt_kernel(Params p) {
 #pragma unroll
     for (int e = 0; e < 8; ++e) acc[hh][e] = 0.f;
 
-  issue(0);
+  kv.issue(0);
   for (int t = 0; t < tiles; ++t) {
-    const int valid = await_tile<TK>(t, tiles, w, issue);
-    const T* ks = stage(t & 1, 0);
-    const T* vs = stage(t & 1, 1);
+    const int valid = kv.await(t);
+    const T* ks = kv.stage(t & 1, 0);
+    const T* vs = kv.stage(t & 1, 1);
 
     // scores: thread (key, part) sums chunks part, part + TPK, ... of q_h · k
     {
@@ -465,27 +479,19 @@ __global__ void __launch_bounds__(kThreads) decode_mma_kernel(Params p) {
     *reinterpret_cast<uint4*>(q_s + r * RS + c * 8) = val;
   }
 
-  auto stage = [&](int st, int which) { return kv_s + (st * 2 + which) * TK * RS; };
-  const int64_t nkeys = w.k_end - w.k_begin;
-  const int tiles = static_cast<int>((nkeys + TK - 1) / TK);
-  auto issue = [&](int t) {
-    const int64_t key0 = w.k_begin + static_cast<int64_t>(t) * TK;
-    const int rows = static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - key0));
-    load_tile<bf16, TK, true>(stage(t & 1, 0), kg + key0 * DH, rows, DH, RS, true);
-    load_tile<bf16, TK, true>(stage(t & 1, 1), vg + key0 * DH, rows, DH, RS, true);
-    cp_async_commit();
-  };
+  const KvTiles<bf16, TK, true> kv{kv_s, RS, DH, kg, vg, w, true};
+  const int tiles = kv.count();
 
   float o[DH / 8][4];
 #pragma unroll
   for (int n = 0; n < DH / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
   float m_r[2] = {-INFINITY, -INFINITY}, l_r[2] = {0.f, 0.f};  // rows g and g + 8; l per thread
 
-  issue(0);
+  kv.issue(0);
   for (int t = 0; t < tiles; ++t) {
-    const int valid = await_tile<TK>(t, tiles, w, issue);
-    const bf16* ks = stage(t & 1, 0);
-    const bf16* vs = stage(t & 1, 1);
+    const int valid = kv.await(t);
+    const bf16* ks = kv.stage(t & 1, 0);
+    const bf16* vs = kv.stage(t & 1, 1);
 
     // The warp's KW keys in blocks of KB, each a complete online-softmax step: the
     // score registers of a block (KB / 2 floats) then stay few beside O's DH / 2.
