@@ -47,8 +47,10 @@ model::Catalogue registry_catalogue() {
         }
     c.variant_dims = p.variant_dims;
     for (const auto& cmp : p.comparisons)
-      c.comparisons.push_back({{cmp.baseline.variant, cmp.baseline.impl}, {cmp.candidate.variant, cmp.candidate.impl}, cmp.question});
+      c.comparisons.push_back({{cmp.baseline.variant, cmp.baseline.impl}, {cmp.candidate.variant, cmp.candidate.impl}, cmp.question,
+                               cmp.less_work_control});
     for (const auto& x : p.intensity_predictions) c.intensity_predictions.push_back({x.impl, x.model});
+    c.model_mapping = p.model_mapping;
     cat.pairs.push_back(std::move(c));
   }
   // One dimension order for every surface (list, report, CSV, compare, check). Run ids

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,7 @@ int64_t iterations_for(Workload& w, double min_time_s, double warm_up_s) {
 struct PreparedSide {
   std::unique_ptr<Workload> workload;
   int64_t iterations = 1;
+  uint64_t id = 0;  // unique in the process (a workload's address may come back for another)
 };
 
 // The workloads of the comparison being timed, kept across its rounds (Google
@@ -55,9 +57,11 @@ class PairedWorkloads {
     auto it = sides_.find(key);
     if (it != sides_.end()) return it->second;
     PreparedSide prepared;
+    prepared.id = ++prepared_;
     prepared.workload = make_workload(spec);
     const double warm_up_s = seconds_per_iteration(*prepared.workload, 1);  // page faults, thread pools
     prepared.iterations = iterations_for(*prepared.workload, min_side_time_s, warm_up_s);
+    last_run_ = prepared.id;
     return sides_.emplace(key, std::move(prepared)).first->second;
   }
   // Keeps only the sides named in `keep`.
@@ -65,10 +69,13 @@ class PairedWorkloads {
     std::erase_if(sides_, [&](const auto& entry) { return entry.first != a && entry.first != b; });
   }
   int next_round(const std::string& comparison) { return rounds_[comparison]++; }
+  // The side that ran last (0: none yet): see time_side.
+  uint64_t& last_run() { return last_run_; }
 
  private:
   std::map<std::string, PreparedSide> sides_;
   std::map<std::string, int> rounds_;
+  uint64_t prepared_ = 0, last_run_ = 0;
 };
 
 PairedWorkloads& paired_workloads() {
@@ -76,15 +83,26 @@ PairedWorkloads& paired_workloads() {
   return workloads;
 }
 
-// A side's time in one round. One untimed run first when the side loops over several
-// short iterations: the first run after the other side's (caches, a sleeping thread
-// pool) pays a switching cost the suite's back-to-back iterations never see, which on
-// a loaded 2-core VM made a single short timed iteration 10x slower than a loop. A
-// side of one long iteration (>= min_time) is not warmed: that cost is small beside
-// it, and a second run would double the rounds' time for the slowest kernels.
-double time_side(Workload& w, int64_t iterations) {
-  if (iterations > 1) w.run();
-  return seconds_per_iteration(w, iterations);
+// A side's time in one round, always timed right after a run of itself, so that both
+// sides of a comparison, and of its A/A control, meet the same cache and memory state:
+// their own data as warm as their working set allows. One untimed run first whenever
+// another side ran last.
+//
+// Why (issue #34 item 11): the rounds alternate A B | B A | A B ..., so the first side
+// of every round but the first follows a run of itself and the second follows the
+// other side. A side of one long iteration used to be timed without a warm-up, so
+// where both working sets fit the outermost cache but do not fit it together, or one
+// evicts the other's lines from L2, the first side of each round ran hot and the
+// second cold, and the per-round ratio swung with the order: the window pair's A/A
+// control (96 MiB a side, in a 480 MiB L3) gave 0.40 to 1.21 in ten rounds. A short
+// side was warmed already (the first run after the other side's also pays a sleeping
+// thread pool: a single short timed iteration ran 10x slower than a loop on a loaded
+// 2-core VM). Only a side that follows the other is warmed, which is every round's
+// second side and round 0's first: one extra run per round, not two.
+double time_side(PairedWorkloads& workloads, PreparedSide& side) {
+  if (workloads.last_run() != side.id) side.workload->run();
+  workloads.last_run() = side.id;
+  return seconds_per_iteration(*side.workload, side.iterations);
 }
 
 void run_paired_round(benchmark::State& state, const PairedPlan& plan, double min_side_time_s, bool extra) {
@@ -106,9 +124,9 @@ void run_paired_round(benchmark::State& state, const PairedPlan& plan, double mi
   const bool candidate_first = round % 2 == 1;
   double baseline_s = 0, candidate_s = 0;
   for (auto _ : state) {
-    if (candidate_first) candidate_s = time_side(*candidate->workload, candidate->iterations);
-    baseline_s = time_side(*baseline->workload, baseline->iterations);
-    if (!candidate_first) candidate_s = time_side(*candidate->workload, candidate->iterations);
+    if (candidate_first) candidate_s = time_side(workloads, *candidate);
+    baseline_s = time_side(workloads, *baseline);
+    if (!candidate_first) candidate_s = time_side(workloads, *candidate);
     state.SetIterationTime(baseline_s + candidate_s);
   }
   namespace c = model::counter;

@@ -5,7 +5,8 @@
 // drift between them (its DRAM rate moved by up to 2.7x within one default run on the
 // development VM) lands in their ratio and no per-run interval shows it. Here the two
 // sides' workloads are prepared once, kept, and timed in alternating rounds (baseline
-// first in even rounds, candidate first in odd ones: A B, B A, ...); analysis
+// first in even rounds, candidate first in odd ones: A B, B A, ...), each side right
+// after a run of itself (paired_rounds.cpp: time_side says why); analysis
 // (analysis/stats/paired_statistics.h) estimates the speedup from the per-round ratios, in
 // which drift common to both sides cancels.
 //

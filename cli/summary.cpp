@@ -89,7 +89,7 @@ std::string format_floors_and_controls(const model::Results& results, bool markd
   const std::string lead = markdown ? "\n" : "";
   std::string out;
   if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) out += lead + floors + "\n";
-  if (const std::string controls = format_identity_controls(identity_controls(results)); !controls.empty())
+  if (const std::string controls = format_identity_controls(measurement_controls(results)); !controls.empty())
     out += lead + controls;
   if (const std::string faults = format_roof_faults(roof_faults(results)); !faults.empty()) out += lead + faults;
   return out;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,14 @@ struct ComparisonDef {
   VariantImpl baseline;
   VariantImpl candidate;
   std::string question;  // e.g. "RMSNorm vs LayerNorm, both fused"
+  // The baseline is the candidate's work without the trick, run by the same code (the
+  // stability pair's neighbouring pass alone): the cost model must give it strictly less
+  // work, and it must then not be slower beyond the pair's A/A floor, else the
+  // measurement (not the kernels) made the difference: a less-work control
+  // (analysis/claims/identity_controls.h). Declared, not derived: other code doing less
+  // work may rightly run slower (GELU's tanh against SwiGLU's product, which the model
+  // counts as fewer FLOPs).
+  bool less_work_control = false;
 };
 
 // A fragment of a pair's CUDA kernel names and the operator class a composite run's
@@ -94,6 +103,9 @@ struct PairDef {
   // implementation level's runs. Recorded in the catalogue; the models the analysis
   // knows are listed in analysis/roofs/attention_intensity.h ("shazeer-decode").
   std::vector<IntensityPrediction> intensity_predictions;
+  // How a run stands for part of a model's layer, for `lmroof predict`'s per-op model
+  // (model_config.h); none: the pair's runs are not predicted (norm, bias, ...).
+  std::optional<PairModelMapping> model_mapping;
   bool runs_on(Backend backend, const std::string& impl) const {
     return backend == Backend::cpu ||
            std::find(cpu_only_impls.begin(), cpu_only_impls.end(), impl) == cpu_only_impls.end();

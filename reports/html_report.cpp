@@ -20,6 +20,7 @@
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
 #include "analysis/roofs/roof_choice.h"
+#include "analysis/claims/verdict_cause.h"
 #include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
@@ -290,22 +291,32 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                      "inconclusive, its source and numbers.{}{}</p>\n",
                      esc(verdict_summary(claims)), file_list.empty() ? "" : " From " + file_list + ".", on_model);
   // Each pair's A/A noise floor: the smallest difference this machine could tell from none.
-  if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty())
-    out += fmt::format("<p class=\"caption\">{}. A comparison whose interval lies within its pair's floor is "
+  // A floor beyond the bound (verdict_cause.h) says the pair cannot be measured here as set up: said first.
+  if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) {
+    const auto unmeasurable = unmeasurable_pairs(results.noise_floors);
+    out += fmt::format("<p class=\"caption\">{}{}. A comparison whose interval lies within its pair's floor is "
                        "inconclusive.</p>\n",
+                       unmeasurable.empty() ? ""
+                                            : fmt::format("<b class=\"fault\">Not measurable here as set up: {} (the "
+                                                          "A/A floor beyond \u00b1{:.0f}%).</b> ",
+                                                          esc(fmt::format("{}", fmt::join(unmeasurable, ", "))),
+                                                          kMeasurableFloorBound * 100),
                        esc(floors));
+  }
   // The identity controls (same work on both sides): a control beyond its floor is a
   // measurement fault, said first, and its pair's verdicts are marked untrustworthy.
-  if (const auto controls = identity_controls(results); !controls.empty()) {
+  // Less-work controls (the baseline does strictly less work) are listed with them.
+  if (const auto controls = measurement_controls(results); !controls.empty()) {
     std::vector<std::string> parts;
     for (const auto& c : controls)
-      parts.push_back(fmt::format("{}{} {}: {:.3f}\u00d7 ({:.3f}\u2013{:.3f}){}{}", c.beyond_floor ? "<b class=\"fault\">" : "",
-                                  esc(c.pair), esc(c.label), c.paired.speedup, *c.paired.low, *c.paired.high,
+      parts.push_back(fmt::format("{}{}{} {}: {:.3f}\u00d7 ({:.3f}\u2013{:.3f}){}{}", c.beyond_floor ? "<b class=\"fault\">" : "",
+                                  c.kind == ControlKind::less_work ? "less work: " : "", esc(c.pair), esc(c.label), c.paired.speedup, *c.paired.low, *c.paired.high,
                                   c.floor ? fmt::format(", floor \u00b1{:.1f}%", *c.floor * 100) : "",
                                   c.beyond_floor ? ": MEASUREMENT FAULT, beyond the floor</b>" : ""));
     const auto bad = untrustworthy_pairs(controls);
     out += fmt::format("<p class=\"caption\">{}Identity controls (the same work on both sides by the cost model; their "
-                       "speedup should be 1): {}.</p>\n",
+                       "speedup should be 1; \u201cless work\u201d: the baseline does strictly less work and should not be "
+                       "slower): {}.</p>\n",
                        bad.empty() ? "" : fmt::format("<b class=\"fault\">Measurement fault: the verdicts of {} are "
                                                       "untrustworthy.</b> ", esc(fmt::format("{}", fmt::join(bad, ", ")))),
                        fmt::format("{}", fmt::join(parts, "; ")));

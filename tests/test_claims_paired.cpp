@@ -99,6 +99,20 @@ TEST(ClaimsPaired, AFloorAboveMaxNoiseDecidesNothing) {
   EXPECT_EQ(faster_holds(verdicts).verdict, model::Verdict::inconclusive);
 }
 
+// issue #34 item 11: a pair's floor beyond the bound (±80% > ±25%) is not the kernels'
+// noise; the verdict names the cause "machine", not measurable here as set up. A floor
+// within the bound keeps "noise" (WithinTheFloorIsInconclusiveForNoise).
+TEST(ClaimsPaired, AFloorBeyondTheBoundIsNotMeasurableHereNotNoise) {
+  const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
+  const auto& v = faster_holds(check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.8)));
+  EXPECT_EQ(v.verdict, model::Verdict::inconclusive);
+  EXPECT_EQ(v.cause, "machine");
+  ASSERT_TRUE(v.cause_detail);
+  EXPECT_NE(v.cause_detail->find("not measurable here as set up: its A/A floor \u00b180% is beyond the \u00b125% bound"),
+            std::string::npos)
+      << *v.cause_detail;
+}
+
 TEST(ClaimsPaired, EveryFailingOrInconclusiveVerdictHasACause) {
   for (const char* file : {"faster.yaml", "bound.yaml"}) {
     const auto verdicts = check_claims(load_claims(kData / file, registry_catalogue()), small_results());

@@ -2,6 +2,7 @@
 // comparisons of the same work on both sides, judged against their pair's A/A floor.
 #include <gtest/gtest.h>
 
+#include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"
 
 namespace lmroof {
@@ -93,6 +94,112 @@ TEST(IdentityControls, WithoutAFloorNothingIsJudged) {
   ASSERT_EQ(controls.size(), 1u);
   EXPECT_FALSE(controls[0].beyond_floor);
   EXPECT_NE(format_identity_controls(controls).find("not judged"), std::string::npos);
+}
+
+// ---- less-work controls (issue #34 item 8) --------------------------------------
+
+// stability's attn_softcap, without (the softmax alone) against fused (the softmax with
+// the soft-cap): the candidate does 1.8x the baseline's FLOPs and the same bytes. The
+// paired interval of baseline time / candidate time is [low, high].
+model::Results softcap_results(double low, double high, bool declared = true) {
+  model::Results r;
+  model::CataloguePair pair;
+  pair.name = "stability";
+  pair.comparisons.push_back(
+      {{"attn_softcap", "without"}, {"attn_softcap", "fused"}, "attention soft-cap: fused vs none", declared});
+  r.catalogue.pairs.push_back(pair);
+  model::Comparison c;
+  c.pair = "stability";
+  c.baseline = {"attn_softcap", "without", "stability/attn_softcap/without/cpu/fp32/tokens:1024"};
+  c.candidate = {"attn_softcap", "fused", "stability/attn_softcap/fused/cpu/fp32/tokens:1024"};
+  c.shape = {{"tokens", 1024}, {"q_heads", 64}, {"context", 512}};
+  c.bytes_ratio = 1.0;
+  c.flops_ratio = 1.8;
+  c.paired = model::PairedRounds{10, std::sqrt(low * high), low, high};
+  r.comparisons = {c};
+  r.noise_floors.push_back({"stability", c.baseline.run, model::PairedRounds{10, 1.0, 0.96, 1.04}, 0.04});
+  return r;
+}
+
+TEST(LessWorkControls, DeclaredAndConfirmedByTheCostModel) {
+  const model::Results r = softcap_results(0.5, 0.6);
+  EXPECT_TRUE(is_less_work_control(r.comparisons[0], r.catalogue));
+  EXPECT_FALSE(is_identity_control(r.comparisons[0]));  // other levels, other work
+  EXPECT_FALSE(is_less_work_control(r.comparisons[0], softcap_results(0.5, 0.6, false).catalogue));  // undeclared
+  model::Comparison c = r.comparisons[0];
+  c.flops_ratio = 1.0;  // the same work: the cost model does not confirm "less"
+  EXPECT_FALSE(is_less_work_control(c, r.catalogue));
+  c.flops_ratio = 1.8;
+  c.bytes_ratio = 0.9;  // the baseline moves more bytes: not less work
+  EXPECT_FALSE(is_less_work_control(c, r.catalogue));
+  c.bytes_ratio = 1.0;
+  c.bytes_basis = model::BytesBasis::measured;
+  EXPECT_FALSE(is_less_work_control(c, r.catalogue));
+}
+
+// The injected slow baseline: `without` 5.45x slower than the pass that does more (the
+// issue's 71 ms against 13 ms), beyond the ±4% floor: a measurement fault, on every
+// surface an identity control's fault reaches.
+TEST(LessWorkControls, ASlowerBaselineBeyondTheFloorIsAFault) {
+  const model::Results r = softcap_results(5.2, 5.7);
+  const auto controls = measurement_controls(r);
+  ASSERT_EQ(controls.size(), 1u);
+  EXPECT_EQ(controls[0].kind, ControlKind::less_work);
+  EXPECT_TRUE(controls[0].beyond_floor);
+  EXPECT_EQ(controls[0].label, "attn_softcap fused vs without");
+  EXPECT_EQ(untrustworthy_pairs(controls), std::set<std::string>{"stability"});
+  const std::string text = format_identity_controls(controls);
+  EXPECT_NE(text.find("less-work controls"), std::string::npos) << text;
+  EXPECT_NE(text.find("MEASUREMENT FAULT, the baseline slower beyond the floor"), std::string::npos) << text;
+
+  model::ClaimVerdict v;
+  v.evidence = {{r.comparisons[0].candidate.run, "time_s.median", 1.0}};
+  std::vector<model::ClaimVerdict> verdicts = {v};
+  mark_untrustworthy(verdicts, controls);
+  ASSERT_TRUE(verdicts[0].untrustworthy);
+  EXPECT_NE(verdicts[0].untrustworthy->find("less-work control"), std::string::npos) << *verdicts[0].untrustworthy;
+
+  // check --format json
+  const nlohmann::json check = claims_check_json(verdicts, "results.json", "claims.yaml", false, nullptr, &r);
+  ASSERT_EQ(check["controls"].size(), 1u);
+  EXPECT_EQ(check["controls"][0]["kind"], "less_work");
+  EXPECT_EQ(check["controls"][0]["beyond_floor"], true);
+  EXPECT_EQ(check["untrustworthy_pairs"], nlohmann::json::array({"stability"}));
+}
+
+TEST(LessWorkControls, WithinTheFloorOrFasterIsNoFault) {
+  for (const auto& [low, high] : {std::pair{1.01, 1.06},  // slower, but the interval meets the ±4% floor
+                                  std::pair{0.98, 1.03},  // the same speed
+                                  std::pair{0.40, 0.55}}) {  // the baseline faster, by far: as it may be
+    const auto controls = measurement_controls(softcap_results(low, high));
+    ASSERT_EQ(controls.size(), 1u);
+    EXPECT_FALSE(controls[0].beyond_floor) << low << "-" << high;
+    EXPECT_TRUE(untrustworthy_pairs(controls).empty());
+    EXPECT_NE(format_identity_controls(controls).find("not slower beyond the floor"), std::string::npos);
+  }
+  EXPECT_TRUE(measurement_controls(softcap_results(1.05, 1.10))[0].beyond_floor);  // 1.05 > 1.04
+}
+
+// issue #34 item 11: a floor beyond the bound marks its pair "not measurable here as set
+// up" in the floors line (the first screen's and `check`'s) and in check --format json.
+TEST(FloorBound, BeyondTheBoundIsNotMeasurableHere) {
+  model::Results r;
+  r.noise_floors.push_back({"window", "window/full/grouped/cpu/fp32/context:4096",
+                            model::PairedRounds{10, 0.71, 0.40, 1.21}, 1.52});
+  r.noise_floors.push_back({"norm", "norm/rmsnorm/fused/cpu/fp32/tokens:512", model::PairedRounds{10, 1.0, 0.98, 1.02},
+                            0.02});
+  EXPECT_EQ(unmeasurable_pairs(r.noise_floors), std::vector<std::string>{"window"});
+  const std::string line = format_noise_floors(r.noise_floors);
+  EXPECT_NE(line.find("window \u00b1152.0% (NOT MEASURABLE HERE as set up: beyond the \u00b125% bound; its run timed "
+                      "against itself measured 0.40\u20131.21x over 10 paired rounds)"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("norm \u00b12.0%"), std::string::npos) << line;
+  EXPECT_EQ(line.find("norm \u00b12.0% (NOT"), std::string::npos) << line;
+  const nlohmann::json check = claims_check_json({}, "results.json", "claims.yaml", false, nullptr, &r);
+  EXPECT_EQ(check["unmeasurable_pairs"], nlohmann::json::array({"window"}));
+  EXPECT_EQ(check["noise_floors"][0]["measurable"], false);
+  EXPECT_EQ(check["noise_floors"][1]["measurable"], true);
 }
 
 }  // namespace

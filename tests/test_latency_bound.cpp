@@ -13,6 +13,7 @@
 #include "analysis/results/results.h"
 #include "analysis/roofs/roofline.h"
 #include "bench_fixture.h"
+#include "registry.h"
 
 namespace lmroof {
 namespace {
@@ -174,7 +175,9 @@ TEST(RunPrediction, AnMlpRunIsPredictsThreeOpsAndTheErrorIsChecked) {
   run.pair = "mlp", run.variant = "swiglu", run.impl = "fused", run.dtype = "fp32";
   run.shape = {{"tokens", 64}, {"d_model", 256}, {"d_ff", 512}};
   run.time_s.median = 1e-3;
-  const auto p = predict::predict_run(run, model, device);
+  const auto& mapping = find_pair("mlp").model_mapping;  // the pair's own declaration
+  ASSERT_TRUE(mapping);
+  const auto p = predict::predict_run(run, &*mapping, model, device);
   ASSERT_TRUE(p);
   const double T = 64, d = 256, f = 512, e = 4, P = 100e9, W = 20e9, t0 = 2e-6;
   auto op = [&](double flops, double bytes) { return std::max(flops / P, bytes / W) + t0; };
@@ -183,9 +186,10 @@ TEST(RunPrediction, AnMlpRunIsPredictsThreeOpsAndTheErrorIsChecked) {
   EXPECT_NEAR(p->time_s, expected, 1e-12 * expected);
   EXPECT_EQ(p->ops, "mlp_up+mlp_act+mlp_down");
   EXPECT_NEAR(p->error, (expected - 1e-3) / 1e-3, 1e-12);
-  // A pair predict has no ops for is not predicted.
+  // A pair that declares no model mapping is not predicted.
   run.pair = "norm";
-  EXPECT_FALSE(predict::predict_run(run, model, device));
+  EXPECT_FALSE(find_pair("norm").model_mapping);
+  EXPECT_FALSE(predict::predict_run(run, nullptr, model, device));
 }
 
 }  // namespace

@@ -317,6 +317,51 @@ TEST(Model, IntensityPredictionsAreValidatedByName) {
   EXPECT_NE(with(number).find("/intensity_predictions/0/impl: must be a string"), std::string::npos) << with(number);
 }
 
+// catalogue.pairs[].model_mapping and comparisons[].less_work_control (issue #36, #34):
+// the registry's declarations read back as written, and hostile values get one error
+// naming the field.
+TEST(Model, ModelMappingsAndLessWorkControlsRoundTripAndAreValidated) {
+  const model::Catalogue registry = registry_catalogue();
+  const model::Catalogue back = model::catalogue_from_json(model::to_json(registry), "x.json");
+  ASSERT_EQ(back.pairs.size(), registry.pairs.size());
+  int mappings = 0, less_work = 0;
+  for (size_t i = 0; i < registry.pairs.size(); ++i) {
+    EXPECT_EQ(back.pairs[i].model_mapping, registry.pairs[i].model_mapping) << registry.pairs[i].name;
+    mappings += registry.pairs[i].model_mapping.has_value();
+    for (size_t j = 0; j < registry.pairs[i].comparisons.size(); ++j) {
+      EXPECT_EQ(back.pairs[i].comparisons[j].less_work_control, registry.pairs[i].comparisons[j].less_work_control);
+      less_work += registry.pairs[i].comparisons[j].less_work_control;
+    }
+  }
+  EXPECT_EQ(mappings, 3);    // attention, mlp, block
+  EXPECT_EQ(less_work, 8);   // stability's
+
+  auto with = [](const json& mapping) {
+    json doc = small_results();
+    doc["catalogue"] = {{"pairs", {{{"name", "norm"}, {"title", "t"}, {"chart", "pair-norm"}, {"combos", json::array()},
+                                    {"model_mapping", mapping}}}}};
+    return error_of(doc);
+  };
+  const json good = {{"dims", {{"hidden", "d_model"}}}, {"tokens_dim", "tokens"}};
+  EXPECT_EQ(with(good).find("model_mapping"), std::string::npos) << with(good);
+  json bad = good;
+  bad["dims"]["layers"] = "tokens";
+  EXPECT_NE(with(bad).find("/model_mapping/dims/layers: is no model field"), std::string::npos) << with(bad);
+  bad = good;
+  bad.erase("tokens_dim");
+  EXPECT_NE(with(bad).find("/model_mapping: missing 'tokens_dim'"), std::string::npos) << with(bad);
+  bad = good;
+  bad["settings"] = {{"norm", "batchnorm"}};
+  EXPECT_NE(with(bad).find("/model_mapping/settings/norm: must be one of"), std::string::npos) << with(bad);
+  bad = good;
+  bad["variant_settings"] = {{"swiglu", {{"gated", true}}}};
+  EXPECT_NE(with(bad).find("/model_mapping/variant_settings/swiglu/gated: must be one of"), std::string::npos)
+      << with(bad);
+  bad = good;
+  bad["settings"] = {{"gated_mlp", "yes"}};
+  EXPECT_NE(with(bad).find("/model_mapping/settings/gated_mlp: must be true or false"), std::string::npos) << with(bad);
+}
+
 TEST(Statistics, MedianMeanCv) {
   const std::vector<double> odd = {3, 1, 2}, even = {4, 1, 3, 2};
   EXPECT_DOUBLE_EQ(stats::median(odd), 2);

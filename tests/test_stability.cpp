@@ -210,5 +210,32 @@ TEST(StabilityCost, PassesSumToModelBytes) {
     }
 }
 
+// Every comparison the pair declares a less-work control (ComparisonDef::less_work_control,
+// analysis/claims/identity_controls.h) has a baseline that does strictly less work by
+// the cost model, at every suite shape: else the analysis would silently drop it.
+TEST(StabilityPair, LessWorkControlsDoLessWork) {
+  const auto& pair = find_pair("stability");
+  int declared = 0;
+  for (const auto& cmp : pair.comparisons) {
+    if (!cmp.less_work_control) continue;
+    ++declared;
+    for (const auto* shapes : {&pair.default_shapes, &pair.quick_shapes, &pair.cuda_shapes})
+      for (const auto& config : *shapes) {
+        auto cost = [&](const VariantImpl& side) {
+          return cost_of({"stability", side.variant, side.impl, Backend::cpu, DType::fp32,
+                          pair.complete_shape(side.variant, config)});
+        };
+        const Cost base = cost(cmp.baseline), cand = cost(cmp.candidate);
+        const std::string what = cmp.baseline.variant + " " + cmp.baseline.impl + " vs " + cmp.candidate.impl;
+        EXPECT_LE(base.flops.total(), cand.flops.total()) << what;
+        EXPECT_LE(base.bytes_model, cand.bytes_model) << what;
+        EXPECT_TRUE(cand.flops.total() > base.flops.total() * (1 + 1e-6) ||
+                    cand.bytes_model > base.bytes_model * (1 + 1e-6))
+            << what << ": the same work by the cost model";
+      }
+  }
+  EXPECT_EQ(declared, 8);
+}
+
 }  // namespace
 }  // namespace lmroof

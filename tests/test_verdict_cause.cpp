@@ -68,5 +68,21 @@ TEST(VerdictCause, ProbedJudgementWinsOverTheSuiteRoofs) {
   EXPECT_EQ(c->cause, Cause::architecture);
 }
 
+// issue #34 item 11: a pair's own A/A floor of ±152% is no noise figure; the pair cannot be
+// measured here as set up, and its inconclusive verdicts say so. The check's own
+// noise_floor (not the pair's) and a floor within the bound keep "noise".
+TEST(VerdictCause, APairsFloorBeyondTheBoundIsNotMeasurableHere) {
+  const model::Run a = run_at("a", 0.8), b = run_at("b", 0.7);
+  const auto c = cause_of({model::Verdict::inconclusive, {{"baseline", &a}, {"candidate", &b}}, std::nullopt, 1.52, true});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->cause, Cause::machine);
+  EXPECT_NE(c->detail.find("not measurable here as set up: its A/A floor ±152% is beyond the ±25% bound"),
+            std::string::npos)
+      << c->detail;
+  EXPECT_EQ(cause_of({model::Verdict::inconclusive, {{"baseline", &a}}, std::nullopt, kMeasurableFloorBound, true})->cause,
+            Cause::noise);
+  EXPECT_EQ(cause_of({model::Verdict::inconclusive, {{"baseline", &a}}, std::nullopt, 1.52, false})->cause, Cause::noise);
+}
+
 }  // namespace
 }  // namespace lmroof

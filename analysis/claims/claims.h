@@ -157,15 +157,20 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
 // docs/check-output.schema.json). `model`: {name, source, dims} of the model the runs'
 // shapes came from, null without one.
 inline constexpr const char* kCheckOutputSchema = "lmroof.check/1";
-// From `results` (none: empty lists): `noise_floors`, its A/A floors as they are;
-// `controls`, its identity controls, and `untrustworthy_pairs`, the pairs whose
-// control lies beyond the floor (analysis/claims/identity_controls.h).
+// From `results` (none: empty lists): `noise_floors`, its A/A floors as they are, each
+// with `measurable`; `unmeasurable_pairs`, those beyond kMeasurableFloorBound;
+// `controls`, its identity and less-work controls, and `untrustworthy_pairs`, the pairs
+// whose control lies beyond the floor (analysis/claims/identity_controls.h).
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
                                  const std::string& claims_file, bool strict, const model::ModelConfig* model = nullptr,
                                  const model::Results* results = nullptr);
 // "noise floors (A/A paired rounds, this machine): norm ±1.2%, bias ±0.8%"; empty
 // when there are none (files without paired rounds).
+// A floor beyond kMeasurableFloorBound (verdict_cause.h) reads "NOT MEASURABLE HERE as set
+// up", with its control's interval and rounds.
 std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors);
+// The pairs whose floor is beyond that bound, in the floors' order.
+std::vector<std::string> unmeasurable_pairs(const std::vector<model::NoiseFloor>& floors);
 
 // 0 when no claim fails, 1 when any fails; with `strict`, 1 also when any is inconclusive.
 int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict = false);

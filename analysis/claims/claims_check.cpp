@@ -144,7 +144,7 @@ std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, 
   std::vector<model::ClaimVerdict> out;
   out.reserve(claims.size());
   for (const auto& c : claims) out.push_back(check_one(c, results));
-  mark_untrustworthy(out, identity_controls(results));
+  mark_untrustworthy(out, measurement_controls(results));
   mark_roof_faults(out, results);
   return out;
 }

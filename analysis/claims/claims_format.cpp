@@ -182,14 +182,28 @@ nlohmann::json noise_floors_json(const std::vector<model::NoiseFloor>& floors) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& f : floors)
     out.push_back({{"pair", f.pair}, {"run", f.run}, {"floor", f.floor}, {"rounds", f.rounds.rounds},
-                   {"extra_rounds", f.rounds.extra_rounds}, {"low", *f.rounds.low}, {"high", *f.rounds.high}});
+                   {"extra_rounds", f.rounds.extra_rounds}, {"low", *f.rounds.low}, {"high", *f.rounds.high},
+                   {"measurable", floor_measurable(f.floor)}, {"bound", kMeasurableFloorBound}});
+  return out;
+}
+
+std::vector<std::string> unmeasurable_pairs(const std::vector<model::NoiseFloor>& floors) {
+  std::vector<std::string> out;
+  for (const auto& f : floors)
+    if (!floor_measurable(f.floor)) out.push_back(f.pair);
   return out;
 }
 
 std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors) {
   if (floors.empty()) return "";
   std::vector<std::string> parts;
-  for (const auto& f : floors) parts.push_back(fmt::format("{} \u00b1{:.1f}%", f.pair, f.floor * 100));
+  for (const auto& f : floors)
+    parts.push_back(floor_measurable(f.floor)
+                        ? fmt::format("{} \u00b1{:.1f}%", f.pair, f.floor * 100)
+                        : fmt::format("{} \u00b1{:.1f}% (NOT MEASURABLE HERE as set up: beyond the \u00b1{:.0f}% bound; "
+                                      "its run timed against itself measured {:.2f}\u2013{:.2f}x over {} paired rounds)",
+                                      f.pair, f.floor * 100, kMeasurableFloorBound * 100, *f.rounds.low,
+                                      *f.rounds.high, f.rounds.rounds));
   return fmt::format("noise floors (A/A paired rounds, this machine): {}", fmt::join(parts, ", "));
 }
 
@@ -198,7 +212,7 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
                                  const model::Results* results) {
   const model::Results none;
   const model::Results& r = results ? *results : none;
-  const std::vector<IdentityControl> controls = identity_controls(r);
+  const std::vector<IdentityControl> controls = measurement_controls(r);
   nlohmann::json summary = nlohmann::json::object();
   for (const char* kind : {"measured", "model"}) {
     int counts[4] = {0, 0, 0, 0};
@@ -213,6 +227,7 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
   return {{"schema", kCheckOutputSchema}, {"results", results_file}, {"claims_file", claims_file},
           {"model", model_json}, {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)},
           {"summary", summary}, {"noise_floors", noise_floors_json(r.noise_floors)},
+          {"unmeasurable_pairs", unmeasurable_pairs(r.noise_floors)},
           {"controls", identity_controls_json(controls)}, {"untrustworthy_pairs", untrustworthy_pairs(controls)},
           {"roof_faults", roof_faults_json(roof_faults(r))},
           {"unstable_ceilings", unstable_ceilings_json(r)},

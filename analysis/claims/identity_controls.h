@@ -13,6 +13,15 @@
 // and a catalogue entry cannot go stale against the model. Different implementation
 // levels with equal work (MHA decode naive against grouped, one head per group) are
 // not controls: different code may rightly differ in speed.
+//
+// Less-work controls (issue #34 item 8): a comparison the pair declares
+// (ComparisonDef::less_work_control) whose baseline is the candidate's work without the
+// trick, run by the same code, and to which the cost model gives strictly less work
+// (FLOPs and bytes no more, one of them less by more than 1e-6). Its baseline may be
+// as fast as the candidate, or faster, but not slower: an interval wholly beyond
+// 1 + floor (the baseline slower) is a measurement fault, shown and marked as an
+// identity control's is. A declared comparison the cost model does not confirm is no
+// control (a test holds the catalogue to its model).
 #include <optional>
 #include <set>
 #include <string>
@@ -25,19 +34,29 @@
 namespace lmroof {
 
 bool is_identity_control(const model::Comparison& c);
+// Declared by its pair in `catalogue` and confirmed by the cost model (above).
+bool is_less_work_control(const model::Comparison& c, const model::Catalogue& catalogue);
+
+enum class ControlKind { identity, less_work };
 
 struct IdentityControl {
+  ControlKind kind = ControlKind::identity;
   std::string pair, baseline, candidate;  // run ids
   std::string label;                      // "sliding vs full, context=2048": the dims its pair's comparisons vary in
   model::Shape shape;
   model::PairedRounds paired;             // has an interval
   std::optional<double> floor;            // the pair's A/A floor; absent: none measured
-  // The interval lies wholly outside [1/(1+floor), 1+floor]: a measurement fault.
+  // identity: the interval lies wholly outside [1/(1+floor), 1+floor]; less_work: wholly
+  // above 1+floor (the less-work baseline slower). A measurement fault either way.
   bool beyond_floor = false;
 };
 
-// The controls among results' comparisons that have a paired interval, in their order.
+// The identity controls among results' comparisons that have a paired interval, in their order.
 std::vector<IdentityControl> identity_controls(const model::Results& results);
+// The less-work controls, likewise.
+std::vector<IdentityControl> less_work_controls(const model::Results& results);
+// Both kinds, identity controls first: what the first screen, `check` and the verdicts use.
+std::vector<IdentityControl> measurement_controls(const model::Results& results);
 
 // The pairs with a control beyond its floor.
 std::set<std::string> untrustworthy_pairs(const std::vector<IdentityControl>& controls);
@@ -46,11 +65,12 @@ std::set<std::string> untrustworthy_pairs(const std::vector<IdentityControl>& co
 // (ClaimVerdict::untrustworthy, one clause naming the control).
 void mark_untrustworthy(std::vector<model::ClaimVerdict>& verdicts, const std::vector<IdentityControl>& controls);
 
-// One line per pair: "identity controls (same work both sides): window ±4.1%: sliding vs
-// full, context=2048 1.01x (0.98-1.03) within; ..."; a control beyond its floor reads
-// "MEASUREMENT FAULT". Empty without controls.
+// One block per kind: "identity controls (the same work on both sides ...):" then a line per
+// control, "  window sliding vs full, context=2048: 1.010x (95% 0.980–1.030, 10 paired
+// rounds), floor ±4.1%: within"; a control beyond its floor reads "MEASUREMENT FAULT".
+// Empty without controls.
 std::string format_identity_controls(const std::vector<IdentityControl>& controls);
-// check --format json's `controls`.
+// check --format json's `controls` (each with its "kind": "identity" | "less_work").
 nlohmann::json identity_controls_json(const std::vector<IdentityControl>& controls);
 
 }  // namespace lmroof

@@ -127,7 +127,7 @@ void name_cause(Case& c, const Check& ch, const SpeedupStats& st, const RunPair&
   c.cause = cause_of({c.verdict,
                       {{"baseline", p.baseline}, {"candidate", p.candidate}},
                       st.drift > 0 ? std::optional(st.drift) : std::nullopt,
-                      st.floor ? st.floor : std::optional(std::max(ch.noise_floor, 0.0))});
+                      st.floor ? st.floor : std::optional(std::max(ch.noise_floor, 0.0)), st.floor.has_value()});
 }
 
 std::string interval_text(const SpeedupStats& p) {

@@ -52,6 +52,11 @@ std::optional<VerdictCause> cause_of(const CauseInputs& in) {
   if (in.verdict == model::Verdict::holds || in.verdict == model::Verdict::not_measured) return std::nullopt;
   if (auto l = latency_bound(in)) return l;
   if (in.verdict == model::Verdict::inconclusive) {
+    if (in.floor_is_pairs && in.floor && !floor_measurable(*in.floor))
+      return VerdictCause{Cause::machine,
+                          fmt::format("the pair is not measurable here as set up: its A/A floor ±{} is beyond the ±{} "
+                                      "bound, so the effect cannot be told from the setup's own variation",
+                                      percent(*in.floor), percent(kMeasurableFloorBound))};
     if (auto m = machine_moved(in)) return m;
     return VerdictCause{Cause::noise, in.floor ? fmt::format("the effect is within the noise (floor ±{})", percent(*in.floor))
                                                : std::string("the effect is within the noise")};

@@ -5,7 +5,9 @@
 //
 //   both:         machine  a side is latency-bound (within 2x of the launch ceiling
 //                          t0): the fixed cost per launch decides, not the design;
-//   inconclusive: machine  the DRAM probes next to the two runs moved by more than the
+//   inconclusive: machine  the pair's own A/A floor is beyond kMeasurableFloorBound: the
+//                          pair cannot be measured here as set up (not noise);
+//                 machine  the DRAM probes next to the two runs moved by more than the
 //                          pair's noise floor (or the check's noise_floor without one);
 //                 noise    otherwise: the effect is within the floor or the interval.
 //   fails:        implementation  a side runs below kArchitectureRoofFraction of the
@@ -26,6 +28,19 @@ namespace lmroof {
 // analysis/rules/rules.h.
 inline constexpr double kArchitectureRoofFraction = rules::kArchitectureRoofFraction;
 
+// The widest A/A floor (bench/paired_rounds.h: a pair's run timed against itself) at
+// which a pair's comparisons still mean something here. The lecture's claims are
+// mostly 1.1-2x (above); a floor of ±25% already hides a 1.25x effect, and beyond it
+// most of the pair's claims could only ever come out "within the noise". Such a floor
+// says the setup (a machine shared with others, memory pressure, a cache that holds
+// one side but not the other) made identical rounds differ, not that the effects are
+// small: the pair is marked "not measurable here as set up" on the first screen and in
+// `check`, with the interval its control measured (claims_format.cpp), and its
+// inconclusive verdicts name that cause instead of noise. Not a machine's number: it
+// follows from the size of the claims, on any machine.
+inline constexpr double kMeasurableFloorBound = 0.25;
+inline bool floor_measurable(double floor) { return floor <= kMeasurableFloorBound; }
+
 enum class Cause { architecture, implementation, machine, noise };
 const char* to_string(Cause cause);
 
@@ -39,6 +54,7 @@ struct CauseInputs {
   std::vector<std::pair<std::string, const model::Run*>> sides;  // {"baseline", run}, ...
   std::optional<double> machine_drift;  // the runs' probed DRAM move (model::probed_drift)
   std::optional<double> floor;          // the pair's A/A floor, or the check's noise floor
+  bool floor_is_pairs = false;          // floor is the pair's A/A floor (held to kMeasurableFloorBound)
 };
 
 // nullopt for holds and not measured.

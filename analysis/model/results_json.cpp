@@ -161,6 +161,59 @@ std::string chart_id_from(const JsonCursor& c) {
   return id;
 }
 
+// ---- a pair's model mapping (kernels/model_config.h: PairModelMapping) -------------
+
+ModelSettings model_settings_from(const JsonCursor& c) {
+  c.require_object();
+  ModelSettings s;
+  for (const auto& [key, value] : c.members()) {
+    if (key == "family") s.family = name_of(value);
+    else if (key == "activation") s.activation = name_of(value);
+    else if (key == "gated_mlp") s.gated_mlp = value.boolean();
+    else if (key == "parallel_block") s.parallel_block = value.boolean();
+    else if (key == "norm") s.norm = value.one_of({"layernorm", "rmsnorm"}) == "rmsnorm" ? NormKind::rmsnorm : NormKind::layernorm;
+    else value.fail("must be one of \"family\", \"activation\", \"gated_mlp\", \"parallel_block\", \"norm\"");
+  }
+  return s;
+}
+
+json model_settings_json(const ModelSettings& s) {
+  json j = json::object();
+  if (s.family) j["family"] = *s.family;
+  if (s.activation) j["activation"] = *s.activation;
+  if (s.gated_mlp) j["gated_mlp"] = *s.gated_mlp;
+  if (s.parallel_block) j["parallel_block"] = *s.parallel_block;
+  if (s.norm) j["norm"] = *s.norm == NormKind::rmsnorm ? "rmsnorm" : "layernorm";
+  return j;
+}
+
+PairModelMapping model_mapping_from(const JsonCursor& c) {
+  PairModelMapping m;
+  for (const auto& [field, dim] : c.at("dims").members()) {
+    if (std::find(std::begin(kMappedModelFields), std::end(kMappedModelFields), field) == std::end(kMappedModelFields))
+      dim.fail("is no model field a run's dimension may set (hidden, q_heads, kv_heads, head_dim, d_ff)");
+    m.dims.emplace_back(field, name_of(dim));
+  }
+  m.tokens_dim = name_of(c.at("tokens_dim"));
+  if (auto b = c.opt("batch_dim")) m.batch_dim = name_of(*b);
+  if (auto d = c.opt("decode_impls")) m.decode_impls = d->strings();
+  if (auto o = c.opt("ops")) m.ops = o->strings();
+  if (auto s = c.opt("settings")) m.settings = model_settings_from(*s);
+  if (auto v = c.opt("variant_settings"))
+    for (const auto& [variant, settings] : v->members()) m.variant_settings.emplace_back(variant, model_settings_from(settings));
+  return m;
+}
+
+json model_mapping_json(const PairModelMapping& m) {
+  json dims = json::object(), variants = json::object();
+  for (const auto& [field, dim] : m.dims) dims[field] = dim;
+  for (const auto& [variant, settings] : m.variant_settings) variants[variant] = model_settings_json(settings);
+  json j = {{"dims", dims}, {"tokens_dim", m.tokens_dim}, {"decode_impls", m.decode_impls}, {"ops", m.ops},
+            {"settings", model_settings_json(m.settings)}, {"variant_settings", variants}};
+  if (!m.batch_dim.empty()) j["batch_dim"] = m.batch_dim;
+  return j;
+}
+
 Catalogue catalogue_from(const JsonCursor& c) {
   Catalogue cat;
   std::set<std::string> names, charts;
@@ -176,13 +229,16 @@ Catalogue catalogue_from(const JsonCursor& c) {
     if (auto d = p.opt("dims")) pair.dims = d->strings();
     if (auto d = p.opt("variant_dims")) pair.variant_dims = d->strings();
     if (auto cmps = p.opt("comparisons"))
-      for (const auto& cmp : cmps->items())
+      for (const auto& cmp : cmps->items()) {
+        const auto less_work = cmp.opt("less_work_control");
         pair.comparisons.push_back({variant_impl_from(cmp.at("baseline")), variant_impl_from(cmp.at("candidate")),
-                                    cmp.at("question").string(kMaxTextLength)});
+                                    cmp.at("question").string(kMaxTextLength), less_work && less_work->boolean()});
+      }
     if (auto preds = p.opt("intensity_predictions"))
       for (const auto& pred : preds->items())
         pair.intensity_predictions.push_back(
             {name_of(pred.at("impl")), pred.at("model").one_of({kShazeerDecodeModel})});
+    if (auto mapping = p.opt("model_mapping")) pair.model_mapping = model_mapping_from(*mapping);
     cat.pairs.push_back(std::move(pair));
   }
   if (auto d = c.opt("dimension_order")) cat.dimension_order = d->strings();
@@ -1165,9 +1221,12 @@ json to_json(const Catalogue& c) {
   for (const auto& p : c.pairs) {
     json combos = json::array(), cmps = json::array();
     for (const auto& v : p.combos) combos.push_back(variant_impl_json(v));
-    for (const auto& x : p.comparisons)
+    for (const auto& x : p.comparisons) {
       cmps.push_back({{"baseline", variant_impl_json(x.baseline)}, {"candidate", variant_impl_json(x.candidate)},
                       {"question", x.question}});
+      // Written only where declared, so older catalogues read back unchanged.
+      if (x.less_work_control) cmps.back()["less_work_control"] = true;
+    }
     json pair = {{"name", p.name}, {"title", p.title}, {"summary", p.summary}, {"chart", p.chart},
                  {"combos", combos}, {"dims", p.dims}, {"variant_dims", p.variant_dims}, {"comparisons", cmps}};
     // Written only where a pair declares one, so older catalogues read back unchanged.
@@ -1176,6 +1235,7 @@ json to_json(const Catalogue& c) {
       for (const auto& x : p.intensity_predictions) preds.push_back({{"impl", x.impl}, {"model", x.model}});
       pair["intensity_predictions"] = std::move(preds);
     }
+    if (p.model_mapping) pair["model_mapping"] = model_mapping_json(*p.model_mapping);
     pairs.push_back(std::move(pair));
   }
   return {{"pairs", pairs}, {"dimension_order", c.dimension_order}, {"charts", c.charts}};

@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/model_config/model_config.h"  // PairModelMapping (kernels/model_config.h, data only)
+
 #include "analysis/model/input_error.h"
 #include "analysis/model/schema.h"
 #include "analysis/rules/rules.h"
@@ -94,6 +96,7 @@ struct ComparisonDef {
   VariantImpl baseline;
   VariantImpl candidate;
   std::string question;
+  bool less_work_control = false;  // kernels/registry.h's ComparisonDef; absent in JSON: false
 };
 
 // An analytic intensity prediction a pair declares for one implementation level's runs
@@ -115,6 +118,9 @@ struct CataloguePair {
   std::vector<std::string> variant_dims;  // dimensions the variant decides (decode's kv_heads)
   std::vector<ComparisonDef> comparisons;
   std::vector<IntensityPrediction> intensity_predictions;  // absent in catalogues older than 2026-12-03
+  // PairDef::model_mapping (kernels/model_config.h); absent in catalogues older than
+  // 2026-12-04 (predictions are made by `lmroof run --model`, on the catalogue it writes).
+  std::optional<PairModelMapping> model_mapping;
 
   std::vector<std::string> variants() const;  // in combo order, unique
   std::vector<std::string> impls() const;

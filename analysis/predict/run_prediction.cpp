@@ -27,60 +27,56 @@ ModelConfig one_layer(const ModelConfig& model) {
   return m;
 }
 
-std::vector<OpCost> only(std::vector<OpCost> ops, std::initializer_list<std::string_view> names) {
-  std::erase_if(ops, [&](const OpCost& op) { return std::find(names.begin(), names.end(), op.name) == names.end(); });
-  return ops;
-}
-
 std::string joined_names(const std::vector<OpCost>& ops) {
   std::string out;
   for (const auto& op : ops) out += (out.empty() ? "" : "+") + op.name;
   return out;
 }
 
+// The run's own sizes and its pair's settings in place of the model's
+// (PairModelMapping, kernels/model_config.h).
+void apply(const ModelSettings& s, ModelConfig& m) {
+  if (s.family) m.family = *s.family;
+  if (s.activation) m.activation = *s.activation;
+  if (s.gated_mlp) m.gated_mlp = *s.gated_mlp;
+  if (s.parallel_block) m.parallel_block = *s.parallel_block;
+  if (s.norm) m.norm = *s.norm;
+}
+
+int64_t* field_of(ModelConfig& m, std::string_view field) {
+  if (field == "hidden") return &m.hidden;
+  if (field == "q_heads") return &m.q_heads;
+  if (field == "kv_heads") return &m.kv_heads;
+  if (field == "head_dim") return &m.head_dim;
+  if (field == "d_ff") return &m.d_ff;
+  return nullptr;  // (the reader allows kMappedModelFields only)
+}
+
 }  // namespace
 
-std::optional<model::PredictedTime> predict_run(const model::Run& run, const ModelConfig& model, const Device& device) {
+std::optional<model::PredictedTime> predict_run(const model::Run& run, const PairModelMapping* mapping,
+                                                const ModelConfig& model, const Device& device) {
+  if (!mapping) return std::nullopt;
   const Dtype dtype = run.dtype == "fp32" ? Dtype::fp32 : run.dtype == "fp16" ? Dtype::fp16 : Dtype::bf16;
   const auto peak = device.dense_peak_flops.find(to_string(dtype));
   if (peak == device.dense_peak_flops.end()) return std::nullopt;
   const Roof roof{.peak_flops = peak->second, .bandwidth_bytes_per_s = device.bandwidth_bytes_per_s, .launch_s = device.launch_s};
   ModelConfig m = one_layer(model);
-  std::vector<OpCost> ops;
-  if (run.pair == "mlp") {
-    // The pair's two MLPs at the run's d_ff: SwiGLU (gated, SiLU) or a plain GeLU one.
-    m.hidden = dim(run, "d_model");
-    m.d_ff = dim(run, "d_ff");
-    m.gated_mlp = run.variant == "swiglu";
-    m.activation = m.gated_mlp ? "silu" : "gelu";
-    ops = only(prefill_layer_ops(m, 1, dim(run, "tokens"), dtype, roof), {"mlp_up", "mlp_act", "mlp_down"});
-  } else if (run.pair == "attention") {
-    // One attention layer with its projections and no RoPE (kernels/attention/attention.h).
-    m.hidden = dim(run, "d_model");
-    m.q_heads = dim(run, "q_heads");
-    m.kv_heads = dim(run, "kv_heads");
-    m.head_dim = dim(run, "head_dim");
-    const int64_t batch = dim(run, "batch"), context = dim(run, "context");
-    ops = run.impl == "decode" ? decode_layer_ops(m, batch, context, dtype, roof)
-                               : prefill_layer_ops(m, batch, context, dtype, roof);
-    ops = only(std::move(ops), {"qkv", "attention", "o_proj"});
-  } else if (run.pair == "block") {
-    // The whole pre-norm block the pair runs: RMSNorm, MHA with RoPE, SwiGLU, serial or
-    // parallel (kernels/block/block.h), one sequence of `tokens`.
-    m.hidden = dim(run, "d_model");
-    m.d_ff = dim(run, "d_ff");
-    m.q_heads = m.kv_heads = dim(run, "q_heads");
-    m.head_dim = dim(run, "head_dim");
-    m.norm = NormKind::rmsnorm;
-    m.gated_mlp = true;
-    m.activation = "silu";
-    m.parallel_block = run.variant == "parallel";
-    if (m.family == "gpt2" || m.family == "opt" || m.family == "bloom") m.family = "llama";  // the block runs RoPE
-    if (m.family == "gemma2") m.family = "llama";  // and no post-norms
-    ops = prefill_layer_ops(m, 1, dim(run, "tokens"), dtype, roof);
-  } else {
-    return std::nullopt;
-  }
+  for (const auto& [field, d] : mapping->dims)
+    if (int64_t* f = field_of(m, field)) *f = dim(run, d.c_str());
+  apply(mapping->settings, m);
+  for (const auto& [variant, settings] : mapping->variant_settings)
+    if (variant == run.variant) apply(settings, m);
+  const int64_t batch = mapping->batch_dim.empty() ? 1 : dim(run, mapping->batch_dim.c_str());
+  const int64_t tokens = dim(run, mapping->tokens_dim.c_str());
+  const bool decode =
+      std::find(mapping->decode_impls.begin(), mapping->decode_impls.end(), run.impl) != mapping->decode_impls.end();
+  std::vector<OpCost> ops =
+      decode ? decode_layer_ops(m, batch, tokens, dtype, roof) : prefill_layer_ops(m, batch, tokens, dtype, roof);
+  if (!mapping->ops.empty())
+    std::erase_if(ops, [&](const OpCost& op) {
+      return std::find(mapping->ops.begin(), mapping->ops.end(), op.name) == mapping->ops.end();
+    });
   if (ops.empty()) return std::nullopt;
   const std::string names = joined_names(ops);
   const StepCost step = sum_ops(std::move(ops));
@@ -103,7 +99,10 @@ std::optional<std::string> predict_runs(model::Results& results, const ModelConf
   } catch (const model::InputError& e) {
     return std::string(e.what());
   }
-  for (auto& run : results.runs) run.predicted = predict_run(run, model, device);
+  for (auto& run : results.runs) {
+    const model::CataloguePair* pair = results.catalogue.find(run.pair);
+    run.predicted = predict_run(run, pair && pair->model_mapping ? &*pair->model_mapping : nullptr, model, device);
+  }
   return std::nullopt;
 }
 

@@ -81,21 +81,6 @@ __global__ void to_cache_kernel(const T* __restrict qkv, T* __restrict kc, T* __
   }
 }
 
-// Deterministic uniform values in [-scale, scale) for the benchmark's inputs, generated
-// on the device so that multi-GiB caches are ready in milliseconds (validation
-// uploads host-generated data instead).
-template <typename T>
-__global__ void fill_kernel(T* data, size_t count, uint64_t seed, float scale) {
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    data[i] = from_float<T>((static_cast<float>(z >> 40) * (2.0f / 16777216.0f) - 1.0f) * scale);
-  }
-}
-
 template <typename T>
 class CudaAttentionWorkload final : public cuda::CudaWorkload {
  public:
@@ -178,7 +163,7 @@ class CudaAttentionWorkload final : public cuda::CudaWorkload {
 
   void fill(cuda::DeviceTensor& t, uint64_t seed, float scale) {
     if (t.size() == 0) return;
-    fill_kernel<T><<<1024, 256, 0, stream()>>>(t.as<T>(), t.size(), seed, scale);
+    cuda::fill_uniform_on_device(t.as<T>(), t.size(), seed, scale, stream());
     CUDA_CHECK_LAUNCH();
   }
 
@@ -191,9 +176,7 @@ class CudaAttentionWorkload final : public cuda::CudaWorkload {
   // C[M, N] = A[M, K] · W[N, K]ᵀ
   std::unique_ptr<cuda::GemmPlan> linear(const T* a, int64_t lda, const T* w, int64_t M, int64_t N, int64_t K,
                                          T* c, int64_t ldc) {
-    cuda::GemmSpec g;
-    g.M = M, g.N = N, g.K = K, g.lda = lda, g.ldb = K, g.ldc = ldc, g.b_transposed = true, g.dtype = dtype_;
-    return std::make_unique<cuda::GemmPlan>(blas_, g, a, w, c);
+    return std::make_unique<cuda::GemmPlan>(blas_, cuda::linear_spec(M, K, N, dtype_, lda, K, ldc), a, w, c);
   }
 
   void plan() {

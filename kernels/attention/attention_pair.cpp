@@ -102,6 +102,15 @@ PairDef attention_pair() {
     return false;
   };
   p.variant_dims = {"kv_heads"};
+  // `lmroof predict`'s view of a run: one attention layer with its projections and no
+  // RoPE (attention.h), `batch` sequences of `context`, the decode level as one decode
+  // step; its three ops only.
+  p.model_mapping = PairModelMapping{
+      .dims = {{"hidden", "d_model"}, {"q_heads", "q_heads"}, {"kv_heads", "kv_heads"}, {"head_dim", "head_dim"}},
+      .tokens_dim = "context",
+      .batch_dim = "batch",
+      .decode_impls = {"decode"},
+      .ops = {"qkv", "attention", "o_proj"}};
   p.comparisons = {
       {{"mha", "decode"}, {"gqa", "decode"}, "GQA vs MHA decode layer: a smaller KV cache and K/V projections"},
       {{"mha", "decode"}, {"mqa", "decode"}, "MQA vs MHA decode layer: one kv head"},

@@ -42,6 +42,10 @@ void reference(Kind kind, Dims d, std::span<const float> x, std::span<const floa
 void cpu_fused(Kind kind, Dims d, const float* x, const float* w, const float* b, float* y);
 void cpu_unfused(Dims d, const float* x, const float* w, const float* b, float* y);
 
+// The inputs of one workload, drawn from a seed, all uniform in ±1: the one recipe the
+// CPU and CUDA workloads share (the CUDA one rounds them to its dtype after).
+void fill_inputs(uint64_t seed, std::span<float> x, std::span<float> w, std::span<float> b);
+
 std::unique_ptr<Workload> make_cpu(const RunSpec& spec);
 std::unique_ptr<Workload> make_cuda(const RunSpec& spec);  // kernels/bias/bias_cuda.cu
 

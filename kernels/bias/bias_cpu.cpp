@@ -96,9 +96,7 @@ class CpuBiasWorkload final : public Workload {
 
  private:
   void randomize(uint64_t seed) {
-    fill_uniform(x_, seed);
-    fill_uniform(w_, seed + 1);
-    fill_uniform(b_, seed + 2);
+    fill_inputs(seed, x_, w_, b_);
   }
 
   Kind kind_;

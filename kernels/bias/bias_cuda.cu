@@ -68,15 +68,7 @@ class CudaBiasWorkload final : public cuda::CudaWorkload {
         b_(dtype_, dims_.out_features),
         y_(dtype_, dims_.tokens * dims_.out_features) {
     if (kind_ == Kind::nobias && !fused_) throw std::invalid_argument("bias/nobias has only the 'fused' level");
-    cuda::GemmSpec g;
-    g.M = dims_.tokens;
-    g.N = dims_.out_features;
-    g.K = dims_.in_features;
-    g.lda = g.K;
-    g.ldb = g.K;  // W is [out, in]: B = [N, K]
-    g.ldc = g.N;
-    g.b_transposed = true;
-    g.dtype = dtype_;
+    const cuda::GemmSpec g = cuda::linear_spec(dims_.tokens, dims_.in_features, dims_.out_features, dtype_);
     const bool epilogue = kind_ == Kind::bias && fused_;
     gemm_ = std::make_unique<cuda::GemmPlan>(blas_, g, x_.data(), w_.data(), y_.data(),
                                              epilogue ? b_.data() : nullptr);
@@ -100,12 +92,10 @@ class CudaBiasWorkload final : public cuda::CudaWorkload {
   struct Host {
     std::vector<float> x, w, b;
   };
-  // The CPU workload's distributions, rounded to the storage dtype and uploaded.
+  // The CPU workload's inputs (bias::fill_inputs), rounded to the storage dtype and uploaded.
   Host randomize(uint64_t seed) {
     Host h{std::vector<float>(x_.size()), std::vector<float>(w_.size()), std::vector<float>(b_.size())};
-    fill_uniform(span_of(h.x), seed);
-    fill_uniform(span_of(h.w), seed + 1);
-    fill_uniform(span_of(h.b), seed + 2);
+    fill_inputs(seed, span_of(h.x), span_of(h.w), span_of(h.b));
     for (auto* v : {&h.x, &h.w, &h.b}) cuda::round_to_dtype(dtype_, span_of(*v));
     x_.upload(span_of(h.x), stream());
     w_.upload(span_of(h.w), stream());

@@ -1,4 +1,5 @@
 #include "bias/bias.h"
+#include "common/host_data.h"
 
 namespace lmroof::bias {
 
@@ -16,6 +17,12 @@ void reference(Kind kind, Dims d, std::span<const float> x, std::span<const floa
       y[t * O + o] = acc;
     }
   }
+}
+
+void fill_inputs(uint64_t seed, std::span<float> x, std::span<float> w, std::span<float> b) {
+  fill_uniform(x, seed);
+  fill_uniform(w, seed + 1);
+  fill_uniform(b, seed + 2);
 }
 
 }  // namespace lmroof::bias

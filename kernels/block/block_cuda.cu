@@ -283,16 +283,8 @@ class CudaBlockWorkload final : public cuda::CudaWorkload {
     const int64_t T_ = d_.tokens, D = d_.d_model, F = d_.d_ff;
     auto linear = [&](const cuda::DeviceTensor& a, int64_t in, const T* w, int64_t ldw, int64_t out, T* c,
                       int64_t ldc) {
-      cuda::GemmSpec g;
-      g.M = T_;
-      g.N = out;
-      g.K = in;
-      g.lda = in;
-      g.ldb = ldw;
-      g.ldc = ldc;
-      g.b_transposed = true;
-      g.dtype = dtype_;
-      return std::make_unique<cuda::GemmPlan>(blas_, g, a.data(), w, c);
+      return std::make_unique<cuda::GemmPlan>(blas_, cuda::linear_spec(T_, in, out, dtype_, in, ldw, ldc), a.data(),
+                                              w, c);
     };
     const T* w_in = p(w_in_);
     if (variant_ == Variant::serial) {

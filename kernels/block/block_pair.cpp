@@ -83,6 +83,16 @@ PairDef block_pair() {
 #ifdef LMROOF_WITH_CUDA
   p.make_cuda = block::make_cuda;
 #endif
+  // `lmroof predict`'s view of a run: the whole pre-norm block it runs (RMSNorm, MHA
+  // with RoPE, SwiGLU; serial or parallel), one sequence of `tokens`. Family "llama":
+  // the predictor then counts RoPE and no post-norms, as the block runs them, whatever
+  // the model's own family (GPT-2's learned positions, Gemma 2's post-norms).
+  p.model_mapping = PairModelMapping{
+      .dims = {{"hidden", "d_model"}, {"d_ff", "d_ff"}, {"q_heads", "q_heads"}, {"kv_heads", "q_heads"},
+               {"head_dim", "head_dim"}},
+      .tokens_dim = "tokens",
+      .settings = {.family = "llama", .activation = "silu", .gated_mlp = true, .norm = NormKind::rmsnorm},
+      .variant_settings = {{"parallel", {.parallel_block = true}}, {"serial", {.parallel_block = false}}}};
   return p;
 }
 

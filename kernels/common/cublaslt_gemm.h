@@ -67,6 +67,23 @@ class NoBiasEpilogueAlgorithm : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// The spec of an nn.Linear: C[M, out] = A[M, in] · W[out, in]ᵀ, A's rows lda elements
+// apart, W's ldw and C's ldc (0: packed, in, in and out). One place for the pairs that
+// build one (bias, mlp, block, attention).
+inline GemmSpec linear_spec(int64_t M, int64_t in, int64_t out, DType dtype, int64_t lda = 0, int64_t ldw = 0,
+                            int64_t ldc = 0) {
+  GemmSpec g;
+  g.M = M;
+  g.N = out;
+  g.K = in;
+  g.lda = lda ? lda : in;
+  g.ldb = ldw ? ldw : in;
+  g.ldc = ldc ? ldc : out;
+  g.b_transposed = true;
+  g.dtype = dtype;
+  return g;
+}
+
 class GemmPlan {
  public:
   // bias may be null (no epilogue). Throws NoBiasEpilogueAlgorithm, naming the GEMM,

@@ -83,6 +83,11 @@ void cpu_decode(Impl impl, Dims d, const float* q, const float* k, const float* 
 size_t blas_score_floats(Dims d);
 void cpu_decode_blas(Dims d, const float* q, const float* k, const float* v, float* out, float* scores);
 
+// The inputs of one workload's validation, drawn from a seed, all uniform in ±1: the one
+// recipe the CPU and CUDA workloads share (the CUDA one rounds them to its dtype after;
+// its benchmark inputs are filled on the device, cuda::fill_uniform_on_device).
+void fill_inputs(uint64_t seed, std::span<float> q, std::span<float> k, std::span<float> v);
+
 std::unique_ptr<Workload> make_cpu(const RunSpec& spec);
 std::unique_ptr<Workload> make_cuda(const RunSpec& spec);  // kernels/decode/decode_cuda.cu
 

@@ -985,9 +985,7 @@ class CpuDecodeWorkload final : public Workload {
 
  private:
   void randomize(uint64_t seed) {
-    fill_uniform(q_, seed);
-    fill_uniform(k_, seed + 1);
-    fill_uniform(v_, seed + 2);
+    fill_inputs(seed, q_, k_, v_);
   }
 
   Impl impl_;

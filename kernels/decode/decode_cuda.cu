@@ -163,6 +163,46 @@ __device__ __forceinline__ void load_tile(T* dst, const T* src, int rows, int dh
   }
 }
 
+// The K/V tiles of one CTA's keys [w.k_begin, w.k_end) as both decode kernels stream
+// them: TK keys a tile, in two shared-memory stages of K and V (rows rs elements apart,
+// dh columns copied). A two-stage pipeline: before waiting for tile t, the copy of tile
+// t + 1 into the other stage is issued (cp.async and a commit), so that it overlaps the
+// work on tile t. The caller issues tile 0 before its loop.
+template <typename T, int TK, bool ZERO_TAIL>
+struct KvTiles {
+  T* kv_s;
+  int rs, dh;
+  const T* kg;
+  const T* vg;
+  const Work& w;
+  bool async;
+
+  // stage st of K (which = 0) or V (which = 1); arithmetic, not an array (no local memory)
+  __device__ __forceinline__ T* stage(int st, int which) const { return kv_s + (st * 2 + which) * TK * rs; }
+  __device__ __forceinline__ int count() const { return static_cast<int>((w.k_end - w.k_begin + TK - 1) / TK); }
+  __device__ __forceinline__ int rows(int t) const {
+    return static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - (w.k_begin + static_cast<int64_t>(t) * TK)));
+  }
+  __device__ __forceinline__ void issue(int t) const {
+    const int64_t key0 = w.k_begin + static_cast<int64_t>(t) * TK;
+    load_tile<T, TK, ZERO_TAIL>(stage(t & 1, 0), kg + key0 * dh, rows(t), dh, rs, async);
+    load_tile<T, TK, ZERO_TAIL>(stage(t & 1, 1), vg + key0 * dh, rows(t), dh, rs, async);
+    cp_async_commit();
+  }
+  // Issues tile t + 1 (if any), waits for tile t and syncs the block; returns how many of
+  // tile t's keys are valid (the last tile may be partial).
+  __device__ __forceinline__ int await(int t) const {
+    if (t + 1 < count()) {
+      issue(t + 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    return rows(t);
+  }
+};
+
 // 8 consecutive elements from 16-byte-aligned shared memory.
 __device__ __forceinline__ void load8(const bf16* p, float (&f)[8]) { cuda::load_vec(p, f); }
 __device__ __forceinline__ void load8(const float* p, float (&f)[8]) {
@@ -242,17 +282,8 @@ __global__ void __launch_bounds__(kThreads) decode_simt_kernel(Params p) {
       kv_s[r * RS + c] = from_float<T>(0.f);
     }
 
-  // stage st of K (which = 0) or V (which = 1); arithmetic, not an array (no local memory)
-  auto stage = [&](int st, int which) { return kv_s + (st * 2 + which) * TK * RS; };
-  const int64_t nkeys = w.k_end - w.k_begin;
-  const int tiles = static_cast<int>((nkeys + TK - 1) / TK);
-  auto issue = [&](int t) {
-    const int64_t key0 = w.k_begin + static_cast<int64_t>(t) * TK;
-    const int rows = static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - key0));
-    load_tile<T, TK, false>(stage(t & 1, 0), kg + key0 * dh, rows, dh, RS, async);
-    load_tile<T, TK, false>(stage(t & 1, 1), vg + key0 * dh, rows, dh, RS, async);
-    cp_async_commit();
-  };
+  const KvTiles<T, TK, false> kv{kv_s, RS, dh, kg, vg, w, async};
+  const int tiles = kv.count();
 
   // P·V ownership: thread = (8-dimension chunk c_pv, slot). With heads <= slots, slot
   // serves head slot % heads over keys kphase, kphase + KP, ...; with more heads than
@@ -269,18 +300,11 @@ __global__ void __launch_bounds__(kThreads) decode_simt_kernel(Params p) {
 #pragma unroll
     for (int e = 0; e < 8; ++e) acc[hh][e] = 0.f;
 
-  issue(0);
+  kv.issue(0);
   for (int t = 0; t < tiles; ++t) {
-    if (t + 1 < tiles) {
-      issue(t + 1);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
-    const T* ks = stage(t & 1, 0);
-    const T* vs = stage(t & 1, 1);
-    const int valid = static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - (w.k_begin + int64_t{t} * TK)));
+    const int valid = kv.await(t);
+    const T* ks = kv.stage(t & 1, 0);
+    const T* vs = kv.stage(t & 1, 1);
 
     // scores: thread (key, part) sums chunks part, part + TPK, ... of q_h · k
     {
@@ -457,34 +481,19 @@ __global__ void __launch_bounds__(kThreads) decode_mma_kernel(Params p) {
     *reinterpret_cast<uint4*>(q_s + r * RS + c * 8) = val;
   }
 
-  auto stage = [&](int st, int which) { return kv_s + (st * 2 + which) * TK * RS; };
-  const int64_t nkeys = w.k_end - w.k_begin;
-  const int tiles = static_cast<int>((nkeys + TK - 1) / TK);
-  auto issue = [&](int t) {
-    const int64_t key0 = w.k_begin + static_cast<int64_t>(t) * TK;
-    const int rows = static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - key0));
-    load_tile<bf16, TK, true>(stage(t & 1, 0), kg + key0 * DH, rows, DH, RS, true);
-    load_tile<bf16, TK, true>(stage(t & 1, 1), vg + key0 * DH, rows, DH, RS, true);
-    cp_async_commit();
-  };
+  const KvTiles<bf16, TK, true> kv{kv_s, RS, DH, kg, vg, w, true};
+  const int tiles = kv.count();
 
   float o[DH / 8][4];
 #pragma unroll
   for (int n = 0; n < DH / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
   float m_r[2] = {-INFINITY, -INFINITY}, l_r[2] = {0.f, 0.f};  // rows g and g + 8; l per thread
 
-  issue(0);
+  kv.issue(0);
   for (int t = 0; t < tiles; ++t) {
-    if (t + 1 < tiles) {
-      issue(t + 1);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
-    const bf16* ks = stage(t & 1, 0);
-    const bf16* vs = stage(t & 1, 1);
-    const int valid = static_cast<int>(min(static_cast<int64_t>(TK), w.k_end - (w.k_begin + int64_t{t} * TK)));
+    const int valid = kv.await(t);
+    const bf16* ks = kv.stage(t & 1, 0);
+    const bf16* vs = kv.stage(t & 1, 1);
 
     // The warp's KW keys in blocks of KB, each a complete online-softmax step: the
     // score registers of a block (KB / 2 floats) then stay few beside O's DH / 2.
@@ -639,21 +648,6 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(Params p, int64_t row
     float o = 0.f;
     for (int s = 0; s < p.splits; ++s) o = fmaf(weights[warp][s], po[s * p.head_dim + d], o);
     static_cast<T*>(p.out)[row * p.head_dim + d] = from_float<T>(o * inv);
-  }
-}
-
-// Deterministic pseudo-random fill on the device, uniform in [-1, 1): the benchmark's
-// inputs (validation uploads host-generated ones), so that a multi-GiB cache is ready
-// in milliseconds.
-template <typename T>
-__global__ void fill_kernel(T* data, size_t n, uint64_t seed) {
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    data[i] = from_float<T>(static_cast<float>(z >> 40) * (2.0f / 16777216.0f) - 1.0f);
   }
 }
 
@@ -815,7 +809,7 @@ class CudaDecodeWorkload final : public cuda::CudaWorkload {
     // benchmark inputs, generated on the device
     uint64_t seed = 0x5EED0000ull;
     for (cuda::DeviceTensor* t : {&q_, &k_, &v_}) {
-      fill_kernel<T><<<1024, 256, 0, stream()>>>(t->template as<T>(), t->size(), ++seed);
+      cuda::fill_uniform_on_device(t->template as<T>(), t->size(), ++seed, 1.0f, stream());
       CUDA_CHECK_LAUNCH();
     }
     CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -833,9 +827,7 @@ class CudaDecodeWorkload final : public cuda::CudaWorkload {
 
   Validation validate(uint64_t seed) override {
     std::vector<float> q(q_.size()), k(k_.size()), v(v_.size());
-    fill_uniform(span_of(q), seed);
-    fill_uniform(span_of(k), seed + 1);
-    fill_uniform(span_of(v), seed + 2);
+    fill_inputs(seed, span_of(q), span_of(k), span_of(v));
     for (auto* x : {&q, &k, &v}) cuda::round_to_dtype(dtype_, span_of(*x));
     q_.upload(span_of(q), stream());
     k_.upload(span_of(k), stream());

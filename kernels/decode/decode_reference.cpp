@@ -3,6 +3,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/host_data.h"
 #include "decode/decode.h"
 
 namespace lmroof::decode {
@@ -40,6 +41,12 @@ void reference(Dims d, std::span<const float> q, std::span<const float> k, std::
       for (int64_t i = 0; i < dh; ++i) o[i] /= sum;
     }
   }
+}
+
+void fill_inputs(uint64_t seed, std::span<float> q, std::span<float> k, std::span<float> v) {
+  fill_uniform(q, seed);
+  fill_uniform(k, seed + 1);
+  fill_uniform(v, seed + 2);
 }
 
 }  // namespace lmroof::decode

@@ -37,6 +37,11 @@ Cost cost(Kind kind, Dims d, int element_bytes);
 void reference(Kind kind, Dims d, std::span<const float> x, std::span<const float> w_in,
                std::span<const float> w_out, std::span<double> y);
 
+// The inputs of one workload, drawn from a seed: x in ±1, each weight in ±1/sqrt(fan_in)
+// (so that activations stay O(1), as an initialised model's do). The one recipe the
+// CPU and CUDA workloads share (the CUDA one rounds them to its dtype after).
+void fill_inputs(Dims d, uint64_t seed, std::span<float> x, std::span<float> w_in, std::span<float> w_out);
+
 std::unique_ptr<Workload> make_cpu(const RunSpec& spec);
 std::unique_ptr<Workload> make_cuda(const RunSpec& spec);  // kernels/mlp/mlp_cuda.cu
 

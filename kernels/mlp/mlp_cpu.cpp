@@ -69,11 +69,7 @@ class CpuMlpWorkload final : public Workload {
 
  private:
   void randomize(uint64_t seed) {
-    // Weights scaled by 1/sqrt(fan_in) keep activations O(1), as an initialised model's are.
-    fill_uniform(x_, seed, -1.f, 1.f);
-    const float a = 1.f / std::sqrt(static_cast<float>(dims_.d_model)), b = 1.f / std::sqrt(static_cast<float>(dims_.d_ff));
-    fill_uniform(w_in_, seed + 1, -a, a);
-    fill_uniform(w_out_, seed + 2, -b, b);
+    fill_inputs(dims_, seed, x_, w_in_, w_out_);
   }
 
   Kind kind_;

@@ -50,16 +50,8 @@ class CudaMlpWorkload final : public cuda::CudaWorkload {
     // nn.Linear: activations [T, in] times weights [out, in]ᵀ
     auto linear = [&](const cuda::DeviceTensor& a, int64_t in, const cuda::DeviceTensor& w, int64_t out,
                       const cuda::DeviceTensor& c) {
-      cuda::GemmSpec g;
-      g.M = T_;
-      g.N = out;
-      g.K = in;
-      g.lda = in;
-      g.ldb = in;
-      g.ldc = out;
-      g.b_transposed = true;
-      g.dtype = dtype_;
-      return std::make_unique<cuda::GemmPlan>(blas_, g, a.data(), w.data(), c.data());
+      return std::make_unique<cuda::GemmPlan>(blas_, cuda::linear_spec(T_, in, out, dtype_), a.data(), w.data(),
+                                              c.data());
     };
     gemm_in_ = linear(x_, D, w_in_, in_rows_, pre_);
     gemm_out_ = linear(hidden_, F, w_out_, D, y_);
@@ -88,15 +80,11 @@ class CudaMlpWorkload final : public cuda::CudaWorkload {
   struct Host {
     std::vector<float> x, w_in, w_out;
   };
-  // The CPU workload's distributions (weights in ±1/sqrt(fan_in)), rounded to the
-  // storage dtype and uploaded; the reference sees exactly the values the kernels do.
+  // The CPU workload's inputs (mlp::fill_inputs), rounded to the storage dtype and
+  // uploaded; the reference sees exactly the values the kernels do.
   Host randomize(uint64_t seed) {
     Host h{std::vector<float>(x_.size()), std::vector<float>(w_in_.size()), std::vector<float>(w_out_.size())};
-    const float a = 1.f / std::sqrt(static_cast<float>(dims_.d_model)),
-                b = 1.f / std::sqrt(static_cast<float>(dims_.d_ff));
-    fill_uniform(span_of(h.x), seed, -1.f, 1.f);
-    fill_uniform(span_of(h.w_in), seed + 1, -a, a);
-    fill_uniform(span_of(h.w_out), seed + 2, -b, b);
+    fill_inputs(dims_, seed, span_of(h.x), span_of(h.w_in), span_of(h.w_out));
     for (auto* v : {&h.x, &h.w_in, &h.w_out}) cuda::round_to_dtype(dtype_, span_of(*v));
     x_.upload(span_of(h.x), stream());
     w_in_.upload(span_of(h.w_in), stream());

@@ -19,6 +19,14 @@ PairDef mlp_pair() {
   p.cuda_shapes = {{{"tokens", 4096}, {"d_model", 4096}}, {{"tokens", 8192}, {"d_model", 2048}}};
   p.comparisons = {{{"gelu", "fused"}, {"swiglu", "fused"}, "SwiGLU (8/3·d) vs GeLU (4·d) MLP"}};
   p.variant_dims = {"d_ff"};
+  // `lmroof predict`'s view of a run: the model's MLP at the run's sizes, SwiGLU (gated,
+  // SiLU) or a plain GELU one, one sequence of `tokens`; its three ops only.
+  p.model_mapping = PairModelMapping{
+      .dims = {{"hidden", "d_model"}, {"d_ff", "d_ff"}},
+      .tokens_dim = "tokens",
+      .ops = {"mlp_up", "mlp_act", "mlp_down"},
+      .variant_settings = {{"swiglu", {.activation = "silu", .gated_mlp = true}},
+                           {"gelu", {.activation = "gelu", .gated_mlp = false}}}};
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     return mlp::complete_shape(mlp::parse_kind(variant), s);
   };

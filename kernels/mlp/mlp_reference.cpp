@@ -1,6 +1,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/host_data.h"
 #include "mlp/mlp.h"
 
 namespace lmroof::mlp {
@@ -27,6 +28,13 @@ void reference(Kind kind, Dims d, std::span<const float> x, std::span<const floa
       y[t * D + o] = acc;
     }
   }
+}
+
+void fill_inputs(Dims d, uint64_t seed, std::span<float> x, std::span<float> w_in, std::span<float> w_out) {
+  const float a = 1.f / std::sqrt(static_cast<float>(d.d_model)), b = 1.f / std::sqrt(static_cast<float>(d.d_ff));
+  fill_uniform(x, seed, -1.f, 1.f);
+  fill_uniform(w_in, seed + 1, -a, a);
+  fill_uniform(w_out, seed + 2, -b, b);
 }
 
 }  // namespace lmroof::mlp

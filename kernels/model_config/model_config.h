@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -62,6 +63,32 @@ struct ModelConfig {
   // One line: "hidden 4096, 32 q heads, 8 kv heads (GQA), head_dim 128, d_ff 14336 (swiglu), ..."
   std::string describe() const;
 };
+
+// How a run of a pair stands for (part of) one layer of a model, for `lmroof predict`'s
+// per-op model (analysis/predict/run_prediction.h). A pair declares it in its PairDef
+// (registry.h: model_mapping); the catalogue carries it into bench.json and results.json
+// (docs/results-schema.md), so the analysis reads it without the kernels, and a new pair
+// that declares one is predicted with no other edit. Data only.
+struct ModelSettings {
+  std::optional<std::string> family;      // e.g. "llama" where the pair runs RoPE and no post-norms
+  std::optional<std::string> activation;  // as a config spells it: "silu", "gelu"
+  std::optional<bool> gated_mlp, parallel_block;
+  std::optional<NormKind> norm;
+  bool operator==(const ModelSettings&) const = default;
+};
+struct PairModelMapping {
+  // ModelConfig fields taken from the run's dimensions, {field, dimension}: the fields
+  // are kMappedModelFields.
+  std::vector<std::pair<std::string, std::string>> dims;
+  std::string tokens_dim;  // the run's sequence length (prefill) or context (decode)
+  std::string batch_dim;   // the sequences run at once; empty: one
+  std::vector<std::string> decode_impls;  // levels timed as one decode step; the others as a prefill
+  std::vector<std::string> ops;  // the per-op model's ops the run executes ("qkv", ...); empty: all of the layer's
+  ModelSettings settings;        // for every run of the pair,
+  std::vector<std::pair<std::string, ModelSettings>> variant_settings;  // then for the runs of one variant
+  bool operator==(const PairModelMapping&) const = default;
+};
+inline constexpr std::string_view kMappedModelFields[] = {"hidden", "q_heads", "kv_heads", "head_dim", "d_ff"};
 
 // The largest nesting a config may have; deeper JSON is refused while parsing, before
 // the parser or a destructor recurses that far.

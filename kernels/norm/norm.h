@@ -46,6 +46,11 @@ void cpu_unfused(Kind kind, Dims d, const float* x, const float* gamma, const fl
                  float* scratch);
 size_t cpu_unfused_scratch_floats(Dims d);
 
+// The inputs of one workload, drawn from a seed: x in ±2, gamma in [0.5, 1.5), beta in
+// ±0.5. The one recipe the CPU and CUDA workloads share (the CUDA one rounds them to
+// its dtype after).
+void fill_inputs(uint64_t seed, std::span<float> x, std::span<float> gamma, std::span<float> beta);
+
 std::unique_ptr<Workload> make_cpu(const RunSpec& spec);
 std::unique_ptr<Workload> make_cuda(const RunSpec& spec);  // kernels/norm/norm_cuda.cu
 

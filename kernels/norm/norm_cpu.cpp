@@ -505,9 +505,7 @@ class CpuNormWorkload final : public Workload {
 
  private:
   void randomize(uint64_t seed) {
-    fill_uniform(x_, seed, -2.f, 2.f);
-    fill_uniform(gamma_, seed + 1, 0.5f, 1.5f);
-    fill_uniform(beta_, seed + 2, -0.5f, 0.5f);
+    fill_inputs(seed, x_, gamma_, beta_);
   }
 
   Kind kind_;

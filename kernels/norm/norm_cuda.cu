@@ -495,13 +495,11 @@ class CudaNormWorkload final : public cuda::CudaWorkload {
   }
 
  private:
-  // Draws inputs as the CPU workload does, uploads them and returns them rounded to
-  // the storage dtype (what the kernels read).
+  // Draws the CPU workload's inputs (norm::fill_inputs), uploads them and returns them
+  // rounded to the storage dtype (what the kernels read).
   std::tuple<std::vector<float>, std::vector<float>, std::vector<float>> randomize(uint64_t seed) {
     std::vector<float> x(x_.size()), gamma(dims_.d_model), beta(dims_.d_model);
-    fill_uniform(cuda::span_of(x), seed, -2.f, 2.f);
-    fill_uniform(cuda::span_of(gamma), seed + 1, 0.5f, 1.5f);
-    fill_uniform(cuda::span_of(beta), seed + 2, -0.5f, 0.5f);
+    fill_inputs(seed, cuda::span_of(x), cuda::span_of(gamma), cuda::span_of(beta));
     for (auto* v : {&x, &gamma, &beta}) {
       cuda::round_to_dtype(dtype_, cuda::span_of(*v));
     }

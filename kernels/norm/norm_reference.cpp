@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "common/host_data.h"
 #include "norm/norm.h"
 
 namespace lmroof::norm {
@@ -27,6 +28,12 @@ void reference(Kind kind, Dims d, std::span<const float> x, std::span<const floa
       for (int64_t i = 0; i < D; ++i) out[i] = row[i] * rstd * gamma[i];
     }
   }
+}
+
+void fill_inputs(uint64_t seed, std::span<float> x, std::span<float> gamma, std::span<float> beta) {
+  fill_uniform(x, seed, -2.f, 2.f);
+  fill_uniform(gamma, seed + 1, 0.5f, 1.5f);
+  fill_uniform(beta, seed + 2, -0.5f, 0.5f);
 }
 
 }  // namespace lmroof::norm

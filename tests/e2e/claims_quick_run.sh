@@ -107,6 +107,62 @@ EOF
   grep -q '^noise floors (A/A paired rounds, this machine): ' "$tmp/check.out" || fail "lmroof check prints no noise floors"
   grep -Eq '^  window sliding vs full.*floor ±[0-9.]+%: (within|MEASUREMENT FAULT)' "$tmp/check.out" ||
     fail "lmroof check prints no window control with its floor"
+
+  # Injected faults on this run's results (issue #34 items 8 and 11), checked through
+  # `lmroof check --format json` and its text: (a) stability's attn_softcap `without`
+  # 5.45x slower than the fused pass that does more work, beyond a ±4% floor: a
+  # less-work control's measurement fault; (b) the same within the floor: none; (c) a
+  # ±152% floor: the pair is not measurable here as set up.
+  inject() {  # inject CASE OUT
+    python3 - "$tmp/out/results.json" "$1" "$2" <<'PY'
+import json, sys
+doc, case, out = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+def interval(speedup, low, high, rounds=10): return {"rounds": rounds, "speedup": speedup, "low": low, "high": high}
+floor = 1.52 if case == "unmeasurable" else 0.04
+for f in doc["noise_floors"]:
+    if f["pair"] == "stability":
+        f["paired"] = interval(1.0, 1 / (1 + floor), 1 + floor)
+        f["floor"] = floor
+assert any(f["pair"] == "stability" for f in doc["noise_floors"]), "no stability floor in the quick run"
+found = False
+for c in doc["comparisons"]:
+    if c["pair"] != "stability": continue
+    slow = case == "slow" and c["baseline"]["variant"] == "attn_softcap" and c["candidate"]["impl"] == "fused"
+    found |= slow
+    c["paired"] = interval(5.45, 5.2, 5.7) if slow else interval(1.01, 0.99, 1.03)
+assert found or case != "slow", "no attn_softcap without -> fused comparison"
+json.dump(doc, open(out, "w"))
+PY
+  }
+  for case in slow within unmeasurable; do
+    inject "$case" "$tmp/$case.json" || { fail "could not inject $case"; continue; }
+    "$lmroof" check --format json "$tmp/$case.json" >"$tmp/$case.check.json" 2>"$tmp/$case.err"
+    [ "$?" -le 1 ] || { fail "check of the $case injection exited >1: $(cat "$tmp/$case.err")"; continue; }
+    python3 - "$tmp/$case.check.json" "$case" <<'PY' || failures=$((failures + 1))
+import json, sys
+check, case = json.load(open(sys.argv[1])), sys.argv[2]
+lw = [c for c in check["controls"] if c["kind"] == "less_work" and c["pair"] == "stability"]
+assert len(lw) == 8, f"{case}: stability's 8 less-work controls expected, got {len(lw)}"
+faults = [c["label"] for c in lw if c["beyond_floor"]]
+if case == "slow":
+    assert faults == ["attn_softcap fused vs without"], f"slow: faults {faults}"
+    assert "stability" in check["untrustworthy_pairs"], check["untrustworthy_pairs"]
+else:
+    assert faults == [], f"{case}: faults {faults}"
+    assert "stability" not in check["untrustworthy_pairs"], check["untrustworthy_pairs"]
+unmeasurable = case == "unmeasurable"
+assert ("stability" in check["unmeasurable_pairs"]) == unmeasurable, check["unmeasurable_pairs"]
+floor = [f for f in check["noise_floors"] if f["pair"] == "stability"][0]
+assert floor["measurable"] == (not unmeasurable), floor
+print(f"ok: injected {case}: less-work faults {faults}, unmeasurable {check['unmeasurable_pairs']}")
+PY
+  done
+  "$lmroof" check "$tmp/slow.json" >"$tmp/slow.txt" 2>&1
+  grep -q "less-work controls" "$tmp/slow.txt" && grep -q "MEASUREMENT FAULT, the baseline slower beyond the floor" "$tmp/slow.txt" ||
+    fail "lmroof check's text shows no less-work fault for the injected slow baseline"
+  "$lmroof" check "$tmp/unmeasurable.json" >"$tmp/unmeasurable.txt" 2>&1
+  grep -q "stability ±152.0% (NOT MEASURABLE HERE as set up" "$tmp/unmeasurable.txt" ||
+    fail "lmroof check's text does not mark stability not measurable"
 fi
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -37,8 +37,10 @@ YAML
 # to time that one with a one-line reason, times the others, and exits 1 as it does
 # whenever a benchmark could not run.
 broken='toy(v2)/scale/broken/cpu/fp32/n:65536'
+# --model gpt2: the toy pair declares a model mapping (PairDef::model_mapping), so its
+# runs are predicted with no edit in analysis/.
 "$toy" run --quick --backend cpu --suite 'toy(v2)' --min-time 0.002 --repetitions 3 --claims "$tmp/toy.yaml" \
-  --out "$tmp/out" >"$tmp/run.log" 2>"$tmp/run.err"
+  --model gpt2 --out "$tmp/out" >"$tmp/run.log" 2>"$tmp/run.err"
 rc=$?
 [ "$rc" = 1 ] || { fail "run exited $rc, expected 1 (the broken kernel could not run)"; tail -5 "$tmp/run.err"; }
 grep -Eq "^\[ *[0-9]+/[0-9]+ +[0-9]+s\] $(sed 's/[()]/\\&/g' <<< "$broken") +skipped: failed validation: error 0.001 against float64 > tolerance 1e-05 at n=[0-9]+ \(seed [0-9]+\)$" "$tmp/run.err" ||
@@ -66,7 +68,18 @@ assert any(c["pair"] == "toy(v2)" for c in r["comparisons"]), "no comparison of 
 v = {c["id"]: c["verdict"] for c in r["claims"]}
 assert v.get("toy-scale-moves-copy-bytes") == "holds", v
 print("ok: the toy pair is in results.json's catalogue, runs, comparisons and claims")
+assert pairs["toy(v2)"]["model_mapping"]["ops"] == ["mlp_act"], pairs["toy(v2)"].get("model_mapping")
+for x in r["runs"]:
+    p = x.get("predicted")
+    assert p and p["time_s"] > 0 and p["ops"] == "mlp_act", (x["id"], p)
+print("ok: every toy run is predicted from the pair's own model mapping")
+chart = pairs["toy(v2)"]["chart"]
+import os
+assert os.path.isfile(os.path.join(os.path.dirname(sys.argv[1]), f"report.{chart}.vl.json")), f"no chart {chart}"
+print(f"ok: the toy pair has its chart report.{chart}.vl.json")
 PY
+grep -q "predicted by \`lmroof predict\`'s per-op model" "$tmp/run.log" || fail "the run prints no predicted-vs-measured table"
+grep -q 'Predicted against measured' "$tmp/out/report.html" || fail "the report has no predicted-vs-measured table"
 "$toy" check "$tmp/toy.yaml" "$tmp/out/results.json" >"$tmp/check.txt" 2>&1 || fail "check exited $?"
 grep -q "toy-scale-moves-copy-bytes" "$tmp/check.txt" || fail "check does not show the toy claim"
 [ "$failures" = 0 ] && echo "ok: a pair added to the registry shows in list, report, results and claims; its broken kernel is not timed" || exit 1

@@ -13,7 +13,8 @@ cxx=$(command -v clang++-14 || command -v clang++ || true)
 [ -n "$cxx" ] || { echo "fuzz: clang++ not found (scripts/install-deps.sh --test installs it)" >&2; exit 2; }
 out=build-fuzz
 mkdir -p "$out/findings"
-flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
+# (-Ikernels: results_model.h's PairModelMapping lives in kernels/model_config.h, data only)
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -Ikernels
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
 model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/text/numbers.cpp analysis/text/markdown.cpp
        analysis/stats/statistics.cpp analysis/stats/paired_statistics.cpp analysis/formats/file_names.cpp)
@@ -31,7 +32,7 @@ claims_src=(tests/fuzz/fuzz_claims.cpp analysis/claims/claims_file.cpp analysis/
             analysis/claims/claims_format.cpp analysis/claims/verdict_cause.cpp analysis/claims/identity_controls.cpp
             "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
-  [ ! -x "$out/$1" ] || [ -n "$(find analysis tests/fuzz -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
+  [ ! -x "$out/$1" ] || [ -n "$(find analysis tests/fuzz kernels/model_config.h -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
 }
 object_of() { echo "$out/obj/${1%.cpp}.o"; }
 compile() {

@@ -1,7 +1,8 @@
 // A toy pair registered from outside kernels/ (kernels/registry.h register_extra_pair),
 // linked only into build/lmroof_with_toy_pair: tests/e2e/toy_pair.sh shows that a pair
 // added to the registry appears in `lmroof list`, the report and the claims with its
-// title, and no other edit. Its name has CSS- and path-special characters on purpose.
+// title, and no other edit, and that its own model mapping is all `lmroof run --model`
+// needs to predict its runs. Its name has CSS- and path-special characters on purpose.
 // Its impl "broken" is a fault injected only here: a scale that multiplies by 2.002,
 // which `lmroof run` must refuse to time (bench/validate_before_timing.h).
 #include <cmath>
@@ -64,6 +65,10 @@ PairDef toy_pair() {
     c.bytes_read = c.bytes_written = 4 * n;
     return c;
   };
+  // Its model mapping (`lmroof run --model`): the toy stands for the MLP activation of `n`
+  // tokens. Any op would do; the e2e test checks that a pair's own declaration is all
+  // that a prediction needs.
+  p.model_mapping = PairModelMapping{.tokens_dim = "n", .ops = {"mlp_act"}};
   p.make_cpu = [](const RunSpec& spec) -> std::unique_ptr<Workload> {
     return std::make_unique<ToyWorkload>(spec.variant == "scale", spec.impl == "broken", spec.shape["n"]);
   };
