@@ -1,11 +1,11 @@
 #include "bench/kernel_trace_store.h"
 
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
 #include "analysis/formats/file_names.h"
+#include "analysis/io/atomic_write.h"
 #include "profiler/kernel_trace_file.h"
 
 namespace lmroof::bench {
@@ -33,13 +33,7 @@ bool write_kernel_traces(const std::filesystem::path& bench_json) {
   if (store().empty()) return false;
   const nlohmann::json doc = {{"schema", formats::kKernelTracesSchema}, {"runs", store()}};
   const std::filesystem::path path = formats::kernel_traces_path(bench_json);
-  const std::filesystem::path tmp = path.string() + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << doc.dump(1) << "\n";
-    if (!out.flush()) throw std::runtime_error(path.string() + ": cannot write the kernel traces");
-  }
-  std::filesystem::rename(tmp, path);  // only a complete file takes the real name
+  write_file_atomically(path, doc.dump(1) + "\n");  // only a complete file takes the real name
   return true;
 }
 

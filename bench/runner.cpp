@@ -11,8 +11,10 @@
 #include <map>
 #include <sstream>
 #include <cstdio>
+#include <sstream>
 #include <stdexcept>
 
+#include "analysis/io/atomic_write.h"
 #include "bench/kernel_trace_store.h"
 #include "bench/machine_context.h"
 #include "bench/paired_rounds.h"
@@ -120,11 +122,42 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Google Benchmark's JSON reporter, writing into memory: Google Benchmark never checks
+// its own writes (a full disk left a truncated bench.json that nothing noticed), so
+// lmroof writes the file itself, every write checked, when the suite is done, and
+// still holds the measurements when that fails. Google Benchmark points a file
+// reporter at its own stream before each call; each call points it back here.
+class JsonInMemory final : public benchmark::JSONReporter {
+ public:
+  bool ReportContext(const Context& context) override {
+    to_memory();
+    return JSONReporter::ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    to_memory();
+    JSONReporter::ReportRuns(runs);
+  }
+  void Finalize() override {
+    to_memory();
+    JSONReporter::Finalize();
+  }
+  std::string text() const { return text_.str(); }
+
+ private:
+  void to_memory() {
+    SetOutputStream(&text_);
+    SetErrorStream(&text_);
+  }
+  std::ostringstream text_;
+};
+
 // Runs what is registered into `json_out` with the caller's extra flags, with progress;
 // `spread` (when given) receives the ceilings whose repetitions spread too far.
 RunnerSummary run_registered(const RunnerOptions& options, int total, const std::filesystem::path& json_out,
                              std::vector<std::pair<std::string, int>>* spread = nullptr) {
-  std::vector<std::string> args = {"lmroof", "--benchmark_out=" + json_out.string(), "--benchmark_out_format=json"};
+  // Google Benchmark takes a file reporter only with --benchmark_out, and opens that
+  // file: /dev/null, as JsonInMemory never writes to it.
+  std::vector<std::string> args = {"lmroof", "--benchmark_out=/dev/null", "--benchmark_out_format=json"};
   args.insert(args.end(), options.extra_flags.begin(), options.extra_flags.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -132,12 +165,24 @@ RunnerSummary run_registered(const RunnerOptions& options, int total, const std:
   benchmark::Initialize(&argc, argv.data());
   if (argc > 1) throw std::invalid_argument(fmt::format("unrecognized benchmark flag '{}'", argv[1]));
   ProgressReporter progress(total);
+  // Google Benchmark's own complaints ("Failed to match any benchmarks against regex")
+  // are held back: lmroof says the same in one line of its own.
+  std::ostringstream complaints;
+  progress.SetErrorStream(&complaints);
+  JsonInMemory json;
   RunnerSummary summary;
-  summary.benchmarks = static_cast<int>(benchmark::RunSpecifiedBenchmarks(&progress));
+  summary.benchmarks = static_cast<int>(benchmark::RunSpecifiedBenchmarks(&progress, &json));
   summary.failed = progress.failed();
   summary.errors = progress.errors();
   if (spread) *spread = progress.spread_ceilings();
   benchmark::ClearRegisteredBenchmarks();
+  if (summary.benchmarks > 0 && !complaints.str().empty()) std::fputs(complaints.str().c_str(), stderr);
+  if (summary.benchmarks == 0) return summary;  // nothing measured, nothing to write
+  try {
+    write_file_atomically(json_out, json.text());
+  } catch (const std::exception& e) {
+    throw BenchJsonNotWritten(e.what(), json.text());
+  }
   return summary;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // Runs the registered Google Benchmark suite in-process with a progress display.
-// Google Benchmark writes its JSON straight to json_out as it goes: the caller
-// points it at a private path (lmroof run: its staging folder) and publishes it.
+// Google Benchmark's JSON is held in memory and written to json_out, checked, when the
+// suite is done: the caller points it at a private path (lmroof run: its staging
+// folder) and publishes it.
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,7 +36,18 @@ struct RunnerSummary {
   std::vector<std::string> errors;
 };
 
-// Registers what the options ask for, runs it, prints progress on stderr.
+// The suite ran but its JSON could not be written to json_out (a full disk): what()
+// says why, in one line ("cannot write PATH: No space left on device"); `json` holds
+// the measurements, complete, for the caller to keep elsewhere.
+class BenchJsonNotWritten : public std::runtime_error {
+ public:
+  BenchJsonNotWritten(const std::string& why, std::string json) : std::runtime_error(why), json(std::move(json)) {}
+  std::string json;
+};
+
+// Registers what the options ask for, runs it, prints progress on stderr. json_out is
+// written once the suite is done, atomically (a complete file or none); throws
+// BenchJsonNotWritten when it cannot be.
 RunnerSummary run_benchmarks(const RunnerOptions& options);
 
 // More paired rounds of `plans` (bench/paired_rounds.h), in this process after

@@ -8,6 +8,7 @@
 #include "analysis/compare/compare.h"
 #include "analysis/compare/compare_input.h"
 #include "analysis/io/output_file.h"
+#include "analysis/io/output_set.h"
 #include "cli/commands.h"
 #include "reports/compare_report.h"
 
@@ -38,6 +39,8 @@ int compare(const CompareArgs& args) {
   compare::Options options;
   options.threshold = parse_threshold(args.threshold);
   if (!args.html.empty()) check_outputs({args.html}, {args.base, args.next});
+  // As report and check: never the old results.json of a folder a killed run left half published.
+  for (const auto& input : {args.base, args.next}) require_complete_set(input.parent_path());
   const compare::Side base = compare::read_side(args.base);
   const compare::Side next = compare::read_side(args.next);
   const compare::Report report = compare::compare(base, next, options);

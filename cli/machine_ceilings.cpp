@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "analysis/results/bench_json.h"
 #include "analysis/io/atomic_write.h"
@@ -36,7 +37,15 @@ model::Results measure_ceilings(const std::string& backend_name, bool quick, con
     std::filesystem::path path;
     ~RemoveUnlessKept() { std::error_code ec; std::filesystem::remove(path, ec); }
   } remove_partial{options.json_out};
-  bench::run_benchmarks(options);
+  try {
+    bench::run_benchmarks(options);
+  } catch (const bench::BenchJsonNotWritten& e) {  // a full disk: named by the file asked for, not its temporary file
+    std::string why = e.what();
+    if (!json_out.empty())
+      if (const auto at = why.find(options.json_out.string()); at != std::string::npos)
+        why.replace(at, options.json_out.string().size(), json_out.string());
+    throw std::runtime_error(why);
+  }
   const model::Results results = build_results(load_bench_json(options.json_out), {});
   if (!json_out.empty()) rename_into_place(options.json_out, json_out);
   return results;

@@ -129,9 +129,11 @@ int main(int argc, char** argv) {
       fmt::format("Seconds of extra paired rounds for comparisons behind claims that fail or are inconclusive for cause "
                   "machine or noise (then implementation), in [0, {:g}]; 0 turns it off (default {:g}, {:g} with --quick)",
                   cli::kMaxRemeasureBudget, cli::kDefaultRemeasureBudget, cli::kQuickRemeasureBudget));
-  run->add_flag("!--no-claims", run_args.claims, "Do not check claims");
-  run->add_option("--claims", run_args.claims_file, "Claims file to check (default: the built-in lecture claims)")
-      ->check(CLI::ExistingFile);
+  auto* run_claims = run->add_option("--claims", run_args.claims_file,
+                                     "Claims file to check (default: the built-in lecture claims)")
+                         ->check(CLI::ExistingFile);
+  // As in analyze: claims given and turned off at once would drop them silently.
+  run->add_flag("!--no-claims", run_args.claims, "Do not check claims")->excludes(run_claims);
   run->add_option("--benchmark-flag", run_args.benchmark_flags,
                   "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm). Passed: " +
                       cli::allowed_benchmark_flags() + "; the others are refused with the reason");

@@ -4,6 +4,7 @@
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/output_file.h"
 #include "analysis/compare/fleet.h"
+#include "analysis/io/output_set.h"
 #include "cli/commands.h"
 #include "reports/fleet_report.h"
 
@@ -16,6 +17,8 @@ int merge(const MergeArgs& args) {
   std::vector<std::filesystem::path> named_outputs = {args.html};
   if (!args.results.empty()) named_outputs.push_back(args.results);
   check_outputs(named_outputs, args.inputs);
+  // As report and check: never the old results.json of a folder a killed run left half published.
+  for (const auto& input : args.inputs) require_complete_set(input.parent_path());
   const fleet::Fleet fleet = fleet::read_fleet(args.inputs, args.labels);
   std::vector<OutputContents> files = report::fleet_report_files(fleet, args.html);
   if (!args.results.empty()) files.insert(files.end() - 1, {args.results, fleet::to_json(fleet).dump(2) + "\n"});

@@ -18,12 +18,36 @@
 #include "analysis/model/json_input.h"
 #include "analysis/model/results_model.h"
 #include "analysis/model/schema.h"
+#include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "cli/commands.h"
 #include "analysis/formats/file_names.h"
 #include "lmroof/build_info.h"
 
 namespace lmroof::cli {
+
+namespace {
+
+// `analyze OUT` must accept what migrate writes: the analysis runs here on the migrated
+// text first, as analyze would run it on OUT (with the kernel traces it would read
+// beside OUT), down to the validation of the results it would write. Whatever it
+// refuses (a run without costs, a value the results cannot hold) is refused now, in
+// analyze's words, and nothing is written.
+void refuse_what_analyze_would_refuse(const std::string& migrated, const std::string& file, const std::filesystem::path& out) {
+  try {
+    BenchDocument doc = parse_bench_text(migrated, file);
+    if (const auto traces = formats::kernel_traces_path(out); std::filesystem::exists(traces))
+      doc.kernel_traces = parse_kernel_traces(model::read_json_file(traces), traces.string());
+    AnalysisOptions options;
+    options.bench_json_name = out.filename().string();
+    const model::Results results = build_results(doc, options);
+    (void)model::results_from_json(model::to_json(results), out.filename().string());
+  } catch (const model::InputError& e) {
+    throw model::InputError(fmt::format("{} (analyze would refuse the migrated file; nothing written)", e.what()));
+  }
+}
+
+}  // namespace
 
 int migrate(const MigrateArgs& args) {
   namespace ctx = model::context;
@@ -57,6 +81,7 @@ int migrate(const MigrateArgs& args) {
   expected["context"][std::string(ctx::kCatalogueMigratedBy)] = by;
   if (bench_json_value(migrated, file) != expected)
     throw model::InputError(fmt::format("{}: /context: not laid out as Google Benchmark writes it; nothing written", file));
+  refuse_what_analyze_would_refuse(migrated, file, args.out);
   write_file_atomically(args.out, migrated);
   std::printf("wrote %s: %s with the pair catalogue of this build (%s)\n", args.out.c_str(), file.c_str(), by.c_str());
   return 0;

@@ -17,6 +17,7 @@
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
 #include "analysis/results/results.h"
+#include "analysis/io/page_side_files.h"
 #include "bench/catalogue.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
@@ -40,7 +41,7 @@ int report(const std::filesystem::path& results_path, const std::filesystem::pat
   // any is written, then written as one set.
   const std::vector<OutputContents> files = report_files(results, html);
   check_outputs(output_paths(files), {results_path});
-  write_files_as_set(files);
+  write_page_and_side_files(files);  // and removes the side files of an earlier page there that this one lacks
   std::printf("wrote %s\n", html.c_str());
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "analysis/io/output_file.h"
 #include "analysis/model/input_error.h"
 #include "analysis/results/results.h"
+#include "analysis/io/output_set.h"
 #include "analysis/predict/measured_device.h"
 #include "analysis/predict/prediction.h"
 #include "bench/catalogue.h"
@@ -76,6 +77,7 @@ std::vector<predict::Device> resolve_devices(const PredictArgs& args) {
     std::error_code ec;
     if (name.ends_with(".json") && std::filesystem::exists(name, ec)) {
       predict::require_regular_file(name, "--device");
+      require_complete_set(std::filesystem::path(name).parent_path());  // not a folder a killed run left half published
       const model::Results r = load_results(name, registry_catalogue());
       out.push_back(predict::device_from_results(r, name, r.machine.gpu ? std::optional(r.machine.gpu->memory_bytes) : std::nullopt));
       continue;

@@ -1,6 +1,7 @@
 // `lmroof run`: ceilings + suite + analysis + claims + report, with progress.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -51,7 +52,9 @@ std::vector<std::string> split_list(const std::string& list) {
   for (std::string item; std::getline(in, item, ',');) {
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) items.push_back(item);
+    // A pair named twice (--suite norm,norm) is measured once: its samples would
+    // otherwise be merged as one run's, twice as many as asked for.
+    if (!item.empty() && std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
   }
   return items;
 }
@@ -99,12 +102,35 @@ std::string filter_flag(const std::vector<std::string>& flags) {
   return "the suite";
 }
 
+// The message of a failure after measuring, with where the measurements were kept,
+// or why they could not be.
+std::string with_kept_measurements(const std::string& what, const KeptMeasurements& kept) {
+  if (!kept.folder.empty())
+    return fmt::format("{} (nothing was published; the measurements are kept in {}: `lmroof analyze {}` reads them)", what,
+                       kept.folder.string(), (kept.folder / formats::kBenchJson).string());
+  if (!kept.why_not.empty())
+    return fmt::format("{} (nothing was published, and the measurements could not be kept: {})", what, kept.why_not);
+  return what;
+}
+
+// The files a run reads: a --model config.json (a preset name is no file) and --claims.
+std::vector<std::filesystem::path> run_inputs(const RunArgs& args) {
+  std::vector<std::filesystem::path> inputs;
+  std::error_code ec;
+  if (!args.shape_args.model.empty() && std::filesystem::exists(args.shape_args.model, ec))
+    inputs.emplace_back(args.shape_args.model);
+  if (!args.claims_file.empty()) inputs.emplace_back(args.claims_file);
+  return inputs;
+}
+
 }  // namespace
 
 int run(const RunArgs& args) {
   bench::RunnerOptions options;
   options.suite.pairs = split_list(args.suite);
   check_run_args(args, options.suite.pairs);
+  // An input the publish would replace (--model out/results.json) is refused first.
+  check_inputs_outside_set(args.out, run_inputs(args));
   options.suite.quick = args.quick;
   const ShapeArgs& sa = args.shape_args;
   options.suite.shapes = bench::make_shape_request(sa.model, sa.tokens, sa.batch, sa.context, sa.shapes);
@@ -149,7 +175,13 @@ int run(const RunArgs& args) {
   else
     std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
                  options.suite.repetitions, args.out.c_str());
-  const bench::RunnerSummary summary = bench::run_benchmarks(options);
+  bench::RunnerSummary summary;
+  try {
+    summary = bench::run_benchmarks(options);
+  } catch (const bench::BenchJsonNotWritten& e) {  // measured, but bench.json did not fit (a full disk)
+    throw std::runtime_error(with_kept_measurements(
+        e.what(), outputs.keep_for_recovery({}, {{std::string(formats::kBenchJson), e.json}})));
+  }
   if (summary.benchmarks == 0)
     throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
                                             filter_flag(args.benchmark_flags), args.out.string()));
@@ -187,10 +219,10 @@ int run(const RunArgs& args) {
     write_report(results, outputs.staged("report.html"));
     outputs.publish();
   } catch (const std::exception& e) {
-    const std::filesystem::path kept = outputs.keep_for_recovery({std::string(formats::kBenchJson), std::string(formats::kKernelTracesJson)});
-    if (kept.empty()) throw;
-    throw std::runtime_error(fmt::format("{} (nothing was published; the measurements are kept in {}: `lmroof analyze "
-                                         "{}` reads them)", e.what(), kept.string(), (kept / "bench.json").string()));
+    const KeptMeasurements kept =
+        outputs.keep_for_recovery({std::string(formats::kBenchJson), std::string(formats::kKernelTracesJson)});
+    if (kept.folder.empty() && kept.why_not.empty()) throw;
+    throw std::runtime_error(with_kept_measurements(e.what(), kept));
   }
 
   if (!claims_error.empty())

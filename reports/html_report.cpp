@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "analysis/io/atomic_write.h"
+#include "analysis/io/page_side_files.h"
 #include "reports/charts.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/comparison_evidence.h"
@@ -705,6 +706,7 @@ std::vector<OutputContents> report_files(const Results& results, const std::file
   for (const auto& c : rendered.charts)
     files.push_back({dir / fmt::format("{}.{}.vl.json", stem, c.id), c.spec.dump(2, ' ', false, json::error_handler_t::replace) + "\n"});
   files.push_back({html_path, std::move(rendered.html)});
+  files.back().contents += side_files_record(files);  // the next page at this name removes those it lacks
   return files;
 }
 

@@ -14,19 +14,43 @@ namespace lmroof {
 
 namespace {
 
+// Never destroyed (as the registry below): a signal during exit() (a final flush of
+// stdout blocked on a full pipe) comes after static destructors have run.
 std::mutex& shield_mutex() {
-  static std::mutex m;
-  return m;
+  static auto* m = new std::mutex;
+  return *m;
 }
 
 struct Registry {
   std::mutex mutex;
   std::uint64_t next_id = 0;
-  std::map<std::uint64_t, std::filesystem::path> paths;
+  std::map<std::uint64_t, std::pair<std::filesystem::path, Removal>> paths;
+  std::string outcome;  // set_interrupt_outcome
 };
+
+// Removes `path` as `how` says; false when it is still there (and should be).
+bool remove_path(const std::filesystem::path& path, Removal how) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (how == Removal::everything) {
+    fs::remove_all(path, ec);
+    return !ec;
+  }
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (ec) return true;  // gone
+  if (st.type() == fs::file_type::directory) {
+    if (fs::is_empty(path, ec) && !ec) fs::remove(path, ec);
+    return true;
+  }
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  int entries = 0;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end && entries < 2; it.increment(ec)) ++entries;
+  if (!ec && entries == 1) fs::remove(path, ec);
+  return true;
+}
 Registry& registry() {
-  static Registry r;
-  return r;
+  static auto* r = new Registry;
+  return *r;
 }
 
 sigset_t cleanup_signals() {
@@ -43,14 +67,17 @@ sigset_t cleanup_signals() {
   shield_mutex().lock();
   Registry& r = registry();
   r.mutex.lock();
-  for (const auto& [id, path] : r.paths) {
+  // Newest first: a folder's contents before the folder.
+  for (auto it = r.paths.rbegin(); it != r.paths.rend(); ++it) {
     // The main thread keeps running meanwhile and may add a file to a folder being
     // removed: try again.
-    std::error_code ec;
-    for (int attempt = 0; attempt < 5 && (attempt == 0 || ec); ++attempt) std::filesystem::remove_all(path, ec);
+    const auto& [path, how] = it->second;
+    for (int attempt = 0; attempt < 5 && !remove_path(path, how); ++attempt) {
+    }
   }
   const char* name = signal_number == SIGINT ? "SIGINT" : signal_number == SIGTERM ? "SIGTERM" : "SIGHUP";
-  std::fprintf(stderr, "\n%s: interrupted by %s; its unfinished outputs were removed\n", program.c_str(), name);
+  const std::string outcome = r.outcome.empty() ? "its unfinished outputs were removed" : r.outcome;
+  std::fprintf(stderr, "\n%s: interrupted by %s; %s\n", program.c_str(), name, outcome.c_str());
   std::fflush(stderr);
   _exit(128 + signal_number);
 }
@@ -71,11 +98,17 @@ void install_interrupt_cleanup(const char* program) {
   }).detach();
 }
 
-RemoveOnInterrupt::RemoveOnInterrupt(std::filesystem::path path) {
+RemoveOnInterrupt::RemoveOnInterrupt(std::filesystem::path path, Removal how) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   id_ = r.next_id++;
-  r.paths.emplace(id_, std::move(path));
+  r.paths.emplace(id_, std::pair(std::move(path), how));
+}
+
+void set_interrupt_outcome(std::string outcome) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.outcome = std::move(outcome);
 }
 
 RemoveOnInterrupt::~RemoveOnInterrupt() {

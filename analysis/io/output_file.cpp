@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -40,7 +41,20 @@ void check_output_file(const fs::path& path, const std::vector<fs::path>& inputs
                                               input.string()));
   }
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  // The file system's limits, before anything is written: a side file whose name is
+  // too long would otherwise fail only after the files before it were renamed into place.
+  errno = 0;
+  const long name_max = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  const size_t name_bytes = path.filename().string().size();
+  if (name_bytes > static_cast<size_t>(name_max > 0 ? name_max : NAME_MAX))
+    throw std::invalid_argument(fmt::format("{}: its file name is {} bytes, more than the {} this file system allows ({})",
+                                            shown, name_bytes, name_max > 0 ? name_max : NAME_MAX,
+                                            std::strerror(ENAMETOOLONG)));
   std::error_code ec;
+  const size_t path_bytes = fs::absolute(path, ec).string().size();
+  if (path_bytes >= PATH_MAX)
+    throw std::invalid_argument(fmt::format("{}: its path is {} bytes, more than the {} a path may have ({})", shown,
+                                            path_bytes, PATH_MAX - 1, std::strerror(ENAMETOOLONG)));
   if (!fs::exists(folder, ec))
     throw std::invalid_argument(fmt::format("{}: its folder {} does not exist", shown, folder.string()));
   if (!fs::is_directory(folder, ec))

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -57,6 +58,13 @@ std::vector<std::string> read_lines(const fs::path& path) {
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) lines.push_back(line);
   return lines;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
+  return text.str();
 }
 
 std::vector<std::string> previous_set(const fs::path& dir) {
@@ -106,13 +114,56 @@ void finish_publish(const fs::path& dir) {
   sync_folder(dir);
 }
 
+// Opens DIR/.lmroof.lock for writing the holder's pid into it: never through a
+// symlink (O_NOFOLLOW), never a FIFO or device (O_NONBLOCK, then fstat), and never a
+// file with a second name: a hard link to another file (`ln precious.txt
+// DIR/.lmroof.lock`) would have the pid written into that file. lmroof never links
+// its lock file, so such a file was planted and is refused, not written.
 int open_lock_file(const fs::path& dir) {
   const fs::path path = dir / kLockFile;
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd < 0)
     throw std::invalid_argument(fmt::format("{}: cannot write into this folder ({}: {})", dir.string(), path.string(),
                                             std::strerror(errno)));
+  struct stat st {};
+  std::string why;
+  if (::fstat(fd, &st) != 0) why = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = "is not a regular file";
+  else if (st.st_nlink != 1)
+    why = fmt::format("has {} names (a hard link to another file); lmroof writes into its lock file", st.st_nlink);
+  if (!why.empty()) {
+    ::close(fd);
+    throw std::invalid_argument(fmt::format("{}: {}; remove it (lmroof makes a fresh one)", path.string(), why));
+  }
   return fd;
+}
+
+// Whether `fd` is still the file DIR/.lmroof.lock names: a run that ends removes a
+// lock file that is alone in its folder, so a lock taken on the old file after that
+// would lock nothing.
+bool is_current_lock_file(const fs::path& dir, int fd) {
+  struct stat by_fd {}, by_name {};
+  return ::fstat(fd, &by_fd) == 0 && ::lstat((dir / kLockFile).c_str(), &by_name) == 0 && by_fd.st_dev == by_name.st_dev &&
+         by_fd.st_ino == by_name.st_ino;
+}
+
+// Whether `path` is the only entry of its folder.
+bool is_alone_in_folder(const fs::path& path) {
+  std::error_code ec;
+  int entries = 0;
+  for (fs::directory_iterator it(path.parent_path(), ec), end; !ec && it != end && entries < 2; it.increment(ec)) ++entries;
+  return !ec && entries == 1 && fs::exists(fs::symlink_status(path, ec));
+}
+
+// lmroof's bookkeeping files in DIR must be regular files before a run measures: the
+// set list is renamed over at the end of a publish, after the commit point, and a
+// folder, FIFO or symlink there would stop every run into DIR from then on.
+void require_regular_bookkeeping(const fs::path& dir) {
+  for (const char* name : {kSetList, kJournal})
+    if (auto why = why_not_replaceable(dir / name))
+      throw std::invalid_argument(fmt::format("{}: {}; lmroof keeps its {} there as a regular file: remove it",
+                                              (dir / name).string(), *why,
+                                              name == std::string_view(kSetList) ? "list of the set's files" : "publish journal"));
 }
 
 std::string lock_holder(int fd) {
@@ -140,6 +191,7 @@ OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
   std::error_code ec;
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
     throw std::invalid_argument(fmt::format("{}: is not a folder", dir_.string()));
+  created_dir_ = !fs::exists(fs::symlink_status(dir_, ec));
   fs::create_directories(dir_, ec);
   std::error_code is_dir_ec;
   if (!fs::is_directory(dir_, is_dir_ec))
@@ -149,22 +201,39 @@ OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
   if (::access(dir_.c_str(), W_OK | X_OK) != 0)
     throw std::invalid_argument(fmt::format("{}: cannot write into this folder: {}", dir_.string(), std::strerror(errno)));
 
-  lock_fd_ = open_lock_file(dir_);
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    const std::string holder = lock_holder(lock_fd_);
-    ::close(lock_fd_);
-    throw std::invalid_argument(fmt::format(
-        "{}: another lmroof run{} is writing into this folder; wait for it or choose another --out", dir_.string(), holder));
+  // An interrupt before publishing leaves no folder holding only the lock file:
+  // the lock file goes when it is alone, the folder when this run made it and it is
+  // empty (removed newest first: staging folder, lock file, folder).
+  if (created_dir_) remove_dir_if_interrupted_ = std::make_unique<RemoveOnInterrupt>(dir_, Removal::if_alone);
+  for (int attempt = 0;; ++attempt) {
+    lock_fd_ = open_lock_file(dir_);
+    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+      const std::string holder = lock_holder(lock_fd_);
+      close_lock();
+      throw std::invalid_argument(fmt::format(
+          "{}: another lmroof run{} is writing into this folder; wait for it or choose another --out", dir_.string(), holder));
+    }
+    if (is_current_lock_file(dir_, lock_fd_)) break;
+    close_lock();  // the run that held it removed it meanwhile: lock the new one
+    if (attempt == 10) throw std::invalid_argument(fmt::format("{}: its lock file keeps changing", dir_.string()));
   }
+  holds_lock_ = true;
+  remove_lock_if_interrupted_ = std::make_unique<RemoveOnInterrupt>(dir_ / kLockFile, Removal::if_alone);
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
     // The pid only makes the message of a second run nicer; the lock holds without it.
   }
 
   try {
+    require_regular_bookkeeping(dir_);
+  } catch (...) {
+    close_lock();
+    throw;
+  }
+  try {
     finish_publish(dir_);
   } catch (const std::exception& e) {
-    ::close(lock_fd_);
+    close_lock();
     throw std::invalid_argument(fmt::format("{}: cannot finish the publish an earlier run left unfinished: {}",
                                             dir_.string(), e.what()));
   }
@@ -174,7 +243,7 @@ OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
     const std::string name = entry.path().filename().string();
     if (!is_set_output_name(name)) continue;
     if (auto why = why_not_replaceable(entry.path())) {
-      ::close(lock_fd_);
+      close_lock();
       throw std::invalid_argument(
           fmt::format("{}: {}; a run's outputs replace only regular files", entry.path().string(), *why));
     }
@@ -190,31 +259,73 @@ OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
   staging_ = dir_ / fmt::format("{}{}-{:016x}", kStagingPrefix, ::getpid(), random());
   remove_staging_if_interrupted_ = std::make_unique<RemoveOnInterrupt>(staging_);
   if (!fs::create_directory(staging_, ec)) {
-    ::close(lock_fd_);
+    close_lock();
     throw std::invalid_argument(fmt::format("{}: cannot write into this folder: {}", dir_.string(),
                                             ec ? ec.message() : "the staging folder exists"));
   }
 }
 
 OutputSet::~OutputSet() {
-  if (!published_) {
+  if (!published_ && !staging_.empty()) {
     std::error_code ec;
     fs::remove_all(staging_, ec);
   }
-  if (lock_fd_ >= 0) ::close(lock_fd_);
+  close_lock();
 }
 
-fs::path OutputSet::keep_for_recovery(const std::vector<std::string>& names) {
+void OutputSet::close_lock() {
+  if (lock_fd_ < 0) return;
+  // Nothing published and nothing else in DIR: the lock file goes, and so does DIR
+  // when this run made it (a refused or empty first run leaves no trace). Removed
+  // while still locked, so no other run takes a lock on the removed file unnoticed
+  // (is_current_lock_file).
+  if (holds_lock_ && !published_) {  // never another run's lock file
+    std::error_code ec;
+    if (is_alone_in_folder(dir_ / kLockFile)) fs::remove(dir_ / kLockFile, ec);
+    if (created_dir_ && fs::is_empty(dir_, ec) && !ec) fs::remove(dir_, ec);
+  }
+  ::close(lock_fd_);
+  lock_fd_ = -1;
+  holds_lock_ = false;
+}
+
+KeptMeasurements OutputSet::keep_for_recovery(const std::vector<std::string>& names,
+                                              const std::vector<OutputContents>& unwritten) {
   std::vector<std::string> staged;
   for (const auto& name : names)
     if (is_regular(staging_ / name)) staged.push_back(name);
-  if (staged.empty() || published_) return {};
-  const fs::path folder = dir_ / fmt::format("lmroof-recovered-{}", staging_.filename().string().substr(kStagingPrefix.size()));
+  if ((staged.empty() && unwritten.empty()) || published_) return {};
+  const std::string folder_name =
+      fmt::format("lmroof-recovered-{}", staging_.filename().string().substr(kStagingPrefix.size()));
   std::error_code ec;
-  if (!fs::create_directory(folder, ec)) return {};
-  for (const auto& name : staged) fs::rename(staging_ / name, folder / name, ec);
-  sync_folder(dir_);
-  return folder;
+  const fs::path temp = fs::temp_directory_path(ec);
+  std::vector<fs::path> places = {dir_};
+  if (!ec) places.push_back(temp);
+  std::vector<std::string> failures;
+  for (const fs::path& place : places) {
+    const fs::path folder = place / folder_name;
+    if (!fs::create_directory(folder, ec)) {
+      failures.push_back(fmt::format("cannot make {}: {}", folder.string(), ec ? ec.message() : "it exists"));
+      continue;
+    }
+    try {
+      // Each file whole or not at all (write_file_atomically); the files held in memory
+      // first, so that a full disk fails before any staged file has moved.
+      for (const auto& file : unwritten) write_file_atomically(folder / file.path.filename(), file.contents);
+      for (const auto& name : staged) {
+        if (place == dir_) rename_into_place(staging_ / name, folder / name);  // same file system: no space needed
+        else write_file_atomically(folder / name, read_text(staging_ / name));
+      }
+      sync_folder(place);
+      return {folder, ""};
+    } catch (const std::exception& e) {
+      failures.push_back(e.what());
+      fs::remove_all(folder, ec);
+    }
+  }
+  std::string why;
+  for (const auto& failure : failures) why += (why.empty() ? "" : "; ") + failure;
+  return {{}, why};
 }
 
 void OutputSet::publish() {
@@ -241,7 +352,48 @@ void OutputSet::publish() {
   write_file_atomically(dir_ / kJournal, staging_.filename().string() + "\n");  // the commit point
   published_ = true;  // from here on the staging folder belongs to the journal
   remove_staging_if_interrupted_.reset();
+  remove_lock_if_interrupted_.reset();
+  remove_dir_if_interrupted_.reset();
+  // An interrupt now waits for the publish (the shield) and must not say the outputs were removed.
+  set_interrupt_outcome(fmt::format("the new outputs were published in {} before it", dir_.string()));
   finish_publish(dir_);
+}
+
+void check_inputs_outside_set(const fs::path& dir, const std::vector<fs::path>& inputs) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;  // a folder the run will make holds no input
+  const fs::path canonical_dir = fs::canonical(dir, ec);
+  if (ec) return;
+  const std::vector<std::string> previous = previous_set(dir);
+  // What the run replaces, removes or writes into: a name of a set (this one's or the
+  // previous one's) and lmroof's own entries (.lmroof.lock, .lmroof-set, staging folders).
+  auto is_written = [&](const std::string& name) {
+    return is_set_output_name(name) || name.starts_with(".lmroof") || name.starts_with("..lmroof") ||
+           std::find(previous.begin(), previous.end(), name) != previous.end();
+  };
+  for (const auto& input : inputs) {
+    if (input.empty()) continue;
+    auto refuse = [&](const std::string& name) {
+      throw std::invalid_argument(fmt::format("{}: is {} in --out {}, which this run replaces; give a copy from "
+                                              "elsewhere or choose another --out",
+                                              input.string(), name, dir.string()));
+    };
+    // By name: where the input lies once "..", "." and symlinks are resolved.
+    const fs::path where = fs::weakly_canonical(fs::absolute(input, ec), ec);
+    if (!ec) {
+      const fs::path inside = where.lexically_relative(canonical_dir);
+      if (!inside.empty() && *inside.begin() != ".." && *inside.begin() != ".") {
+        const std::string first = inside.begin()->string();
+        if (is_written(first)) refuse(first);
+      }
+    }
+    // By identity: a hard link (or any other name) of a file the run replaces.
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      std::error_code same_ec;
+      if (is_written(name) && entry.is_regular_file(same_ec) && fs::equivalent(entry.path(), input, same_ec)) refuse(name);
+    }
+  }
 }
 
 void require_complete_set(const fs::path& dir_in) {

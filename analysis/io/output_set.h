@@ -24,9 +24,24 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/io/atomic_write.h"
 #include "analysis/io/interrupt_cleanup.h"
 
 namespace lmroof {
+
+// Where keep_for_recovery kept the measurements: `folder`, or, when it is empty and
+// there was something to keep, why it could not (`why_not`, one line).
+struct KeptMeasurements {
+  std::filesystem::path folder;
+  std::string why_not;
+};
+
+// Refuses (std::invalid_argument, one line) an input of a run that the run into `dir`
+// would replace or remove: a file in `dir` at a name of the set (results.json,
+// report.html, ...), of the previous set, or of lmroof's bookkeeping (.lmroof.lock,
+// .lmroof-set, staging folders), named directly, through a symlink or "..", or as a
+// hard link. Call it before OutputSet, which already writes the lock file.
+void check_inputs_outside_set(const std::filesystem::path& dir, const std::vector<std::filesystem::path>& inputs);
 
 class OutputSet {
  public:
@@ -50,16 +65,26 @@ class OutputSet {
   void publish();
 
   // When publishing cannot happen after a measurement (the analysis or the report
-  // failed): moves those of the staged files `names` that exist (bench.json, ...)
-  // into a visible folder DIR/lmroof-recovered-<pid>-<random>, so the measurement is
-  // not lost, and returns it; an empty path when there was nothing to keep.
-  std::filesystem::path keep_for_recovery(const std::vector<std::string>& names);
+  // failed, the disk is full): keeps those of the staged files `names` that exist
+  // (bench.json, ...) and the files `unwritten` that could not be staged (held in
+  // memory; only their file names count) in a visible folder
+  // DIR/lmroof-recovered-<pid>-<random>, so the measurement is not lost; where that
+  // fails (a full disk), in the same folder under the temporary directory ($TMPDIR).
+  // Every file there is complete, or the folder is not kept. Throws nothing.
+  KeptMeasurements keep_for_recovery(const std::vector<std::string>& names,
+                                     const std::vector<OutputContents>& unwritten = {});
 
  private:
+  void close_lock();
+
   std::filesystem::path dir_;
   std::filesystem::path staging_;
   int lock_fd_ = -1;
+  bool holds_lock_ = false;   // lock_fd_ is locked and is the file DIR/.lmroof.lock names
+  bool created_dir_ = false;  // DIR did not exist before this run
   bool published_ = false;
+  std::unique_ptr<RemoveOnInterrupt> remove_dir_if_interrupted_;
+  std::unique_ptr<RemoveOnInterrupt> remove_lock_if_interrupted_;
   std::unique_ptr<RemoveOnInterrupt> remove_staging_if_interrupted_;
 };
 

@@ -81,6 +81,25 @@ else
 fi
 expect_one_line "has no dimension 'nosuch'" -- list --suite block --shape block:nosuch=1
 
+# ===== issue 38: a third hostile review (items 16, 17) ===================================
+# Item 17: --no-claims with --claims FILE is refused, as analyze refuses it.
+echo "claims: []" >"$tmp/empty-claims.yaml"
+expect_one_line "(--claims excludes --no-claims|--no-claims excludes --claims)" -- "${quick[@]}" --no-claims --claims "$tmp/empty-claims.yaml"
+expect_one_line "(--claims excludes --no-claims|--no-claims excludes --claims)" -- analyze "$2/tests/data/bench_small.json" -o "$tmp/x.json" --no-claims --claims "$tmp/empty-claims.yaml"
+# Item 16: a pair named twice is measured once: the plan counts the same runs as for
+# the pair named once (a filter matching nothing stops it before measuring).
+planned() {
+  timeout 60 "$lmroof" run --quick --backend cpu --suite "$1" --no-claims --out "$tmp/q16" \
+    --benchmark-flag=--benchmark_filter=nomatch 2>&1 >/dev/null | grep -oE '^lmroof: [0-9]+ runs' | grep -oE '[0-9]+'
+}
+once=$(planned norm); twice=$(planned norm,norm); again=$(planned "norm, norm,norm")
+if [ -n "$once" ] && [ "$once" = "$twice" ] && [ "$once" = "$again" ]; then
+  echo "ok: --suite norm,norm plans $twice runs, as --suite norm does"
+else
+  echo "FAIL: --suite norm plans '$once' runs, norm,norm '$twice', 'norm, norm,norm' '$again'"; failures=$((failures + 1))
+fi
+# ===== end of issue 38 ===================================================================
+
 # Each --help lists the exit codes of its own command: an exit 1 only where the command
 # has one (run: a benchmark could not run, check: a claim fails, compare: a regression).
 declare -A exit1=([run]="1 some benchmarks could not run" [check]="1 a claim fails" [compare]="1 a regression")

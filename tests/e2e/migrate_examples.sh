@@ -81,6 +81,41 @@ PY
   fi
   checked=$((checked + 1))
 done
+
+# ===== issue 38, item 22: migrate writes only files analyze accepts ======================
+# A bench.json without a catalogue that analyze would refuse for another reason (no
+# runs, runs without their costs) is refused by migrate in analyze's words, nothing
+# written; one analyze accepts round-trips.
+python3 - "$src/tests/data/bench_small.json" "$tmp/i22" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+os.makedirs(sys.argv[2])
+for key in ("lmroof_catalogue", "lmroof_catalogue_migrated_by"): d["context"].pop(key, None)
+def save(name, doc): json.dump(doc, open(os.path.join(sys.argv[2], name), "w"), indent=2)
+save("good.json", d)
+save("no-runs.json", {**d, "benchmarks": []})
+costless = json.loads(json.dumps(d))
+for b in costless["benchmarks"]:
+    for k in [k for k in b if k in ("flops", "bytes") or k.startswith("lmroof")]: del b[k]
+save("no-costs.json", costless)
+PY
+for bad in no-runs no-costs; do
+  "$lmroof" migrate "$tmp/i22/$bad.json" -o "$tmp/i22/$bad.migrated.json" >/dev/null 2>"$tmp/err"; rc=$?
+  if [ "$rc" = 2 ] && grep -q "analyze would refuse the migrated file; nothing written" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ] \
+     && [ ! -e "$tmp/i22/$bad.migrated.json" ]; then
+    echo "ok: migrate refuses $bad.json, which analyze would refuse: $(cut -c1-160 "$tmp/err")"
+  else
+    fail "migrate of $bad.json: exit $rc, $(cat "$tmp/err"), wrote: $(ls "$tmp/i22" | grep -c "$bad.migrated")"
+  fi
+done
+mkdir "$tmp/i22/good"
+if "$lmroof" migrate "$tmp/i22/good.json" -o "$tmp/i22/good/bench.json" >/dev/null 2>"$tmp/err" &&
+   "$lmroof" analyze "$tmp/i22/good/bench.json" -o "$tmp/i22/good/results.json" --no-claims >/dev/null 2>>"$tmp/err"; then
+  echo "ok: a migrated bench.json round-trips through analyze"
+else
+  fail "migrate then analyze of good.json: $(cat "$tmp/err")"
+fi
+# ===== end of issue 38 ===================================================================
 [ "$checked" -gt 0 ] || { echo "skipped: no committed example bench.json"; exit 77; }
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "ok: $checked committed examples refused without a catalogue, migrated (nothing else changed) and re-analysed" \

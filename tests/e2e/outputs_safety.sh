@@ -12,6 +12,7 @@ bg_pids=()
 cleanup() {
   for p in "${bg_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
   mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"
+  mountpoint -q "$tmp/i38/full" 2>/dev/null && umount "$tmp/i38/full"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -276,6 +277,181 @@ set +m
   || fail "SIGKILL mid-benchmark changed the set"
 expect_error 2 "no benchmark matched" -- run "${quick[@]:1}" --out "$out" --benchmark-flag=--benchmark_filter=nomatch
 no_leftovers "$out" "the run after a SIGKILL"
+
+
+# ===== issue 38: a third hostile review (items 1, 3, 4, 5, 6, 13, 14, 19, 21) ===========
+src="$2"
+i38="$tmp/i38"; mkdir -p "$i38"
+echo precious >"$i38/precious.txt"
+# Item 1: run refuses an input that its publish would replace, before measuring, by
+# name, another spelling, a symlink or a hard link; the inputs stay as they were.
+mkdir -p "$i38/o1"
+cp "$src/kernels/models/gpt2.json" "$i38/o1/results.json"
+cp "$src/tests/data/claims/faster.yaml" "$i38/o1/report.html"
+o1_sums=$(cd "$i38/o1" && sha256sum -- *)
+expect_error 2 "results.json: is results.json in --out .*which this run replaces" -- \
+  "${quick[@]}" --out "$i38/o1" --model "$i38/o1/results.json"
+expect_error 2 "report.html: is report.html in --out" -- \
+  run --quick --backend cpu --suite norm --out "$i38/o1" --claims "$i38/o1/report.html"
+ln "$i38/o1/results.json" "$i38/hard-config.json"
+expect_error 2 "is results.json in --out" -- "${quick[@]}" --out "$i38/o1" --model "$i38/hard-config.json"
+ln -s "$i38/o1/report.html" "$i38/claims-link.yaml"
+expect_error 2 "is report.html in --out" -- run --quick --backend cpu --suite norm --out "$i38/o1" --claims "$i38/claims-link.yaml"
+(cd "$i38/o1" && expect_error 2 "is results.json in --out" -- "${quick[@]}" --out . --model ../o1/results.json)
+[ "$(cd "$i38/o1" && sha256sum -- *)" = "$o1_sums" ] && [ "$(ls -A "$i38/o1" | sort | tr '\n' ' ')" = "report.html results.json " ] \
+  && ok "item 1: a run's own inputs in --out refused, nothing written" || fail "item 1: $(ls -A "$i38/o1")"
+
+# Item 3: a lock file hard-linked to another file is never written through.
+mkdir "$i38/o3" && ln "$i38/precious.txt" "$i38/o3/.lmroof.lock"
+expect_error 2 "lmroof.lock: has 2 names \(a hard link" -- "${quick[@]}" --out "$i38/o3"
+[ "$(cat "$i38/precious.txt")" = precious ] && ok "item 3: the hard-linked file is untouched" \
+  || fail "item 3: precious.txt now holds $(cat "$i38/precious.txt")"
+
+# Item 6: a folder, FIFO or symlink at DIR/.lmroof-set is refused before measuring,
+# leaves no journal or staging folder, and the folder works once it is removed.
+for kind in folder fifo symlink; do
+  d="$i38/o6-$kind"; mkdir "$d"
+  case $kind in
+    folder) mkdir "$d/.lmroof-set" ;;
+    fifo) mkfifo "$d/.lmroof-set" ;;
+    symlink) ln -s "$i38/precious.txt" "$d/.lmroof-set" ;;
+  esac
+  expect_error 2 "\.lmroof-set: is a (directory|named pipe|symbolic link); .*remove it" -- "${quick[@]}" --out "$d"
+  ls -A "$d" | grep -qE 'staging|publishing' && fail "item 6 ($kind): left $(ls -A "$d")"
+done
+rm -rf "$i38/o6-folder/.lmroof-set"
+timeout 300 "$lmroof" "${quick[@]}" --out "$i38/o6-folder" >/dev/null 2>&1 && [ -f "$i38/o6-folder/.lmroof-set" ] \
+  && ok "item 6: the folder recovers once .lmroof-set is removed" || fail "item 6: a run after removing .lmroof-set failed"
+[ "$(cat "$i38/precious.txt")" = precious ] || fail "item 6: the symlink's target changed"
+
+# Item 5: a side file's name longer than NAME_MAX is refused before anything is written.
+mkdir "$i38/o5"; stem=$(printf 'r%.0s' $(seq 240)); echo "old page" >"$i38/o5/$stem.html"
+expect_error 2 "File name too long" -- report "$out/results.json" -o "$i38/o5/$stem.html"
+[ "$(ls -A "$i38/o5")" = "$stem.html" ] && [ "$(cat "$i38/o5/$stem.html")" = "old page" ] \
+  && ok "item 5: nothing written" || fail "item 5: left $(ls -A "$i38/o5" | cut -c230-)"
+
+# Item 13: compare, merge and predict --device refuse a half-published folder, like report and check.
+mkdir -p "$i38/half"; cp "$out/results.json" "$i38/half/results.json"
+mkdir "$i38/half/.lmroof-staging-1-0000000000000001"; echo .lmroof-staging-1-0000000000000001 >"$i38/half/.lmroof-publishing"
+expect_error 2 "publish was left unfinished" -- compare "$i38/half/results.json" "$out/results.json"
+expect_error 2 "publish was left unfinished" -- compare "$out/results.json" "$i38/half/results.json"
+expect_error 2 "publish was left unfinished" -- merge "$out/results.json" "$i38/half/results.json" -o "$i38/m.html"
+expect_error 2 "publish was left unfinished" -- predict --model gpt2 --device "$i38/half/results.json"
+[ ! -e "$i38/m.html" ] || fail "item 13: merge wrote a page from a half-published folder"
+
+# Item 14: `report -o x.html` again removes the side files of the earlier page that
+# the new one lacks, and only those.
+mkdir "$i38/o14"
+timeout 60 "$lmroof" report "$src/tests/data/results_measured.json" -o "$i38/o14/x.html" >/dev/null 2>&1 || fail "item 14: first report"
+first_files=$(ls "$i38/o14" | sort)
+echo mine >"$i38/o14/x.mine.vl.json"; echo mine >"$i38/o14/y.runs.csv"
+timeout 60 "$lmroof" report "$out/results.json" -o "$i38/o14/x.html" >/dev/null 2>&1 || fail "item 14: second report"
+timeout 60 "$lmroof" report "$out/results.json" -o "$i38/o14/fresh.html" >/dev/null 2>&1 || fail "item 14: fresh report"
+want=$( (ls "$i38/o14" | grep '^fresh\.' | sed 's/^fresh\./x./'; echo x.mine.vl.json; echo y.runs.csv) | sort)
+got=$(ls "$i38/o14" | grep -v '^fresh\.' | sort)
+if [ "$got" = "$want" ] && [ "$first_files" != "$(ls "$i38/o14" | grep '^x\.' | grep -v mine | sort)" ]; then
+  ok "item 14: the earlier page's stale side files removed, the user's kept"
+else
+  fail "item 14: the folder holds $(echo $got), expected $(echo $want)"
+fi
+
+# Item 21: a filter that matches nothing prints one line (none from Google Benchmark)
+# and leaves no folder behind; an interrupted first run leaves none either.
+err=$(timeout 120 "$lmroof" "${quick[@]}" --out "$i38/o21" --benchmark-flag=--benchmark_filter=nomatch 2>&1 >/dev/null); rc=$?
+[ "$rc" = 2 ] && [ "$(grep -Evc '^lmroof: (backend|metrics|[0-9]+ runs)' <<<"$err")" = 1 ] && ! grep -q "Failed to match" <<<"$err" \
+  && ok "item 21: a filter matching nothing: one line" || fail "item 21: exit $rc, stderr: $err"
+[ ! -e "$i38/o21" ] && ok "item 21: no folder left by an empty first run" || fail "item 21: left $(ls -A "$i38/o21")"
+mkdir "$i38/o21-mine"
+expect_error 2 "no benchmark matched" -- "${quick[@]}" --out "$i38/o21-mine" --benchmark-flag=--benchmark_filter=nomatch
+[ -z "$(ls -A "$i38/o21-mine")" ] && ok "item 21: the user's empty folder stays empty" || fail "item 21: left $(ls -A "$i38/o21-mine")"
+set -m
+log="$i38/sig21.log"; : >"$log"
+"$lmroof" run --quick --backend cpu --suite norm --min-time 0.2 --no-claims --out "$i38/o21-int" >>"$log" 2>&1 &
+pid=$!; bg_pids+=("$pid")
+wait_for_progress "$log" "$pid" || fail "item 21: the run showed no progress to interrupt: $(tail -2 "$log")"
+kill -INT "$pid"; wait "$pid"; rc=$?
+set +m
+[ "$rc" = 130 ] && [ ! -e "$i38/o21-int" ] && ok "item 21: an interrupted first run leaves no folder" \
+  || fail "item 21: SIGINT: exit $rc, left $(ls -A "$i38/o21-int" 2>&1)"
+
+# Item 19: SIGINT after the commit point says that the new set was published. The run
+# is held after publishing by a full stdout pipe (its tables come after the publish).
+python3 - "$lmroof" "$i38/o19" "$i38/sig19.log" <<'PY' || fail "item 19: the driver failed"
+import fcntl, os, signal, subprocess, sys, time
+lmroof, out, log = sys.argv[1:4]
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
+os.set_blocking(w, False)
+try:
+    while True: os.write(w, b"x" * 4096)
+except BlockingIOError:
+    pass
+os.set_blocking(w, True)
+with open(log, "w") as err:
+    p = subprocess.Popen([lmroof, "run", "--quick", "--backend", "cpu", "--suite", "norm", "--min-time", "0.002",
+                          "--repetitions", "2", "--no-claims", "--out", out], stdout=w, stderr=err)
+os.close(w)
+deadline = time.time() + 240
+while time.time() < deadline and p.poll() is None and not (
+        os.path.exists(os.path.join(out, "results.json")) and not os.path.exists(os.path.join(out, ".lmroof-publishing"))):
+    time.sleep(0.05)
+time.sleep(0.3)
+p.send_signal(signal.SIGINT)
+rc = p.wait(60)
+os.close(r)
+sys.exit(0 if rc == 130 else 1)
+PY
+if grep -q "interrupted by SIGINT; the new outputs were published in $i38/o19 before it" "$i38/sig19.log" \
+   && ! grep -q "unfinished outputs were removed" "$i38/sig19.log" && [ -s "$i38/o19/results.json" ]; then
+  ok "item 19: SIGINT after the commit point says the set was published"
+else
+  fail "item 19: $(tail -2 "$i38/sig19.log")"
+fi
+
+# Item 4: a disk that fills while bench.json is written: one short line that says "No
+# space left on device", and the measurements kept whole where they fit ($TMPDIR here),
+# readable by `analyze`; ceilings --json the same, leaving no partial file.
+mkdir "$i38/full"
+bench_kb=$(( $(stat -c %s "$out/bench.json") / 1024 ))
+if [ "$bench_kb" -ge 16 ] && mount -t tmpfs -o size=$(( bench_kb / 2 ))k tmpfs "$i38/full" 2>/dev/null; then
+  mkdir "$i38/keep"
+  err=$(TMPDIR="$i38/keep" timeout 300 "$lmroof" "${quick[@]}" --out "$i38/full/o" 2>&1 >/dev/null); rc=$?
+  line=$(grep '^lmroof: error' <<<"$err")
+  kept=$(grep -o 'the measurements are kept in [^:]*' <<<"$line" | sed 's/.* kept in //')
+  if [ "$rc" = 2 ] && grep -q "No space left on device" <<<"$line" && [ "${#line}" -lt 600 ] && [ -n "$kept" ] \
+     && timeout 120 "$lmroof" analyze "$kept/bench.json" -o "$i38/recovered.json" --no-claims >/dev/null 2>&1; then
+    ok "item 4: disk full while bench.json is written: said so, measurements kept whole in $kept"
+  else
+    fail "item 4: exit $rc, $(head -c 600 <<<"$line"), kept in '$kept'"
+  fi
+  ls -A "$i38/full/o" 2>/dev/null | grep -qE 'staging|recovered' && fail "item 4: left $(ls -A "$i38/full/o")"
+  cat /dev/zero >"$i38/full/filler" 2>/dev/null  # the rest of the disk
+  err=$(timeout 300 "$lmroof" ceilings --quick --backend cpu --json "$i38/full/c.json" 2>&1 >/dev/null); rc=$?
+  { [ "$rc" = 2 ] && grep '^lmroof: error' <<<"$err" | grep -q "cannot write $i38/full/c.json: No space left on device" \
+    && [ "$(grep -c '^lmroof: error' <<<"$err")" = 1 ] && [ ! -e "$i38/full/c.json" ] \
+    && [ -z "$(ls -A "$i38/full" | grep -v '^filler$')" ]; } && ok "item 4: ceilings --json on a full disk: said so, no partial file" \
+    || fail "item 4: ceilings --json: exit $rc, $(tail -1 <<<"$err"), left $(ls -A "$i38/full")"
+  umount "$i38/full"
+else
+  echo "note: cannot mount a tmpfs here (or bench.json is small); item 4's full disk not tested end to end (the ulimit case below covers short writes)"
+fi
+# The same without root or a full disk: a file size limit (ulimit -f, SIGXFSZ ignored)
+# makes bench.json's write come up short ("File too large"); nothing can hold it then,
+# and the line says so, never "malformed JSON", and no truncated file is kept.
+limit_kb=$(( $(stat -c %s "$out/bench.json") / 2048 ))
+mkdir "$i38/keep4"
+err=$( (trap '' XFSZ; ulimit -f "$limit_kb"; TMPDIR="$i38/keep4" timeout 300 "$lmroof" "${quick[@]}" --out "$i38/o4") 2>&1 >/dev/null); rc=$?
+line=$(grep '^lmroof: error' <<<"$err")
+if [ "$rc" = 2 ] && grep -q "File too large" <<<"$line" && grep -q "the measurements could not be kept" <<<"$line" \
+   && ! grep -qi "malformed" <<<"$line" && [ "${#line}" -lt 600 ] && [ -z "$(ls -A "$i38/keep4")" ] && [ ! -e "$i38/o4" ]; then
+  ok "item 4: a short write of bench.json said so in one line, nothing truncated kept"
+else
+  fail "item 4 (ulimit): exit $rc, $(head -c 600 <<<"$line"); left: $(ls -A "$i38/keep4") $(ls -A "$i38/o4" 2>&1)"
+fi
+err=$( (trap '' XFSZ; ulimit -f 4; timeout 300 "$lmroof" ceilings --quick --backend cpu --json "$i38/c.json") 2>&1 >/dev/null); rc=$?
+{ [ "$rc" = 2 ] && grep '^lmroof: error' <<<"$err" | grep -q "cannot write $i38/c.json: File too large" && [ ! -e "$i38/c.json" ] && [ -z "$(ls -A "$i38" | grep 'c\.json')" ]; } \
+  && ok "item 4: ceilings --json cut short: said so, no partial file" || fail "item 4: ceilings --json (ulimit): exit $rc, $(tail -1 <<<"$err"), $(ls -A "$i38" | grep 'c\.json')"
+# ===== end of issue 38 =================================================================
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "PASS: outputs safety"
