@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   predict->add_option("--format", predict_args.format, "text, json (schema docs/predict.schema.json) or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
-  predict->add_option("-o,--output", predict_args.html, "Also write a self-contained HTML page with the charts here");
+  predict->add_option("-o,--output", predict_args.html, "Also write here: a self-contained HTML page with the charts (.html), or the JSON (.json)");
   predict->footer(kPredictExitCodes);
 
   try {
