@@ -497,4 +497,58 @@ grep -q "alias" <<<"$err" && { echo "FAIL: an anchor without an alias is refused
   echo "ok: an anchor alone is not an alias"
 # ---- end issue 38 --------------------------------------------------------------------
 
+# ---- issue 38 item 11: analyze never drops paired rounds silently ----------------------
+# tests/data/bench_paired.json: `run --quick --suite norm,bias` (aggregates dropped), with
+# paired rounds and each pair's A/A control. Rounds naming an unknown run, a pair the
+# catalogue does not compare, two pairs; a missing A/A control; bad round, order and
+# extra counters: each refused naming the file and entry. With a --benchmark_filter
+# recorded, a missing run or control is a choice, and accepted.
+paired_bench="$src/tests/data/bench_paired.json"
+"$lmroof" analyze "$paired_bench" -o "$tmp/paired-ok.json" >/dev/null 2>&1 &&
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["noise_floors"] and all(c["paired"] for c in d["comparisons"])' "$tmp/paired-ok.json" &&
+  echo "ok: bench_paired.json analyzes, every comparison paired, with noise floors" ||
+  { echo "FAIL: bench_paired.json does not analyze with its paired rounds"; failures=$((failures + 1)); }
+paired_case() {  # paired_case NAME PYTHON: b the benchmarks, rn(x) x's run name, ren(x, old, new) renames
+  python3 - "$paired_bench" "$tmp/$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); b = d["benchmarks"]
+def ren(x, old, new):
+    x["name"] = x["name"].replace(old, new); x["run_name"] = x["run_name"].replace(old, new)
+def first(prefix): return next(x for x in b if x["run_name"].startswith(prefix))
+LUF = "norm/layernorm/unfused/cpu/fp32/tokens:512/d_model:1024"
+RF = "norm/rmsnorm/fused/cpu/fp32/tokens:512/d_model:1024"
+RUF = "norm/rmsnorm/unfused/cpu/fp32/tokens:512/d_model:1024"
+BNF = "bias/nobias/fused/cpu/fp32/tokens:64/in_features:256/out_features:256"
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+paired_case unknown 'ren(first("paired/" + RUF + "|" + RF), RUF + "|", RUF.replace("512", "999") + "|")'
+expect 2 "unknown.json: /benchmarks/[0-9]+/name: paired rounds name run 'norm/rmsnorm/unfused/cpu/fp32/tokens:999/d_model:1024', which is not a run of this file" -- analyze "$tmp/unknown.json" -o "$tmp/x.json"
+paired_case uncompared '[ren(x, RUF + "|" + RF, RF + "|" + LUF) for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]'
+expect 2 "uncompared.json: /benchmarks/[0-9]+/name: paired rounds of 'norm/layernorm/unfused/.*' against 'norm/rmsnorm/fused/.*', which the catalogue of pair 'norm' does not compare" -- analyze "$tmp/uncompared.json" -o "$tmp/x.json"
+paired_case twopairs '[ren(x, RUF + "|" + RF, RUF + "|" + BNF) for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]'
+expect 2 "twopairs.json: /benchmarks/[0-9]+/name: paired rounds of two pairs: 'norm/rmsnorm/unfused/.*' is of pair 'norm', 'bias/nobias/fused/.*' of pair 'bias'" -- analyze "$tmp/twopairs.json" -o "$tmp/x.json"
+noaa='d["benchmarks"] = [x for x in b if not x["run_name"].startswith("paired/" + LUF + "|" + LUF)]'
+paired_case noaa "$noaa"
+expect 2 "noaa.json: /benchmarks: pair 'norm' has paired rounds but no A/A control" -- analyze "$tmp/noaa.json" -o "$tmp/x.json"
+paired_case roundhalf 'first("paired/" + RUF)["paired_round"] = 1.5'
+expect 2 "roundhalf.json: /benchmarks/[0-9]+/paired_round: must be a whole round number" -- analyze "$tmp/roundhalf.json" -o "$tmp/x.json"
+paired_case roundhuge 'first("paired/" + RUF)["paired_round"] = 1e300'
+expect 2 "roundhuge.json: /benchmarks/[0-9]+/paired_round: must be a whole round number below 2\^30" -- analyze "$tmp/roundhuge.json" -o "$tmp/x.json"
+paired_case order 'first("paired/" + RUF)["paired_order"] = 1'
+expect 2 "order.json: /benchmarks/[0-9]+/paired_order: is 1 but round 0 runs the baseline first" -- analyze "$tmp/order.json" -o "$tmp/x.json"
+paired_case noorder 'del first("paired/" + RUF)["paired_order"]'
+expect 2 "noorder.json: /benchmarks/[0-9]+: a paired benchmark's repetition lacks counter 'paired_order'" -- analyze "$tmp/noorder.json" -o "$tmp/x.json"
+paired_case round2 'xs = [x for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]; xs[2]["paired_round"] = xs[0]["paired_round"]; xs[2]["paired_order"] = xs[0]["paired_order"]'
+expect 2 "round2.json: /benchmarks/[0-9]+/paired_round: round 0 of .* is given twice" -- analyze "$tmp/round2.json" -o "$tmp/x.json"
+paired_case extra 'first("paired/" + RUF)["paired_extra"] = 7'
+expect 2 "extra.json: /benchmarks/[0-9]+/paired_extra: must be 1 when present" -- analyze "$tmp/extra.json" -o "$tmp/x.json"
+[ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results from bad paired rounds"; failures=$((failures + 1)); }
+paired_case filtered "$noaa; d['context']['lmroof_benchmark_filter'] = '--benchmark_filter=layernorm'"
+"$lmroof" analyze "$tmp/filtered.json" -o "$tmp/filtered-results.json" >/dev/null 2>&1 &&
+  echo "ok: a missing A/A control under a recorded --benchmark_filter is accepted" ||
+  { echo "FAIL: a filtered run's missing A/A control is refused: $("$lmroof" analyze "$tmp/filtered.json" -o "$tmp/f.json" 2>&1 | tail -1)"; failures=$((failures + 1)); }
+# ---- end issue 38 item 11 --------------------------------------------------------------
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
