@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   run->add_option("--claims", run_args.claims_file, "Claims file to check (default: the built-in lecture claims)")
       ->check(CLI::ExistingFile);
   run->add_option("--benchmark-flag", run_args.benchmark_flags,
-                  "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm). Passed: " +
+                  "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm: the ceilings still run). Passed: " +
                       cli::allowed_benchmark_flags() + "; the others are refused with the reason");
   cli::add_shape_options(*run, run_args.shape_args);
 
