@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "analysis/compare/compare.h"
@@ -33,6 +35,20 @@ double parse_threshold(const std::string& text) {
   return percent ? value / 100 : value;
 }
 
+// issue 38: `compare R R`, or two copies of one measurement, compares a run with
+// itself: every verdict would read "same" for a reason that is no finding. Said first.
+std::optional<std::string> same_measurements(const CompareArgs& args, const compare::Side& base, const compare::Side& next) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(args.base, args.next, ec))
+    return fmt::format("both sides are the same file ({}): every run is compared with itself", args.base.string());
+  if (base.date != next.date || base.machine != next.machine || base.runs.size() != next.runs.size()) return std::nullopt;
+  for (size_t i = 0; i < base.runs.size(); ++i)
+    if (base.runs[i].id != next.runs[i].id || base.runs[i].samples != next.runs[i].samples) return std::nullopt;
+  return fmt::format("{} and {} hold the same measurements (same machine, date {} and every sample): every run is "
+                     "compared with itself",
+                     args.base.string(), args.next.string(), base.date);
+}
+
 }  // namespace
 
 int compare(const CompareArgs& args) {
@@ -43,7 +59,8 @@ int compare(const CompareArgs& args) {
   for (const auto& input : {args.base, args.next}) require_complete_set(input.parent_path());
   const compare::Side base = compare::read_side(args.base);
   const compare::Side next = compare::read_side(args.next);
-  const compare::Report report = compare::compare(base, next, options);
+  compare::Report report = compare::compare(base, next, options);
+  if (auto same = same_measurements(args, base, next)) report.warnings.insert(report.warnings.begin(), *same);
 
   for (const auto& warning : report.warnings) std::fprintf(stderr, "lmroof compare: warning: %s\n", warning.c_str());
   if (args.format == "json") std::printf("%s\n", compare::to_json(report).dump(2).c_str());

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   // As in analyze: claims given and turned off at once would drop them silently.
   run->add_flag("!--no-claims", run_args.claims, "Do not check claims")->excludes(run_claims);
   run->add_option("--benchmark-flag", run_args.benchmark_flags,
-                  "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm). Passed: " +
+                  "Extra Google Benchmark flag, repeatable (e.g. --benchmark-flag=--benchmark_filter=rmsnorm: the ceilings still run). Passed: " +
                       cli::allowed_benchmark_flags() + "; the others are refused with the reason");
   cli::add_shape_options(*run, run_args.shape_args);
 
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   predict->add_option("--format", predict_args.format, "text, json (schema docs/predict.schema.json) or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
-  predict->add_option("-o,--output", predict_args.html, "Also write a self-contained HTML page with the charts here");
+  predict->add_option("-o,--output", predict_args.html, "Also write here: a self-contained HTML page with the charts (.html), or the JSON (.json)");
   predict->footer(kPredictExitCodes);
 
   try {

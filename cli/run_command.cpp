@@ -123,6 +123,22 @@ std::vector<std::filesystem::path> run_inputs(const RunArgs& args) {
   return inputs;
 }
 
+// A --benchmark_filter chooses among the pairs' runs; the ceilings every run is judged
+// against always run ("--benchmark_filter=rmsnorm" once dropped them all, silently).
+// Google Benchmark's filter is a regular expression; a leading '-' excludes what it
+// matches, which leaves the ceilings running unless it names them (the run then says so).
+std::vector<std::string> with_ceilings_kept(std::vector<std::string> flags) {
+  constexpr std::string_view kKey = "benchmark_filter=";
+  for (auto& flag : flags) {
+    const size_t name = flag.find_first_not_of('-');
+    if (name == std::string::npos || flag.compare(name, kKey.size(), kKey) != 0) continue;
+    const size_t value = name + kKey.size();
+    const std::string regex = flag.substr(value);
+    if (!regex.empty() && regex.front() != '-' && regex != "all" && regex != ".") flag = flag.substr(0, value) + "^ceiling/|(" + regex + ")";
+  }
+  return flags;
+}
+
 }  // namespace
 
 int run(const RunArgs& args) {
@@ -151,7 +167,10 @@ int run(const RunArgs& args) {
     options.suite.min_time_s = bench::kQuickRepetitions.min_time_s;
   if (args.repetitions > 0) options.suite.repetitions = args.repetitions, options.suite.compared_repetitions = 0;
   if (args.min_time_given) options.suite.min_time_s = args.min_time;
-  options.extra_flags = args.benchmark_flags;
+  options.extra_flags = with_ceilings_kept(args.benchmark_flags);
+  // analyze then knows that a run or an A/A control may be missing by choice (analysis/paired_results.cpp).
+  if (const std::string filter = filter_flag(args.benchmark_flags); filter != "the suite")
+    options.context.emplace_back(model::context::kBenchmarkFilter, filter);
   options.context.emplace_back(model::context::kMetrics, metrics.dump());
   // The one plan of this run: every shape derived, checked and sized against memory
   // before anything runs (a bad pair name or --shape fails here); the runner
@@ -197,6 +216,9 @@ int run(const RunArgs& args) {
   try {
     // The suite and metrics travel in bench.json's context (bench/machine_context.h).
     results = build_results(load_bench_json(options.json_out), {});
+    if (results.ceilings.empty() && !results.runs.empty())
+      std::fprintf(stderr, "lmroof: warning: no ceiling was measured (%s excluded them all): every run is judged against no roof\n",
+                   filter_flag(args.benchmark_flags).c_str());
     // Some claims problems (a selector that matches two runs) show only against the
     // results: the measurements are published without verdicts rather than lost.
     if (args.claims) {

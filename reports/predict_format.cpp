@@ -73,15 +73,26 @@ struct Table {
   }
 };
 
+// In place of a rate for a configuration whose KV cache does not fit beside the weights.
+constexpr std::string_view kDoesNotFit = "does not fit";
+
 std::string optional_count(const std::optional<int64_t>& n) { return n ? fmt::format("{}", *n) : std::string(numbers::kDash); }
 
 std::string device_line(const predict::Prediction& p, const predict::DevicePrediction& d) {
-  const auto peak = d.device.dense_peak_flops.find(predict::to_string(p.dtype));
-  return fmt::format("{}: memory {}, {}, dense {} peak {}, launch t0 {} ({})", d.device.name,
+  const std::string dtype(predict::to_string(p.dtype));
+  const auto peak = d.device.dense_peak_flops.find(dtype);
+  const auto source = d.device.peak_sources.find(dtype);
+  // A measured device names the ceiling behind the peak and its dtype; one that measured
+  // none for this dtype says so rather than "not listed".
+  std::string peak_text = peak == d.device.dense_peak_flops.end()
+                              ? (d.device.peaks_measured.empty() ? "dense " + dtype + " peak not listed"
+                                                                 : "no " + dtype + " peak measured (" + d.device.peaks_measured + ")")
+                              : "dense " + dtype + " peak " + si(peak->second, "FLOP/s") +
+                                    (source != d.device.peak_sources.end() ? " (" + source->second + ")" : "");
+  return fmt::format("{}: memory {}, {}, {}, launch t0 {} ({})", d.device.name,
                      d.device.memory_bytes ? si(*d.device.memory_bytes, "B") : "not known",
-                     si(d.device.bandwidth_bytes_per_s, "B/s"), predict::to_string(p.dtype),
-                     peak != d.device.dense_peak_flops.end() ? si(peak->second, "FLOP/s") : "not listed",
-                     si(d.device.launch_s, "s"), d.device.launch_source);
+                     si(d.device.bandwidth_bytes_per_s, "B/s"), peak_text, si(d.device.launch_s, "s"),
+                     d.device.launch_source);
 }
 
 struct Sections {
@@ -134,17 +145,21 @@ Sections build(const predict::Prediction& p) {
     for (size_t i = 0; i < d.contexts.size(); ++i) {
       const auto& c = d.contexts[i];
       const bool timed = i < d.prefill.size();
+      // Not even one sequence fits beside the weights: no rate is shown as if it ran.
+      const bool fits = !c.max_batch || *c.max_batch > 0;
       out.memory.rows.push_back({fmt::format("{}", c.context), binary_bytes(static_cast<double>(c.kv_bytes_per_sequence)),
                                  optional_count(c.max_batch),
-                                 timed ? numbers::integer_or_sig(d.prefill[i].tokens_per_s) : std::string(numbers::kDash),
-                                 timed ? std::string(predict::to_string(d.prefill[i].bound)) : std::string(numbers::kDash),
+                                 !fits ? std::string(kDoesNotFit)
+                                 : timed ? numbers::integer_or_sig(d.prefill[i].tokens_per_s) : std::string(numbers::kDash),
+                                 timed && fits ? std::string(predict::to_string(d.prefill[i].bound)) : std::string(numbers::kDash),
                                  i < d.compute_bound_from_batch.size() ? optional_count(d.compute_bound_from_batch[i])
                                                                        : std::string(numbers::kDash)});
     }
     out.decode.header = {"batch", "context", "step", "tokens/s (all)", "tokens/s per sequence", "bound", "fits"};
     for (const auto& x : d.decode)
       out.decode.rows.push_back({fmt::format("{}", x.batch), fmt::format("{}", x.context), si(x.step_s, "s"),
-                                 numbers::integer_or_sig(x.tokens_per_s), numbers::sig(x.tokens_per_s_per_sequence),
+                                 x.fits == false ? std::string(kDoesNotFit) : numbers::integer_or_sig(x.tokens_per_s),
+                                 x.fits == false ? std::string(kDoesNotFit) : numbers::sig(x.tokens_per_s_per_sequence),
                                  std::string(predict::to_string(x.bound)),
                                  x.fits ? (*x.fits ? "yes" : "no") : std::string(numbers::kDash)});
     if (d.decode_step_ops) {

@@ -1,6 +1,8 @@
 // Reading a claims file: YAML (JSON is YAML too) into Claim, with every problem
 // reported as "FILE:LINE: problem". Format: docs/claims.md.
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -459,9 +461,50 @@ std::string default_chart(const model::Catalogue& catalogue, const Check& c) {
 
 }  // namespace
 
+// ---- issue 38: YAML aliases --------------------------------------------------------
+// An alias (*name) repeats what its anchor holds wherever it appears: a 0.35 MB file of
+// aliases to 65 KB strings expanded to 1.2 GB around the 16 MiB cap. Claims files have
+// no use for them (docs/claims.md), so one is refused at its line before anything is
+// built, by a pass over yaml-cpp's events that keeps nothing.
+namespace {
+
+class AliasRefuser : public YAML::EventHandler {
+ public:
+  explicit AliasRefuser(const std::string& file) : file_(file) {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    throw ClaimsFileError(file_, mark.line + 1, "a YAML alias (*name): claims files refuse aliases; write the value out");
+  }
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  const std::string& file_;
+};
+
+void refuse_aliases(const std::string& text, const std::string& file) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  AliasRefuser refuser(file);
+  try {
+    parser.HandleNextDocument(refuser);  // YAML::Load reads the first document only
+  } catch (const YAML::Exception& e) {
+    throw ClaimsFileError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+  }
+}
+
+}  // namespace
+// ---- end issue 38 ------------------------------------------------------------------
+
 std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue) {
   Reader r(file, catalogue);
   check_depth(text, file);
+  refuse_aliases(text, file);
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -251,6 +251,30 @@ json variant_impl_json(const VariantImpl& v) { return {{"variant", v.variant}, {
 
 // ---- ceilings, runs --------------------------------------------------------------
 
+// ---- issue 38: ceilings within physical ranges ---------------------------------------
+// Far outside any machine lmroof measures, on either side (a 1 MB/s memory, an exaflop
+// core, a launch under 10 ps or over 1 s), so a denormal (5e-324), a 1e308 or a unit
+// slip is refused with its path rather than drawn as a roof every run is judged against.
+struct PhysicalRange {
+  double low, high;
+};
+PhysicalRange physical_range(CeilingKind kind) {
+  switch (kind) {
+    case CeilingKind::bandwidth: return {1e6, 1e16};  // B/s
+    case CeilingKind::compute: return {1e6, 1e19};    // FLOP/s
+    case CeilingKind::latency: return {1e-11, 1};     // s per launch
+  }
+  return {0, 0};
+}
+
+void check_physical_range(const JsonCursor& value, const Ceiling& x) {
+  const auto [low, high] = physical_range(x.kind);
+  if (x.value < low || x.value > high)
+    value.fail(fmt::format("{:.6g} {} is outside the physical range of a {} ceiling ({:g} to {:g} {})", x.value, x.unit(),
+                           to_string(x.kind), low, high, x.unit()));
+}
+// ---- end issue 38 ------------------------------------------------------------------------
+
 Ceiling ceiling_from(const JsonCursor& c) {
   Ceiling x;
   x.name = name_of(c.at("name"));
@@ -278,6 +302,13 @@ Ceiling ceiling_from(const JsonCursor& c) {
     c.fail("best_before_suite and best_after_suite come together");
   if (x.best_before_suite && std::max(*x.best_before_suite, *x.best_after_suite) > x.value * (1 + 1e-9))
     c.fail("value is the best of best_before_suite and best_after_suite, not below them");
+  // ... and not above them either, unless a probe during the suite raised it (below).
+  if (x.best_before_suite && !c.has("best_probed_during_suite") &&
+      x.value > std::max(*x.best_before_suite, *x.best_after_suite) * (1 + 1e-9))
+    c.at("value").fail(fmt::format("{:.6g} is above both best_before_suite ({:.6g}) and best_after_suite ({:.6g}): it is "
+                                   "the best of them",
+                                   x.value, *x.best_before_suite, *x.best_after_suite));
+  check_physical_range(c.at("value"), x);
   if (auto n = c.opt("repeats")) x.repeats = n->integer(1, kMaxCount);
   if (auto sp = c.opt("spread")) x.spread = sp->fraction();
   if (x.repeats.has_value() != x.spread.has_value()) c.fail("repeats and spread come together");
@@ -406,6 +437,10 @@ Validated validated_from(const JsonCursor& c) {
   Validated v;
   v.error = c.at("error").non_negative();
   v.tolerance = c.at("tolerance").positive();
+  // issue 38: a norm-wise relative error tolerance; above 1 any output passes, below
+  // 1e-12 no float64 reference could meet it.
+  if (v.tolerance > 1 || v.tolerance < 1e-12)
+    c.at("tolerance").fail(fmt::format("{:.6g} is outside the range of a relative-error tolerance (1e-12 to 1)", v.tolerance));
   v.shapes = c.at("shapes").integer(1, 1 << 20);
   v.shape = shape_from(c.at("shape"));
   // A run that failed validation is not timed (it is in skipped[]).
@@ -1142,6 +1177,16 @@ Results results_from_json(const json& doc, const std::string& file) {
                              std::pair{&run.roofline.launch_roof, "launch_roof"}})
       if (*roof && !ceiling_names.count(**roof))
         c.at("roofline").at(key).fail(fmt::format("names no ceiling of this file ('{}')", **roof));
+    // issue 38: the roof a run was placed against is the value of the ceiling it names,
+    // so the roofline drawn from the ceilings and every run's fraction agree.
+    for (auto [name, value, key] :
+         {std::tuple{&run.roofline.bandwidth_roof, &run.roofline.bandwidth, "bandwidth"},
+          std::tuple{&run.roofline.compute_roof, &run.roofline.compute, "compute"},
+          std::tuple{&run.roofline.l2_bandwidth_roof, &run.roofline.l2_bandwidth, "l2_bandwidth"},
+          std::tuple{&run.roofline.launch_roof, &run.roofline.launch, "launch"}})
+      if (*name && *value)
+        must_agree(c.at("roofline").at(key), **value, r.ceiling(**name)->value,
+                   fmt::format("the value of ceiling '{}'", **name));
     r.runs.push_back(std::move(run));
   }
   if (!r.index()) {
@@ -1165,6 +1210,11 @@ Results results_from_json(const json& doc, const std::string& file) {
     for (const auto& c : floors->items()) {
       NoiseFloor f = noise_floor_from(c);
       if (!r.run(f.run)) c.at("run").fail(fmt::format("names no run of this file ('{}')", f.run));
+      // issue 38: a floor is its run's pair's, and the pair one of the catalogue's.
+      if (r.run(f.run)->pair != f.pair)
+        c.at("pair").fail(fmt::format("is '{}' but its run '{}' is of pair '{}'", f.pair, f.run, r.run(f.run)->pair));
+      if (!r.catalogue.pairs.empty() && !r.catalogue.find(f.pair))
+        c.at("pair").fail(fmt::format("pair '{}' is not in the catalogue", f.pair));
       if (r.noise_floor(f.pair)) c.at("pair").fail(fmt::format("pair '{}' has a noise floor already", f.pair));
       r.noise_floors.push_back(std::move(f));
     }

@@ -129,6 +129,10 @@ inline constexpr std::string_view kCatalogue = "lmroof_catalogue";
 // Written by `lmroof migrate` only: which build supplied the catalogue of a bench.json
 // measured before the catalogue was recorded ("lmroof 0.x (abc1234)").
 inline constexpr std::string_view kCatalogueMigratedBy = "lmroof_catalogue_migrated_by";
+// Written by `lmroof run` when a --benchmark_filter chose which benchmarks ran: the flag
+// as given. Then a paired round may name a run that was filtered out, and a pair may
+// lack its A/A control; without it, analysis refuses both (analysis/paired_results.cpp).
+inline constexpr std::string_view kBenchmarkFilter = "lmroof_benchmark_filter";
 }  // namespace context
 
 }  // namespace lmroof::model

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <set>
 
@@ -32,11 +34,25 @@ constexpr ArchitectureBound kBounds[] = {
 // Far above any part, so that every product and quotient stays finite and in range.
 constexpr double kMaxMemoryGb = 1e6;       // a petabyte
 constexpr double kMaxBandwidthTbPerS = 1e3;
+// Far below any part that runs a language model (a 1 GB/s, 1 GFLOP/s, 1 MB device),
+// so that a denormal or a unit slip (1e-320 TB/s, GB given as bytes of terabytes) is
+// refused rather than turned into infinite times.
+constexpr double kMinMemoryGb = 1e-3;
+constexpr double kMinBandwidthTbPerS = 1e-3;
+constexpr double kMinTflops = 1e-3;
 
-double at_most(const model::JsonCursor& value, double limit) {
+double in_range(const model::JsonCursor& value, double low, double high, std::string_view unit) {
   const double x = value.positive();
-  if (x > limit) value.fail(fmt::format("{} is above the {} this table accepts", x, limit));
+  if (x < low || x > high)
+    value.fail(fmt::format("{:g} {} is outside the physical range this table accepts ({:g} to {:g} {})", x, unit, low,
+                           high, unit));
   return x;
+}
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
 }
 
 }  // namespace
@@ -76,9 +92,11 @@ std::vector<Device> parse_device_file(std::string_view text, const std::string& 
   std::set<std::string> names;
   for (const auto& entry : root.at("devices").items()) {
     Device d;
-    d.name = entry.at("name").string();
-    if (d.name.empty() || d.name == "this") entry.at("name").fail("must be a name other than \"this\"");
-    if (!names.insert(d.name).second) entry.at("name").fail(fmt::format("\"{}\" appears twice", d.name));
+    // Printed on the terminal and in tables: no control or direction characters.
+    d.name = entry.at("name").one_line();
+    const std::string key = lowercase(d.name);
+    if (key.empty() || key == "this" || key == "all") entry.at("name").fail("must be a name other than \"this\" and \"all\"");
+    if (!names.insert(key).second) entry.at("name").fail(fmt::format("\"{}\" appears twice (case ignored)", d.name));
     d.architecture = entry.at("architecture").string();
     if (!dense_peak_bound(d.architecture, "bf16")) {
       std::string known;
@@ -87,13 +105,13 @@ std::vector<Device> parse_device_file(std::string_view text, const std::string& 
     }
     if (entry.has("sparse_tflops") || (entry.has("sparse") && entry.at("sparse").boolean()))
       entry.fail("peaks with 2:4 sparsity are refused: give \"dense_tflops\" (half the datasheet's sparse figure)");
-    d.memory_bytes = at_most(entry.at("memory_gb"), kMaxMemoryGb) * 1e9;
-    d.bandwidth_bytes_per_s = at_most(entry.at("bandwidth_tb_per_s"), kMaxBandwidthTbPerS) * kTera;
+    d.memory_bytes = in_range(entry.at("memory_gb"), kMinMemoryGb, kMaxMemoryGb, "GB") * 1e9;
+    d.bandwidth_bytes_per_s = in_range(entry.at("bandwidth_tb_per_s"), kMinBandwidthTbPerS, kMaxBandwidthTbPerS, "TB/s") * kTera;
     const auto peaks = entry.at("dense_tflops");
     for (const auto& [dtype, value] : peaks.members()) {
       if (dtype != "bf16" && dtype != "fp16" && dtype != "fp8" && dtype != "fp32")
         value.fail("is not a dtype (bf16, fp16, fp8, fp32)");
-      const double flops = value.positive() * kTera;
+      const double flops = in_range(value, kMinTflops, 1e9, "TFLOP/s") * kTera;
       const double bound = *dense_peak_bound(d.architecture, dtype);
       if (flops > bound)
         value.fail(fmt::format("{} TFLOP/s is above the largest dense {} peak of any {} part ({:.0f}): a sparse figure? "
@@ -113,6 +131,24 @@ std::vector<Device> parse_device_file(std::string_view text, const std::string& 
   }
   if (out.empty()) root.at("devices").fail("lists no device");
   return out;
+}
+
+bool same_device_name(std::string_view a, std::string_view b) { return lowercase(a) == lowercase(b); }
+
+std::optional<size_t> find_device(const std::vector<Device>& table, std::string_view wanted, std::string_view option) {
+  const std::string key = lowercase(wanted);
+  if (key.empty()) return std::nullopt;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (lowercase(table[i].name) == key) return i;
+  std::vector<size_t> prefixed;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (lowercase(table[i].name).starts_with(key)) prefixed.push_back(i);
+  if (prefixed.size() == 1) return prefixed.front();
+  if (prefixed.empty()) return std::nullopt;
+  std::string names;
+  for (size_t i : prefixed) names += (names.empty() ? "" : ", ") + table[i].name;
+  throw model::InputError(fmt::format("{}: '{}' is the start of several devices ({}); give more of the name", option,
+                                      wanted, names));
 }
 
 std::vector<Device> load_device_file(const std::filesystem::path& path) {

@@ -17,6 +17,10 @@ struct Device {
   std::optional<double> memory_bytes;  // absent: not known (a results.json records no memory size)
   double bandwidth_bytes_per_s = 0;
   std::map<std::string, double, std::less<>> dense_peak_flops;  // by dtype: "bf16", "fp16", "fp8", "fp32"
+  // Where a measured device's peaks come from, by dtype ("measured ceiling 'sgemm', an
+  // fp32 GEMM"), and which dtypes were not measured; empty for a datasheet device.
+  std::map<std::string, std::string, std::less<>> peak_sources;
+  std::string peaks_measured;  // "compute ceilings measured: 'sgemm' (fp32)"; empty for a datasheet device
   double launch_s = 0;        // the fixed cost per kernel launch, t0
   std::string launch_source;  // where t0 comes from, or why it is 0
   std::string source;         // the datasheets, by name and URL, or the results file
@@ -34,6 +38,14 @@ std::vector<std::string> known_architectures();
 std::vector<Device> parse_device_file(std::string_view text, const std::string& origin);
 // Reads it first (a regular file, at most 1 MiB: a FIFO or /dev/zero is refused).
 std::vector<Device> load_device_file(const std::filesystem::path& path);
+
+// The device of `table` that `wanted` names, matched the same way everywhere: case
+// ignored, and a prefix of one name ("h200" for "H200 SXM") accepted when it is the
+// prefix of no other; an exact name always wins. nullopt when none matches; a prefix of
+// several throws model::InputError listing them.
+std::optional<size_t> find_device(const std::vector<Device>& table, std::string_view wanted, std::string_view option);
+// Two device names that name the same device (case ignored).
+bool same_device_name(std::string_view a, std::string_view b);
 
 // The bundled table (LMROOF_DEVICES_FILE overrides it; else the source tree, else ./).
 std::filesystem::path bundled_devices_file();

@@ -11,8 +11,8 @@
 namespace lmroof::predict {
 
 // Its DRAM read ceiling (else the bandwidth roof; a step mostly reads weights and KV
-// cache), its matrix (else vector) roof standing in for every dtype (the source says
-// so), and its launch ceiling as t0 (absent: 0, and launch_source says why). Throws
+// cache), its matrix and vector roofs each as the peak of the dtype it measured (an
+// fp32 sgemm is an fp32 peak only; peak_sources names them), and its launch ceiling as t0 (absent: 0, and launch_source says why). Throws
 // model::InputError "--device ORIGIN: has no ... ceiling" when a roof is missing.
 Device device_from_results(const model::Results& results, const std::string& origin, std::optional<double> memory_bytes);
 

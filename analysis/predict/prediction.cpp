@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "analysis/model/input_error.h"
 
 namespace lmroof::predict {
 
@@ -62,6 +64,14 @@ std::optional<int64_t> first_compute_bound_batch(const ModelConfig& m, int64_t c
   return hi;
 }
 
+// Every time the page and the JSON show is a positive finite number (predict.schema.json
+// has no null time): a device whose figures would give another is refused by name.
+void require_finite(const Device& device, std::string_view what, double time_s) {
+  if (!(std::isfinite(time_s) && time_s > 0))
+    throw model::InputError(fmt::format("--device {}: its figures give {} a time of {}: outside any physical range",
+                                        device.name, what, time_s));
+}
+
 DevicePrediction on_device(const Prediction& p, const Device& device) {
   DevicePrediction out;
   out.device = device;
@@ -82,7 +92,10 @@ DevicePrediction on_device(const Prediction& p, const Device& device) {
   }
   const auto peak = peak_for(device, p.dtype);
   if (!peak) {
-    out.missing = fmt::format("{} lists no dense {} peak: no timings", device.name, to_string(p.dtype));
+    out.missing = device.peaks_measured.empty()
+                      ? fmt::format("{} lists no dense {} peak: no timings", device.name, to_string(p.dtype))
+                      : fmt::format("no {} peak was measured on {} ({}): no timings; --dtype names a measured one",
+                                    to_string(p.dtype), device.name, device.peaks_measured);
     return out;
   }
   const Roof roof{.peak_flops = *peak, .bandwidth_bytes_per_s = device.bandwidth_bytes_per_s, .launch_s = device.launch_s};
@@ -91,8 +104,10 @@ DevicePrediction on_device(const Prediction& p, const Device& device) {
     const StepCost prefill = prefill_step(p.model, context, p.dtype, roof);
     out.prefill.push_back({.tokens = context, .time_s = prefill.time_s,
                            .tokens_per_s = static_cast<double>(context) / prefill.time_s, .bound = prefill.bound});
+    require_finite(device, "prefill", prefill.time_s);
     for (int64_t batch : p.batches) {
       const StepCost step = decode_step(p.model, batch, context, p.dtype, roof);
+      require_finite(device, "a decode step", step.time_s);
       DecodePoint d;
       d.batch = batch;
       d.context = context;
@@ -170,6 +185,7 @@ nlohmann::json to_json(const Prediction& p) {
     dj["memory_bytes"] = optional_json(d.device.memory_bytes);
     dj["bandwidth_bytes_per_s"] = d.device.bandwidth_bytes_per_s;
     dj["dense_peak_flops"] = d.device.dense_peak_flops;
+    if (!d.device.peak_sources.empty()) dj["peak_sources"] = d.device.peak_sources;
     dj["launch_s"] = d.device.launch_s;
     dj["launch_source"] = d.device.launch_source;
     dj["fits_weights"] = optional_json(d.fits_weights);

@@ -252,4 +252,24 @@ for case in "fleet-type.json:/machines/1/results/runs/0/time_s/median" "fleet-va
   echo "ok: merge exit 2: $(cat "$work/err")"
 done
 
+# ---- issue 38 item 24: the same measurements on both sides are said to be ------------
+# by file identity (the file twice, a hard link) or by content (a copy).
+cp "$small" "$work/copy.json"
+ln "$work/copy.json" "$work/link.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["runs"][0]["time_s"]["samples"][0]*=1; d["machine"]["date"]="2001-01-01T00:00:00Z"; json.dump(d,open(sys.argv[2],"w"))' "$small" "$work/redated.json"
+for pair in "$small $small|same file" "$work/copy.json $work/link.json|same file" "$small $work/copy.json|hold the same measurements"; do
+  files=${pair%%|*}; want=${pair#*|}
+  # shellcheck disable=SC2086
+  run_compare 0 $files
+  grep -q "^lmroof compare: warning: .*$want" "$work/err" || fail "compare $files: no '$want' warning: $(cat "$work/err")"
+  # shellcheck disable=SC2086
+  run_compare 0 --format json $files
+  grep -q "$want" "$work/out" || fail "compare --format json $files: the warning is not in the JSON"
+  echo "ok: compare $files warns: $want"
+done
+run_compare 0 "$small" "$work/redated.json"
+grep -qE "same file|same measurements" "$work/err" && fail "compare of another date's measurements warns: $(cat "$work/err")"
+echo "ok: another date's measurements are not called the same"
+# ---- end issue 38 --------------------------------------------------------------------
+
 echo "PASS: compare exit codes, formats, schema and errors"

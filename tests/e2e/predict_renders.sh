@@ -30,6 +30,10 @@ sed '/<script/,$d' "$work/predict.html" > "$work/markup.html"
 if grep -Eiq '<(script|img|iframe|embed|source)[^>]* src=|<link[^>]*href=|@import|url\(' "$work/markup.html"; then
   fail "predict.html refers to an external resource"
 fi
+# issue 38: a page whose decode turns compute-bound at a batch drawn has the dashed rule (a third layer).
+"$lmroof" predict --model llama3-8b --device "H100 SXM" --device B200 --context 128,1k --batch 1,64,256,1024 \
+  -o "$work/turn.html" > /dev/null 2>&1 || fail "predict -o turn.html failed"
+render_ok "$work/turn.html"
 # Llama-3-8B's 16 GB of bf16 weights do not fit the RTX 4090's 24 GB? They do; 70B on an H200 does not.
 "$lmroof" predict --model llama3-70b --device "H200 SXM" --context 8k -o "$work/p70.html" > /dev/null 2>&1 || fail "predict 70b -o failed"
 render_ok "$work/p70.html"

@@ -410,4 +410,145 @@ for cmd in "check --format markdown $tmp/img.json" "compare --format markdown $r
   if grep -q "<img" <<<"$out"; then echo "FAIL: $cmd emits raw <img"; failures=$((failures + 1)); else echo "ok: $cmd escapes HTML"; fi
 done
 
+# ---- issue 38: ceilings against their runs and physics, noise floors, tolerances, aliases
+# Item 9: a ceiling's value is the best of its best_before/best_after (copy_nt raised 100x
+# above both), within a physical range (5e-324, 1e308), and the value every run that
+# names it was placed against (copy raised 100x in a file without best_*).
+example38=$(ls "$src"/reports/examples/*/results.json 2>/dev/null | sort | tail -1)
+python3 - "$example38" "$tmp" <<'PY'
+import json, sys
+src, tmp = sys.argv[1], sys.argv[2]
+def variant(name, edit):
+    d = json.load(open(src)); edit(d); json.dump(d, open(f"{tmp}/{name}.json", "w"))
+def ceiling(d, name): return next(c for c in d["ceilings"] if c["name"] == name)
+def raise_nt(d): ceiling(d, "copy_nt")["value"] *= 100
+variant("copy_nt100", raise_nt)
+def tiny(d): ceiling(d, "sgemm")["value"] = 5e-324
+variant("sgemm_denormal", tiny)
+def huge(d): ceiling(d, "sgemm")["value"] = 1e308
+variant("sgemm_huge", huge)
+def launch(d):
+    for c in d["ceilings"]:
+        if c["kind"] == "latency": c["value"] = 1e-300
+variant("launch_tiny", launch)
+# the index of each, for the expected pointer
+d = json.load(open(src))
+for name in ("copy_nt", "sgemm"):
+    open(f"{tmp}/{name}.index", "w").write(str(next(i for i, c in enumerate(d["ceilings"]) if c["name"] == name)))
+PY
+i_nt=$(cat "$tmp/copy_nt.index"); i_sgemm=$(cat "$tmp/sgemm.index")
+for cmd in check report compare merge predict; do
+  case $cmd in
+    check) args=(check "$tmp/copy_nt100.json");;
+    report) args=(report "$tmp/copy_nt100.json" -o "$tmp/r38.html");;
+    compare) args=(compare "$example38" "$tmp/copy_nt100.json");;
+    merge) args=(merge "$example38" "$tmp/copy_nt100.json" -o "$tmp/m38.html");;
+    predict) args=(predict --model llama3-8b --dtype fp32 --device "$tmp/copy_nt100.json");;
+  esac
+  expect 2 "copy_nt100.json: /ceilings/$i_nt/value: .* is above both best_before_suite .* and best_after_suite" -- "${args[@]}"
+done
+expect 2 "sgemm_denormal.json: /ceilings/$i_sgemm/value: 4.94066e-324 FLOP/s is outside the physical range of a compute ceiling" -- check "$tmp/sgemm_denormal.json"
+expect 2 "sgemm_huge.json: /ceilings/$i_sgemm/value: 1e\+308 FLOP/s is outside the physical range" -- report "$tmp/sgemm_huge.json" -o "$tmp/r38.html"
+grep -q '"kind": "latency"' "$example38" &&
+  expect 2 "launch_tiny.json: /ceilings/[0-9]+/value: 1e-300 s is outside the physical range of a latency ceiling" -- check "$tmp/launch_tiny.json"
+sed 's/"value": 5e-324/"value": NaN/' "$tmp/sgemm_denormal.json" > "$tmp/sgemm_nan.json"
+expect 2 "sgemm_nan.json" -- check "$tmp/sgemm_nan.json"
+mutate "$tmp/copy100.json" 'd["ceilings"][0]["value"] *= 100'
+expect 2 "copy100.json: /runs/0/roofline/bandwidth: is 3.04e\+10 but the value of ceiling 'copy' is 3.04e\+12" -- check "$tmp/copy100.json"
+[ -e "$tmp/r38.html" ] || [ -e "$tmp/m38.html" ] && { echo "FAIL: a page was written from a raised ceiling"; failures=$((failures + 1)); }
+
+# Item 12: a noise floor is its run's pair's, and that pair is the catalogue's.
+floor38='{"pair": "PAIR", "run": "norm/layernorm/unfused/cpu/fp32/tokens:4096/d_model:1024", "paired": {"rounds": 10, "speedup": 1.0, "low": 0.98, "high": 1.03}, "floor": 0.03}'
+mutate "$tmp/floor_norm.json" "d['noise_floors'] = [json.loads('${floor38/PAIR/norm}')]"
+"$lmroof" check "$tmp/floor_norm.json" >/dev/null 2>&1; [ $? != 2 ] && echo "ok: a floor for pair norm is accepted" ||
+  { echo "FAIL: a valid noise floor is refused: $("$lmroof" check "$tmp/floor_norm.json" 2>&1 | tail -1)"; failures=$((failures + 1)); }
+mutate "$tmp/floor_zzz.json" "d['noise_floors'] = [json.loads('${floor38/PAIR/zzz}')]"
+expect 2 "floor_zzz.json: /noise_floors/0/pair: is 'zzz' but its run 'norm/layernorm/unfused/.*' is of pair 'norm'" -- check "$tmp/floor_zzz.json"
+expect 2 "floor_zzz.json: /noise_floors/0/pair: is 'zzz'" -- compare "$results" "$tmp/floor_zzz.json"
+
+# Also seen: validated.tolerance within the range of a relative-error tolerance.
+validated38='{"error": 1e-7, "tolerance": TOL, "shapes": 3, "shape": {"tokens": 7, "d_model": 33}}'
+mutate "$tmp/tol_ok.json" "d['runs'][0]['validated'] = json.loads('${validated38/TOL/1e-05}')"
+"$lmroof" check "$tmp/tol_ok.json" >/dev/null 2>&1; [ $? != 2 ] && echo "ok: tolerance 1e-5 is accepted" ||
+  { echo "FAIL: tolerance 1e-5 refused: $("$lmroof" check "$tmp/tol_ok.json" 2>&1 | tail -1)"; failures=$((failures + 1)); }
+for tol in 1e308 5e-324 2; do
+  mutate "$tmp/tol.json" "d['runs'][0]['validated'] = json.loads('${validated38/TOL/$tol}')"
+  expect 2 "tol.json: /runs/0/validated/tolerance: .* is outside the range of a relative-error tolerance" -- check "$tmp/tol.json"
+done
+
+# Item 8: YAML aliases are refused at their line (a small file of aliases once expanded to GBs).
+python3 - "$tmp/alias.yaml" <<'PY'
+import sys
+lines = ["a0: &a0 \"" + "x" * 65536 + "\""]
+for i in range(1, 12):
+    lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i-1}"] * 8) + "]")
+lines.append("claims:")
+lines.append("  - id: boom")
+lines.append("    statement: *a11")
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+start=$(date +%s)
+expect 2 "alias.yaml:2: a YAML alias \(\*name\): claims files refuse aliases" -- check "$tmp/alias.yaml" "$results"
+expect 2 "alias.yaml:2: a YAML alias" -- analyze "$src/tests/data/bench_small.json" -o "$tmp/x.json" --claims "$tmp/alias.yaml"
+[ $(( $(date +%s) - start )) -le 10 ] || { echo "FAIL: refusing the aliases took over 10 s"; failures=$((failures + 1)); }
+printf 'claims:\n  - id: &i one\n    statement: s\n' > "$tmp/anchor.yaml"
+err=$("$lmroof" check "$tmp/anchor.yaml" "$results" 2>&1 >/dev/null)
+grep -q "alias" <<<"$err" && { echo "FAIL: an anchor without an alias is refused as one: $err"; failures=$((failures + 1)); } ||
+  echo "ok: an anchor alone is not an alias"
+# ---- end issue 38 --------------------------------------------------------------------
+
+# ---- issue 38 item 11: analyze never drops paired rounds silently ----------------------
+# tests/data/bench_paired.json: `run --quick --suite norm,bias` (aggregates dropped), with
+# paired rounds and each pair's A/A control. Rounds naming an unknown run, a pair the
+# catalogue does not compare, two pairs; a missing A/A control; bad round, order and
+# extra counters: each refused naming the file and entry. With a --benchmark_filter
+# recorded, a missing run or control is a choice, and accepted.
+paired_bench="$src/tests/data/bench_paired.json"
+"$lmroof" analyze "$paired_bench" -o "$tmp/paired-ok.json" >/dev/null 2>&1 &&
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["noise_floors"] and all(c["paired"] for c in d["comparisons"])' "$tmp/paired-ok.json" &&
+  echo "ok: bench_paired.json analyzes, every comparison paired, with noise floors" ||
+  { echo "FAIL: bench_paired.json does not analyze with its paired rounds"; failures=$((failures + 1)); }
+paired_case() {  # paired_case NAME PYTHON: b the benchmarks, rn(x) x's run name, ren(x, old, new) renames
+  python3 - "$paired_bench" "$tmp/$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); b = d["benchmarks"]
+def ren(x, old, new):
+    x["name"] = x["name"].replace(old, new); x["run_name"] = x["run_name"].replace(old, new)
+def first(prefix): return next(x for x in b if x["run_name"].startswith(prefix))
+LUF = "norm/layernorm/unfused/cpu/fp32/tokens:512/d_model:1024"
+RF = "norm/rmsnorm/fused/cpu/fp32/tokens:512/d_model:1024"
+RUF = "norm/rmsnorm/unfused/cpu/fp32/tokens:512/d_model:1024"
+BNF = "bias/nobias/fused/cpu/fp32/tokens:64/in_features:256/out_features:256"
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+paired_case unknown 'ren(first("paired/" + RUF + "|" + RF), RUF + "|", RUF.replace("512", "999") + "|")'
+expect 2 "unknown.json: /benchmarks/[0-9]+/name: paired rounds name run 'norm/rmsnorm/unfused/cpu/fp32/tokens:999/d_model:1024', which is not a run of this file" -- analyze "$tmp/unknown.json" -o "$tmp/x.json"
+paired_case uncompared '[ren(x, RUF + "|" + RF, RF + "|" + LUF) for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]'
+expect 2 "uncompared.json: /benchmarks/[0-9]+/name: paired rounds of 'norm/layernorm/unfused/.*' against 'norm/rmsnorm/fused/.*', which the catalogue of pair 'norm' does not compare" -- analyze "$tmp/uncompared.json" -o "$tmp/x.json"
+paired_case twopairs '[ren(x, RUF + "|" + RF, RUF + "|" + BNF) for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]'
+expect 2 "twopairs.json: /benchmarks/[0-9]+/name: paired rounds of two pairs: 'norm/rmsnorm/unfused/.*' is of pair 'norm', 'bias/nobias/fused/.*' of pair 'bias'" -- analyze "$tmp/twopairs.json" -o "$tmp/x.json"
+noaa='d["benchmarks"] = [x for x in b if not x["run_name"].startswith("paired/" + LUF + "|" + LUF)]'
+paired_case noaa "$noaa"
+expect 2 "noaa.json: /benchmarks: pair 'norm' has paired rounds but no A/A control" -- analyze "$tmp/noaa.json" -o "$tmp/x.json"
+paired_case roundhalf 'first("paired/" + RUF)["paired_round"] = 1.5'
+expect 2 "roundhalf.json: /benchmarks/[0-9]+/paired_round: must be a whole round number" -- analyze "$tmp/roundhalf.json" -o "$tmp/x.json"
+paired_case roundhuge 'first("paired/" + RUF)["paired_round"] = 1e300'
+expect 2 "roundhuge.json: /benchmarks/[0-9]+/paired_round: must be a whole round number below 2\^30" -- analyze "$tmp/roundhuge.json" -o "$tmp/x.json"
+paired_case order 'first("paired/" + RUF)["paired_order"] = 1'
+expect 2 "order.json: /benchmarks/[0-9]+/paired_order: is 1 but round 0 runs the baseline first" -- analyze "$tmp/order.json" -o "$tmp/x.json"
+paired_case noorder 'del first("paired/" + RUF)["paired_order"]'
+expect 2 "noorder.json: /benchmarks/[0-9]+: a paired benchmark's repetition lacks counter 'paired_order'" -- analyze "$tmp/noorder.json" -o "$tmp/x.json"
+paired_case round2 'xs = [x for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]; xs[2]["paired_round"] = xs[0]["paired_round"]; xs[2]["paired_order"] = xs[0]["paired_order"]'
+expect 2 "round2.json: /benchmarks/[0-9]+/paired_round: round 0 of .* is given twice" -- analyze "$tmp/round2.json" -o "$tmp/x.json"
+paired_case extra 'first("paired/" + RUF)["paired_extra"] = 7'
+expect 2 "extra.json: /benchmarks/[0-9]+/paired_extra: must be 1 when present" -- analyze "$tmp/extra.json" -o "$tmp/x.json"
+[ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results from bad paired rounds"; failures=$((failures + 1)); }
+paired_case filtered "$noaa; d['context']['lmroof_benchmark_filter'] = '--benchmark_filter=layernorm'"
+"$lmroof" analyze "$tmp/filtered.json" -o "$tmp/filtered-results.json" >/dev/null 2>&1 &&
+  echo "ok: a missing A/A control under a recorded --benchmark_filter is accepted" ||
+  { echo "FAIL: a filtered run's missing A/A control is refused: $("$lmroof" analyze "$tmp/filtered.json" -o "$tmp/f.json" 2>&1 | tail -1)"; failures=$((failures + 1)); }
+# ---- end issue 38 item 11 --------------------------------------------------------------
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

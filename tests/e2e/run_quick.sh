@@ -41,3 +41,24 @@ assert r["comparisons"], "no comparisons"
 assert r["metrics"]["source"] == "analytic" and r["metrics"]["reason"]
 print("ok:", len(r["runs"]), "runs,", len(r["comparisons"]), "comparisons")
 PY
+
+# ---- issue 38 item 15: --benchmark_filter chooses runs, never the ceilings silently ------
+"$lmroof" run --quick --backend cpu --suite norm --no-claims --benchmark-flag=--benchmark_filter=rmsnorm/fused \
+  --out "$tmp/filtered" > /dev/null 2> "$tmp/filtered.err" || { echo "FAIL: run with --benchmark_filter=rmsnorm/fused"; cat "$tmp/filtered.err"; exit 1; }
+python3 - "$tmp/filtered/results.json" "$tmp/filtered/bench.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert {run["variant"] + "/" + run["impl"] for run in r["runs"]} == {"rmsnorm/fused"}, [run["id"] for run in r["runs"]]
+names = {c["name"] for c in r["ceilings"]}
+assert {"copy", "fp32_fma", "sgemm"} <= names, f"the filter dropped ceilings: {names}"
+assert r["roofs"].get("bandwidth") and all(run["roofline"].get("bandwidth") for run in r["runs"]), "a run judged against no roof"
+assert b["context"]["lmroof_benchmark_filter"] == "--benchmark_filter=rmsnorm/fused", b["context"].get("lmroof_benchmark_filter")
+print("ok: --benchmark_filter=rmsnorm/fused ran", len(r["runs"]), "run(s) and", len(names), "ceilings")
+PY
+# A negative filter that excludes the ceilings: the run says so plainly.
+"$lmroof" run --quick --backend cpu --suite norm --no-claims '--benchmark-flag=--benchmark_filter=-ceiling|layernorm|unfused|paired' \
+  --out "$tmp/noceil" > /dev/null 2> "$tmp/noceil.err" || true
+grep -q "warning: no ceiling was measured (--benchmark_filter=-ceiling|layernorm|unfused|paired excluded them all)" "$tmp/noceil.err" ||
+  { echo "FAIL: a run without ceilings does not say so: $(tail -3 "$tmp/noceil.err")"; exit 1; }
+echo "ok: a filter that excludes every ceiling is said plainly"
+# ---- end issue 38 item 15 ----------------------------------------------------------------
