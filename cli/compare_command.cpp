@@ -35,6 +35,7 @@ double parse_threshold(const std::string& text) {
 }  // namespace
 
 int compare(const CompareArgs& args) {
+  if (is_trace_json(args.base) && is_trace_json(args.next)) return compare_traces(args);  // docs/trace.md
   compare::Options options;
   options.threshold = parse_threshold(args.threshold);
   if (!args.html.empty()) check_outputs({args.html}, {args.base, args.next});
