@@ -74,11 +74,13 @@ nlohmann::json read_trace_json(const std::filesystem::path& path) {
 }  // namespace
 
 bool is_trace_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return false;
-  char head[512] = {};
-  in.read(head, sizeof head - 1);
-  return std::string_view(head).find("\"lmroof.trace/1\"") != std::string_view::npos;
+  // By its schema field; anything unreadable is left to the results reader's message.
+  try {
+    const nlohmann::json doc = model::read_json_file(path);
+    return doc.is_object() && doc.contains("schema") && doc["schema"] == "lmroof.trace/1";
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 int trace_command(const TraceArgs& args) {

@@ -205,7 +205,8 @@ def generate(a, path, rank, world, slow=1.0):
                 w.ev({"ph": "X", "cat": "cuda_runtime", "name": launch, "pid": 1, "tid": 1, "ts": lts, "dur": 1.5,
                       "args": {"External id": ext, "correlation": corr}})
                 w.ev({"ph": "s", "cat": "ac2g", "id": corr, "pid": 1, "tid": 1, "ts": lts, "name": "ac2g", "bp": "e"})
-                d = q((3.0 + (flops or 0) ** 0.5 / 2000 + ((byts or 0) / 4e5)) * slow)
+                d = q((3.0 + (flops or 0) ** 0.5 / 2000 + ((byts or 0) / 4e5)) * slow *
+                      (a.norm_slowdown if "layer_norm" in kname else 1.0))
                 nccl = "nccl" in kname.lower()
                 stream = 13 if (nccl or (a.streams == 2 and kname.startswith("vectorized_layer"))) else 7
                 ts = gpu_t
@@ -307,6 +308,8 @@ def main():
     p.add_argument("--nccl", action="store_true")
     p.add_argument("--big-ids", action="store_true", help="External ids and correlations beyond 2^53")
     p.add_argument("--ranks", type=int, default=0, help="write a folder of this many rank traces (rank r is 1+r/4 times slower)")
+    p.add_argument("--norm-slowdown", type=float, default=1.0,
+                   help="layer_norm kernels this many times slower (claims fixtures: normalization's time share)")
     p.add_argument("--target-mb", type=float, default=0, help="repeat steps until the file holds this many MB (benchmarks)")
     a = p.parse_args()
     if a.target_mb:
