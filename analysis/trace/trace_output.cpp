@@ -33,7 +33,7 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
   m.file = fmt::format("{} ranks", ranks.size());
   m.ops.clear();
   m.classes.clear();
-  m.steps.clear();
+  // window.steps: the first rank's (each rank's own are in ranks[]); the times sum over ranks.
   m.idle_gaps.clear();
   m.anomalies.clear();
   m.unattributed_by_name.clear();
@@ -61,6 +61,7 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
       x.count += an.count;
     }
     for (const auto& [name, t] : r.unattributed_by_name) unattributed[name] += t;
+    m.idle_gaps.insert(m.idle_gaps.end(), r.idle_gaps.begin(), r.idle_gaps.end());  // from each rank's window start
     for (const auto& op : r.ops) {
       auto [it, inserted] = index.emplace(std::tuple(op.name, op.input_dims, op.input_types), m.ops.size());
       if (inserted) {
@@ -111,6 +112,8 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
   }
   m.known_cost_time_share = m.total_time_s > 0 ? known_time / m.total_time_s : 0;
   for (const auto& [name, t] : unattributed) m.unattributed_by_name.emplace_back(name, t);
+  std::sort(m.idle_gaps.begin(), m.idle_gaps.end(), [](const Gap& x, const Gap& y) { return x.duration_s > y.duration_s; });
+  if (m.idle_gaps.size() > 20) m.idle_gaps.resize(20);
   std::sort(m.unattributed_by_name.begin(), m.unattributed_by_name.end(),
             [](const auto& x, const auto& y) { return x.second > y.second; });
   return m;
