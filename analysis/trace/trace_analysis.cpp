@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cctype>
 #include <map>
 #include <tuple>
@@ -199,14 +200,13 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   const auto& S = trace.strings;
 
   // Partition, dropping exact duplicates (same category, name, times, thread and ids).
-  std::vector<uint32_t> ops, launches, device, gpu_steps, host_steps, flows;
+  std::vector<uint32_t> ops, launches, device, gpu_steps, host_steps;
   {
     std::vector<uint32_t> order(ev.size());
     for (uint32_t i = 0; i < ev.size(); ++i) order[i] = i;
     auto key = [&](uint32_t i) {
       const auto& e = ev[i];
-      return std::tuple(e.category, e.ph, e.ts_us, e.dur_us, e.pid, e.tid, e.name, e.correlation, e.external_id,
-                        e.flow_id, e.input_dims);
+      return std::tuple(e.category, e.ts_us, e.dur_us, e.pid, e.tid, e.name, e.correlation, e.external_id, e.input_dims);
     };
     std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key(x) < key(y); });
     for (size_t k = 0; k < order.size(); ++k) {
@@ -227,7 +227,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
         case Category::user_annotation:
           if (step_number(S.at(ev[i].name))) host_steps.push_back(i);
           break;
-        case Category::flow: flows.push_back(i); break;
+        case Category::flow: break;  // kept apart (trace.flows)
       }
     }
   }
@@ -246,10 +246,15 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     if (p.dur_us != q.dur_us) return p.dur_us > q.dur_us;  // the enclosing one first
     return p.category < q.category;                        // an op before a launch at the same time
   });
-  std::unordered_map<uint32_t, double> child_time;        // op -> time of its nested ops
-  std::unordered_map<uint32_t, uint32_t> parent_of;       // op -> enclosing op
-  std::unordered_map<uint64_t, uint32_t> op_of_correlation;  // launch correlation -> innermost op
-  std::unordered_set<uint64_t> launch_correlations;
+  // Compact tables (a multi-GB trace holds millions of ops): per op ordinal (its place
+  // in `ops`, sorted by event index) and sorted (id, op) vectors searched by halving.
+  std::sort(ops.begin(), ops.end());
+  auto ordinal = [&](uint32_t op) { return static_cast<size_t>(std::lower_bound(ops.begin(), ops.end(), op) - ops.begin()); };
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<double> child_time(ops.size(), 0.0);      // time of its directly nested ops
+  std::vector<uint32_t> parent_of(ops.size(), kNone);   // the enclosing op (event index)
+  std::vector<std::pair<uint64_t, uint32_t>> op_of_correlation;  // launch correlation -> innermost op
+  std::vector<uint64_t> launch_correlations;
   {
     std::vector<uint32_t> stack;
     int32_t pid = 0, tid = 0;
@@ -264,35 +269,45 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       }
       if (e.category == Category::runtime) {
         if (e.has_correlation) {
-          launch_correlations.insert(e.correlation);
-          if (!stack.empty()) op_of_correlation[e.correlation] = stack.back();
+          if (!trace.flows.empty()) launch_correlations.push_back(e.correlation);
+          if (!stack.empty()) op_of_correlation.emplace_back(e.correlation, stack.back());
         }
         continue;
       }
       if (!stack.empty()) {
-        child_time[stack.back()] += e.dur_us;
-        parent_of[i] = stack.back();
+        child_time[ordinal(stack.back())] += e.dur_us;
+        parent_of[ordinal(i)] = stack.back();
       }
       stack.push_back(i);
     }
   }
-  std::unordered_map<uint64_t, uint32_t> op_of_external;
-  for (uint32_t i : ops) {
-    const auto& e = ev[i];
-    if (!e.has_external_id) continue;
-    auto [it, inserted] = op_of_external.emplace(e.external_id, i);
-    if (!inserted && ev[it->second].dur_us > e.dur_us) it->second = i;  // the innermost of a shared id
-  }
+  std::sort(op_of_correlation.begin(), op_of_correlation.end());
+  std::sort(launch_correlations.begin(), launch_correlations.end());
+  std::vector<std::pair<uint64_t, uint32_t>> op_of_external;
+  for (uint32_t i : ops)
+    if (ev[i].has_external_id) op_of_external.emplace_back(ev[i].external_id, i);
+  // Of several ops sharing an id, the innermost (the shortest) is found first.
+  std::sort(op_of_external.begin(), op_of_external.end(), [&](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : ev[x.second].dur_us < ev[y.second].dur_us;
+  });
+  auto find_in = [](const std::vector<std::pair<uint64_t, uint32_t>>& v, uint64_t id) -> std::optional<uint32_t> {
+    auto it = std::lower_bound(v.begin(), v.end(), id, [](const auto& x, uint64_t k) { return x.first < k; });
+    if (it == v.end() || it->first != id) return std::nullopt;
+    return it->second;
+  };
+
 
   // Flows that link nothing: neither a launch nor a device event has their id.
   {
-    std::unordered_set<uint64_t> device_correlations;
-    for (uint32_t i : device)
-      if (ev[i].has_correlation) device_correlations.insert(ev[i].correlation);
-    for (uint32_t i : flows) {
-      const auto& e = ev[i];
-      const bool linked = e.ph == 's' ? launch_correlations.contains(e.flow_id) : device_correlations.contains(e.flow_id);
-      if (!linked) note("flows that link nothing (ignored)", fmt::format("traceEvents[{}] id {}", e.index, e.flow_id));
+    std::vector<uint64_t> device_correlations;
+    if (!trace.flows.empty())
+      for (uint32_t i : device)
+        if (ev[i].has_correlation) device_correlations.push_back(ev[i].correlation);
+    std::sort(device_correlations.begin(), device_correlations.end());
+    auto has = [](const std::vector<uint64_t>& v, uint64_t id) { return std::binary_search(v.begin(), v.end(), id); };
+    for (const FlowEvent& f : trace.flows) {
+      const bool linked = f.ph == 's' ? has(launch_correlations, f.id) : has(device_correlations, f.id);
+      if (!linked) note("flows that link nothing (ignored)", fmt::format("traceEvents[{}] id {}", f.index, f.id));
     }
   }
 
@@ -349,7 +364,9 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   // Device events in the window: busy time, attribution.
   std::vector<std::pair<double, double>> spans;
   std::unordered_map<OpKey, size_t, OpKeyHash> row_of;
-  std::vector<std::unordered_set<uint32_t>> instances;  // per row: the op events seen
+  std::vector<uint64_t> calls_of_row;                   // per row: op events seen
+  std::vector<uint32_t> first_of_row;                   // per row: the first op event seen
+  std::vector<uint8_t> op_seen(ops.size(), 0);
   std::vector<std::map<std::string_view, bool>> kernel_names;
   auto row_for = [&](uint32_t op) {
     const auto& e = ev[op];
@@ -361,7 +378,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       row.input_dims = S.at(e.input_dims);
       row.input_types = S.at(e.input_types);
       a.ops.push_back(std::move(row));
-      instances.emplace_back();
+      calls_of_row.push_back(0);
+      first_of_row.push_back(op);
       kernel_names.emplace_back();
     }
     return it->second;
@@ -384,9 +402,9 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     }
     std::optional<uint32_t> op;
     if (e.has_correlation)
-      if (auto it = op_of_correlation.find(e.correlation); it != op_of_correlation.end()) op = it->second;
+      op = find_in(op_of_correlation, e.correlation);
     if (!op && e.has_external_id)
-      if (auto it = op_of_external.find(e.external_id); it != op_of_external.end()) op = it->second;
+      op = find_in(op_of_external, e.external_id);
     const std::string_view kname = e.category == Category::gpu_memcpy   ? std::string_view("Memcpy")
                                    : e.category == Category::gpu_memset ? std::string_view("Memset")
                                                                         : S.at(e.name);
@@ -403,29 +421,37 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     row.device_time_s += t;
     ++row.kernel_launches;
     kernel_names[r][e.category == Category::kernel ? S.at(e.name) : S.at(e.name).empty() ? kname : S.at(e.name)] = true;
-    if (instances[r].insert(*op).second) {
-      const double self = ev[*op].dur_us - (child_time.contains(*op) ? child_time[*op] : 0.0);
+    if (const size_t k = ordinal(*op); !op_seen[k]) {
+      op_seen[k] = 1;
+      ++calls_of_row[r];
+      const double self = ev[*op].dur_us - child_time[k];
       row.self_cpu_time_s += std::max(0.0, self) * 1e-6;
     }
   }
   // CPU-only: every op in the window, at its self time; the cost counted at the
   // innermost op that has a model (a linear's FLOPs are its addmm's).
-  std::unordered_set<uint32_t> has_modeled_descendant;
+  std::vector<uint8_t> has_modeled_descendant(ops.size(), 0);
   if (a.cpu_only) {
+    std::unordered_map<uint32_t, bool> modeled_name;  // by name id: one table look-up per name
     auto modeled = [&](uint32_t op) {
-      const OpCost c = cost_of(S.at(ev[op].name), OpInputs{}, {}, std::nullopt);
-      return !c.model.empty();
+      auto [it, inserted] = modeled_name.emplace(ev[op].name, false);
+      if (inserted) it->second = !cost_of(S.at(ev[op].name), OpInputs{}, {}, std::nullopt).model.empty();
+      return it->second;
     };
     for (uint32_t i : ops) {
       if (!modeled(i)) continue;
-      for (auto it = parent_of.find(i); it != parent_of.end(); it = parent_of.find(it->second))
-        if (!has_modeled_descendant.insert(it->second).second) break;
+      for (uint32_t p = parent_of[ordinal(i)]; p != kNone; p = parent_of[ordinal(p)]) {
+        if (has_modeled_descendant[ordinal(p)]) break;
+        has_modeled_descendant[ordinal(p)] = 1;
+      }
     }
     for (uint32_t i : ops) {
       if (!in_window(ev[i].ts_us)) continue;
       const size_t r = row_for(i);
-      if (instances[r].insert(i).second) {
-        const double self = ev[i].dur_us - (child_time.contains(i) ? child_time[i] : 0.0);
+      if (const size_t k = ordinal(i); !op_seen[k]) {
+        op_seen[k] = 1;
+        ++calls_of_row[r];
+        const double self = ev[i].dur_us - child_time[k];
         a.ops[r].self_cpu_time_s += std::max(0.0, self) * 1e-6;
       }
     }
@@ -437,9 +463,14 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     const Union all = interval_union(spans, w0, w1);
     a.busy_s = all.busy_us * 1e-6;
     a.idle_s = a.total_s - a.busy_s;
+    // Per step: the window's merged (sorted, disjoint) intervals overlapping the step.
     for (auto& s : a.steps) {
-      const Union u = interval_union(spans, s.start_us, s.end_us);
-      s.busy_s = u.busy_us * 1e-6;
+      double busy_us = 0;
+      auto it = std::lower_bound(all.merged.begin(), all.merged.end(), s.start_us,
+                                 [](const std::pair<double, double>& m, double t) { return m.second <= t; });
+      for (; it != all.merged.end() && it->first < s.end_us; ++it)
+        busy_us += std::max(0.0, std::min(it->second, s.end_us) - std::max(it->first, s.start_us));
+      s.busy_s = busy_us * 1e-6;
       s.idle_s = (s.end_us - s.start_us) * 1e-6 - s.busy_s;
     }
     if (!a.cpu_only) {
@@ -457,7 +488,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   // Costs and roofs per row.
   for (size_t r = 0; r < a.ops.size(); ++r) {
     OpRow& row = a.ops[r];
-    row.calls = instances[r].size();
+    row.calls = calls_of_row[r];
     std::vector<std::string_view> names;
     for (const auto& [k, _] : kernel_names[r]) {
       names.push_back(k);
@@ -465,7 +496,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     }
     const OpInputs inputs = parse_inputs(row.input_dims, row.input_types, "");
     // Concrete Inputs may differ between calls of one shape; the first call's are used.
-    const uint32_t first = *instances[r].begin();
+    const uint32_t first = first_of_row[r];
     const OpInputs with_concrete = parse_inputs(row.input_dims, row.input_types, S.at(ev[first].concrete_inputs));
     (void)inputs;
     row.cost = cost_of(row.name, with_concrete, names, trace.world_size);
@@ -473,7 +504,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     if (!row.cost.bytes && row.cost.why_unknown.find("unknown dtype") != std::string::npos)
       note("unknown dtypes (bytes unknown)", fmt::format("op {} {}", row.name, row.input_types));
     if (row.cost.op_class == OpClass::other && row_all_memory[r] && row.device_time_s > 0) row.cost.op_class = OpClass::memory;
-    if (a.cpu_only && has_modeled_descendant.contains(first)) {
+    if (a.cpu_only && has_modeled_descendant[ordinal(first)]) {
       row.cost_counted = false;
       row.cost.flops.reset();
       row.cost.bytes.reset();

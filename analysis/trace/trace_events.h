@@ -39,15 +39,23 @@ class StringPool {
 
 struct TraceEvent {
   double ts_us = 0, dur_us = 0;  // µs, fractional as in the trace
-  uint64_t external_id = 0, correlation = 0, flow_id = 0;  // ids as written: up to 2^64-1, never via a double
-  uint64_t index = 0;       // position in traceEvents, for messages
+  uint64_t external_id = 0, correlation = 0;  // ids as written: up to 2^64-1, never via a double
+  uint32_t index = 0;       // position in traceEvents, for messages (saturates at 2^32-1)
   int32_t pid = 0, tid = 0;  // strings (some exporters write names) are interned and negated
   int32_t stream = -1, device = -1;
   uint32_t name = 0, input_dims = 0, input_types = 0, concrete_inputs = 0;  // StringPool ids (raw JSON of the arrays)
   Category category = Category::cpu_op;
-  char ph = 'X';  // X, i, s, f (flows)
+  char ph = 'X';
   bool has_external_id = false, has_correlation = false;
   double end_us() const { return ts_us + dur_us; }
+};
+
+// An ac2g flow's start (launch) or end (kernel): only its id is needed, to count the
+// flows that link nothing; kept apart from the events to keep them small.
+struct FlowEvent {
+  uint64_t id = 0;
+  uint32_t index = 0;
+  char ph = 's';
 };
 
 struct DeviceProperties {
@@ -66,7 +74,8 @@ struct Anomaly {
 struct TraceFile {
   std::string path;
   StringPool strings;
-  std::vector<TraceEvent> events;  // the kept categories, in file order
+  std::vector<TraceEvent> events;  // the kept categories but flows, in file order
+  std::vector<FlowEvent> flows;
   std::vector<DeviceProperties> devices;
   std::optional<int64_t> rank, world_size;
   std::string distributed_backend;

@@ -5,7 +5,9 @@
 #include <rapidjson/reader.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -291,7 +293,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     if (depth_ == 2 && top_key_ == "distributedInfo") in_distributed_ = true, event_key_.clear();
     if (depth_ == 3 && in_events_) {
       event_ = TraceEvent{};
-      event_.index = trace_.event_count;
+      event_.index = static_cast<uint32_t>(std::min<uint64_t>(trace_.event_count, UINT32_MAX));
+      flow_id_ = 0;
       has_ts_ = has_dur_ = has_cat_ = false;
       cat_.clear();
       ph_ = 0;
@@ -429,7 +432,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       else if (k == "pid") event_.pid = small_id(v);
       else if (k == "tid") event_.tid = small_id(v);
       else if (k == "id") {
-        if (auto id = id_of(v, "flow id")) event_.flow_id = *id;
+        if (auto id = id_of(v, "flow id")) flow_id_ = *id;
       }
       return true;
     }
@@ -456,8 +459,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     event_.ph = ph_ ? ph_ : 'X';
     if (category == Category::flow) {
       if (ph_ != 's' && ph_ != 'f' && ph_ != 't') return;
-      if (!has_ts_) return trace_.note("flow events without ts (ignored)", fmt::format("traceEvents[{}]", index));
-      trace_.events.push_back(event_);
+      trace_.flows.push_back(FlowEvent{flow_id_, event_.index, ph_});
       return;
     }
     if (ph_ != 'X') return;  // instants carry no duration
@@ -477,6 +479,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool in_events_ = false, in_devices_ = false, in_distributed_ = false, in_args_ = false;
   std::string top_key_, event_key_, args_key_, cat_;
   char ph_ = 0;
+  uint64_t flow_id_ = 0;
   bool has_ts_ = false, has_dur_ = false, has_cat_ = false;
   TraceEvent event_;
   DeviceProperties device_;
