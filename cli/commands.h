@@ -95,4 +95,21 @@ struct PredictArgs {
 };
 int predict(const PredictArgs& args);
 
+// `lmroof trace` (cli/trace_command.cpp, docs/trace.md).
+struct TraceArgs {
+  std::vector<std::filesystem::path> inputs;  // traces or folders of per-rank traces
+  std::string device;                         // --device NAME (table)
+  std::filesystem::path ceilings;             // --ceilings RESULTS.json
+  std::string steps = "all";                  // all | N
+  std::filesystem::path out = "trace-out";
+  std::string format = "text";  // text | json | markdown
+  std::filesystem::path claims;
+  int threads = 1;
+};
+int trace_command(const TraceArgs& args);
+// A trace.json (schema lmroof.trace/1) rather than a results.json: `check` and `compare` hand it here.
+bool is_trace_json(const std::filesystem::path& path);
+int check_trace(const CheckArgs& args);
+int compare_traces(const CompareArgs& args);
+
 }  // namespace lmroof::cli

@@ -52,6 +52,7 @@ std::optional<std::string> same_measurements(const CompareArgs& args, const comp
 }  // namespace
 
 int compare(const CompareArgs& args) {
+  if (is_trace_json(args.base) && is_trace_json(args.next)) return compare_traces(args);  // docs/trace.md
   compare::Options options;
   options.threshold = parse_threshold(args.threshold);
   if (!args.html.empty()) check_outputs({args.html}, {args.base, args.next});

@@ -245,6 +245,26 @@ int main(int argc, char** argv) {
   predict->add_option("-o,--output", predict_args.html, "Also write here: a self-contained HTML page with the charts (.html), or the JSON (.json)");
   predict->footer(kPredictExitCodes);
 
+  cli::TraceArgs trace_args;
+  auto* trace = app.add_subcommand(
+      "trace", "A PyTorch profiler trace (.json/.json.gz, or a folder of ranks) on the device's roofs: class table, ops, claims");
+  trace->add_option("traces", trace_args.inputs, "TRACE.json[.gz] files or folders of per-rank traces")->required();
+  trace->add_option("--device", trace_args.device, "A device of the table (analysis/predict/devices.json): overrides the trace's");
+  trace->add_option("--ceilings", trace_args.ceilings, "An lmroof results.json: judge the ops at the roofs measured there");
+  trace->add_option("--steps", trace_args.steps, "all, or N: only ProfilerStep#N")->capture_default_str();
+  trace->add_option("--out", trace_args.out, "Folder for trace.json, trace.csv and trace.html (published as a set)")
+      ->capture_default_str();
+  trace->add_option("--format", trace_args.format, "Terminal summary: text, json (schema docs/trace.schema.json) or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
+  trace->add_option("--claims", trace_args.claims, "A claims file with kind class_share (docs/trace.md): exit 1 when one fails");
+  trace->add_option("--threads", trace_args.threads, "1, or 2: a second thread reads and inflates ahead of the parser")
+      ->capture_default_str();
+  trace->footer(std::string(
+      "Exit codes: 0 written (and no --claims claim fails); 1 a --claims claim fails (the outputs are written); 2 bad\n"
+      "input (not gzip, not JSON, truncated, no traceEvents, an unknown --device, a --ceilings file that is not an lmroof\n"
+      "results.json) or a refused output (one line on stderr naming the file, byte offset or event, and field);") +
+      kInterrupted);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -270,6 +290,7 @@ int main(int argc, char** argv) {
     if (*merge) return cli::merge(merge_args);
     if (*check) return cli::check(check_args);
     if (*predict) return cli::predict(predict_args);
+    if (*trace) return cli::trace_command(trace_args);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "lmroof: error: out of memory (std::bad_alloc) in `lmroof %s`; a smaller input or shape needs less\n",
                  app.get_subcommands().empty() ? "" : app.get_subcommands()[0]->get_name().c_str());

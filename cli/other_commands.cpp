@@ -262,6 +262,7 @@ bool use_colour() {
 int check(const CheckArgs& args) {
   const std::filesystem::path claims_file = args.files.size() == 2 ? args.files[0] : builtin_claims_path().string();
   const std::filesystem::path results_file = args.files.back();
+  if (is_trace_json(results_file)) return check_trace(args);  // lmroof trace's trace.json (docs/trace.md)
   // The results first: their catalogue is what the claims are checked against.
   require_complete_set(results_file.parent_path());
   const model::Results results = load_results(results_file, registry_catalogue());

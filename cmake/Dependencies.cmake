@@ -6,6 +6,11 @@ find_package(yaml-cpp REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(Threads REQUIRED)
+# `lmroof trace`: RapidJSON's SAX reader streams multi-GB profiler traces; zlib inflates .json.gz.
+find_package(ZLIB REQUIRED)
+find_path(LMROOF_RAPIDJSON_INCLUDE rapidjson/reader.h REQUIRED)
+add_library(RapidJSON INTERFACE)
+target_include_directories(RapidJSON SYSTEM INTERFACE ${LMROOF_RAPIDJSON_INCLUDE})
 
 # OpenBLAS, preferring the OpenMP build so BLAS and our kernels share one thread pool
 # instead of two pools spinning against each other on a small machine.

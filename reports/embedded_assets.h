@@ -19,4 +19,5 @@ std::string_view chart_predict_kv_context();
 std::string_view chart_predict_decode_batch();
 std::string_view chart_predict_step_ops();
 std::string_view chart_predict_kv_variants();
+std::string_view chart_trace_roofline();
 }  // namespace lmroof::assets

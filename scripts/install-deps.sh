@@ -19,7 +19,8 @@ done
 
 packages=(g++ cmake ninja-build pkg-config git ccache
           libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
-          libopenblas-openmp-dev libbenchmark-dev libgtest-dev nodejs npm)
+          libopenblas-openmp-dev libbenchmark-dev libgtest-dev nodejs npm
+          rapidjson-dev zlib1g-dev)
 # chromium renders the report in tests/e2e; clang and its libFuzzer runtime build tests/fuzz;
 # Slurm and munge run tests/e2e/slurm_fleet.sh's one-node cluster.
 [ "$want_test" = 1 ] && packages+=(chromium clang-14 libclang-rt-14-dev slurm-wlm munge python3-jsonschema)

@@ -170,7 +170,7 @@ TEST(PredictDevices, SparseOrMissingPeaksAreRefused) {
   expect_refused(device_file(R"(,"dense_tflops":{})"), "needs a dense peak");
   expect_refused(device_file(R"(,"dense_tflops":{"int4":5})"), "is not a dtype");
   expect_refused(device_file(R"(,"dense_tflops":{"bf16":-1})"), "/devices/0/dense_tflops/bf16");
-  expect_refused(R"({"schema":"lmroof.devices/1","devices":[{"name":"X","architecture":"volta"}]})", "not a known architecture");
+  expect_refused(R"({"schema":"lmroof.devices/1","devices":[{"name":"X","architecture":"kepler"}]})", "not a known architecture");
   expect_refused(R"({"schema":"lmroof.devices/1","devices":[]})", "lists no device");
   std::string huge_memory = device_file(R"(,"dense_tflops":{"bf16":900})");
   huge_memory.replace(huge_memory.find("\"memory_gb\":80"), 14, "\"memory_gb\":1e300");

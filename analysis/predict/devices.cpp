@@ -29,6 +29,8 @@ struct ArchitectureBound {
 constexpr ArchitectureBound kBounds[] = {
     {"ampere", 312 * 1.05}, {"ada", 364.2 * 1.05},   {"hopper", 989.5 * 1.05},
     {"blackwell", 2500 * 1.05}, {"cdna3", 1307.4 * 1.05}, {"cdna4", 2516.6 * 1.05},
+    // For traces of older parts (lmroof trace): V100's fp16 tensor peak, MI250X's bf16 matrix peak.
+    {"volta", 125 * 1.05}, {"cdna2", 383 * 1.05},
 };
 
 // Far above any part, so that every product and quotient stays finite and in range.

@@ -1,0 +1,106 @@
+#pragma once
+// From a read trace to the answers of `lmroof trace` (docs/trace.md): every kernel,
+// memcpy and memset attributed to the innermost op that launched it (or counted as
+// unattributed), the step windows, busy and idle time, one row per unique (op,
+// input shapes, dtypes) with its cost and place under the device's roofs, and the
+// class table after Ivanov et al.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/predict/devices.h"
+#include "analysis/trace/cost_models.h"
+#include "analysis/trace/trace_events.h"
+
+namespace lmroof::trace {
+
+// Where the roofs come from: "trace" (deviceProperties matched in the table),
+// "flag" (--device), "measured" (--ceilings), or none (fractions unknown, why says so).
+struct Roofs {
+  std::string name;         // the trace's device name, or the flag's
+  std::string source;       // trace | flag | measured | "" (unknown)
+  std::string why_unknown;  // when no device matched
+  std::optional<predict::Device> device;
+};
+
+struct AnalysisOptions {
+  std::optional<int64_t> step;  // analyse ProfilerStep#N only; nullopt: all steps
+};
+
+struct OpRow {
+  std::string name, input_dims, input_types;  // as in the trace
+  uint64_t calls = 0;
+  OpCost cost;
+  double device_time_s = 0, self_cpu_time_s = 0;
+  uint64_t kernel_launches = 0;
+  std::vector<std::string> kernels;  // distinct names
+  std::optional<double> roof_time_s;  // all calls at the roof
+  std::optional<double> peak_flops;   // the peak it is judged against
+  std::string bound;                  // compute | memory | launch | communication | unknown
+  std::optional<double> fraction_of_roof;
+  std::string roof_note;              // why the fraction is unknown, or the assumption
+  std::optional<double> algbw_bytes_per_s, busbw_bytes_per_s;  // collectives
+  bool cost_counted = true;  // CPU-only: false when a nested op carries the cost
+  double time_s() const;     // device time, or self time on a CPU-only trace
+};
+
+struct ClassRow {
+  OpClass op_class = OpClass::other;
+  double flops = 0, bytes = 0, time_s = 0;
+  double flop_share = 0, byte_share = 0, time_share = 0;
+  double known_time_s = 0, roof_time_s = 0;  // of the ops with known cost and peak
+  std::optional<double> fraction_of_roof;
+};
+
+struct StepWindow {
+  int64_t number = 0;
+  double start_us = 0, end_us = 0;
+  double busy_s = 0, idle_s = 0;
+};
+
+struct Gap {
+  double start_s = 0;  // from the window's start
+  double duration_s = 0;
+};
+
+struct TraceAnalysis {
+  std::string file;
+  Roofs roofs;
+  bool cpu_only = false;
+  std::string window_kind;  // steps | whole
+  std::vector<StepWindow> steps;
+  double window_start_us = 0, window_end_us = 0;
+  double total_s = 0, busy_s = 0, idle_s = 0;
+  std::vector<OpRow> ops;  // by time, largest first
+  std::vector<ClassRow> classes;
+  double total_time_s = 0;  // device time (self time when CPU-only) of every op and unattributed kernel
+  double known_cost_time_share = 0;
+  uint64_t unattributed_kernels = 0;
+  double unattributed_time_s = 0;
+  std::vector<std::pair<std::string, double>> unattributed_by_name;  // largest first
+  uint64_t device_events = 0, outside_window = 0;
+  std::optional<double> launch_threshold_s;  // kernels shorter are launch-bound
+  uint64_t launch_bound_kernels = 0;
+  double launch_bound_time_s = 0;
+  std::vector<Gap> idle_gaps;  // largest first
+  std::map<std::string, Anomaly> anomalies;
+  std::optional<int64_t> rank, world_size;
+  uint64_t events_read = 0, bytes_read = 0;
+};
+
+// Kernels shorter than this many launch times are launch-bound: launched one at a
+// time from the host, they leave the device idle between them.
+constexpr double kLaunchBoundMultiple = 2;
+
+// Matches the trace's deviceProperties name against the table (or takes --device /
+// --ceilings); throws model::InputError for an unknown --device name.
+Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& table, const std::string& device_flag,
+                    const std::optional<predict::Device>& measured);
+// The table name a deviceProperties name stands for, if any.
+std::optional<std::string> match_device_name(std::string_view trace_name, const std::vector<predict::Device>& table);
+
+TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const AnalysisOptions& options);
+
+}  // namespace lmroof::trace

@@ -1,0 +1,15 @@
+#pragma once
+// `lmroof compare A/trace.json B/trace.json`: the time change per class and per op
+// shape (name, input shapes, dtypes) between two traces: a change to a model, or the
+// same model on two GPUs. A shape found on one side only is listed as added or gone.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace lmroof::trace {
+
+nlohmann::json compare_traces(const nlohmann::json& base, const nlohmann::json& next, const std::string& base_name,
+                              const std::string& next_name);
+std::string compare_text(const nlohmann::json& report, bool markdown);
+
+}  // namespace lmroof::trace

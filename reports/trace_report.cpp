@@ -1,0 +1,184 @@
+#include "reports/trace_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/text/numbers.h"
+#include "reports/charts.h"
+#include "reports/embedded_assets.h"
+#include "reports/format.h"
+#include "reports/html_report.h"
+
+namespace lmroof::report {
+
+namespace {
+
+using nlohmann::json;
+using numbers::percent;
+using numbers::si;
+
+std::string pct_or(const json& v, const char* unknown = "unknown") {
+  return v.is_null() ? std::string(unknown) : percent(v.get<double>());
+}
+std::string s_or(const json& v) { return v.is_null() ? std::string("unknown") : si(v.get<double>(), "s"); }
+std::string e(const std::string& text) { return html_escape(text); }
+
+json roofline_chart(const json& doc) {
+  const auto& dev = doc["device"];
+  if (dev["table_name"].is_null()) return nullptr;
+  json points = json::array();
+  double lo = 1e300, hi = 0;
+  for (const auto& op : doc["ops"]) {
+    if (op["flops"].is_null() || op["bytes"].is_null() || op["time_s"].get<double>() <= 0) continue;
+    const double f = op["flops"].get<double>() * op["calls"].get<double>();
+    const double b = op["bytes"].get<double>() * op["calls"].get<double>();
+    if (f <= 0 || b <= 0) continue;  // no place on a log-log chart (copies: 0 FLOPs)
+    const double intensity = f / b;
+    lo = std::min(lo, intensity), hi = std::max(hi, intensity);
+    points.push_back({{"op", op["name"]}, {"shapes", op["input_dims"]}, {"types", op["input_types"]}, {"class", op["class"]},
+                      {"intensity", intensity}, {"flops_per_s", f / op["time_s"].get<double>()},
+                      {"time_s", op["time_s"]}, {"time", si(op["time_s"].get<double>(), "s")},
+                      {"fraction", pct_or(op["fraction_of_roof"])}, {"bound", op["bound"]}});
+  }
+  if (points.empty()) return nullptr;
+  const double bw = dev["bandwidth_bytes_per_s"].get<double>();
+  json roofs = json::array();
+  for (const auto& [dtype, peak] : dev["peak_flops"].items()) {
+    const double p = peak.get<double>();
+    const double ridge = p / bw;
+    const double x0 = std::min(lo, ridge) / 4, x1 = std::max(hi, ridge) * 4;
+    const std::string name = fmt::format("{} peak {}", dtype, si(p, "FLOP/s"));
+    roofs.push_back({{"roof", name}, {"intensity", x0}, {"flops_per_s", x0 * bw}});
+    roofs.push_back({{"roof", name}, {"intensity", ridge}, {"flops_per_s", p}});
+    roofs.push_back({{"roof", name}, {"intensity", x1}, {"flops_per_s", p}});
+  }
+  json spec = json::parse(assets::chart_trace_roofline());
+  fill_dataset(spec, "points", points);
+  fill_dataset(spec, "roofs", roofs);
+  return spec;
+}
+
+std::string table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "<table>\n<thead><tr>";
+  for (const auto& h : head) out += "<th>" + e(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& r : rows) {
+    out += "<tr>";
+    for (const auto& c : r) out += "<td>" + e(c) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
+}  // namespace
+
+std::string trace_html(const json& doc) {
+  std::vector<Chart> charts;
+  const json roofline = roofline_chart(doc);
+  if (!roofline.is_null())
+    charts.push_back({"trace-roofline", "Roofline: one point per op shape",
+                      "Each unique (op, input shapes, dtypes) at its arithmetic intensity and achieved FLOP/s over the window; "
+                      "area proportional to its time, colour by class. Dashed lines: the device's bandwidth up to each dense "
+                      "peak. Kernels shorter than the launch-bound threshold are listed below: no roof bounds them.",
+                      roofline});
+  const auto& dev = doc["device"];
+  const auto& w = doc["window"];
+  const bool cpu = doc["cpu_only"].get<bool>();
+  std::string files;
+  for (const auto& f : doc["files"]) files += (files.empty() ? "" : ", ") + f.get<std::string>();
+  std::string content = fmt::format(
+      "<header class=\"page-header\">\n<h1>lmroof trace: {}</h1>\n<p class=\"subtitle\">{}</p>\n</header>\n<main>\n",
+      e(files), e(dev["table_name"].is_null()
+                      ? fmt::format("device {}: roofs unknown ({})", dev["name"].get<std::string>().empty() ? "not named" : dev["name"].get<std::string>(),
+                                    dev["why_unknown"].get<std::string>())
+                      : fmt::format("device {} · roofs: table entry {} (source: {}) · {}", dev["name"].get<std::string>(),
+                                    dev["table_name"].get<std::string>(), dev["source"].get<std::string>(),
+                                    dev["datasheet"].get<std::string>())));
+  content += "<section id=\"window\"><h2>Window</h2><p>" +
+             e(fmt::format("{} window, {} step(s), {} wall time; {}", w["kind"].get<std::string>(), w["step_count"].get<size_t>(),
+                           si(w["total_s"].get<double>(), "s"),
+                           cpu ? std::string("CPU-only trace: op times are self CPU times")
+                               : fmt::format("GPU busy {}, idle {}; {} device events outside the window",
+                                             si(w["busy_s"].get<double>(), "s"), si(w["idle_s"].get<double>(), "s"),
+                                             w["outside_window_device_events"].get<uint64_t>()))) +
+             "</p></section>\n";
+  // Class table
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : doc["classes"])
+    rows.push_back({c["class"], percent(c["flop_share"].get<double>()), percent(c["byte_share"].get<double>()),
+                    percent(c["time_share"].get<double>()), pct_or(c["fraction_of_roof"]), si(c["time_s"].get<double>(), "s")});
+  content += "<section id=\"classes\"><h2>Classes (after Ivanov et al.)</h2>\n" +
+             table({"class", "FLOP share", "byte share", "time share", "fraction of roof", "time"}, rows) +
+             "<p>" + e(fmt::format("Share of the time whose cost is known: {}.", percent(doc["known_cost_time_share"].get<double>()))) +
+             "</p></section>\n";
+  // Top ops
+  rows.clear();
+  int n = 0;
+  for (const auto& op : doc["ops"]) {
+    if (n++ == 25) break;
+    std::string kernels;
+    for (const auto& k : op["kernels"]) kernels += (kernels.empty() ? "" : "; ") + k.get<std::string>();
+    if (kernels.size() > 80) kernels = kernels.substr(0, 77) + "...";
+    rows.push_back({op["name"], op["input_dims"], op["input_types"], op["class"], std::to_string(op["calls"].get<uint64_t>()),
+                    si(op["time_s"].get<double>(), "s"), s_or(op["roof_time_s"]), s_or(op["time_above_roof_s"]),
+                    pct_or(op["fraction_of_roof"]), op["bound"], op["note"], kernels});
+  }
+  content += "<section id=\"top-ops\"><h2>Top ops by time</h2>\n" +
+             table({"op", "input dims", "input types", "class", "calls", "time", "at roof", "above roof", "of roof", "bound", "note",
+                    "kernels"},
+                   rows) +
+             "</section>\n";
+  const auto& un = doc["unattributed"];
+  if (un["kernels"].get<uint64_t>() > 0) {
+    rows.clear();
+    for (const auto& k : un["by_name"]) rows.push_back({k["name"], si(k["device_time_s"].get<double>(), "s")});
+    content += "<section id=\"unattributed\"><h2>Unattributed</h2><p>" +
+               e(fmt::format("{} device events ({}) whose launch is not in the trace: work queued before the profiler "
+                             "started, or CUDA-graph replays. Counted in the class table by kernel name.",
+                             un["kernels"].get<uint64_t>(), si(un["device_time_s"].get<double>(), "s"))) +
+               "</p>\n" + table({"kernel", "time"}, rows) + "</section>\n";
+  }
+  if (!doc["anomalies"].empty()) {
+    rows.clear();
+    for (const auto& a : doc["anomalies"]) rows.push_back({a["kind"], std::to_string(a["count"].get<uint64_t>()), a["first"]});
+    content += "<section id=\"anomalies\"><h2>Anomalies (tolerated, counted)</h2>\n" + table({"kind", "count", "first"}, rows) +
+               "</section>\n";
+  }
+  for (const auto& c : charts) content += chart_section_html(c);
+  const auto& lb = doc["launch_bound"];
+  content += "<section id=\"launch-bound\"><h2>Launch-bound kernels</h2><p>" +
+             e(lb["threshold_s"].is_null()
+                   ? std::string("Unknown: no launch time for this device.")
+                   : fmt::format("{} kernels shorter than {} (two launch times): {} of the time. Launched one at a time from "
+                                 "the host, they leave the device idle between them: the third term of the runtime model.",
+                                 lb["kernels"].get<uint64_t>(), si(lb["threshold_s"].get<double>(), "s"),
+                                 percent(lb["time_share"].get<double>()))) +
+             "</p></section>\n";
+  if (!doc["idle_gaps"].empty()) {
+    rows.clear();
+    for (const auto& g : doc["idle_gaps"]) rows.push_back({si(g["start_s"].get<double>(), "s"), si(g["duration_s"].get<double>(), "s")});
+    content += "<section id=\"idle\"><h2>Largest idle gaps</h2><p>Where no kernel, copy or fill runs on any stream: the host "
+               "is the bottleneck.</p>\n" +
+               table({"starts at (from the window's start)", "length"}, rows) + "</section>\n";
+  }
+  if (doc.contains("ranks")) {
+    rows.clear();
+    for (const auto& r : doc["ranks"])
+      rows.push_back({r["rank"].dump() + (r["slowest"].get<bool>() ? " (slowest)" : ""), r["file"], si(r["step_time_s"].get<double>(), "s"),
+                      si(r["busy_s"].get<double>(), "s"), percent(r["communication_share"].get<double>())});
+    content += "<section id=\"ranks\"><h2>Ranks</h2>\n" + table({"rank", "file", "step time", "busy", "communication share"}, rows) +
+               "</section>\n";
+  }
+  if (doc.contains("claims")) {
+    rows.clear();
+    for (const auto& c : doc["claims"]) rows.push_back({c["id"], c["verdict"], c["evidence"]});
+    content += "<section id=\"claims\"><h2>Claims</h2>\n" + table({"claim", "verdict", "evidence"}, rows) + "</section>\n";
+  }
+  content += "</main>\n<footer>Written by lmroof trace (docs/trace.md; trace.json: docs/trace.schema.json). Self-contained: "
+             "nothing is fetched.</footer>\n";
+  return render_page_html("lmroof trace", content, charts);
+}
+
+}  // namespace lmroof::report

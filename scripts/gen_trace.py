@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Writes a PyTorch profiler (Kineto) trace of known content, and what `lmroof trace`
+must find in it (--expected): FLOPs and bytes per op shape (computed here, apart from
+lmroof's C++ models), per-op device times, step windows, busy and idle time.
+
+    python3 scripts/gen_trace.py --out t.json --expected e.json           # 2 steps
+    python3 scripts/gen_trace.py --out big.json.gz --target-mb 1024       # benchmark
+    python3 scripts/gen_trace.py --out d/ --ranks 2                       # rank folder
+
+Variants (docs/trace.md, "Generator"): --streams 2 (kernels on two overlapping
+streams), --queued (kernels queued before the profiler: no launch in the trace),
+--graph (a CUDA-graph replay launched outside any op), --cpu-only, --rocm, --nccl
+(an all-reduce per step on a second stream). Times are multiples of 0.25 µs, exact
+in binary, so sums match to the last bit of a double.
+
+Standard library only.
+"""
+import argparse
+import gzip
+import json
+import os
+import sys
+
+DT = {"c10::BFloat16": 2, "float": 4, "long int": 8, "bool": 1, "c10::Half": 2}
+
+
+def numel(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def nbytes(dims, t):
+    return numel(dims) * DT[t]
+
+
+class Model:
+    """One transformer-like layer's ops: (name, dims, types, concrete, flops, bytes, kernels)."""
+
+    def __init__(self, B, N, D, H, vocab, dtype, layers):
+        self.B, self.N, self.D, self.H, self.vocab, self.dtype, self.layers = B, N, D, H, vocab, dtype, layers
+
+    def ops(self, rocm):
+        B, N, D, H, V, t = self.B, self.N, self.D, self.H, self.vocab, self.dtype
+        d = D // H
+        T = B * N
+        gemm = "Cijk_Ailk_Bljk_BBS_BH_MT128x128x32" if rocm else "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
+        out = []
+        # layer_norm over D with weight and bias: 8 FLOPs per element; mean and rstd fp32.
+        n = T * D
+        out.append(("aten::native_layer_norm", [[B, N, D], [], [D], [D], []], [t, "", t, t, "Scalar"], ["", "[%d]" % D, "", "", "1e-05"],
+                    8 * n, nbytes([B, N, D], t) * 2 + 2 * nbytes([D], t) + 2 * T * 4, ["vectorized_layer_norm_kernel"]))
+        # addmm(bias [3D], x [T, D], w [D, 3D]): 2·T·3D·D + T·3D
+        out.append(("aten::addmm", [[3 * D], [T, D], [D, 3 * D], [], []], [t, t, t, "Scalar", "Scalar"], ["", "", "", "1", "1"],
+                    2 * T * 3 * D * D + T * 3 * D,
+                    nbytes([3 * D], t) + nbytes([T, D], t) + nbytes([D, 3 * D], t) + nbytes([T, 3 * D], t), [gemm]))
+        # causal flash attention, [B, H, N, d]: 4·B·H·N·N·d / 2; bytes q, k, v, out, and logsumexp fp32
+        q = [B, H, N, d]
+        out.append(("aten::_scaled_dot_product_flash_attention", [q, q, q, [], [], [], []], [t, t, t, "Scalar", "bool", "bool", ""],
+                    ["", "", "", "0.", "True", "False", ""],
+                    4 * B * H * N * N * d // 2, 4 * nbytes(q, t) + B * H * N * 4, ["flash_fwd_kernel"]))
+        # mm(x [T, D], w [D, D])
+        out.append(("aten::mm", [[T, D], [D, D]], [t, t], ["", ""], 2 * T * D * D,
+                    nbytes([T, D], t) + nbytes([D, D], t) + nbytes([T, D], t), [gemm]))
+        # broadcast add: x [B, N, D] + bias [D]: one FLOP per output element, bias read at its own size
+        out.append(("aten::add", [[B, N, D], [D], []], [t, t, "Scalar"], ["", "", "1"], T * D,
+                    nbytes([B, N, D], t) + nbytes([D], t) + nbytes([B, N, D], t), ["vectorized_elementwise_kernel"]))
+        # gelu on [T, 4D]
+        out.append(("aten::gelu", [[T, 4 * D], []], [t, ""], ["", "'none'"], T * 4 * D, 2 * nbytes([T, 4 * D], t),
+                    ["vectorized_elementwise_kernel"]))
+        # conversion: copy_(bf16 self, fp32 src): reads src at 4 bytes, writes self at 2
+        out.append(("aten::copy_", [[T, D], [T, D], []], [t, "float", "bool"], ["", "", "False"], 0,
+                    nbytes([T, D], "float") + nbytes([T, D], t), ["unrolled_elementwise_kernel"]))
+        # an op without a model: time counted, cost null
+        out.append(("aten::_custom_fused_thing", [[T, D]], [t], [""], None, None, ["custom_kernel"]))
+        return out
+
+    def step_end_ops(self, nccl, world):
+        B, N, V, t, D = self.B, self.N, self.vocab, self.dtype, self.D
+        T = B * N
+        out = [("aten::_log_softmax", [[T, V], [], []], [t, "", "bool"], ["", "-1", "False"], 5 * T * V, 2 * nbytes([T, V], t),
+                ["cunn_SoftMaxForward"]),
+               ("aten::nll_loss_forward", [[T, V], [T], [], [], []], [t, "long int", "", "", ""], ["", "", "", "1", "-100"],
+                T, nbytes([T], "long int") + T * 2 + 2 * 2, ["nll_loss_forward_reduce_cuda_kernel_2d"])]
+        if nccl:
+            P = 4 * D * D
+            out.append(("nccl:all_reduce", [[P]], [t], [""], 0, nbytes([P], t), ["ncclDevKernel_AllReduce_Sum_bf16_RING_LL"]))
+        return out
+
+
+def q(x):
+    """Rounds to a multiple of 0.25 µs (exact in binary)."""
+    return round(x * 4) / 4
+
+
+class Writer:
+    def __init__(self, path):
+        self.f = gzip.open(path, "wt", compresslevel=1) if path.endswith(".gz") else open(path, "w")
+        self.first = True
+        self.size = 0
+
+    def head(self, props, rank, world, rocm, cpu_only):
+        top = {"schemaVersion": 1}
+        if not cpu_only:
+            top["deviceProperties"] = [props]
+        if world:
+            top["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": world}
+        if rocm:
+            top["hip_runtime_version"] = 60200
+        elif not cpu_only:
+            top["cuda_runtime_version"] = 12040
+        s = json.dumps(top)[:-1] + ', "traceEvents": [\n'
+        self.f.write(s)
+        self.size += len(s)
+
+    def ev(self, e):
+        s = ("" if self.first else ",\n") + json.dumps(e, separators=(",", ":"))
+        self.first = False
+        self.f.write(s)
+        self.size += len(s)
+
+    def close(self, base_ns):
+        s = '\n], "baseTimeNanoseconds": %d}\n' % base_ns
+        self.f.write(s)
+        self.f.close()
+
+
+def generate(a, path, rank, world, slow=1.0):
+    rocm = a.rocm
+    m = Model(a.batch, a.seq, a.dim, a.heads, a.vocab, "c10::BFloat16", a.layers)
+    layer_ops = m.ops(rocm)
+    props = {"id": 0, "name": "AMD Instinct MI300X" if rocm else "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912,
+             "computeMajor": 9, "computeMinor": 0, "numSms": 132}
+    w = Writer(path)
+    w.head(props, rank, world, rocm, a.cpu_only)
+    launch = "hipLaunchKernel" if rocm else "cudaLaunchKernel"
+    ext = (1 << 62) if a.big_ids else 1000   # External ids beyond 2^53
+    corr = (1 << 62) + 7 if a.big_ids else 500000
+    cpu_t = 1000.0      # host clock, µs
+    gpu_t = 1500.25     # device clock
+    exp_ops = {}
+    spans = []   # device intervals in the window
+    steps = []
+    unattributed = [0, 0.0]
+    outside = 0
+
+    def add_op(key, flops, byts, dev_time, self_time, cls_kernels):
+        o = exp_ops.setdefault(key, {"calls": 0, "flops": flops, "bytes": byts, "device_time_s": 0.0, "self_cpu_time_s": 0.0})
+        o["calls"] += 1
+        o["device_time_s"] += dev_time
+        o["self_cpu_time_s"] += self_time
+
+    if a.queued and not a.cpu_only:
+        # One kernel that ran before the first step (outside the window).
+        w.ev({"ph": "X", "cat": "kernel", "name": "queued_before_kernel", "pid": 0, "tid": 7, "ts": gpu_t - 400, "dur": 50.5,
+              "args": {"correlation": 17, "External id": 3, "stream": 7, "device": 0}})
+        outside += 1
+
+    for s in range(a.steps):
+        step_no = a.first_step + s
+        cpu_step0 = cpu_t
+        gpu_step0 = gpu_t
+        step_events = []
+        if a.queued and s == 0 and not a.cpu_only:
+            # Queued before the profiler started: inside the step, no launch, no op.
+            for k in range(2):
+                d = q(12.5 * slow)
+                w.ev({"ph": "X", "cat": "kernel", "name": "queued_kernel", "pid": 0, "tid": 7, "ts": gpu_t, "dur": d,
+                      "args": {"correlation": 11 + k, "External id": 5 + k, "stream": 7, "device": 0}})
+                spans.append((gpu_t, gpu_t + d))
+                unattributed[0] += 1
+                unattributed[1] += d * 1e-6
+                gpu_t += d + 1.0
+        ops = [op for _ in range(a.layers) for op in layer_ops] + m.step_end_ops(a.nccl, world)
+        for i, (name, dims, types, concrete, flops, byts, kernels) in enumerate(ops):
+            key = (name, json.dumps(dims, separators=(",", ":")), json.dumps(types, separators=(",", ":")))
+            ext += 1
+            op_dur = q(8.0 + 2 * len(kernels))
+            args = {"External id": ext, "Input Dims": dims, "Input type": types, "Concrete Inputs": concrete, "Sequence number": i}
+            if a.cpu_only:
+                # CPU-only: an aten::linear around the addmm, to check self time and cost placement.
+                if name == "aten::addmm":
+                    outer = q(op_dur + 6.0)
+                    w.ev({"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": cpu_t, "dur": outer,
+                          "args": {"External id": ext, "Input Dims": [dims[1], [3 * a.dim, a.dim], dims[0]],
+                                   "Input type": types[:3], "Concrete Inputs": ["", "", ""]}})
+                    ext += 1
+                    w.ev({"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": cpu_t + 2.0, "dur": op_dur,
+                          "args": dict(args, **{"External id": ext})})
+                    add_op(("aten::linear", json.dumps([dims[1], [3 * a.dim, a.dim], dims[0]], separators=(",", ":")),
+                            json.dumps(types[:3], separators=(",", ":"))), None, None, 0.0, (outer - op_dur) * 1e-6, None)
+                    add_op(key, flops, byts, 0.0, op_dur * 1e-6, None)
+                    cpu_t += outer + 1.0
+                else:
+                    w.ev({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": cpu_t, "dur": op_dur, "args": args})
+                    add_op(key, flops, byts, 0.0, op_dur * 1e-6, None)
+                    cpu_t += op_dur + 1.0
+                continue
+            w.ev({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": cpu_t, "dur": op_dur, "args": args})
+            dev_time = 0.0
+            for k, kname in enumerate(kernels):
+                corr += 1
+                lts = cpu_t + 1.0 + 2 * k
+                w.ev({"ph": "X", "cat": "cuda_runtime", "name": launch, "pid": 1, "tid": 1, "ts": lts, "dur": 1.5,
+                      "args": {"External id": ext, "correlation": corr}})
+                w.ev({"ph": "s", "cat": "ac2g", "id": corr, "pid": 1, "tid": 1, "ts": lts, "name": "ac2g", "bp": "e"})
+                d = q((3.0 + (flops or 0) ** 0.5 / 2000 + ((byts or 0) / 4e5)) * slow *
+                      (a.norm_slowdown if "layer_norm" in kname else 1.0))
+                nccl = "nccl" in kname.lower()
+                stream = 13 if (nccl or (a.streams == 2 and kname.startswith("vectorized_layer"))) else 7
+                ts = gpu_t
+                if stream == 13:
+                    ts = q(gpu_t - d / 2) if gpu_t - d / 2 > gpu_step0 else gpu_t   # overlaps the previous kernel
+                w.ev({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": stream, "ts": ts, "dur": d,
+                      "args": {"External id": ext, "correlation": corr, "stream": stream, "device": 0, "grid": [1, 1, 1]}})
+                w.ev({"ph": "f", "cat": "ac2g", "id": corr, "pid": 0, "tid": stream, "ts": ts, "name": "ac2g", "bp": "e"})
+                spans.append((ts, ts + d))
+                dev_time += d * 1e-6
+                if stream == 7:
+                    gpu_t = ts + d + 0.5
+                else:
+                    gpu_t = max(gpu_t, ts + d) + 0.5
+            add_op(key, flops, byts, dev_time, op_dur * 1e-6, kernels)
+            cpu_t += op_dur + 1.0
+        if a.graph and not a.cpu_only:
+            # A CUDA-graph replay launched from Python (no enclosing op): its kernels are unattributed.
+            corr += 1
+            w.ev({"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": cpu_t, "dur": 4.0,
+                  "args": {"correlation": corr}})
+            for k in range(3):
+                d = q(6.25 * slow)
+                w.ev({"ph": "X", "cat": "kernel", "name": "graph_kernel_%d" % k, "pid": 0, "tid": 7, "ts": gpu_t, "dur": d,
+                      "args": {"correlation": corr, "stream": 7, "device": 0}})
+                spans.append((gpu_t, gpu_t + d))
+                unattributed[0] += 1
+                unattributed[1] += d * 1e-6
+                gpu_t += d + 0.5
+            cpu_t += 5.0
+        # Step windows: the host range around the step's ops, the GPU range around its kernels.
+        cpu_end = cpu_t
+        w.ev({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % step_no, "pid": 1, "tid": 1, "ts": cpu_step0 - 0.5,
+              "dur": cpu_end - cpu_step0 + 1.0, "args": {"External id": 1}})
+        if not a.cpu_only:
+            gpu_end = max([gpu_t] + [e for (_, e) in spans if e > gpu_step0])
+            w.ev({"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#%d" % step_no, "pid": 0, "tid": 7,
+                  "ts": gpu_step0, "dur": gpu_end - gpu_step0, "args": {"External id": 1}})
+            steps.append((step_no, gpu_step0, gpu_end))
+            gpu_t = gpu_end + 20.0   # an idle gap between steps (the host)
+        else:
+            steps.append((step_no, cpu_step0 - 0.5, cpu_end + 0.5))
+        cpu_t += 30.0
+        if a.target_mb and w.size >= a.target_mb * 1e6:
+            break
+    w.close(1700000000000000000)
+    return expected(a, exp_ops, spans, steps, unattributed, outside, world)
+
+
+def union(spans, lo, hi):
+    iv = sorted((max(s, lo), min(e, hi)) for s, e in spans)
+    total, cur_s, cur_e = 0.0, None, None
+    for s, e in iv:
+        if e <= s:
+            continue
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    if cur_e is not None:
+        total += cur_e - cur_s
+    return total
+
+
+def expected(a, exp_ops, spans, steps, unattributed, outside, world):
+    lo, hi = steps[0][1], steps[-1][2]
+    busy = 0.0 if a.cpu_only else union(spans, lo, hi) * 1e-6
+    ops = []
+    for (name, dims, types), o in exp_ops.items():
+        ops.append(dict(o, name=name, input_dims=dims, input_types=types))
+    return {"window": {"kind": "steps", "step_count": len(steps), "total_s": (hi - lo) * 1e-6, "busy_s": busy,
+                       "idle_s": (hi - lo) * 1e-6 - busy,
+                       "steps": [{"number": n, "duration_s": (e - s) * 1e-6,
+                                  "busy_s": 0.0 if a.cpu_only else union(spans, s, e) * 1e-6} for n, s, e in steps],
+                       "outside_window_device_events": outside},
+            "unattributed": {"kernels": unattributed[0], "device_time_s": unattributed[1]},
+            "ops": ops, "rank": None, "world_size": world}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True, help="trace file (.json or .json.gz), or a folder with --ranks")
+    p.add_argument("--expected", help="write the expected figures (JSON) here")
+    p.add_argument("--steps", type=int, default=2)
+    p.add_argument("--first-step", type=int, default=3)
+    p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--batch", type=int, default=2)
+    p.add_argument("--seq", type=int, default=128)
+    p.add_argument("--dim", type=int, default=256)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--vocab", type=int, default=1000)
+    p.add_argument("--streams", type=int, default=1, choices=[1, 2])
+    p.add_argument("--queued", action="store_true")
+    p.add_argument("--graph", action="store_true")
+    p.add_argument("--cpu-only", action="store_true")
+    p.add_argument("--rocm", action="store_true")
+    p.add_argument("--nccl", action="store_true")
+    p.add_argument("--big-ids", action="store_true", help="External ids and correlations beyond 2^53")
+    p.add_argument("--ranks", type=int, default=0, help="write a folder of this many rank traces (rank r is 1+r/4 times slower)")
+    p.add_argument("--norm-slowdown", type=float, default=1.0,
+                   help="layer_norm kernels this many times slower (claims fixtures: normalization's time share)")
+    p.add_argument("--target-mb", type=float, default=0, help="repeat steps until the file holds this many MB (benchmarks)")
+    a = p.parse_args()
+    if a.target_mb:
+        a.steps = 10 ** 9
+    if a.ranks:
+        os.makedirs(a.out, exist_ok=True)
+        out = {"ranks": []}
+        for r in range(a.ranks):
+            e = generate(a, os.path.join(a.out, "rank%d.pt.trace.json" % r), r, a.ranks, 1.0 + r / 4)
+            e["rank"] = r
+            out["ranks"].append(e)
+    else:
+        out = generate(a, a.out, 0, 2 if a.nccl else 0)
+    if a.expected:
+        with open(a.expected, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

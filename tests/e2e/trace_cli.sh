@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# `lmroof trace` on the generator's traces (scripts/gen_trace.py): trace.json reproduces
+# the generator's FLOPs, bytes, per-op times, step windows, busy/idle and unattributed
+# work exactly, on two overlapping streams, queued kernels, a CUDA-graph replay, a
+# CPU-only trace, ROCm naming, an NCCL all-reduce and a two-rank folder; the JSON keeps
+# the names docs/trace.schema.json requires; claims hold and fail on fixtures built for
+# each; compare reads two trace.json files; bad input is one line and exit 2.
+#   bash tests/e2e/trace_cli.sh PATH/TO/lmroof SOURCE_DIR
+set -uo pipefail
+lmroof=${1:?usage: trace_cli.sh PATH/TO/lmroof SOURCE_DIR}
+src=${2:?usage: trace_cli.sh PATH/TO/lmroof SOURCE_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+gen() { python3 "$src/scripts/gen_trace.py" "$@" || fail "gen_trace.py $*"; }
+expect() { python3 "$src/tests/e2e/trace_expected.py" "$1" "$2" >/dev/null || fail "$3: trace.json differs from the generator's figures"; }
+
+# --- the generator's figures, reproduced ------------------------------------------------
+gen --out "$tmp/gpu.json" --expected "$tmp/gpu.e.json" --streams 2 --queued --graph --nccl --big-ids --steps 3
+timeout 60 "$lmroof" trace "$tmp/gpu.json" --out "$tmp/o-gpu" > "$tmp/gpu.txt" || fail "trace (GPU) exited $?"
+expect "$tmp/o-gpu/trace.json" "$tmp/gpu.e.json" "two streams, queued, graph replay, NCCL, ids beyond 2^53"
+grep -q "unattributed: 11 kernels" "$tmp/gpu.txt" || fail "the summary does not show the 11 unattributed kernels (2 queued, 3 steps x 3 graph kernels)"
+for f in trace.json trace.csv trace.html; do [ -s "$tmp/o-gpu/$f" ] || fail "$f not written"; done
+
+gen --out "$tmp/cpu.json" --expected "$tmp/cpu.e.json" --cpu-only
+timeout 60 "$lmroof" trace "$tmp/cpu.json" --out "$tmp/o-cpu" --format json > "$tmp/cpu.stdout.json" || fail "trace (CPU) exited $?"
+expect "$tmp/o-cpu/trace.json" "$tmp/cpu.e.json" "CPU-only (self times, linear's cost at its addmm)"
+cmp -s <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ops"][0])' "$tmp/cpu.stdout.json") \
+       <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ops"][0])' "$tmp/o-cpu/trace.json") ||
+  fail "--format json differs from trace.json"
+
+gen --out "$tmp/rocm.json.gz" --expected "$tmp/rocm.e.json" --rocm --nccl
+timeout 60 "$lmroof" trace "$tmp/rocm.json.gz" --out "$tmp/o-rocm" --threads 2 > /dev/null || fail "trace (ROCm, gz, 2 threads) exited $?"
+expect "$tmp/o-rocm/trace.json" "$tmp/rocm.e.json" "ROCm naming, gzipped, 2 threads"
+python3 - "$tmp/o-rocm/trace.json" <<'PY' || fail "ROCm device or NCCL busbw"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["device"]["table_name"] == "MI300X" and d["device"]["source"] == "trace", d["device"]
+ar = [o for o in d["ops"] if o["class"] == "communication"][0]
+assert ar["collective"] == "all_reduce", ar
+# nccl-tests: busbw = algbw * 2(n-1)/n; n = 2 here
+assert abs(ar["busbw_bytes_per_s"] - ar["algbw_bytes_per_s"]) < 1e-6 * ar["algbw_bytes_per_s"], ar
+assert abs(ar["algbw_bytes_per_s"] - ar["message_bytes"] * ar["calls"] / ar["device_time_s"]) < 1e-3, ar
+PY
+
+gen --out "$tmp/ranks" --expected "$tmp/ranks.e.json" --ranks 2 --nccl
+timeout 60 "$lmroof" trace "$tmp/ranks" --out "$tmp/o-ranks" > "$tmp/ranks.txt" 2>&1 || fail "trace (ranks) exited $?"
+python3 "$src/tests/e2e/trace_expected.py" "$tmp/o-ranks/trace.json" "$tmp/ranks.e.json" >/dev/null || fail "rank folder"
+
+# --- the JSON names scripts rely on (docs/trace.schema.json's required lists) -------------
+python3 - "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" <<'PY' || fail "trace.json does not match the schema"
+import json, sys
+schema = json.load(open(sys.argv[1]))
+def check(value, node, where):
+    types = {"object": dict, "array": list, "integer": int, "number": (int, float), "string": str, "boolean": bool, "null": type(None)}
+    want = node.get("type")
+    if want is not None:
+        allowed = tuple(t for w in (want if isinstance(want, list) else [want]) for t in (types[w] if isinstance(types[w], tuple) else (types[w],)))
+        assert isinstance(value, allowed) and not (isinstance(value, bool) and bool not in allowed), f"{where}: {value!r} is not {want}"
+    if "enum" in node: assert value in node["enum"], f"{where}: {value!r} not in {node['enum']}"
+    for key in node.get("required", []):
+        assert key in value, f"{where}: missing {key}"
+    for key, sub in node.get("properties", {}).items():
+        if isinstance(value, dict) and key in value: check(value[key], sub, f"{where}/{key}")
+    if "items" in node and isinstance(value, list):
+        for i, item in enumerate(value): check(item, node["items"], f"{where}/{i}")
+for f in sys.argv[2:]:
+    check(json.load(open(f)), schema, f)
+assert "ranks" in json.load(open(sys.argv[3]))
+print("ok")
+PY
+
+# --- claims: built to hold and to fail --------------------------------------------------
+gen --out "$tmp/norm-heavy.json" --norm-slowdown 8 --seq 32
+"$lmroof" trace "$tmp/norm-heavy.json" --out "$tmp/o-heavy" > /dev/null || fail "trace (norm-heavy) exited $?"
+cat > "$tmp/norm.yaml" <<'EOF'
+claims:
+  - id: normalization-cheap-flops-costly-time
+    check: {kind: class_share, class: normalization, flop_share: {max: 0.01}, time_share: {min: 0.10}}
+EOF
+"$lmroof" check "$tmp/norm.yaml" "$tmp/o-heavy/trace.json" > "$tmp/hold.txt"; rc=$?
+[ "$rc" = 0 ] && grep -q "holds" "$tmp/hold.txt" || fail "the normalization claim should hold on the norm-heavy trace (exit $rc)"
+"$lmroof" check "$tmp/norm.yaml" "$tmp/o-gpu/trace.json" > "$tmp/fails.txt"; rc=$?
+[ "$rc" = 1 ] && grep -q "fails" "$tmp/fails.txt" || fail "the normalization claim should fail on the plain trace (exit $rc)"
+"$lmroof" trace "$tmp/gpu.json" --out "$tmp/o-claims" --claims "$src/claims/trace-lecture3.yaml" > /dev/null; rc=$?
+[ "$rc" = 1 ] || fail "trace --claims with a failing claim should exit 1, got $rc"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [c["verdict"] for c in d["claims"]] == ["fails", "fails"], d["claims"]' \
+  "$tmp/o-claims/trace.json" || fail "trace.json claims[]"
+printf 'claims:\n  - id: x\n    check: {kind: class_share, class: norms, time_share: {min: 0.1}}\n' > "$tmp/bad.yaml"
+"$lmroof" check "$tmp/bad.yaml" "$tmp/o-gpu/trace.json" 2> "$tmp/err" >/dev/null; rc=$?
+[ "$rc" = 2 ] && grep -q 'bad.yaml:3: claim x: class "norms"' "$tmp/err" || fail "a bad claims file: exit $rc, $(cat "$tmp/err")"
+
+# --- compare -----------------------------------------------------------------------------
+"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-heavy/trace.json" --format json > "$tmp/cmp.json" || fail "compare exited $?"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="lmroof.trace-compare/1" and d["classes"] and d["ops"]' \
+  "$tmp/cmp.json" || fail "compare JSON"
+
+# --- bad input: one line naming the file and place, exit 2, nothing written ---------------
+bad() {  # bad NAME EXPECTED-TEXT ARGS...
+  local name=$1 want=$2; shift 2
+  "$lmroof" trace "$@" --out "$tmp/o-bad-$name" > /dev/null 2> "$tmp/err"; local rc=$?
+  [ "$rc" = 2 ] || fail "$name: exit $rc, want 2"
+  [ "$(wc -l < "$tmp/err")" = 1 ] || fail "$name: not one line: $(cat "$tmp/err")"
+  grep -qF -- "$want" "$tmp/err" || fail "$name: '$(cat "$tmp/err")' lacks '$want'"
+  [ ! -e "$tmp/o-bad-$name/trace.json" ] || fail "$name: trace.json written"
+}
+printf '{"traceEvents": []}' > "$tmp/plain.json.gz"
+bad not-gzip "plain.json.gz: byte 0: not gzip" "$tmp/plain.json.gz"
+printf '\x1f\x8b\x08\x00garbage-after-the-magic' > "$tmp/corrupt.json.gz"
+bad corrupt-gzip "corrupt.json.gz: byte" "$tmp/corrupt.json.gz"
+printf '{"traceEvents": [ {"ph": "X", "cat": "kernel", "ts": 1, "dur": oops} ]}' > "$tmp/notjson.json"
+bad not-json 'not JSON' "$tmp/notjson.json"
+grep -q 'traceEvents\[0\].dur' "$tmp/err" || fail "not-json: the field is not named: $(cat "$tmp/err")"
+head -c 3000 "$tmp/gpu.json" > "$tmp/cut.json"
+bad truncated "cut.json: byte 3000" "$tmp/cut.json"
+head -c 2000 "$tmp/rocm.json.gz" > "$tmp/cut.json.gz"
+bad truncated-gzip "truncated" "$tmp/cut.json.gz"
+printf '{"schemaVersion": 1, "deviceProperties": []}' > "$tmp/none.json"
+bad no-trace-events "none.json: traceEvents: missing" "$tmp/none.json"
+bad unknown-device '--device: "Voodoo 2" is not in the device table' "$tmp/gpu.json" --device "Voodoo 2"
+bad bad-ceilings "--ceilings: $tmp/gpu.json: not an lmroof results.json" "$tmp/gpu.json" --ceilings "$tmp/gpu.json"
+bad missing-step "--steps 99" "$tmp/gpu.json" --steps 99
+# An output that is an input is refused before reading.
+cp "$tmp/gpu.json" "$tmp/o-in/trace.json" 2>/dev/null || { mkdir -p "$tmp/o-in" && cp "$tmp/gpu.json" "$tmp/o-in/trace.json"; }
+"$lmroof" trace "$tmp/o-in/trace.json" --out "$tmp/o-in" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "is an input" "$tmp/err" || fail "an output naming the input: exit $rc, $(cat "$tmp/err")"
+cmp -s "$tmp/gpu.json" "$tmp/o-in/trace.json" || fail "the input was overwritten"
+
+# --- tolerated: counted in anomalies, never a crash --------------------------------------
+cat > "$tmp/odd.json" <<'EOF'
+{"deviceProperties": [{"name": "Some Future GPU"}], "traceEvents": [
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10,"args":{"External id":9223372036854775808,"Input Dims":[[4,4],[4,4],[]],"Input type":["c10::Float4_e2m1","c10::Float4_e2m1","Scalar"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2,"args":{"correlation":9223372036854775808}},
+{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":5,"args":{"correlation":9223372036854775808,"stream":7}},
+{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":5,"args":{"correlation":9223372036854775808,"stream":7}},
+{"ph":"X","cat":"kernel","name":"neg","pid":0,"tid":7,"ts":30,"dur":-1,"args":{"correlation":3}},
+{"ph":"X","cat":"kernel","name":"nodur","pid":0,"tid":7,"ts":40},
+{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":50,"dur":10,"args":{"Input Dims":"[[4,4]","Input type":["float"]}},
+{"ph":"s","cat":"ac2g","id":77,"pid":1,"tid":1,"ts":1}
+]}
+EOF
+"$lmroof" trace "$tmp/odd.json" --out "$tmp/o-odd" > "$tmp/odd.txt" 2>&1 || fail "tolerated oddities: exit $?"
+python3 - "$tmp/o-odd/trace.json" <<'PY' || fail "tolerated oddities are not all counted"
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = {a["kind"]: a["count"] for a in d["anomalies"]}
+for k in ("negative durations (taken as 0)", "kernel events without dur (ignored)", "duplicate events (counted once)",
+          "flows that link nothing (ignored)", "unknown dtypes (bytes unknown)"):
+    assert kinds.get(k) == 1, (k, kinds)
+assert d["device"]["table_name"] is None and "Some Future GPU" in d["device"]["why_unknown"], d["device"]
+add = [o for o in d["ops"] if o["name"] == "aten::add"][0]
+assert add["bytes"] is None and abs(add["device_time_s"] - 5e-6) < 1e-15 and add["fraction_of_roof"] is None, add
+PY
+
+[ "$failures" = 0 ] && echo "ok: lmroof trace" || { echo "$failures failure(s)"; exit 1; }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# trace.html from `lmroof trace` renders in headless Chromium with no console output:
+# the roofline chart is an <svg>; the first screen's sections are there; nothing is
+# fetched from outside. LMROOF_REPORT_SCREENSHOT=FILE also writes a screenshot.
+#   bash tests/e2e/trace_renders.sh PATH/TO/lmroof SOURCE_DIR
+set -uo pipefail
+lmroof=${1:?usage: trace_renders.sh PATH/TO/lmroof SOURCE_DIR}
+src=${2:?usage: trace_renders.sh PATH/TO/lmroof SOURCE_DIR}
+browser=""
+for candidate in chromium chromium-browser; do
+  if command -v "$candidate" >/dev/null 2>&1; then browser=$candidate; break; fi
+done
+[ -n "$browser" ] || { echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77; }
+
+source "$(dirname "${BASH_SOURCE[0]}")/render_ok.bash"
+
+python3 "$src/scripts/gen_trace.py" --out "$work/ranks" --ranks 2 --nccl --queued --graph --streams 2 || fail "gen_trace.py failed"
+"$lmroof" trace "$work/ranks" --out "$work/out" --claims "$src/claims/trace-lecture3.yaml" > "$work/trace.out" 2>&1
+[ $? -le 1 ] || { cat "$work/trace.out" >&2; fail "lmroof trace failed"; }
+render_ok "$work/out/trace.html"
+for id in window classes top-ops unattributed launch-bound idle ranks claims chart-trace-roofline; do
+  grep -q "id=\"$id\"" "$work/out/trace.html" || fail "trace.html has no #$id"
+done
+sed '/<script/,$d' "$work/out/trace.html" > "$work/markup.html"
+if grep -Eiq '<(script|img|iframe|embed|source)[^>]* src=|<link[^>]*href=|@import|url\(' "$work/markup.html"; then
+  fail "trace.html refers to an external resource"
+fi
+if [ -n "${LMROOF_REPORT_SCREENSHOT:-}" ]; then
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1000 \
+    --user-data-dir="$(mktemp -d -p "$work")" --virtual-time-budget=15000 --screenshot="$LMROOF_REPORT_SCREENSHOT" \
+    "file://$work/out/trace.html" > /dev/null 2>&1 || fail "screenshot failed"
+  echo "wrote $LMROOF_REPORT_SCREENSHOT"
+fi
+echo "PASS: trace.html renders (roofline), with the window, classes, top ops, unattributed, launch-bound, idle, ranks and claims"

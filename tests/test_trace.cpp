@@ -1,0 +1,217 @@
+// lmroof trace (analysis/trace/): the cost models' hand-checked examples (docs/trace.md),
+// the reader's bad inputs (one line naming file, byte offset and field) and tolerated
+// oddities (counted as anomalies), attribution, and the device match.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "analysis/model/input_error.h"
+#include "analysis/predict/devices.h"
+#include "analysis/trace/cost_models.h"
+#include "analysis/trace/trace_analysis.h"
+#include "analysis/trace/trace_claims.h"
+#include "analysis/trace/trace_output.h"
+#include "analysis/trace/trace_reader.h"
+
+namespace {
+
+using namespace lmroof::trace;
+namespace fs = std::filesystem;
+
+OpCost cost(std::string_view name, std::string_view dims, std::string_view types, std::string_view concrete = "") {
+  return cost_of(name, parse_inputs(dims, types, concrete), {}, std::nullopt);
+}
+
+TEST(TraceCost, AddmmWithBias) {
+  // bias [3072], x [4096, 1024], w [1024, 3072], bf16: 2·M·N·K + M·N; each operand once plus the output.
+  const OpCost c = cost("aten::addmm", "[[3072],[4096,1024],[1024,3072],[],[]]",
+                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar"])");
+  EXPECT_EQ(c.op_class, OpClass::matmul);
+  ASSERT_TRUE(c.flops && c.bytes);
+  EXPECT_EQ(*c.flops, 25782386688.0);  // 2·4096·3072·1024 + 4096·3072
+  EXPECT_EQ(*c.bytes, 39852032.0);     // 2·(3072 + 4096·1024 + 1024·3072 + 4096·3072)
+  EXPECT_EQ(c.dtype, "bf16");
+}
+
+TEST(TraceCost, CausalFlashAttentionIsHalved) {
+  const char* dims = "[[2,16,2048,64],[2,16,2048,64],[2,16,2048,64],[],[],[],[]]";
+  const char* types = R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar",""])";
+  const OpCost causal = cost("aten::_scaled_dot_product_flash_attention", dims, types, R"(["","","","0.","True","False",""])");
+  ASSERT_TRUE(causal.flops && causal.bytes);
+  EXPECT_EQ(*causal.flops, 17179869184.0);  // 4·B·H·N·N·d / 2
+  EXPECT_EQ(*causal.bytes, 33816576.0);     // q, k, v, out at 2 bytes + logsumexp B·H·N fp32
+  const OpCost full = cost("aten::_scaled_dot_product_flash_attention", dims, types, R"(["","","","0.","False","False",""])");
+  EXPECT_EQ(*full.flops, 2 * *causal.flops);
+  // Without Concrete Inputs the causality is unknown: no FLOPs, never a guess.
+  EXPECT_FALSE(cost("aten::_scaled_dot_product_flash_attention", dims, types).flops);
+  // The [B, N, H, d] layout of _flash_attention_forward, causal at index 8; backward 2.5x.
+  const OpCost inner = cost("aten::_flash_attention_forward", "[[2,2048,16,64],[2,2048,16,64],[2,2048,16,64]]",
+                            R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16"])", R"(["","","","","","","","0.","True"])");
+  EXPECT_EQ(*inner.flops, *causal.flops);
+}
+
+TEST(TraceCost, Bf16LayerNorm) {
+  const OpCost c = cost("aten::native_layer_norm", "[[8,512,1024],[],[1024],[1024],[]]",
+                        R"(["c10::BFloat16","","c10::BFloat16","c10::BFloat16","Scalar"])", R"(["","[1024]","","","1e-05"])");
+  EXPECT_EQ(c.op_class, OpClass::normalization);
+  ASSERT_TRUE(c.flops && c.bytes);
+  EXPECT_EQ(*c.flops, 33554432.0);  // 8 per element with weight and bias
+  EXPECT_EQ(*c.bytes, 16814080.0);  // x and y at 2 bytes, weight and bias, mean and rstd fp32 per row
+}
+
+TEST(TraceCost, BroadcastAddCountsEachInputAtItsOwnSize) {
+  const OpCost c = cost("aten::add", "[[8,512,1024],[1024],[]]", R"(["c10::BFloat16","c10::BFloat16","Scalar"])");
+  EXPECT_EQ(c.op_class, OpClass::elementwise);
+  ASSERT_TRUE(c.flops && c.bytes);
+  EXPECT_EQ(*c.flops, 4194304.0);
+  EXPECT_EQ(*c.bytes, 16779264.0);  // 2·n + 2·1024 + 2·n
+}
+
+TEST(TraceCost, UnknownDtypeLeavesBytesUnknown) {
+  const OpCost c = cost("aten::add", "[[4,4],[4,4],[]]", R"(["c10::Float4_e2m1","c10::Float4_e2m1","Scalar"])");
+  EXPECT_FALSE(c.bytes);
+  EXPECT_NE(c.why_unknown.find("unknown dtype"), std::string::npos) << c.why_unknown;
+}
+
+TEST(TraceCost, UnparsableDimsAndUnknownOps) {
+  EXPECT_FALSE(parse_inputs("[[1,2],[x]]", "", "").dims_parsed);
+  EXPECT_FALSE(cost("aten::mm", "[[1,2],[x]]", R"(["float","float"])").flops);
+  const OpCost other = cost("aten::my_op", "[[4,4]]", R"(["float"])");
+  EXPECT_EQ(other.op_class, OpClass::other);
+  EXPECT_FALSE(other.flops);
+}
+
+TEST(TraceCost, AllReduceBusBandwidthFactor) {
+  const OpCost c = cost_of("nccl:all_reduce", parse_inputs("[[1048576]]", R"(["c10::BFloat16"])", ""),
+                           {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL"}, 8);
+  EXPECT_EQ(c.op_class, OpClass::communication);
+  EXPECT_EQ(c.collective, "all_reduce");
+  EXPECT_EQ(*c.message_bytes, 2097152.0);
+  EXPECT_DOUBLE_EQ(*c.bus_factor, 2.0 * 7 / 8);
+}
+
+// ---- the reader ------------------------------------------------------------------------
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("lmroof-trace-test-" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name, std::ios::binary) << text;
+    return path / name;
+  }
+  fs::path write_gz(const std::string& name, const std::string& text) const {
+    gzFile f = gzopen((path / name).c_str(), "wb");
+    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(f);
+    return path / name;
+  }
+};
+
+std::string error_of(const fs::path& p) {
+  try {
+    read_trace(p);
+  } catch (const lmroof::model::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+constexpr const char* kSmall = R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],
+"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10.5,"dur":20,"args":{"External id":9223372036854775808,"Input Dims":[[64,64],[64,64]],"Input type":["float","float"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":12,"dur":3,"args":{"External id":9223372036854775808,"correlation":18446744073709551615}},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":40.25,"dur":8.5,"args":{"External id":9223372036854775808,"correlation":18446744073709551615,"stream":7,"device":0}},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":40.25,"dur":8.5,"args":{"External id":9223372036854775808,"correlation":18446744073709551615,"stream":7,"device":0}},
+{"ph":"X","cat":"kernel","name":"lonely","pid":0,"tid":7,"ts":60,"dur":-4,"args":{"correlation":5}},
+{"ph":"X","cat":"kernel","name":"no_dur","pid":0,"tid":7,"ts":70},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":40,"dur":5,"args":{"Input Dims":[[2,2],[2,2]],"Input type":["c10::Mystery","c10::Mystery"]}},
+{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":50,"dur":5,"args":{"Input Dims":"[[2,2]","Input type":["float"]}},
+{"ph":"s","cat":"ac2g","id":424242,"pid":1,"tid":1,"ts":12,"name":"ac2g"},
+{"ph":"i","cat":"cpu_instant_event","name":"mark","pid":1,"tid":1,"ts":13,"s":"t"}
+]})";
+
+TEST(TraceReader, KeepsIdsBeyond2To53AndCountsTheOddities) {
+  TempDir dir;
+  const TraceFile t = read_trace(dir.write("small.json", kSmall));
+  EXPECT_EQ(t.event_count, 10u);
+  bool found = false;
+  for (const auto& e : t.events)
+    if (e.category == Category::kernel && e.has_correlation) {
+      if (e.correlation == 18446744073709551615ull) found = true;
+    }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(t.anomalies.at("negative durations (taken as 0)").count, 1u);
+  EXPECT_EQ(t.anomalies.at("kernel events without dur (ignored)").count, 1u);
+
+  const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
+  const Roofs roofs = resolve_roofs(t, table, "", std::nullopt);
+  EXPECT_EQ(roofs.source, "trace");
+  const TraceAnalysis a = analyze(t, roofs, {});
+  EXPECT_EQ(a.anomalies.at("duplicate events (counted once)").count, 1u);
+  EXPECT_EQ(a.anomalies.at("flows that link nothing (ignored)").count, 1u);
+  EXPECT_EQ(a.unattributed_kernels, 1u);  // "lonely": its launch is not in the trace
+  ASSERT_FALSE(a.ops.empty());
+  EXPECT_EQ(a.ops[0].name, "aten::mm");
+  EXPECT_EQ(a.ops[0].kernel_launches, 1u);  // the duplicate counted once
+  EXPECT_DOUBLE_EQ(a.ops[0].device_time_s, 8.5e-6);
+  EXPECT_EQ(*a.ops[0].cost.flops, 2.0 * 64 * 64 * 64);
+  EXPECT_EQ(a.ops[0].bound, "memory");  // 8.5 µs per launch: above the launch-bound 2 · 2.7 µs
+}
+
+TEST(TraceReader, BadInputIsOneLineNamingFileOffsetAndField) {
+  TempDir dir;
+  std::string e = error_of(dir.write("plain.json.gz", "{\"traceEvents\":[]}"));
+  EXPECT_NE(e.find("plain.json.gz: byte 0: not gzip"), std::string::npos) << e;
+  e = error_of(dir.write("notjson.json", "{\"traceEvents\": [ {\"ph\": X} ]}"));
+  EXPECT_NE(e.find("notjson.json: byte 25: not JSON"), std::string::npos) << e;
+  EXPECT_NE(e.find("traceEvents[0].ph"), std::string::npos) << e;
+  e = error_of(dir.write("cut.json", std::string(kSmall).substr(0, 400)));
+  EXPECT_NE(e.find("cut.json: byte 400: truncated"), std::string::npos) << e;
+  const std::string gz = [&] {
+    dir.write_gz("full.json.gz", kSmall);
+    std::ifstream in(dir.path / "full.json.gz", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  e = error_of(dir.write("cut.json.gz", gz.substr(0, gz.size() / 2)));
+  EXPECT_NE(e.find("cut.json.gz: byte"), std::string::npos) << e;
+  EXPECT_NE(e.find("truncated"), std::string::npos) << e;
+  e = error_of(dir.write("none.json", "{\"schemaVersion\": 1}"));
+  EXPECT_NE(e.find("none.json: traceEvents: missing"), std::string::npos) << e;
+  e = error_of(dir.write("empty.json", ""));
+  EXPECT_NE(e.find("empty.json: byte 0"), std::string::npos) << e;
+  // gzip of a good trace reads like the plain file.
+  EXPECT_EQ(read_trace(dir.path / "full.json.gz").events.size(), read_trace(dir.write("full.json", kSmall)).events.size());
+  ReadOptions two;
+  two.threads = 2;
+  EXPECT_EQ(read_trace(dir.path / "full.json.gz", two).events.size(), read_trace(dir.path / "full.json").events.size());
+}
+
+TEST(TraceDevices, NamesMatchTheTable) {
+  const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
+  EXPECT_EQ(match_device_name("NVIDIA H100 80GB HBM3", table), "H100 SXM");
+  EXPECT_EQ(match_device_name("NVIDIA H100 PCIe", table), "H100 PCIe");
+  EXPECT_EQ(match_device_name("NVIDIA H200", table), "H200 SXM");
+  EXPECT_EQ(match_device_name("NVIDIA A100-SXM4-40GB", table), "A100 40GB");
+  EXPECT_EQ(match_device_name("NVIDIA A100-SXM4-80GB", table), "A100 80GB SXM");
+  EXPECT_EQ(match_device_name("Tesla V100-SXM2-32GB", table), "V100 SXM2");
+  EXPECT_EQ(match_device_name("AMD Instinct MI300X", table), "MI300X");
+  EXPECT_EQ(match_device_name("AMD Instinct MI250X", table), "MI250X");
+  EXPECT_EQ(match_device_name("NVIDIA GeForce RTX 4090", table), "RTX 4090");
+  EXPECT_EQ(match_device_name("NVIDIA L40S", table), "L40S");
+  EXPECT_EQ(match_device_name("NVIDIA B200", table), "B200");
+  EXPECT_FALSE(match_device_name("NVIDIA H100 NVL", table));
+  EXPECT_FALSE(match_device_name("Radeon 780M", table));
+  TraceFile t;
+  EXPECT_THROW(resolve_roofs(t, table, "Voodoo 2", std::nullopt), lmroof::model::InputError);
+  t.devices.push_back({0, "Radeon 780M", {}, {}, {}, {}});
+  const Roofs r = resolve_roofs(t, table, "", std::nullopt);
+  EXPECT_FALSE(r.device);
+  EXPECT_NE(r.why_unknown.find("Radeon 780M"), std::string::npos);
+}
+
+}  // namespace
