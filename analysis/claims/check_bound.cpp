@@ -62,11 +62,6 @@ Case bound_case(const Context& ctx, const Run& run) {
 
 }  // namespace
 
-Outcome check_bound(const Context& ctx) {
-  const auto& ch = ctx.claim.check;
-  std::vector<Case> cases;
-  for (const auto* r : select(ctx, ch.run)) cases.push_back(bound_case(ctx, *r));
-  return aggregate(ctx, std::move(cases), "runs", {}, no_match_reason(ctx, ch.run));
-}
+Outcome check_bound(const Context& ctx) { return check_each_run(ctx, bound_case); }
 
 }  // namespace lmroof::claims_detail

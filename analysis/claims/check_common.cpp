@@ -214,4 +214,11 @@ std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& e
   return "measured";
 }
 
+Outcome check_each_run(const Context& ctx, Case (*judge)(const Context&, const Run&)) {
+  const RunSelector& selector = ctx.claim.check.run;
+  std::vector<Case> cases;
+  for (const auto* r : select(ctx, selector)) cases.push_back(judge(ctx, *r));
+  return aggregate(ctx, std::move(cases), "runs", {}, no_match_reason(ctx, selector));
+}
+
 }  // namespace lmroof::claims_detail

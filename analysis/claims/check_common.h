@@ -89,6 +89,9 @@ std::string no_match_reason(const Context& ctx, const RunSelector& s);
 // "model" when it follows from the cost model's FLOPs and bytes (docs/claims.md#evidence).
 std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence);
 
+// A check judged run by run (bound, share): one case per run its selector matches.
+Outcome check_each_run(const Context& ctx, Case (*judge)(const Context&, const Run&));
+
 // ---- the check kinds, one file each (check_<kind>.cpp) ------------------------------
 Outcome check_bound(const Context& ctx);
 Outcome check_crossing(const Context& ctx);  // bound along a dimension

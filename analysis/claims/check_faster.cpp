@@ -120,13 +120,6 @@ Case faster_case(const Context& ctx, const RunPair& p) {
 
 }  // namespace
 
-Outcome check_faster(const Context& ctx) {
-  std::vector<std::string> notes;
-  std::string none;
-  const auto pairs = pair_runs(ctx, notes, none);
-  std::vector<Case> cases;
-  for (const auto& p : pairs) cases.push_back(faster_case(ctx, p));
-  return aggregate(ctx, std::move(cases), "run pairs", notes, none);
-}
+Outcome check_faster(const Context& ctx) { return check_each_pair(ctx, faster_case); }
 
 }  // namespace lmroof::claims_detail

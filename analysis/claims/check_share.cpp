@@ -84,11 +84,6 @@ Case share_case(const Context& ctx, const Run& run) {
 
 }  // namespace
 
-Outcome check_share(const Context& ctx) {
-  const auto& ch = ctx.claim.check;
-  std::vector<Case> cases;
-  for (const auto* r : select(ctx, ch.run)) cases.push_back(share_case(ctx, *r));
-  return aggregate(ctx, std::move(cases), "runs", {}, no_match_reason(ctx, ch.run));
-}
+Outcome check_share(const Context& ctx) { return check_each_run(ctx, share_case); }
 
 }  // namespace lmroof::claims_detail

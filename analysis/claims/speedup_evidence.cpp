@@ -175,4 +175,13 @@ double run_spread(const Run& run) {
   return std::max(i.high / m, m / i.low) - 1;
 }
 
+Outcome check_each_pair(const Context& ctx, Case (*judge)(const Context&, const RunPair&)) {
+  std::vector<std::string> notes;
+  std::string none;
+  const auto pairs = pair_runs(ctx, notes, none);
+  std::vector<Case> cases;
+  for (const auto& p : pairs) cases.push_back(judge(ctx, p));
+  return aggregate(ctx, std::move(cases), "run pairs", notes, none);
+}
+
 }  // namespace lmroof::claims_detail

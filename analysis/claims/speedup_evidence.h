@@ -20,6 +20,8 @@ struct RunPair {
 // every selector field that neither selector names. Throws ClaimsFileError when a
 // candidate matches several baselines.
 std::vector<RunPair> pair_runs(const Context& ctx, std::vector<std::string>& notes, std::string& none_reason);
+// A check judged pair by pair (faster, ratio): one case per candidate run and its baseline.
+Outcome check_each_pair(const Context& ctx, Case (*judge)(const Context&, const RunPair&));
 
 // The speedup baseline time / candidate time of two runs with its interval and noise:
 // the comparison's own numbers (stats::estimate_speedup, the same figures results.json's
