@@ -141,10 +141,14 @@ void check_peak_fits(double peak_bytes, const std::string& what) {
                                             limited ? "LMROOF_MEMORY_LIMIT" : "memory available on this host (MemAvailable)"));
 }
 
-std::string peak_line(double peak_bytes, const std::string& what) {
+std::string peak_summary(double peak_bytes) {
   const MemoryBudget& b = memory_budget();
-  return fmt::format("lmroof: {} will hold at most {} (DRAM arrays {} x {}: {})", what, readable_bytes(peak_bytes),
-                     kDramArrays, readable_bytes(static_cast<double>(b.dram_array_bytes)), b.dram_array_reason);
+  return fmt::format("will hold at most {} (DRAM arrays {} x {}: {})", readable_bytes(peak_bytes), kDramArrays,
+                     readable_bytes(static_cast<double>(b.dram_array_bytes)), b.dram_array_reason);
+}
+
+std::string peak_line(double peak_bytes, const std::string& what) {
+  return fmt::format("lmroof: {} {}", what, peak_summary(peak_bytes));
 }
 
 }  // namespace lmroof::bench

@@ -72,7 +72,10 @@ std::string readable_bytes(double bytes);
 // available; `what` names the command ("lmroof ceilings").
 void check_peak_fits(double peak_bytes, const std::string& what);
 
-// The line `run` and `ceilings` print before measuring.
+// The line `lmroof ceilings` prints before measuring: "lmroof: WHAT " + peak_summary.
 std::string peak_line(double peak_bytes, const std::string& what);
+// "will hold at most 2.49 GB (DRAM arrays 2 x 1.07 GB: capped at ...)": `lmroof run`
+// adds it to its line announcing the runs.
+std::string peak_summary(double peak_bytes);
 
 }  // namespace lmroof::bench

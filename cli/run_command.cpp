@@ -184,16 +184,16 @@ int run(const RunArgs& args) {
   options.json_out = outputs.staged(std::string(formats::kBenchJson));
 
   std::fprintf(stderr, "%s\n", backend.line.c_str());
-  std::fprintf(stderr, "%s\n",
-               bench::peak_line(bench::planned_peak_bytes(plan.runs, options.suite.backend), "this run").c_str());
   for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());
   const auto& specs = plan.runs;
+  // What the process will hold at its peak (bench/memory_budget.h), said before measuring.
+  const std::string peak = bench::peak_summary(bench::planned_peak_bytes(plan.runs, options.suite.backend));
   if (options.suite.compared_repetitions > 0 && !options.suite.quick && options.suite.backend == Backend::cpu)
-    std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each (%d for runs the paired rounds time again) -> %s\n",
-                 specs.size(), options.suite.repetitions, options.suite.compared_repetitions, args.out.c_str());
+    std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each (%d for runs the paired rounds time again) -> %s; %s\n",
+                 specs.size(), options.suite.repetitions, options.suite.compared_repetitions, args.out.c_str(), peak.c_str());
   else
-    std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s\n", specs.size(),
-                 options.suite.repetitions, args.out.c_str());
+    std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s; %s\n", specs.size(),
+                 options.suite.repetitions, args.out.c_str(), peak.c_str());
   bench::RunnerSummary summary;
   try {
     summary = bench::run_benchmarks(options);
