@@ -233,11 +233,15 @@ TEST(RoofCurve, ALevelChangeSplitsTheSpeedupIntoBytesAndLevel) {
   EXPECT_NE(text->find("of which ~2x is a change of level: mha from DRAM, gqa from L3"), std::string::npos) << *text;
   EXPECT_NE(text->find("explains 7.94x"), std::string::npos) << *text;
   EXPECT_NE(text->find("differ 2.25x"), std::string::npos) << *text;
-  // Same level, or a compute-bound side: nothing to say.
+  // Same level: nothing to say.
   EXPECT_FALSE(level_change(c, judged_run("mha", "L3", 40 * G), judged_run("gqa", "L3", 90 * G)));
+  // A compute-bound side: its bytes' level, said so, and no rates compared.
   model::Run compute = judged_run("gqa", "L3", 90 * G);
   compute.judged_against->unit = "FLOP/s";
-  EXPECT_FALSE(level_change(c, judged_run("mha", "DRAM", 40 * G), compute));
+  const auto mixed = level_change(c, judged_run("mha", "DRAM", 40 * G), compute);
+  ASSERT_TRUE(mixed);
+  EXPECT_NE(mixed->find("mha from DRAM, gqa from L3 (compute-bound there)"), std::string::npos) << *mixed;
+  EXPECT_EQ(mixed->find("rates differ"), std::string::npos) << *mixed;
 }
 
 }  // namespace
