@@ -374,18 +374,16 @@ std::optional<std::string> level_change(const model::Comparison& c, const model:
   if (!a || !b || !a->roof || !b->roof) return std::nullopt;
   const auto la = judged_level(*a), lb = judged_level(*b);
   if (!la || !lb || *la == *lb) return std::nullopt;
-  if (!(c.bytes_ratio > 0) || !(c.speedup > 0) || !(a->value > 0)) return std::nullopt;
-  const double from_bytes = 1 / c.bytes_ratio, from_level = c.speedup * c.bytes_ratio;
-  auto side = [](const model::Run& run, const model::JudgedAgainst& j, const std::string& level) {
-    return fmt::format("{} from {}{}", run.variant, level, j.unit == "FLOP/s" ? " (compute-bound there)" : "");
-  };
-  // The rates compare only when both sides are held by their bytes.
-  const std::string rates = a->unit == "B/s" && b->unit == "B/s"
-                                ? fmt::format("; the judged roofs' rates differ {:.3g}x, {:.4g} against {:.4g} GB/s",
-                                              b->value / a->value, b->value / 1e9, a->value / 1e9)
-                                : std::string();
-  return fmt::format("of which ~{:.2g}x is a change of level: {}, {} (the bytes ratio {:.3g} explains {:.3g}x{})",
-                     from_level, side(base, *a, *la), side(cand, *b, *lb), c.bytes_ratio, from_bytes, rates);
+  // Only where both sides are held by their bytes does the level explain their times.
+  if (a->unit != "B/s" || b->unit != "B/s") return std::nullopt;
+  // The speedup the comparison's evidence gives: its paired rounds' where taken.
+  const double speedup = c.paired && c.paired->speedup > 0 ? c.paired->speedup : c.speedup;
+  if (!(c.bytes_ratio > 0) || !(speedup > 0) || !(a->value > 0)) return std::nullopt;
+  const double from_bytes = 1 / c.bytes_ratio, from_level = speedup * c.bytes_ratio;
+  return fmt::format("of which ~{:.2g}x is a change of level: {} from {}, {} from {} (the bytes ratio {:.3g} explains "
+                     "{:.3g}x; the judged roofs' rates differ {:.3g}x, {:.4g} against {:.4g} GB/s)",
+                     from_level, base.variant, *la, cand.variant, *lb, c.bytes_ratio, from_bytes, b->value / a->value,
+                     b->value / 1e9, a->value / 1e9);
 }
 
 }  // namespace lmroof

@@ -154,7 +154,7 @@ TEST(ComparisonEvidence, TheReportColoursByItAndExplainsALevelChange) {
   ASSERT_NE(table, std::string::npos);
   const std::string row = html.substr(html.find("<tr><td>norm</td>", table), 1200);
   EXPECT_NE(row.find("class=\"num even\""), std::string::npos) << row;  // paired rounds within noise: not green
-  EXPECT_NE(row.find("12 paired rounds"), std::string::npos) << row;
+  EXPECT_NE(row.find("<br>12 paired rounds"), std::string::npos) << row;
   EXPECT_NE(row.find("within noise"), std::string::npos) << row;
   EXPECT_NE(row.find("of which ~2x is a change of level"), std::string::npos) << row;
   EXPECT_EQ(html.find("Mann\u2013Whitney", table), std::string::npos);  // the U test is dropped
