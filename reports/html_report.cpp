@@ -194,11 +194,17 @@ std::string speedup_class(const model::Results& results, const model::Comparison
 }
 
 // "1.64x [1.58–1.70] 10 paired rounds": the evidence that decides, with its count.
-std::string speedup_text(const model::Results& results, const model::Comparison& c) {
+// `count`: the rounds (or repetitions) under it; the key results keep one line a row
+// and say it in the cell's title.
+std::string speedup_text(const model::Results& results, const model::Comparison& c, bool count = true) {
   const ComparisonEvidence e = comparison_evidence(results, c);
   if (!e.low || !e.high) return esc(ratio(e.speedup));
-  return fmt::format("{} <span class=\"ci\">[{}\u2013{}] {} {}</span>", esc(ratio(e.speedup)), esc(sig(*e.low)),
-                     esc(sig(*e.high)), e.rounds, e.paired ? "paired rounds" : "repetitions, unpaired");
+  const std::string evidence = fmt::format("{} {}", e.rounds, e.paired ? "paired rounds" : "reps, unpaired");
+  if (!count)
+    return fmt::format("<span title=\"{}\">{} <span class=\"ci\">[{}\u2013{}]</span></span>", esc(evidence),
+                       esc(ratio(e.speedup)), esc(sig(*e.low)), esc(sig(*e.high)));
+  return fmt::format("{} <span class=\"ci\">[{}\u2013{}]<br>{}</span>", esc(ratio(e.speedup)), esc(sig(*e.low)),
+                     esc(sig(*e.high)), esc(evidence));
 }
 
 // "of which ~2x is a change of level: ..." under a comparison whose sides are judged at
@@ -255,10 +261,14 @@ std::string key_results_section(const Results& results) {
         "<tr><td>{}</td><td>{} \u2192 <b>{}</b> <span class=\"muted\">{}</span></td><td class=\"num {}\">{}</td>"
         "<td class=\"shape\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} <span class=\"muted\">{}</span></td></tr>\n",
         esc(c.pair) + (more[c.pair] ? fmt::format(" <span class=\"muted\">+{}</span>", more[c.pair]) : ""),
-        esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(results, c), speedup_text(results, c),
+        esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(results, c), speedup_text(results, c, false),
         esc(shape_label(results.catalogue, c.shape)),
         row.shapes > 1 ? esc(fmt::format("{}\u2013{} ({} shapes)", sig(row.lo), ratio(row.hi), row.shapes)) : "",
-        esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)) + level_change_note(c));
+        esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)));
+    // Its own row, under the comparison: a sentence in a number column would widen the table.
+    if (c.level_change)
+      out += fmt::format("<tr class=\"level-change-row\"><td></td><td colspan=\"5\"><span class=\"level-change\">{}</span>"
+                         "</td></tr>\n", esc(*c.level_change));
   }
   out += "</tbody></table></div>\n<p class=\"caption\">Speedup = baseline median time / candidate median time (above 1: "
          "the candidate is faster), at the shape with the longest baseline, with the interval and count of the evidence "
@@ -329,7 +339,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     for (const auto& f : faults)
       parts.push_back(fmt::format("{} at {:.0f}% of {}{}", esc(f.run), f.fraction * 100, esc(f.roof),
                                   f.probed ? " (as probed next to it)" : ""));
-    out += fmt::format("<p class=\"caption\"><b class=\"fault\">Measurement fault: {} run{} above {:.0f}% of the roof "
+    out += fmt::format("<p class=\"caption roof-faults\"><b class=\"fault\">Measurement fault: {} run{} above {:.0f}% of the roof "
                        "{} judged against</b> (a roof is the fastest the machine allows: the roof or the time is wrong, "
                        "and the verdicts resting on {} are untrustworthy): {}.</p>\n",
                        faults.size(), faults.size() == 1 ? "" : "s", model::kAboveRoofFault * 100,
@@ -343,7 +353,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
         unstable.push_back(fmt::format("{}{}", esc(c.name),
                                        c.spread ? fmt::format(" (repeats {:.0f}% apart)", *c.spread * 100) : ""));
     if (!unstable.empty())
-      out += fmt::format("<p class=\"caption\"><b class=\"fault\">Unstable roof{}: {}</b>: its repeats still disagreed "
+      out += fmt::format("<p class=\"caption roof-faults\"><b class=\"fault\">Unstable roof{}: {}</b>: its repeats still disagreed "
                          "after a re-measurement; {} runs judged against it say so in the runs table.</p>\n",
                          unstable.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(unstable, ", ")),
                          unstable_judgements(results).size());

@@ -233,11 +233,16 @@ TEST(RoofCurve, ALevelChangeSplitsTheSpeedupIntoBytesAndLevel) {
   EXPECT_NE(text->find("of which ~2x is a change of level: mha from DRAM, gqa from L3"), std::string::npos) << *text;
   EXPECT_NE(text->find("explains 7.94x"), std::string::npos) << *text;
   EXPECT_NE(text->find("differ 2.25x"), std::string::npos) << *text;
-  // Same level, or a compute-bound side: nothing to say.
+  // Same level: nothing to say.
   EXPECT_FALSE(level_change(c, judged_run("mha", "L3", 40 * G), judged_run("gqa", "L3", 90 * G)));
+  // A compute-bound side: its level does not explain its time.
   model::Run compute = judged_run("gqa", "L3", 90 * G);
   compute.judged_against->unit = "FLOP/s";
   EXPECT_FALSE(level_change(c, judged_run("mha", "DRAM", 40 * G), compute));
+  // The paired rounds' speedup where taken: 8x for the same bytes ratio is ~1x of level.
+  c.paired = model::PairedRounds{10, 7.94, 7.5, 8.4, 0};
+  EXPECT_NE(level_change(c, judged_run("mha", "DRAM", 40 * G), judged_run("gqa", "L3", 90 * G))->find("of which ~1x"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -62,11 +62,16 @@ Case ratio_case(const Context& ctx, const RunPair& p) {
   // time ratio under its range means the candidate ran faster than expected.
   if (c.verdict != Verdict::holds && !ch.range.contains(r)) {
     const bool under = ch.range.min && r < *ch.range.min;
-    const char* words = timed ? (under ? "faster than" : "slower than") : (under ? "below" : "above");
+    // A ratio of times under its range: the candidate ran faster; of rates: slower.
+    const bool time = field == "time" || field.rfind("time_s.", 0) == 0;
+    const bool rate = field.rfind("achieved.", 0) == 0;
+    const char* words = time   ? (under ? "faster than" : "slower than")
+                        : rate ? (under ? "slower than" : "faster than")
+                               : (under ? "below" : "above");
     const std::string range = ch.range.min && ch.range.max ? fmt::format("{}\u2013{}", num(*ch.range.min), num(*ch.range.max))
                               : ch.range.min              ? "\u2265 " + num(*ch.range.min)
                                                           : "\u2264 " + num(*ch.range.max);
-    c.measured += fmt::format(": {}, {} the {} expected", num(r), words, range);
+    c.measured += fmt::format(": {} the {} expected", words, range);
   }
   double slack = 1e300;
   if (ch.range.min) slack = std::min(slack, std::abs(std::log(r / *ch.range.min)));

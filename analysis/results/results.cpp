@@ -505,7 +505,6 @@ std::vector<model::Comparison> comparisons_of(const model::Catalogue& catalogue,
           } else {
             c.noise = std::numeric_limits<double>::infinity();  // no repetitions, no interval
           }
-          c.level_change = level_change(c, base, cand);
           out.push_back(std::move(c));
         }
       }
@@ -654,6 +653,10 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
   }
   results.comparisons = comparisons_of(results.catalogue, results.runs);
   attach_paired_rounds(bench, results);
+  // After the paired rounds: their speedup is the comparison's evidence.
+  for (auto& c : results.comparisons)
+    if (const model::Run *base = results.run(c.baseline.run), *cand = results.run(c.candidate.run); base && cand)
+      c.level_change = level_change(c, *base, *cand);
   results.bench_json = options.bench_json_name;
   return results;
 }

@@ -374,12 +374,16 @@ std::optional<std::string> level_change(const model::Comparison& c, const model:
   if (!a || !b || !a->roof || !b->roof) return std::nullopt;
   const auto la = judged_level(*a), lb = judged_level(*b);
   if (!la || !lb || *la == *lb) return std::nullopt;
-  if (a->unit != "B/s" || b->unit != "B/s" || !(c.bytes_ratio > 0) || !(c.speedup > 0) || !(a->value > 0)) return std::nullopt;
-  const double from_bytes = 1 / c.bytes_ratio, from_level = c.speedup * c.bytes_ratio;
+  // Only where both sides are held by their bytes does the level explain their times.
+  if (a->unit != "B/s" || b->unit != "B/s") return std::nullopt;
+  // The speedup the comparison's evidence gives: its paired rounds' where taken.
+  const double speedup = c.paired && c.paired->speedup > 0 ? c.paired->speedup : c.speedup;
+  if (!(c.bytes_ratio > 0) || !(speedup > 0) || !(a->value > 0)) return std::nullopt;
+  const double from_bytes = 1 / c.bytes_ratio, from_level = speedup * c.bytes_ratio;
   return fmt::format("of which ~{:.2g}x is a change of level: {} from {}, {} from {} (the bytes ratio {:.3g} explains "
                      "{:.3g}x; the judged roofs' rates differ {:.3g}x, {:.4g} against {:.4g} GB/s)",
-                     from_level, base.variant, *la, cand.variant, *lb, c.bytes_ratio, from_bytes,
-                     b->value / a->value, b->value / 1e9, a->value / 1e9);
+                     from_level, base.variant, *la, cand.variant, *lb, c.bytes_ratio, from_bytes, b->value / a->value,
+                     b->value / 1e9, a->value / 1e9);
 }
 
 }  // namespace lmroof

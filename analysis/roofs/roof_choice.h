@@ -113,8 +113,9 @@ std::optional<std::string> judged_level(const model::JudgedAgainst& j);
 // Two sides of a comparison judged at different memory levels (issue #34): "of which
 // ~2x is a change of level: mha from DRAM, gqa from L3 (...)". The speedup S splits into
 // the bytes ratio's part, 1 / (candidate bytes / baseline bytes), and the rest, S times
-// that ratio, which the levels' rates explain. nullopt unless both sides are
-// memory-bound and judged at different levels. Comparison::level_change.
+// that ratio, which the levels' rates explain (S from the paired rounds where taken).
+// nullopt unless both sides are memory-bound and judged at different levels.
+// Comparison::level_change.
 std::optional<std::string> level_change(const model::Comparison& c, const model::Run& baseline,
                                         const model::Run& candidate);
 
