@@ -104,7 +104,8 @@ TEST(ClaimsPaired, AFloorAboveMaxNoiseDecidesNothing) {
 // within the bound keeps "noise" (WithinTheFloorIsInconclusiveForNoise).
 TEST(ClaimsPaired, AFloorBeyondTheBoundIsNotMeasurableHereNotNoise) {
   const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
-  const auto& v = faster_holds(check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.8)));
+  const auto verdicts = check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.8));
+  const auto& v = faster_holds(verdicts);
   EXPECT_EQ(v.verdict, model::Verdict::inconclusive);
   EXPECT_EQ(v.cause, "machine");
   ASSERT_TRUE(v.cause_detail);
