@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "bench/memory_budget.h"
+#include "bench/paired_rounds.h"
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
@@ -139,6 +141,41 @@ std::vector<std::string> with_ceilings_kept(std::vector<std::string> flags) {
   return flags;
 }
 
+// Whether the run's --benchmark_filter selects any planned run, judged before anything
+// is measured (the ceilings run beside every filter, so Google Benchmark alone would
+// measure them before finding that no run matched). Its filter is a POSIX extended
+// regular expression searched in each name, negated by a leading '-'. Names carry
+// suffixes lmroof does not know here (/min_time:..., /real_time): a filter that
+// mentions them, or one std::regex cannot read, is left to Google Benchmark.
+bool filter_selects_a_run(const std::vector<std::string>& flags, const std::vector<RunSpec>& runs) {
+  const std::string flag = filter_flag(flags);
+  const size_t eq = flag.find('=');
+  if (flag == "the suite" || eq == std::string::npos) return true;
+  std::string pattern = flag.substr(eq + 1);
+  const bool negated = !pattern.empty() && pattern.front() == '-';
+  if (negated) pattern.erase(0, 1);
+  if (pattern.empty() || pattern == "all" || pattern == ".") return true;
+  for (const char* suffix : {"min_time", "repeats", "real_time", "manual_time", "iterations", "threads"})
+    if (pattern.find(suffix) != std::string::npos) return true;
+  try {
+    const std::regex regex(pattern, std::regex::extended);
+    std::vector<std::string> names;
+    for (const auto& r : runs) names.push_back(r.bench_name());
+    for (const auto& p : bench::plan_paired_rounds(runs)) names.push_back(p.bench_name());
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return std::regex_search(n, regex) != negated; });
+  } catch (const std::regex_error&) {
+    return true;
+  }
+}
+
+// Whether bench.json holds a benchmark other than a ceiling.
+bool any_run_measured(const std::filesystem::path& bench_json) {
+  const BenchDocument bench = load_bench_json(bench_json);
+  return std::any_of(bench.entries.begin(), bench.entries.end(),
+                     [](const BenchEntry& e) { return !e.run_name.starts_with("ceiling/"); });
+}
+
 }  // namespace
 
 int run(const RunArgs& args) {
@@ -182,6 +219,10 @@ int run(const RunArgs& args) {
   // Locks --out (a second run fails here) and proves it writable, still before measuring.
   OutputSet outputs(args.out);
   options.json_out = outputs.staged(std::string(formats::kBenchJson));
+  // After the lock (which also clears what a killed run left), before measuring.
+  if (!filter_selects_a_run(args.benchmark_flags, plan.runs))
+    throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
+                                            filter_flag(args.benchmark_flags), args.out.string()));
 
   std::fprintf(stderr, "%s\n", backend.line.c_str());
   for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());
@@ -203,6 +244,11 @@ int run(const RunArgs& args) {
   }
   if (summary.benchmarks == 0)
     throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
+                                            filter_flag(args.benchmark_flags), args.out.string()));
+  // The ceilings run beside any filter (with_ceilings_kept): one that matched no run
+  // measured nothing to publish.
+  if (filter_flag(args.benchmark_flags) != "the suite" && !any_run_measured(options.json_out))
+    throw std::invalid_argument(fmt::format("no benchmark matched {} (only the ceilings ran); {} was left as it was",
                                             filter_flag(args.benchmark_flags), args.out.string()));
 
   // From here on the measurement exists: when analysing or publishing fails, it is
