@@ -240,7 +240,11 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
     doc["ranks"] = rows;
     doc["slowest_rank"] = rows[slowest]["rank"];
   }
-  doc["reader"] = {{"events", a.events_read}, {"json_bytes", a.bytes_read}};
+  double read_cpu = 0, analysis_cpu = 0, read_wall = 0, analysis_wall = 0;
+  for (const auto& r : ranks)
+    read_cpu += r.read_cpu_s, analysis_cpu += r.analysis_cpu_s, read_wall += r.read_wall_s, analysis_wall += r.analysis_wall_s;
+  doc["reader"] = {{"events", a.events_read},     {"json_bytes", a.bytes_read},         {"read_cpu_s", read_cpu},
+                   {"analysis_cpu_s", analysis_cpu}, {"read_wall_s", read_wall}, {"analysis_wall_s", analysis_wall}};
   return doc;
 }
 
