@@ -22,6 +22,13 @@ timeout 60 "$lmroof" trace "$tmp/gpu.json" --out "$tmp/o-gpu" > "$tmp/gpu.txt" |
 expect "$tmp/o-gpu/trace.json" "$tmp/gpu.e.json" "two streams, queued, graph replay, NCCL, ids beyond 2^53"
 grep -q "unattributed: 11 kernels" "$tmp/gpu.txt" || fail "the summary does not show the 11 unattributed kernels (2 queued, 3 steps x 3 graph kernels)"
 for f in trace.json trace.csv trace.html; do [ -s "$tmp/o-gpu/$f" ] || fail "$f not written"; done
+python3 - "$tmp/o-gpu/trace.json" <<'PY' || fail "memcpy attribution (class memory)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+item = [o for o in d["ops"] if o["name"] == "aten::_local_scalar_dense"][0]
+assert item["class"] == "memory" and item["flops"] is None and item["kernels"] == ["Memcpy DtoH (Device -> Pageable)"], item
+assert [c for c in d["classes"] if c["class"] == "memory"][0]["time_s"] == item["device_time_s"]
+PY
 
 gen --out "$tmp/cpu.json" --expected "$tmp/cpu.e.json" --cpu-only
 timeout 60 "$lmroof" trace "$tmp/cpu.json" --out "$tmp/o-cpu" --format json > "$tmp/cpu.stdout.json" || fail "trace (CPU) exited $?"
