@@ -284,8 +284,9 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
   const auto& w = doc["window"];
   const bool cpu = doc["cpu_only"].get<bool>();
   const std::string window_line =
-      fmt::format("window: {} ({} steps), {}; {}", w["kind"].get<std::string>(), w["step_count"].get<size_t>(),
+      fmt::format("window: {} ({} steps), {}{}; {}", w["kind"].get<std::string>(), w["step_count"].get<size_t>(),
                   si(w["total_s"].get<double>(), "s"),
+                  doc.contains("ranks") ? fmt::format(" summed over {} ranks", doc["ranks"].size()) : "",
                   cpu ? std::string("CPU-only trace: times are self CPU times")
                       : fmt::format("GPU busy {} ({}), idle {}", si(w["busy_s"].get<double>(), "s"),
                                     w["total_s"].get<double>() > 0 ? percent(w["busy_s"].get<double>() / w["total_s"].get<double>()) : "-",
