@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "analysis/text/numbers.h"
 #include "reports/charts.h"
@@ -87,7 +88,8 @@ std::string trace_html(const json& doc) {
   const auto& w = doc["window"];
   const bool cpu = doc["cpu_only"].get<bool>();
   std::string files;
-  for (const auto& f : doc["files"]) files += (files.empty() ? "" : ", ") + f.get<std::string>();
+  for (const auto& f : doc["files"])
+    files += (files.empty() ? "" : ", ") + std::filesystem::path(f.get<std::string>()).filename().string();
   std::string content = fmt::format(
       "<header class=\"page-header\">\n<h1>lmroof trace: {}</h1>\n<p class=\"subtitle\">{}</p>\n</header>\n<main>\n",
       e(files), e(dev["table_name"].is_null()
@@ -97,8 +99,9 @@ std::string trace_html(const json& doc) {
                                     dev["table_name"].get<std::string>(), dev["source"].get<std::string>(),
                                     dev["datasheet"].get<std::string>())));
   content += "<section id=\"window\"><h2>Window</h2><p>" +
-             e(fmt::format("{} window, {} step(s), {} wall time; {}", w["kind"].get<std::string>(), w["step_count"].get<size_t>(),
+             e(fmt::format("{} window, {} step(s), {} wall time{}; {}", w["kind"].get<std::string>(), w["step_count"].get<size_t>(),
                            si(w["total_s"].get<double>(), "s"),
+                           doc.contains("ranks") ? fmt::format(" summed over {} ranks (steps: the first rank's)", doc["ranks"].size()) : "",
                            cpu ? std::string("CPU-only trace: op times are self CPU times")
                                : fmt::format("GPU busy {}, idle {}; {} device events outside the window",
                                              si(w["busy_s"].get<double>(), "s"), si(w["idle_s"].get<double>(), "s"),

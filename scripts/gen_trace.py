@@ -83,6 +83,8 @@ class Model:
                 ["cunn_SoftMaxForward"]),
                ("aten::nll_loss_forward", [[T, V], [T], [], [], []], [t, "long int", "", "", ""], ["", "", "", "1", "-100"],
                 T, nbytes([T], "long int") + T * 2 + 2 * 2, ["nll_loss_forward_reduce_cuda_kernel_2d"])]
+        # item(): a device-to-host copy of the loss, no cost model: class memory, cost null
+        out.append(("aten::_local_scalar_dense", [[]], ["c10::BFloat16"], [""], None, None, ["Memcpy DtoH (Device -> Pageable)"]))
         if nccl:
             P = 4 * D * D
             out.append(("nccl:all_reduce", [[P]], [t], [""], 0, nbytes([P], t), ["ncclDevKernel_AllReduce_Sum_bf16_RING_LL"]))
@@ -202,7 +204,8 @@ def generate(a, path, rank, world, slow=1.0):
             for k, kname in enumerate(kernels):
                 corr += 1
                 lts = cpu_t + 1.0 + 2 * k
-                w.ev({"ph": "X", "cat": "cuda_runtime", "name": launch, "pid": 1, "tid": 1, "ts": lts, "dur": 1.5,
+                w.ev({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync" if kname.startswith("Memcpy") else launch,
+                      "pid": 1, "tid": 1, "ts": lts, "dur": 1.5,
                       "args": {"External id": ext, "correlation": corr}})
                 w.ev({"ph": "s", "cat": "ac2g", "id": corr, "pid": 1, "tid": 1, "ts": lts, "name": "ac2g", "bp": "e"})
                 d = q((3.0 + (flops or 0) ** 0.5 / 2000 + ((byts or 0) / 4e5)) * slow *
@@ -212,8 +215,13 @@ def generate(a, path, rank, world, slow=1.0):
                 ts = gpu_t
                 if stream == 13:
                     ts = q(gpu_t - d / 2) if gpu_t - d / 2 > gpu_step0 else gpu_t   # overlaps the previous kernel
-                w.ev({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": stream, "ts": ts, "dur": d,
-                      "args": {"External id": ext, "correlation": corr, "stream": stream, "device": 0, "grid": [1, 1, 1]}})
+                memcpy = kname.startswith("Memcpy")
+                if memcpy:
+                    w.ev({"ph": "X", "cat": "gpu_memcpy", "name": kname, "pid": 0, "tid": stream, "ts": ts, "dur": d,
+                          "args": {"External id": ext, "correlation": corr, "stream": stream, "device": 0, "bytes": 2}})
+                else:
+                  w.ev({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": stream, "ts": ts, "dur": d,
+                        "args": {"External id": ext, "correlation": corr, "stream": stream, "device": 0, "grid": [1, 1, 1]}})
                 w.ev({"ph": "f", "cat": "ac2g", "id": corr, "pid": 0, "tid": stream, "ts": ts, "name": "ac2g", "bp": "e"})
                 spans.append((ts, ts + d))
                 dev_time += d * 1e-6

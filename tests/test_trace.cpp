@@ -180,6 +180,16 @@ TEST(TraceReader, BadInputIsOneLineNamingFileOffsetAndField) {
   e = error_of(dir.write("cut.json.gz", gz.substr(0, gz.size() / 2)));
   EXPECT_NE(e.find("cut.json.gz: byte"), std::string::npos) << e;
   EXPECT_NE(e.find("truncated"), std::string::npos) << e;
+  {  // the same with the second thread inflating ahead: its error reaches the parser's thread
+    ReadOptions two;
+    two.threads = 2;
+    try {
+      read_trace(dir.path / "cut.json.gz", two);
+      ADD_FAILURE() << "a truncated gzip read on two threads";
+    } catch (const lmroof::model::InputError& err) {
+      EXPECT_NE(std::string(err.what()).find("truncated"), std::string::npos) << err.what();
+    }
+  }
   e = error_of(dir.write("none.json", "{\"schemaVersion\": 1}"));
   EXPECT_NE(e.find("none.json: traceEvents: missing"), std::string::npos) << e;
   e = error_of(dir.write("empty.json", ""));

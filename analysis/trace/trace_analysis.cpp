@@ -542,6 +542,12 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     const double memory = *row.cost.bytes / roofs.device->bandwidth_bytes_per_s;
     row.roof_time_s = row.calls * std::max(compute, memory);
     if (time > 0) row.fraction_of_roof = *row.roof_time_s / time;
+    // Faster than the roof cannot be: the cost model overcounts this op, the roofs are
+    // below the device's (a wrong --device), or the time is not the op's whole work
+    // (a CPU op whose work ran on other threads). Shown, and counted.
+    if (row.fraction_of_roof && *row.fraction_of_roof > 1)
+      note("ops faster than their roof (fraction of roof above 1: cost model, roofs or times disagree)",
+           fmt::format("op {} {} at {:.3g} of its roof", row.name, row.input_dims, *row.fraction_of_roof));
     row.bound = compute >= memory ? "compute" : "memory";
     if (a.launch_threshold_s && row.kernel_launches > 0 && row.device_time_s / row.kernel_launches < *a.launch_threshold_s)
       row.bound = "launch";

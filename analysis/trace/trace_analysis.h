@@ -88,6 +88,7 @@ struct TraceAnalysis {
   std::map<std::string, Anomaly> anomalies;
   std::optional<int64_t> rank, world_size;
   uint64_t events_read = 0, bytes_read = 0;
+  double read_cpu_s = 0, analysis_cpu_s = 0, read_wall_s = 0, analysis_wall_s = 0;  // set by the caller
 };
 
 // Kernels shorter than this many launch times are launch-bound: launched one at a

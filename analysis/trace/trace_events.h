@@ -3,6 +3,7 @@
 // carry device time or link it to an op, each in a compact record with its strings
 // interned, so that a multi-GB trace fits in a fraction of its size (docs/trace.md).
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
@@ -33,8 +34,8 @@ class StringPool {
   size_t size() const { return strings_.size(); }
 
  private:
-  std::vector<std::string> strings_;
-  std::unordered_map<std::string, uint32_t> ids_;
+  std::deque<std::string> strings_;  // a deque: the views keyed below stay valid as it grows
+  std::unordered_map<std::string_view, uint32_t> ids_;
 };
 
 struct TraceEvent {

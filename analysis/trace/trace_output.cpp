@@ -240,7 +240,11 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
     doc["ranks"] = rows;
     doc["slowest_rank"] = rows[slowest]["rank"];
   }
-  doc["reader"] = {{"events", a.events_read}, {"json_bytes", a.bytes_read}};
+  double read_cpu = 0, analysis_cpu = 0, read_wall = 0, analysis_wall = 0;
+  for (const auto& r : ranks)
+    read_cpu += r.read_cpu_s, analysis_cpu += r.analysis_cpu_s, read_wall += r.read_wall_s, analysis_wall += r.analysis_wall_s;
+  doc["reader"] = {{"events", a.events_read},     {"json_bytes", a.bytes_read},         {"read_cpu_s", read_cpu},
+                   {"analysis_cpu_s", analysis_cpu}, {"read_wall_s", read_wall}, {"analysis_wall_s", analysis_wall}};
   return doc;
 }
 
@@ -280,8 +284,9 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
   const auto& w = doc["window"];
   const bool cpu = doc["cpu_only"].get<bool>();
   const std::string window_line =
-      fmt::format("window: {} ({} steps), {}; {}", w["kind"].get<std::string>(), w["step_count"].get<size_t>(),
+      fmt::format("window: {} ({} steps), {}{}; {}", w["kind"].get<std::string>(), w["step_count"].get<size_t>(),
                   si(w["total_s"].get<double>(), "s"),
+                  doc.contains("ranks") ? fmt::format(" summed over {} ranks", doc["ranks"].size()) : "",
                   cpu ? std::string("CPU-only trace: times are self CPU times")
                       : fmt::format("GPU busy {} ({}), idle {}", si(w["busy_s"].get<double>(), "s"),
                                     w["total_s"].get<double>() > 0 ? percent(w["busy_s"].get<double>() / w["total_s"].get<double>()) : "-",

@@ -24,15 +24,11 @@ namespace lmroof::trace {
 
 uint32_t StringPool::intern(std::string_view text) {
   if (text.empty()) return 0;
-  // One lookup in the common case (the string was seen): the key is built only to
-  // find; C++20 heterogeneous lookup needs a transparent hash we do not have here.
-  thread_local std::string key;
-  key.assign(text);
-  const auto it = ids_.find(key);
+  const auto it = ids_.find(text);
   if (it != ids_.end()) return it->second;
   const auto id = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(text);
-  ids_.emplace(key, id);
+  ids_.emplace(std::string_view(strings_.back()), id);
   return id;
 }
 
@@ -371,7 +367,13 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   }
 
   bool integer(bool negative, uint64_t magnitude, double as_double) {
-    if (capturing()) return capture(negative ? fmt::format("-{}", magnitude) : fmt::format("{}", magnitude));
+    if (capturing()) {
+      char digits[24];
+      char* p = digits;
+      if (negative) *p++ = '-';
+      p = std::to_chars(p, digits + sizeof digits, magnitude).ptr;
+      return capture(std::string_view(digits, static_cast<size_t>(p - digits)));
+    }
     Value v;
     v.kind = Value::integer;
     v.negative = negative;

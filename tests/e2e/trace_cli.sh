@@ -22,6 +22,13 @@ timeout 60 "$lmroof" trace "$tmp/gpu.json" --out "$tmp/o-gpu" > "$tmp/gpu.txt" |
 expect "$tmp/o-gpu/trace.json" "$tmp/gpu.e.json" "two streams, queued, graph replay, NCCL, ids beyond 2^53"
 grep -q "unattributed: 11 kernels" "$tmp/gpu.txt" || fail "the summary does not show the 11 unattributed kernels (2 queued, 3 steps x 3 graph kernels)"
 for f in trace.json trace.csv trace.html; do [ -s "$tmp/o-gpu/$f" ] || fail "$f not written"; done
+python3 - "$tmp/o-gpu/trace.json" <<'PY' || fail "memcpy attribution (class memory)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+item = [o for o in d["ops"] if o["name"] == "aten::_local_scalar_dense"][0]
+assert item["class"] == "memory" and item["flops"] is None and item["kernels"] == ["Memcpy DtoH (Device -> Pageable)"], item
+assert [c for c in d["classes"] if c["class"] == "memory"][0]["time_s"] == item["device_time_s"]
+PY
 
 gen --out "$tmp/cpu.json" --expected "$tmp/cpu.e.json" --cpu-only
 timeout 60 "$lmroof" trace "$tmp/cpu.json" --out "$tmp/o-cpu" --format json > "$tmp/cpu.stdout.json" || fail "trace (CPU) exited $?"
@@ -47,6 +54,22 @@ PY
 gen --out "$tmp/ranks" --expected "$tmp/ranks.e.json" --ranks 2 --nccl
 timeout 60 "$lmroof" trace "$tmp/ranks" --out "$tmp/o-ranks" > "$tmp/ranks.txt" 2>&1 || fail "trace (ranks) exited $?"
 python3 "$src/tests/e2e/trace_expected.py" "$tmp/o-ranks/trace.json" "$tmp/ranks.e.json" >/dev/null || fail "rank folder"
+
+# --steps N: one step's window.
+"$lmroof" trace "$tmp/gpu.json" --steps 4 --out "$tmp/o-step" --format json > "$tmp/step.json" || fail "--steps 4 exited $?"
+python3 - "$tmp/step.json" "$tmp/gpu.e.json" <<'PY' || fail "--steps 4 does not give step 4's window"
+import json, sys
+d, e = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+want = [s for s in e["window"]["steps"] if s["number"] == 4][0]
+assert d["window"]["step_count"] == 1 and d["window"]["steps"][0]["number"] == 4, d["window"]
+assert abs(d["window"]["total_s"] - want["duration_s"]) < 1e-12 and abs(d["window"]["busy_s"] - want["busy_s"]) < 1e-12, d["window"]
+PY
+
+# A CPU-only trace on measured roofs (--ceilings): device.source measured, fractions known.
+"$lmroof" trace "$tmp/cpu.json" --ceilings "$src/tests/data/results_measured.json" --out "$tmp/o-ceil" --format json > "$tmp/ceil.json" ||
+  fail "--ceilings exited $?"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"]["source"]=="measured" and any(o["fraction_of_roof"] is not None for o in d["ops"]), d["device"]' \
+  "$tmp/ceil.json" || fail "--ceilings: roofs not measured"
 
 # --- the JSON names scripts rely on (docs/trace.schema.json's required lists) -------------
 python3 - "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" <<'PY' || fail "trace.json does not match the schema"
