@@ -221,8 +221,8 @@ int run(const RunArgs& args) {
   options.json_out = outputs.staged(std::string(formats::kBenchJson));
   // After the lock (which also clears what a killed run left), before measuring.
   if (!filter_selects_a_run(args.benchmark_flags, plan.runs))
-    throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
-                                            filter_flag(args.benchmark_flags), args.out.string()));
+    throw std::invalid_argument(fmt::format("no benchmark matched {} among the {} runs planned; {} was left as it was",
+                                            filter_flag(args.benchmark_flags), plan.runs.size(), args.out.string()));
 
   std::fprintf(stderr, "%s\n", backend.line.c_str());
   for (const auto& note : plan.notes) std::fprintf(stderr, "lmroof: %s\n", note.c_str());

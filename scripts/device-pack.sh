@@ -47,11 +47,11 @@ done
 # What the bundle was built from: device-check says when the checkout differs.
 {
   echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)"
-  echo "dirty $([ -n "$(git status --porcelain -- . ':!docs' ':!reports/examples' 2>/dev/null)" ] && echo yes || echo no)"
+  echo "dirty $([ -n "$(git status --porcelain -- . ':!docs' ':!docs/examples' 2>/dev/null)" ] && echo yes || echo no)"
   echo "packed $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >.device/stage/source.txt
 git ls-files -z -- CMakeLists.txt CMakePresets.json cmake kernels profiler bench analysis cli reports tests \
-  ':!reports/examples' | xargs -0 sha256sum >.device/stage/sources.sha256
+  ':!docs/examples' | xargs -0 sha256sum >.device/stage/sources.sha256
 tar -C .device/stage -cJf .device/bundle.tar.xz .
 rm -rf .device/stage
 echo "packed $(du -h .device/bundle.tar.xz | cut -f1) into .device/bundle.tar.xz ($(git rev-parse --short HEAD 2>/dev/null || echo 'no git'))"

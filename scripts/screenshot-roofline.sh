@@ -8,7 +8,7 @@
 #   scripts/screenshot-roofline.sh [RESULTS.json] [BUILD_DIR]   (default build/, else build-cpu/)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-results=${1:-$(ls -d "$root"/reports/examples/*/results.json | sort | tail -1)}
+results=${1:-$(ls -d "$root"/docs/examples/*/results.json | sort | tail -1)}
 build=${2:-}
 if [ -z "$build" ]; then
   for b in "$root/build" "$root/build-cpu"; do [ -x "$b/lmroof" ] && build=$b && break; done

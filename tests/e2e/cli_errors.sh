@@ -90,7 +90,7 @@ expect_one_line "(--claims excludes --no-claims|--no-claims excludes --claims)" 
 # the pair named once (a filter matching nothing stops it before measuring).
 planned() {
   timeout 60 "$lmroof" run --quick --backend cpu --suite "$1" --no-claims --out "$tmp/q16" \
-    --benchmark-flag=--benchmark_filter=nomatch 2>&1 >/dev/null | grep -oE '^lmroof: [0-9]+ runs' | grep -oE '[0-9]+'
+    --benchmark-flag=--benchmark_filter=nomatch 2>&1 >/dev/null | grep -oE 'among the [0-9]+ runs planned' | grep -oE '[0-9]+'
 }
 once=$(planned norm); twice=$(planned norm,norm); again=$(planned "norm, norm,norm")
 if [ -n "$once" ] && [ "$once" = "$twice" ] && [ "$once" = "$again" ]; then

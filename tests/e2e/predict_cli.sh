@@ -151,7 +151,7 @@ assert len(d["devices"][0]["decode"]) == 4, len(d["devices"][0]["decode"])
 PY
 out=$(timeout 60 "$lmroof" predict --model llama3-8b --device h200 --context 1k 2>&1) && grep -q "^H200 SXM:" <<<"$out" &&
   echo "ok: --device h200 is H200 SXM" || fail "--device h200: $out"
-expect_error "--device: 'h' is the start of several devices \(H100 SXM, H200 SXM\)" --model llama3-8b --device h
+expect_error "--device: 'h' is the start of several devices \(H100 SXM, H200 SXM, H100 PCIe\)" --model llama3-8b --device h
 printf '{"schema": "lmroof.devices/1", "devices": [{"name": "h100 sxm", "architecture": "hopper", "memory_gb": 80, "bandwidth_tb_per_s": 3, "dense_tflops": {"bf16": 900}, "launch_us": 3, "launch_source": "x", "source": "x"}, {"name": "H100 SXM", "architecture": "hopper", "memory_gb": 80, "bandwidth_tb_per_s": 3, "dense_tflops": {"bf16": 900}, "launch_us": 3, "launch_source": "x", "source": "x"}]}' > "$tmp/twice.json"
 expect_error "twice.json: /devices/1/name: \"H100 SXM\" appears twice \(case ignored\)" --model llama3-8b --device-file "$tmp/twice.json"
 # Also seen: a device name with ESC or a newline is refused, not printed raw.

@@ -414,7 +414,7 @@ done
 # Item 9: a ceiling's value is the best of its best_before/best_after (copy_nt raised 100x
 # above both), within a physical range (5e-324, 1e308), and the value every run that
 # names it was placed against (copy raised 100x in a file without best_*).
-example38=$(ls "$src"/reports/examples/*/results.json 2>/dev/null | sort | tail -1)
+example38=$(ls "$src"/docs/examples/*/results.json 2>/dev/null | sort | tail -1)
 python3 - "$example38" "$tmp" <<'PY'
 import json, sys
 src, tmp = sys.argv[1], sys.argv[2]
