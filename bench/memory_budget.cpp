@@ -4,9 +4,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+
+#include <unistd.h>
 
 #include "kernels/run_names/cost.h"
 
@@ -112,13 +115,22 @@ std::vector<CacheSweep> cache_sweeps() {
   return out;
 }
 
+int64_t process_base_bytes() {
+  long size_pages = 0, resident_pages = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &size_pages, &resident_pages) != 2) resident_pages = 0;
+    std::fclose(f);
+  }
+  return kProcessBaseBytes + static_cast<int64_t>(resident_pages) * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
 double MemoryBudget::ceilings_peak_bytes() const {
-  return static_cast<double>(kProcessBaseBytes + kDramArrays * dram_array_bytes + cache_scratch_bytes);
+  return static_cast<double>(process_base_bytes() + kDramArrays * dram_array_bytes + cache_scratch_bytes);
 }
 
 double MemoryBudget::run_peak_bytes(double largest_run_bytes) const {
   return std::max(ceilings_peak_bytes(),
-                  static_cast<double>(kProcessBaseBytes + kDramArrays * dram_array_bytes) + 2 * largest_run_bytes);
+                  static_cast<double>(process_base_bytes() + kDramArrays * dram_array_bytes) + 2 * largest_run_bytes);
 }
 
 const MemoryBudget& memory_budget() {

@@ -31,6 +31,11 @@ inline constexpr double kAvailableShareForArrays = 0.25;
 // What the process holds besides its buffers (code, libraries, OpenMP and BLAS thread
 // stacks, the catalogue): `lmroof list` peaks at about 20 MB resident; twice that.
 inline constexpr int64_t kProcessBaseBytes = int64_t{48} << 20;
+// The process's own part of a peak: what it holds resident when asked (its code and the
+// libraries as loaded: a CUDA build maps cuBLAS, cuBLASLt and CUPTI, about 190 MB more
+// than a CPU build, measured by tests/e2e/memory_budget.sh) plus kProcessBaseBytes for
+// what comes later. Read each time, never cached: it is asked before measuring.
+int64_t process_base_bytes();
 
 // The outermost cache the threads use together (0 when none is known).
 int64_t outermost_cache_bytes();

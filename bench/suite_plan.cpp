@@ -293,7 +293,7 @@ double planned_peak_bytes(const std::vector<RunSpec>& runs, Backend backend, boo
   // The CPU ceilings, probes and curve hold the DRAM arrays for the whole process; the
   // CUDA path holds the runs' host inputs only.
   if (backend == Backend::cpu && with_ceilings) return memory_budget().run_peak_bytes(largest);
-  return static_cast<double>(kProcessBaseBytes) + 2 * largest;
+  return static_cast<double>(process_base_bytes()) + 2 * largest;
 }
 
 void check_memory(const std::vector<RunSpec>& runs, Backend backend, bool with_ceilings) {
