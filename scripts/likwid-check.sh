@@ -10,7 +10,7 @@
 # Within 10% is the aim (README, "Checking the roofs"). Run it on a quiet machine.
 # Usage: scripts/likwid-check.sh [LMROOF] [--quick]     (Debian: apt-get install likwid)
 set -euo pipefail
-lmroof="${1:-build/cli/lmroof}"
+lmroof="${1:-build/lmroof}"
 quick="${2:-}"
 command -v likwid-bench >/dev/null || { echo "likwid-bench not found: apt-get install likwid" >&2; exit 2; }
 [ -x "$lmroof" ] || { echo "$lmroof: not an executable lmroof (first argument)" >&2; exit 2; }
