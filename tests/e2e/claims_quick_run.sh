@@ -91,9 +91,12 @@ if not any(c["pair"] == "window" and "sliding vs full" in c["label"] for c in co
 for c in controls:
     if c["floor"] is None: bad.append(f"control {c['label']} without its pair's floor")
     if c["beyond_floor"] and c["pair"] not in check["untrustworthy_pairs"]: bad.append(f"{c['pair']}: fault not listed")
+# A run above 105% of its roof (issue #34) marks the verdicts whose evidence names it.
+fault_runs = {f["run"] for f in check.get("roof_faults", [])}
 for c in check["claims"]:
     pairs = {e["run"].split("/")[0] for e in c["evidence"] if e["run"]}
-    marked = c["evidence_kind"] == "measured" and bool(pairs & set(check["untrustworthy_pairs"]))
+    runs = {e["run"] for e in c["evidence"] if e["run"]}
+    marked = c["evidence_kind"] == "measured" and bool(pairs & set(check["untrustworthy_pairs"]) or runs & fault_runs)
     if marked != (c["untrustworthy"] is not None): bad.append(f"{c['id']}: untrustworthy is {c['untrustworthy']!r}")
 if any(c["id"] == "window-same-below-w" for c in doc["claims"]): bad.append("window-same-below-w is a control, not a claim")
 try:
