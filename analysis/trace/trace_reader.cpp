@@ -225,6 +225,8 @@ Category* category_of(std::string_view cat, Category& out) {
 // The SAX handler: a small state machine over the few places of the document it
 // reads; everything else is skipped by depth.
 class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
+  int nesting_ = 0;  // every open object and array, captured ones included
+
  public:
   explicit Handler(TraceFile& trace) : trace_(trace) {}
 
@@ -282,7 +284,17 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     else if (in_distributed_ && depth_ == 2) event_key_.assign(key);
     return true;
   }
+  // A trace nests five levels (traceEvents, event, args, Input Dims, a shape); deeper
+  // is no profiler output, and is refused before it costs memory.
+  static constexpr int kMaxNesting = 64;
+  bool too_deep = false;
+  bool nest() {
+    if (++nesting_ <= kMaxNesting) return true;
+    too_deep = true;
+    return false;
+  }
   bool StartObject() {
+    if (!nest()) return false;
     if (capturing()) return capture_open('{');
     ++depth_;
     if (depth_ == 1) return true;
@@ -301,6 +313,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     return true;
   }
   bool EndObject(rapidjson::SizeType) {
+    --nesting_;
     if (capturing()) return capture_close('}');
     if (depth_ == 3 && in_events_) finish_event();
     if (depth_ == 3 && in_devices_) trace_.devices.push_back(std::move(device_));
@@ -310,6 +323,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     return true;
   }
   bool StartArray() {
+    if (!nest()) return false;
     if (capturing()) return capture_open('[');
     ++depth_;
     if (depth_ == 2 && top_key_ == "traceEvents") in_events_ = true, saw_trace_events = true;
@@ -323,6 +337,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     return true;
   }
   bool EndArray(rapidjson::SizeType) {
+    --nesting_;
     if (capturing()) return capture_close(']');
     if (depth_ == 2) in_events_ = in_devices_ = false;
     --depth_;
@@ -520,8 +535,12 @@ TraceFile read_trace(const std::filesystem::path& path, const ReadOptions& optio
   Handler handler(trace);
   rapidjson::Reader reader;
   const rapidjson::ParseResult result =
-      reader.Parse<rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseNanAndInfFlag>(*stream, handler);
+      reader.Parse<rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(
+          *stream, handler);
   trace.bytes_read = stream->Tell();
+  if (result.IsError() && handler.too_deep)
+    throw InputError(fmt::format("{}: byte {}{}: nested deeper than {} levels, which no profiler trace is (in {})", trace.path,
+                                 result.Offset(), gzipped ? " (uncompressed)" : "", Handler::kMaxNesting, handler.where()));
   if (result.IsError()) {
     const bool at_end = result.Code() == rapidjson::kParseErrorDocumentEmpty ||
                         (stream->Peek() == '\0' && result.Offset() + 1 >= trace.bytes_read);

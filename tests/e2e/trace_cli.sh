@@ -144,6 +144,19 @@ bad no-trace-events "none.json: traceEvents: missing" "$tmp/none.json"
 bad unknown-device '--device: "Voodoo 2" is not in the device table' "$tmp/gpu.json" --device "Voodoo 2"
 bad bad-ceilings "--ceilings: $tmp/gpu.json: not an lmroof results.json" "$tmp/gpu.json" --ceilings "$tmp/gpu.json"
 bad missing-step "--steps 99" "$tmp/gpu.json" --steps 99
+# Not a regular file (a FIFO would hang a reader, /dev/zero never ends), and nesting no
+# profiler writes (the parser is iterative, and refuses past 64 levels).
+mkfifo "$tmp/fifo.json"
+bad fifo "fifo.json: is not a regular file" "$tmp/fifo.json"
+bad dev-zero "/dev/zero: is not a regular file" /dev/zero
+python3 -c 'import sys; n=200000; open(sys.argv[1],"w").write("{\"traceEvents\":" + "["*n + "]"*n + "}")' "$tmp/deep.json"
+bad deep-nesting "deep.json: byte" "$tmp/deep.json"
+grep -q "nested deeper than 64 levels" "$tmp/err" || fail "deep-nesting: $(cat "$tmp/err")"
+# Wrong types in an event's fields are counted as anomalies, never a crash or a guess.
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":"x","dur":[1],"args":{"Input Dims":"no"}}]}' > "$tmp/types.json"
+"$lmroof" trace "$tmp/types.json" --format json --out "$tmp/o-types" > "$tmp/types.out" 2> "$tmp/err" \
+  && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["anomalies"], d' "$tmp/o-types/trace.json" \
+  || fail "wrong types: not counted as anomalies: $(cat "$tmp/err")"
 # An output that is an input is refused before reading.
 cp "$tmp/gpu.json" "$tmp/o-in/trace.json" 2>/dev/null || { mkdir -p "$tmp/o-in" && cp "$tmp/gpu.json" "$tmp/o-in/trace.json"; }
 "$lmroof" trace "$tmp/o-in/trace.json" --out "$tmp/o-in" > /dev/null 2> "$tmp/err"; rc=$?
