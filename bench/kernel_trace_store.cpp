@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "analysis/formats/file_names.h"
-#include "analysis/io/atomic_write.h"
 #include "profiler/kernel_trace_file.h"
 
 namespace lmroof::bench {
@@ -28,13 +27,12 @@ void clear_kernel_traces() {
   store().clear();
 }
 
-bool write_kernel_traces(const std::filesystem::path& bench_json) {
+nlohmann::json take_kernel_traces() {
   std::lock_guard<std::mutex> lock(store_mutex);
-  if (store().empty()) return false;
-  const nlohmann::json doc = {{"schema", formats::kKernelTracesSchema}, {"runs", store()}};
-  const std::filesystem::path path = formats::kernel_traces_path(bench_json);
-  write_file_atomically(path, doc.dump(1) + "\n");  // only a complete file takes the real name
-  return true;
+  if (store().empty()) return nullptr;
+  nlohmann::json doc = {{"schema", formats::kKernelTracesSchema}, {"runs", std::move(store())}};
+  store().clear();
+  return doc;
 }
 
 }  // namespace lmroof::bench

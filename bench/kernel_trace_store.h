@@ -1,8 +1,10 @@
 #pragma once
 // The kernel traces taken during one benchmark session, by run id, until the runner
-// writes them beside the Google Benchmark JSON (profiler/kernel_trace_file.h).
-#include <filesystem>
+// takes them into its measurement (bench/measurement.h), which writes them beside
+// bench.json (profiler/kernel_trace_file.h).
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "profiler/kernel_trace.h"
 
@@ -11,8 +13,8 @@ namespace lmroof::bench {
 void record_kernel_trace(const std::string& run_id, const profiler::KernelTrace& trace);
 void clear_kernel_traces();
 
-// Writes kernel_traces_path(bench_json) atomically (a side file renamed into place)
-// when any trace was recorded; returns whether it wrote one.
-bool write_kernel_traces(const std::filesystem::path& bench_json);
+// The traces recorded since the last clear, as bench.kernels.json's document, and
+// clears them; null when none was recorded.
+nlohmann::json take_kernel_traces();
 
 }  // namespace lmroof::bench

@@ -4,17 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
-#include "analysis/io/atomic_write.h"
 #include "bench/kernel_trace_store.h"
 #include "bench/machine_context.h"
 #include "bench/paired_rounds.h"
@@ -151,9 +146,10 @@ class JsonInMemory final : public benchmark::JSONReporter {
   std::ostringstream text_;
 };
 
-// Runs what is registered into `json_out` with the caller's extra flags, with progress;
-// `spread` (when given) receives the ceilings whose repetitions spread too far.
-RunnerSummary run_registered(const RunnerOptions& options, int total, const std::filesystem::path& json_out,
+// Runs what is registered with the caller's extra flags, with progress, into the
+// summary's measurement; `spread` (when given) receives the ceilings whose repetitions
+// spread too far.
+RunnerSummary run_registered(const RunnerOptions& options, int total,
                              std::vector<std::pair<std::string, int>>* spread = nullptr) {
   // Google Benchmark takes a file reporter only with --benchmark_out, and opens that
   // file: /dev/null, as JsonInMemory never writes to it.
@@ -177,55 +173,10 @@ RunnerSummary run_registered(const RunnerOptions& options, int total, const std:
   if (spread) *spread = progress.spread_ceilings();
   benchmark::ClearRegisteredBenchmarks();
   if (summary.benchmarks > 0 && !complaints.str().empty()) std::fputs(complaints.str().c_str(), stderr);
-  if (summary.benchmarks == 0) return summary;  // nothing measured, nothing to write
-  try {
-    write_file_atomically(json_out, json.text());
-  } catch (const std::exception& e) {
-    throw BenchJsonNotWritten(e.what(), json.text());
-  }
+  if (summary.benchmarks == 0) return summary;  // nothing measured
+  summary.measurement = measurement_from_text(json.text());
+  summary.measurement.kernel_traces = take_kernel_traces();  // CUDA runs only
   return summary;
-}
-
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
-  return text.str();
-}
-
-// Appends the benchmark entries of `extra` (Google Benchmark's JSON) to those of
-// `json_out`, in place: both are written by Google Benchmark's JSON reporter, whose
-// "benchmarks" array closes with the file's last ']'. Written to a sibling and renamed,
-// every write checked (issue #38 item 4: a short write must not go unnoticed).
-void append_benchmarks(const std::filesystem::path& json_out, const std::filesystem::path& extra) {
-  const std::string main = read_all(json_out), more = read_all(extra);
-  const size_t open = more.find("\"benchmarks\": ["), close = more.rfind(']'), main_close = main.rfind(']');
-  if (open == std::string::npos || close == std::string::npos || close < open || main_close == std::string::npos) {
-    std::error_code ec;
-    const auto space = std::filesystem::space(extra.parent_path(), ec);
-    throw std::runtime_error(fmt::format("{}: {}", extra.filename().string(),
-                                         !ec && space.available == 0 ? std::strerror(ENOSPC) : "not Google Benchmark's JSON"));
-  }
-  std::string entries = more.substr(open + 15, close - open - 15);
-  if (entries.find_first_not_of(" \n\r\t") == std::string::npos) return;
-  const size_t last = main.find_last_not_of(" \n\r\t", main_close - 1);
-  const bool empty = last != std::string::npos && main[last] == '[';
-  const std::string merged = main.substr(0, main_close) + (empty ? "" : ",") + entries.substr(0, entries.find_last_not_of(" \n\r\t") + 1) +
-                             "\n  " + main.substr(main_close);
-  const std::filesystem::path staged = json_out.string() + ".merge";
-  {
-    std::ofstream out(staged, std::ios::binary | std::ios::trunc);
-    out.write(merged.data(), static_cast<std::streamsize>(merged.size()));
-    out.close();
-    if (!out) {
-      const int err = errno;
-      std::error_code ec;
-      std::filesystem::remove(staged, ec);
-      throw std::runtime_error(fmt::format("{}: {}", staged.string(), std::strerror(err ? err : EIO)));
-    }
-  }
-  std::filesystem::rename(staged, json_out);
 }
 
 }  // namespace
@@ -247,7 +198,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
 
   clear_kernel_traces();
   std::vector<std::pair<std::string, int>> spread;
-  RunnerSummary summary = run_registered(options, total, options.json_out, &spread);
+  RunnerSummary summary = run_registered(options, total, &spread);
   // A ceiling whose repetitions disagreed beyond model::kCeilingSpreadBound is measured
   // once more (analysis marks it unstable if the second attempt disagrees as well).
   if (options.include_ceilings && !spread.empty() && summary.benchmarks > 0) {
@@ -255,32 +206,20 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
     if (const int again = register_ceiling_remeasures(options.suite, spread); again > 0) {
       std::fprintf(stderr, "lmroof: %d ceiling(s) spread beyond %.0f%% between repetitions: measuring them again\n", again,
                    100 * model::kCeilingSpreadBound);
-      const std::filesystem::path extra = options.json_out.string() + ".again";
-      struct Remove {
-        std::filesystem::path path;
-        ~Remove() { std::error_code ec; std::filesystem::remove(path, ec); }
-      } remove_extra{extra};
-      const RunnerSummary more = run_registered(options, again, extra);
-      // A second attempt that could not be kept (its JSON cut short: a full disk) leaves
-      // the first: said on stderr, and those ceilings are then not judged unstable.
-      try {
-        append_benchmarks(options.json_out, extra);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "lmroof: the ceilings measured again could not be kept (%s); the first measurement stands\n", e.what());
-      }
+      RunnerSummary more = run_registered(options, again);
+      summary.measurement.join(std::move(more.measurement));
       summary.failed += more.failed;
       summary.errors.insert(summary.errors.end(), more.errors.begin(), more.errors.end());
     }
   }
-  if (summary.benchmarks > 0) write_kernel_traces(options.json_out);  // CUDA runs only: bench.kernels.json beside it
   return summary;
 }
 
-RunnerSummary run_extra_rounds(const RunnerOptions& options, const std::vector<PairedPlan>& plans,
-                               const std::filesystem::path& json_out) {
+RunnerSummary run_extra_rounds(const RunnerOptions& options, const std::vector<PairedPlan>& plans) {
   benchmark::ClearRegisteredBenchmarks();
+  clear_kernel_traces();
   const int total = register_extra_paired_rounds(options.suite, plans);
-  return run_registered(options, total, json_out);
+  return run_registered(options, total);
 }
 
 }  // namespace lmroof::bench

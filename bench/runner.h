@@ -1,14 +1,13 @@
 #pragma once
 // Runs the registered Google Benchmark suite in-process with a progress display.
-// Google Benchmark's JSON is held in memory and written to json_out, checked, when the
-// suite is done: the caller points it at a private path (lmroof run: its staging
-// folder) and publishes it.
-#include <filesystem>
-#include <stdexcept>
+// Google Benchmark's JSON is held in memory and returned as the session's measurement
+// (bench/measurement.h): the caller adds any later rounds to it and writes bench.json
+// once, whole (lmroof run: into its staging folder, then publishes it).
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "bench/measurement.h"
 #include "bench/paired_rounds.h"
 #include "bench/suite.h"
 
@@ -21,7 +20,6 @@ struct RunnerOptions {
   // with their memory checked (check_memory); the runner does not plan again.
   std::vector<RunSpec> runs;
   bool include_ceilings = true;
-  std::filesystem::path json_out;       // Google Benchmark JSON (and bench.kernels.json beside it); its folder must exist
   std::vector<std::string> extra_flags;  // passed to Google Benchmark as given
   // Extra bench.json context entries (model::context keys: the metrics choice, or a
   // suite description with its model config, model::to_json(Suite)), recorded beside
@@ -34,26 +32,16 @@ struct RunnerSummary {
   int benchmarks = 0;  // 0: nothing matched --benchmark_filter
   int failed = 0;  // benchmarks that reported an error (skipped with a reason)
   std::vector<std::string> errors;
+  Measurement measurement;  // what was measured; empty when benchmarks is 0
 };
 
-// The suite ran but its JSON could not be written to json_out (a full disk): what()
-// says why, in one line ("cannot write PATH: No space left on device"); `json` holds
-// the measurements, complete, for the caller to keep elsewhere.
-class BenchJsonNotWritten : public std::runtime_error {
- public:
-  BenchJsonNotWritten(const std::string& why, std::string json) : std::runtime_error(why), json(std::move(json)) {}
-  std::string json;
-};
-
-// Registers what the options ask for, runs it, prints progress on stderr. json_out is
-// written once the suite is done, atomically (a complete file or none); throws
-// BenchJsonNotWritten when it cannot be.
+// Registers what the options ask for, runs it, prints progress on stderr, and returns
+// what it measured (ceilings whose repetitions spread too far measured again, joined).
 RunnerSummary run_benchmarks(const RunnerOptions& options);
 
 // More paired rounds of `plans` (bench/paired_rounds.h), in this process after
-// run_benchmarks (their round numbers go on from its), into `json_out`: Google
-// Benchmark JSON that the caller adds to bench.json. options.extra_flags apply as before.
-RunnerSummary run_extra_rounds(const RunnerOptions& options, const std::vector<PairedPlan>& plans,
-                               const std::filesystem::path& json_out);
+// run_benchmarks (their round numbers go on from its): their measurement, which the
+// caller joins to run_benchmarks' (Measurement::join). options.extra_flags apply as before.
+RunnerSummary run_extra_rounds(const RunnerOptions& options, const std::vector<PairedPlan>& plans);
 
 }  // namespace lmroof::bench

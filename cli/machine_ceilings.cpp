@@ -12,6 +12,7 @@
 #include "analysis/results/results.h"
 #include "analysis/text/numbers.h"
 #include "bench/memory_budget.h"
+#include "cli/measured_rounds.h"
 #include "bench/runner.h"
 #include "profiler/device_query.h"
 
@@ -29,25 +30,26 @@ model::Results measure_ceilings(const std::string& backend_name, bool quick, con
   bench::check_peak_fits(peak, "lmroof ceilings");
   std::fprintf(stderr, "%s\n", bench::peak_line(peak, "lmroof ceilings").c_str());
   std::fprintf(stderr, "lmroof: measuring %s ceilings\n", to_string(options.suite.backend));
-  // Google Benchmark writes as it goes: into a private file, renamed into place when complete.
-  options.json_out = unique_temp_path(json_out.empty() ? std::filesystem::temp_directory_path() / "lmroof-ceilings.json" : json_out,
-                                      "partial");
-  const RemoveOnInterrupt remove_if_interrupted(options.json_out);
+  const bench::RunnerSummary measured = bench::run_benchmarks(options);
+  // Analysed in memory first: a measurement analysis refuses writes no file.
+  const std::filesystem::path shown = json_out.empty() ? std::filesystem::path("lmroof-ceilings.json") : json_out;
+  const model::Results results = build_results(measured_rounds(measured.measurement, shown), {});
+  if (json_out.empty()) return results;
+  // Written whole into a private file, renamed into place when complete.
+  const std::filesystem::path partial = unique_temp_path(json_out, "partial");
+  const RemoveOnInterrupt remove_if_interrupted(partial);
   struct RemoveUnlessKept {
     std::filesystem::path path;
     ~RemoveUnlessKept() { std::error_code ec; std::filesystem::remove(path, ec); }
-  } remove_partial{options.json_out};
+  } remove_partial{partial};
   try {
-    bench::run_benchmarks(options);
+    bench::write_bench_json(measured.measurement, partial);
   } catch (const bench::BenchJsonNotWritten& e) {  // a full disk: named by the file asked for, not its temporary file
     std::string why = e.what();
-    if (!json_out.empty())
-      if (const auto at = why.find(options.json_out.string()); at != std::string::npos)
-        why.replace(at, options.json_out.string().size(), json_out.string());
+    if (const auto at = why.find(partial.string()); at != std::string::npos) why.replace(at, partial.string().size(), json_out.string());
     throw std::runtime_error(why);
   }
-  const model::Results results = build_results(load_bench_json(options.json_out), {});
-  if (!json_out.empty()) rename_into_place(options.json_out, json_out);
+  rename_into_place(partial, json_out);
   return results;
 }
 

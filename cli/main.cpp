@@ -129,6 +129,10 @@ int main(int argc, char** argv) {
       fmt::format("Seconds of extra paired rounds for comparisons behind claims that fail or are inconclusive for cause "
                   "machine or noise (then implementation), in [0, {:g}]; 0 turns it off (default {:g}, {:g} with --quick)",
                   cli::kMaxRemeasureBudget, cli::kDefaultRemeasureBudget, cli::kQuickRemeasureBudget));
+  // Hidden (no group: not in --help), for tests that need a re-measurement for sure.
+  run->add_flag("--remeasure-every-comparison", run_args.remeasure_every_comparison,
+                "Re-measure every paired comparison within the budget, whatever the claims say (for tests)")
+      ->group("");
   auto* run_claims = run->add_option("--claims", run_args.claims_file,
                                      "Claims file to check (default: the built-in lecture claims)")
                          ->check(CLI::ExistingFile);

@@ -4,16 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <limits>
-#include <string_view>
 #include <stdexcept>
 
-#include "analysis/results/bench_json.h"
-#include "analysis/io/atomic_write.h"
+#include "analysis/formats/file_names.h"
 #include "analysis/results/remeasure_plan.h"
 #include "analysis/results/results.h"
+#include "cli/measured_rounds.h"
 
 namespace lmroof::cli {
 
@@ -22,33 +19,6 @@ namespace {
 // Allocation and first touch of one side's workload, beside its warm-up and
 // calibration iterations, which the estimate counts from the round times.
 constexpr double kPrepareSeconds = rules::kRemeasurePrepareSeconds;
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", path.string()));
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// bench.json's benchmarks, then the extra rounds': one document, as analysis reads it.
-// Spliced as text: Google Benchmark writes NaN where a counter is not a number, which
-// no JSON parser re-writes as it was (analysis/results/bench_json.cpp reads it as null), and
-// its file ends with the benchmarks array.
-void append_benchmarks(const std::filesystem::path& bench_json, const std::filesystem::path& extra_json) {
-  std::string bench = read_text(bench_json);
-  const std::string extra = read_text(extra_json);
-  const size_t open = extra.find("\"benchmarks\": [");
-  const size_t extra_close = extra.rfind(']');
-  const size_t close = bench.rfind(']');
-  if (open == std::string::npos || extra_close == std::string::npos || extra_close < open || close == std::string::npos)
-    throw std::runtime_error(fmt::format("{} or {}: no benchmarks array to join", bench_json.string(), extra_json.string()));
-  std::string items = extra.substr(open + std::string_view("\"benchmarks\": [").size(),
-                                   extra_close - open - std::string_view("\"benchmarks\": [").size());
-  if (items.find_first_not_of(" \t\r\n") == std::string::npos) return;
-  size_t end = bench.find_last_not_of(" \t\r\n", close - 1);  // the last benchmark's '}', or the array's '['
-  const bool empty = bench[end] == '[';
-  bench.insert(end + 1, (empty ? "" : ",") + items.substr(0, items.find_last_not_of(" \t\r\n") + 1));
-  write_file_atomically(bench_json, bench);
-}
 
 const RunSpec& spec_named(const std::vector<RunSpec>& runs, const std::string& id) {
   for (const RunSpec& r : runs)
@@ -59,13 +29,20 @@ const RunSpec& spec_named(const std::vector<RunSpec>& runs, const std::string& i
 }  // namespace
 
 RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vector<Claim>& claims, double budget_s,
-                           const std::filesystem::path& bench_json, model::Results& results) {
+                           RemeasureChoice choice, bench::Measurement& measured) {
   RemeasureOutcome outcome;
   if (budget_s <= 0 || options.suite.backend != Backend::cpu) return outcome;
   const bench::PairedScheme scheme = options.suite.quick ? bench::kQuickPairedRounds : bench::kDefaultPairedRounds;
-  const auto chosen = fit_remeasure_budget(remeasure_candidates(results), paired_round_seconds(load_bench_json(bench_json)),
-                                           scheme.rounds, scheme.min_side_time_s, kPrepareSeconds,
-                                           std::numeric_limits<double>::infinity());  // every one with an estimate; the loop below fits the budget
+  // A look at the rounds measured so far, in memory: the claims checked on them say
+  // what more rounds may decide. The run's results are built afterwards, once, from all
+  // rounds.
+  const BenchDocument rounds = measured_rounds(measured, std::string(formats::kBenchJson));
+  model::Results look = build_results(rounds, {});
+  look.claims = check_claims(claims, look);
+  const auto chosen = fit_remeasure_budget(
+      choice == RemeasureChoice::every_comparison ? every_paired_comparison(look) : remeasure_candidates(look),
+      paired_round_seconds(rounds), scheme.rounds, scheme.min_side_time_s, kPrepareSeconds,
+      std::numeric_limits<double>::infinity());  // every one with an estimate; the loop below fits the budget
   if (chosen.empty()) return outcome;
   std::fprintf(stderr, "lmroof: re-measuring up to %zu comparison(s) behind claims that fail or are inconclusive for "
                        "cause machine, noise or implementation (budget %g s)\n", chosen.size(), budget_s);
@@ -73,7 +50,6 @@ RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vecto
   // unless its estimate, scaled by how far the ones before ran past theirs (a loaded
   // machine, workloads slower to build than kPrepareSeconds), fits what is left. Only
   // the comparison in progress can run past the budget.
-  const std::filesystem::path extra_json = bench_json.parent_path() / "bench.remeasure.json";
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   double estimated_so_far = 0, taken_so_far = 0;
@@ -86,19 +62,15 @@ RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vecto
     const bench::PairedPlan plan{spec_named(options.runs, item.baseline), spec_named(options.runs, item.candidate),
                                  item.baseline == item.candidate};
     const double before = elapsed();
-    const bench::RunnerSummary summary = bench::run_extra_rounds(options, {plan}, extra_json);
+    bench::RunnerSummary extra = bench::run_extra_rounds(options, {plan});
     estimated_so_far += item.estimated_s;
     taken_so_far += elapsed() - before;
-    outcome.failed += summary.failed;
-    outcome.errors.insert(outcome.errors.end(), summary.errors.begin(), summary.errors.end());
-    append_benchmarks(bench_json, extra_json);
-    std::filesystem::remove(extra_json);
+    outcome.failed += extra.failed;
+    outcome.errors.insert(outcome.errors.end(), extra.errors.begin(), extra.errors.end());
+    measured.join(std::move(extra.measurement));  // the rounds join the measurement as data
     ++outcome.comparisons;
   }
   outcome.seconds = elapsed();
-  if (outcome.comparisons == 0) return outcome;
-  results = build_results(load_bench_json(bench_json), {});
-  results.claims = check_claims(claims, results);
   outcome.rounds = outcome.comparisons * scheme.rounds;
   return outcome;
 }

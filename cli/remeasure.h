@@ -1,16 +1,16 @@
 #pragma once
 // `lmroof run --remeasure-budget`: before concluding, the paired comparisons behind a
 // claim that fails or is inconclusive for cause machine or noise (then implementation) get more
-// interleaved rounds within a time budget, and the claims are judged again on all
-// rounds (docs/claims.md#re-measurement). What to time again is analysis's choice
-// (analysis/results/remeasure_plan.h); the timing is bench's (bench/paired_rounds.h).
-#include <filesystem>
+// interleaved rounds within a time budget; they join the measurement, from which the run
+// then builds its results once, on all rounds (docs/claims.md#re-measurement). What to
+// time again is analysis's choice (analysis/results/remeasure_plan.h), from a look at the
+// rounds measured so far, in memory; the timing is bench's (bench/paired_rounds.h).
 #include <string>
 #include <vector>
 
 #include "analysis/claims/claims.h"
-#include "analysis/model/results_model.h"
 #include "analysis/rules/rules.h"
+#include "bench/measurement.h"
 #include "bench/runner.h"
 
 namespace lmroof::cli {
@@ -29,11 +29,17 @@ struct RemeasureOutcome {
   std::vector<std::string> errors;
 };
 
-// Times again what the claims in `results` ask for within `budget_s`, adds the rounds
-// to `bench_json` (the run's staged bench.json), and rebuilds `results` from it with the
-// claims checked again. Nothing to time again: `results` stays as it was.
+// Which comparisons to time again.
+enum class RemeasureChoice {
+  claims,           // those behind the claims that ask for more rounds (remeasure_candidates)
+  every_comparison  // every paired comparison and A/A control: a hidden flag for tests, which need one for sure
+};
+
+// Looks at `measured` (the suite and its paired rounds, in memory: the claims checked on
+// results built from them), times again what the claims ask for within `budget_s`, and
+// joins the extra rounds to `measured`. Nothing to time again: `measured` stays as it was.
 RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vector<Claim>& claims, double budget_s,
-                           const std::filesystem::path& bench_json, model::Results& results);
+                           RemeasureChoice choice, bench::Measurement& measured);
 
 // "re-measured 3 comparisons: 30 more paired rounds in 12.4 s (budget 20 s)", or "" when none.
 std::string format_remeasure(const RemeasureOutcome& outcome, double budget_s);

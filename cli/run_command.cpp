@@ -18,6 +18,7 @@
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
+#include "cli/measured_rounds.h"
 #include "cli/model_summary.h"
 #include "cli/remeasure.h"
 #include "cli/summary.h"
@@ -169,11 +170,14 @@ bool filter_selects_a_run(const std::vector<std::string>& flags, const std::vect
   }
 }
 
-// Whether bench.json holds a benchmark other than a ceiling.
-bool any_run_measured(const std::filesystem::path& bench_json) {
-  const BenchDocument bench = load_bench_json(bench_json);
-  return std::any_of(bench.entries.begin(), bench.entries.end(),
-                     [](const BenchEntry& e) { return !e.run_name.starts_with("ceiling/"); });
+// Whether the measurement holds a benchmark other than a ceiling.
+bool any_run_measured(const bench::Measurement& measured) {
+  const auto entries = measured.document.find("benchmarks");
+  if (entries == measured.document.end()) return false;
+  return std::any_of(entries->begin(), entries->end(), [](const nlohmann::ordered_json& e) {
+    const auto name = e.find("run_name") != e.end() ? e.find("run_name") : e.find("name");
+    return name != e.end() && name->is_string() && !name->get<std::string>().starts_with("ceiling/");
+  });
 }
 
 }  // namespace
@@ -218,7 +222,7 @@ int run(const RunArgs& args) {
 
   // Locks --out (a second run fails here) and proves it writable, still before measuring.
   OutputSet outputs(args.out);
-  options.json_out = outputs.staged(std::string(formats::kBenchJson));
+  const std::filesystem::path bench_json = outputs.staged(std::string(formats::kBenchJson));
   // After the lock (which also clears what a killed run left), before measuring.
   if (!filter_selects_a_run(args.benchmark_flags, plan.runs))
     throw std::invalid_argument(fmt::format("no benchmark matched {} among the {} runs planned; {} was left as it was",
@@ -235,19 +239,14 @@ int run(const RunArgs& args) {
   else
     std::fprintf(stderr, "lmroof: %zu runs + ceilings, %d repetitions each -> %s; %s\n", specs.size(),
                  options.suite.repetitions, args.out.c_str(), peak.c_str());
-  bench::RunnerSummary summary;
-  try {
-    summary = bench::run_benchmarks(options);
-  } catch (const bench::BenchJsonNotWritten& e) {  // measured, but bench.json did not fit (a full disk)
-    throw std::runtime_error(with_kept_measurements(
-        e.what(), outputs.keep_for_recovery({}, {{std::string(formats::kBenchJson), e.json}})));
-  }
+  // 1. Measure: the suite with its paired rounds, in memory (bench/measurement.h).
+  bench::RunnerSummary summary = bench::run_benchmarks(options);
   if (summary.benchmarks == 0)
     throw std::invalid_argument(fmt::format("no benchmark matched {}; {} was left as it was",
                                             filter_flag(args.benchmark_flags), args.out.string()));
   // The ceilings run beside any filter (with_ceilings_kept): one that matched no run
   // measured nothing to publish.
-  if (filter_flag(args.benchmark_flags) != "the suite" && !any_run_measured(options.json_out))
+  if (filter_flag(args.benchmark_flags) != "the suite" && !any_run_measured(summary.measurement))
     throw std::invalid_argument(fmt::format("no benchmark matched {} (only the ceilings ran); {} was left as it was",
                                             filter_flag(args.benchmark_flags), args.out.string()));
 
@@ -259,36 +258,58 @@ int run(const RunArgs& args) {
   const double remeasure_budget = args.remeasure_budget_given ? args.remeasure_budget
                                   : args.quick                ? kQuickRemeasureBudget
                                                               : kDefaultRemeasureBudget;
+  bool bench_json_staged = false;
   try {
-    // The suite and metrics travel in bench.json's context (bench/machine_context.h).
-    results = build_results(load_bench_json(options.json_out), {});
-    if (results.ceilings.empty() && !results.runs.empty())
-      std::fprintf(stderr, "lmroof: warning: no ceiling was measured (%s excluded them all): every run is judged against no roof\n",
-                   filter_flag(args.benchmark_flags).c_str());
-    // Some claims problems (a selector that matches two runs) show only against the
-    // results: the measurements are published without verdicts rather than lost.
+    // 1, continued: more rounds where the machine or the noise decided a verdict, chosen
+    // from a look at the rounds so far; they join the measurement as data. Some claims
+    // problems (a selector that matches two runs) show only against results: the
+    // measurements are then published without verdicts rather than lost.
     if (args.claims) {
       try {
-        results.claims = check_claims(claims, results);
-        // Before concluding: more rounds where the machine or the noise decided a verdict.
-        remeasured = remeasure(options, claims, remeasure_budget, options.json_out, results);
+        remeasured = remeasure(options, claims, remeasure_budget,
+                               args.remeasure_every_comparison ? RemeasureChoice::every_comparison : RemeasureChoice::claims,
+                               summary.measurement);
       } catch (const ClaimsFileError& e) {
         claims_error = e.what();
       }
     }
-    // --model: every attention, MLP and block run predicted by `lmroof predict`'s model
-    // from this run's own ceilings, to be checked against what was measured. After the
-    // re-measurement, which builds the results again from bench.json.
+    // bench.json, written once and whole, with every round: the only contract between
+    // measuring and analysing (`lmroof analyze` of it gives these results).
+    bench::write_bench_json(summary.measurement, bench_json);
+    bench_json_staged = true;
+    // 2. The results, built once from all rounds (the suite and metrics travel in the
+    // measurement's context, bench/machine_context.h).
+    results = build_results(measured_rounds(summary.measurement, bench_json), {});
+    if (results.ceilings.empty() && !results.runs.empty())
+      std::fprintf(stderr, "lmroof: warning: no ceiling was measured (%s excluded them all): every run is judged against no roof\n",
+                   filter_flag(args.benchmark_flags).c_str());
+    // 3. Predict (--model): every run whose pair declares a model mapping, by `lmroof
+    // predict`'s model from this run's own ceilings, to be checked against what was measured.
     if (options.suite.shapes.model)
       if (const auto why = predict::predict_runs(results, *options.suite.shapes.model))
         std::fprintf(stderr, "lmroof: runs not predicted: %s\n", why->c_str());
-
+    // 4. Check the claims.
+    if (args.claims && claims_error.empty()) {
+      try {
+        results.claims = check_claims(claims, results);
+      } catch (const ClaimsFileError& e) {
+        claims_error = e.what();
+      }
+    }
+    // 5. Publish, as one complete set.
     write_results(results, outputs.staged(std::string(formats::kResultsJson)));
     write_report(results, outputs.staged("report.html"));
     outputs.publish();
+  } catch (const bench::BenchJsonNotWritten& e) {  // measured, but bench.json did not fit (a full disk)
+    throw std::runtime_error(with_kept_measurements(
+        e.what(), outputs.keep_for_recovery({}, {{std::string(formats::kBenchJson), e.json}})));
   } catch (const std::exception& e) {
+    // Before bench.json was staged (the look before re-measuring failed), the
+    // measurement is kept from memory.
     const KeptMeasurements kept =
-        outputs.keep_for_recovery({std::string(formats::kBenchJson), std::string(formats::kKernelTracesJson)});
+        bench_json_staged
+            ? outputs.keep_for_recovery({std::string(formats::kBenchJson), std::string(formats::kKernelTracesJson)})
+            : outputs.keep_for_recovery({}, {{std::string(formats::kBenchJson), bench::bench_json_text(summary.measurement)}});
     if (kept.folder.empty() && kept.why_not.empty()) throw;
     throw std::runtime_error(with_kept_measurements(e.what(), kept));
   }

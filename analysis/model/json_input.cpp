@@ -113,6 +113,32 @@ nlohmann::json parse_json(std::string_view text, const std::string& origin, Dupl
   }
 }
 
+std::string nan_tokens_to_null(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view token : {"-Infinity", "Infinity", "-NaN", "NaN"})
+      if (text.compare(i, token.size(), token) == 0) {
+        out += "null";
+        i += token.size() - 1;
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 std::string read_text_file(const std::filesystem::path& path, uintmax_t max_bytes) {
   const std::string shown = path.string();
   // O_NONBLOCK: opening a FIFO with no writer would block; fstat then refuses it.

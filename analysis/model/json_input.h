@@ -32,6 +32,13 @@ inline constexpr uintmax_t kMaxInputBytes = uintmax_t{2} << 30;  // 2 GiB
 enum class DuplicateKeys { refuse, last_wins };
 nlohmann::json parse_json(std::string_view text, const std::string& origin,
                           DuplicateKeys duplicates = DuplicateKeys::refuse);
+// Google Benchmark writes a value that is not a number as NaN, -NaN, Infinity or
+// -Infinity (e.g. the cv aggregate of a counter that is 0 in every repetition), which
+// JSON lacks. Outside strings they become null here: analysis never uses them, and an
+// iteration's time or counter that is null is then rejected with its path. One
+// function for both sides of bench.json: bench (its measurement in memory) and
+// analysis (the file read).
+std::string nan_tokens_to_null(std::string_view text);
 // Reads and parses a file ("FILE: cannot open file", size-limited).
 nlohmann::json read_json_file(const std::filesystem::path& path);
 // The whole file as text. Every input lmroof reads comes through here: a regular

@@ -95,36 +95,6 @@ std::map<std::string, KernelTraceRecord> traces_from(const JsonCursor& root) {
   return out;
 }
 
-// Google Benchmark writes a value that is not a number as NaN, -NaN, Infinity or
-// -Infinity (e.g. the cv aggregate of a counter that is 0 in every repetition), which
-// JSON lacks. Outside strings they become null: analysis never uses them, and an
-// iteration's time or counter that is null is then rejected with its path.
-std::string nan_to_null(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    bool replaced = false;
-    for (std::string_view token : {"-Infinity", "Infinity", "-NaN", "NaN"})
-      if (text.compare(i, token.size(), token) == 0) {
-        out += "null";
-        i += token.size() - 1;
-        replaced = true;
-        break;
-      }
-    if (!replaced) out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& origin) {
@@ -142,7 +112,7 @@ BenchDocument parse_bench_json(const nlohmann::json& doc, const std::string& ori
 }
 
 nlohmann::json bench_json_value(const std::string& text, const std::string& origin) {
-  return model::parse_json(nan_to_null(text), origin, model::DuplicateKeys::last_wins);
+  return model::parse_json(model::nan_tokens_to_null(text), origin, model::DuplicateKeys::last_wins);
 }
 
 BenchDocument parse_bench_text(const std::string& text, const std::string& origin) {

@@ -25,6 +25,14 @@ int remeasure_priority(const model::ClaimVerdict& v) {
   return -1;
 }
 
+// Each pair's A/A control after its comparisons, once.
+void add_controls(const model::Results& results, const std::vector<std::string>& pairs, std::set<std::string>& taken,
+                  std::vector<RemeasureItem>& out) {
+  for (const std::string& pair : pairs)
+    if (const model::NoiseFloor* f = results.noise_floor(pair); f && taken.insert(key_of(f->run, f->run)).second)
+      out.push_back({f->run, f->run, 0});
+}
+
 }  // namespace
 
 std::vector<RemeasureItem> remeasure_candidates(const model::Results& results) {
@@ -44,9 +52,20 @@ std::vector<RemeasureItem> remeasure_candidates(const model::Results& results) {
         if (std::find(pairs.begin(), pairs.end(), c.pair) == pairs.end()) pairs.push_back(c.pair);
       }
     }
-  for (const std::string& pair : pairs)
-    if (const model::NoiseFloor* f = results.noise_floor(pair); f && taken.insert(key_of(f->run, f->run)).second)
-      out.push_back({f->run, f->run, 0});
+  add_controls(results, pairs, taken, out);
+  return out;
+}
+
+std::vector<RemeasureItem> every_paired_comparison(const model::Results& results) {
+  std::vector<RemeasureItem> out;
+  std::set<std::string> taken;
+  std::vector<std::string> pairs;
+  for (const model::Comparison& c : results.comparisons) {
+    if (!c.paired || !taken.insert(key_of(c.baseline.run, c.candidate.run)).second) continue;
+    out.push_back({c.baseline.run, c.candidate.run, 0});
+    if (std::find(pairs.begin(), pairs.end(), c.pair) == pairs.end()) pairs.push_back(c.pair);
+  }
+  add_controls(results, pairs, taken, out);
   return out;
 }
 

@@ -36,6 +36,11 @@ struct RemeasureItem {
 // comparison's own interval does). Each once.
 std::vector<RemeasureItem> remeasure_candidates(const model::Results& results);
 
+// Every comparison with paired rounds, then each of their pairs' A/A control, each
+// once, whatever the claims say: what a test that needs a re-measurement for sure asks
+// for (`lmroof run`'s hidden --remeasure-every-comparison).
+std::vector<RemeasureItem> every_paired_comparison(const model::Results& results);
+
 // Each paired benchmark's median seconds per round, by "baseline|candidate" run ids:
 // the sum of both sides' per-iteration times the round published.
 std::map<std::string, double> paired_round_seconds(const BenchDocument& bench);
