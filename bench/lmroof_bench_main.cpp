@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/kernel_trace_store.h"
+#include "bench/measurement.h"
 #include "bench/paired_rounds.h"
 #include "bench/suite.h"
 #include "kernels/model_config/model_config.h"
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   try {
-    if (!benchmark_out.empty()) bench::write_kernel_traces(benchmark_out);
+    if (!benchmark_out.empty()) bench::write_kernel_traces(bench::take_kernel_traces(), benchmark_out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmroof_bench: error: %s\n", e.what());
     return 2;

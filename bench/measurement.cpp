@@ -53,9 +53,12 @@ void write_bench_json(const Measurement& measurement, const std::filesystem::pat
   } catch (const std::exception& e) {
     throw BenchJsonNotWritten(e.what(), text);
   }
-  // Beside it, only a complete file taking the real name (CUDA runs only).
-  if (measurement.kernel_traces.is_object())
-    write_file_atomically(formats::kernel_traces_path(path), measurement.kernel_traces.dump(1) + "\n");
+  write_kernel_traces(measurement.kernel_traces, path);
+}
+
+void write_kernel_traces(const nlohmann::json& traces, const std::filesystem::path& bench_json) {
+  // Only a complete file takes the real name (CUDA runs only).
+  if (traces.is_object()) write_file_atomically(formats::kernel_traces_path(bench_json), traces.dump(1) + "\n");
 }
 
 }  // namespace lmroof::bench

@@ -51,4 +51,8 @@ class BenchJsonNotWritten : public std::runtime_error {
 // BenchJsonNotWritten when bench.json cannot be written.
 void write_bench_json(const Measurement& measurement, const std::filesystem::path& path);
 
+// Writes `traces` (Measurement::kernel_traces, bench/kernel_trace_store.h) beside
+// `bench_json`, atomically; nothing when it is null.
+void write_kernel_traces(const nlohmann::json& traces, const std::filesystem::path& bench_json);
+
 }  // namespace lmroof::bench

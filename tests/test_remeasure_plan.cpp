@@ -64,6 +64,25 @@ TEST(RemeasurePlan, ModelVerdictsAreNeverTimedAgain) {
   EXPECT_TRUE(remeasure_candidates(r).empty());
 }
 
+TEST(RemeasurePlan, EveryPairedComparisonWhateverTheClaimsSay) {
+  // `lmroof run --remeasure-every-comparison` (hidden, for tests): every comparison with
+  // paired rounds, then the A/A controls, each once; an unpaired comparison is left out.
+  model::Results r = two_comparisons();
+  r.claims = {verdict(model::Verdict::holds, nullptr, "norm")};
+  r.comparisons.push_back(r.comparisons[0]);  // the same comparison twice: once
+  model::Comparison unpaired = r.comparisons[0];
+  unpaired.candidate.run = "norm/c";
+  unpaired.paired.reset();
+  r.comparisons.push_back(unpaired);
+  const auto c = every_paired_comparison(r);
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[0].candidate, "norm/b");
+  EXPECT_EQ(c[1].candidate, "bias/b");
+  EXPECT_EQ(c[2].baseline, "norm/a");
+  EXPECT_EQ(c[2].candidate, "norm/a");
+  EXPECT_EQ(c[3].candidate, "bias/a");
+}
+
 TEST(RemeasurePlan, EstimateCountsShortSidesAtTheirMinimumTime) {
   // Two 50 ms sides: 10 rounds of 2 x 50 ms, and each side prepared (0.2 s) with 4 iterations.
   EXPECT_NEAR(estimate_remeasure_seconds(0.1, 10, 0.006, 0.2), 2 * (10 * 0.05 + 0.2 + 4 * 0.05), 1e-12);

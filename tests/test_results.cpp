@@ -15,6 +15,7 @@
 #include "analysis/roofs/roof_choice.h"
 #include "analysis/roofs/roofline.h"
 #include "bench/kernel_trace_store.h"
+#include "bench/measurement.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/kernel_trace_file.h"
 #include "registry.h"
@@ -470,14 +471,15 @@ TEST(BenchFiles, KernelTracesAreWrittenBesideTheBenchmarkJsonAndReadBack) {
   EXPECT_EQ(formats::kernel_traces_path(bench_path), dir / "bench.kernels.json");
 
   bench::clear_kernel_traces();
-  EXPECT_FALSE(bench::write_kernel_traces(bench_path)) << "nothing recorded, nothing written";
-  EXPECT_FALSE(std::filesystem::exists(dir / "bench.kernels.json"));
+  bench::write_kernel_traces(bench::take_kernel_traces(), bench_path);
+  EXPECT_FALSE(std::filesystem::exists(dir / "bench.kernels.json")) << "nothing recorded, nothing written";
   profiler::KernelTrace trace;
   trace.available = true;
   trace.kernels.push_back(kernel("k", "elementwise", 5));
   bench::record_kernel_trace("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8", trace);
-  EXPECT_TRUE(bench::write_kernel_traces(bench_path));
-  bench::clear_kernel_traces();
+  bench::write_kernel_traces(bench::take_kernel_traces(), bench_path);
+  EXPECT_TRUE(std::filesystem::exists(dir / "bench.kernels.json"));
+  EXPECT_TRUE(bench::take_kernel_traces().is_null()) << "taken once";
   const BenchDocument doc = load_bench_json(bench_path);
   ASSERT_TRUE(doc.kernel_traces.contains("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8"));
   EXPECT_EQ(doc.kernel_traces.at("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8").kernels[0].op_class, "elementwise");
@@ -529,6 +531,48 @@ TEST(ResultsFile, LoadRejectsWrongSchemaAndMalformedJson) {
   for (const auto& f : std::filesystem::directory_iterator(dir))
     EXPECT_EQ(f.path().string().find(".tmp"), std::string::npos) << f.path();
   std::filesystem::remove_all(dir);
+}
+
+
+// Issue #36: `lmroof run` holds what it measured in memory (bench/measurement.h); more
+// rounds join it as entries, and bench.json is that document written once. Analysing
+// the document in memory, its written text, and the same entries measured in one session
+// give one result; a value Google Benchmark wrote as NaN is null on every path.
+TEST(BenchFiles, AMeasurementJoinedInMemoryAnalysesAsItsWrittenFile) {
+  const nlohmann::json whole = test::as_measured(small_bench());
+  nlohmann::json first = whole, second = whole;
+  first["benchmarks"] = nlohmann::json::array();
+  second["benchmarks"] = nlohmann::json::array();
+  second["context"]["host_name"] = "a later session";
+  const size_t split = 6;  // the ceilings and the layernorm runs, then the rest
+  for (size_t i = 0; i < whole["benchmarks"].size(); ++i) (i < split ? first : second)["benchmarks"].push_back(whole["benchmarks"][i]);
+  nlohmann::json cv = entry("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8", 0.1, {{"bytes_per_second", "NAN_HERE"}});
+  cv["run_type"] = "aggregate";
+  cv["aggregate_name"] = "cv";
+  first["benchmarks"].push_back(cv);
+  auto google_benchmark_text = [](const nlohmann::json& doc) {
+    std::string text = doc.dump(2);
+    if (const size_t at = text.find("\"NAN_HERE\""); at != std::string::npos) text.replace(at, 10, "NaN");
+    return text;
+  };
+  ASSERT_NE(google_benchmark_text(first).find(": NaN"), std::string::npos);
+
+  bench::Measurement measured = bench::measurement_from_text(google_benchmark_text(first));
+  EXPECT_FALSE(measured.empty());
+  measured.join(bench::measurement_from_text(google_benchmark_text(second)));
+  ASSERT_EQ(measured.document["benchmarks"].size(), whole["benchmarks"].size() + 1);
+  EXPECT_EQ(measured.document["context"]["host_name"], "test") << "the first session's context stands";
+  EXPECT_TRUE(measured.document["benchmarks"][split]["bytes_per_second"].is_null());
+  EXPECT_EQ(measured.document.begin().key(), "benchmarks") << "the keys stay in the order written (here: sorted)";
+
+  AnalysisOptions options;
+  options.date = "2026-12-04T00:00:00Z";
+  const nlohmann::json in_memory = analyzed(parse_bench_json(nlohmann::json(measured.document), "bench.json"), options);
+  const nlohmann::json written = analyzed(parse_bench_text(bench::bench_json_text(measured), "bench.json"), options);
+  const nlohmann::json one_session = analyzed(parse_bench_json(whole, "bench.json"), options);
+  EXPECT_EQ(in_memory, written);
+  EXPECT_EQ(in_memory, one_session);
+  EXPECT_FALSE(in_memory["runs"].empty());
 }
 
 }  // namespace
