@@ -146,11 +146,17 @@ class JsonInMemory final : public benchmark::JSONReporter {
   std::ostringstream text_;
 };
 
-// Runs what is registered with the caller's extra flags, with progress, into the
-// summary's measurement; `spread` (when given) receives the ceilings whose repetitions
-// spread too far.
-RunnerSummary run_registered(const RunnerOptions& options, int total,
-                             std::vector<std::pair<std::string, int>>* spread = nullptr) {
+// Google Benchmark's JSON text of one session, with its summary.
+struct Session {
+  RunnerSummary summary;
+  std::string json;  // empty when nothing ran
+};
+
+// Runs what is registered with the caller's extra flags, with progress; `spread` (when
+// given) receives the ceilings whose repetitions spread too far. The JSON stays text
+// until the caller is done measuring: a parsed document is several times its size, and
+// the ceilings measured again hold the largest arrays of all.
+Session run_registered(const RunnerOptions& options, int total, std::vector<std::pair<std::string, int>>* spread = nullptr) {
   // Google Benchmark takes a file reporter only with --benchmark_out, and opens that
   // file: /dev/null, as JsonInMemory never writes to it.
   std::vector<std::string> args = {"lmroof", "--benchmark_out=/dev/null", "--benchmark_out_format=json"};
@@ -173,10 +179,15 @@ RunnerSummary run_registered(const RunnerOptions& options, int total,
   if (spread) *spread = progress.spread_ceilings();
   benchmark::ClearRegisteredBenchmarks();
   if (summary.benchmarks > 0 && !complaints.str().empty()) std::fputs(complaints.str().c_str(), stderr);
-  if (summary.benchmarks == 0) return summary;  // nothing measured
-  summary.measurement = measurement_from_text(json.text());
-  summary.measurement.kernel_traces = take_kernel_traces();  // CUDA runs only
-  return summary;
+  if (summary.benchmarks == 0) return {summary, {}};  // nothing measured
+  return {summary, json.text()};
+}
+
+// The session's measurement, with the kernel traces taken during it (CUDA runs only).
+Measurement measurement_of(const Session& session) {
+  Measurement m = measurement_from_text(session.json);
+  m.kernel_traces = take_kernel_traces();
+  return m;
 }
 
 }  // namespace
@@ -198,20 +209,24 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
 
   clear_kernel_traces();
   std::vector<std::pair<std::string, int>> spread;
-  RunnerSummary summary = run_registered(options, total, &spread);
+  const Session suite = run_registered(options, total, &spread);
+  RunnerSummary summary = suite.summary;
+  if (summary.benchmarks == 0) return summary;
+  Session again_session;
   // A ceiling whose repetitions disagreed beyond model::kCeilingSpreadBound is measured
   // once more (analysis marks it unstable if the second attempt disagrees as well).
-  if (options.include_ceilings && !spread.empty() && summary.benchmarks > 0) {
+  if (options.include_ceilings && !spread.empty()) {
     benchmark::ClearRegisteredBenchmarks();
     if (const int again = register_ceiling_remeasures(options.suite, spread); again > 0) {
       std::fprintf(stderr, "lmroof: %d ceiling(s) spread beyond %.0f%% between repetitions: measuring them again\n", again,
                    100 * model::kCeilingSpreadBound);
-      RunnerSummary more = run_registered(options, again);
-      summary.measurement.join(std::move(more.measurement));
-      summary.failed += more.failed;
-      summary.errors.insert(summary.errors.end(), more.errors.begin(), more.errors.end());
+      again_session = run_registered(options, again);
+      summary.failed += again_session.summary.failed;
+      summary.errors.insert(summary.errors.end(), again_session.summary.errors.begin(), again_session.summary.errors.end());
     }
   }
+  summary.measurement = measurement_of(suite);
+  if (!again_session.json.empty()) summary.measurement.join(measurement_of(again_session));
   return summary;
 }
 
@@ -219,7 +234,10 @@ RunnerSummary run_extra_rounds(const RunnerOptions& options, const std::vector<P
   benchmark::ClearRegisteredBenchmarks();
   clear_kernel_traces();
   const int total = register_extra_paired_rounds(options.suite, plans);
-  return run_registered(options, total);
+  const Session session = run_registered(options, total);
+  RunnerSummary summary = session.summary;
+  if (summary.benchmarks > 0) summary.measurement = measurement_of(session);
+  return summary;
 }
 
 }  // namespace lmroof::bench
