@@ -4,12 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <stdexcept>
 
 #include "analysis/formats/file_names.h"
 #include "analysis/results/remeasure_plan.h"
-#include "analysis/results/results.h"
 #include "cli/measured_rounds.h"
 
 namespace lmroof::cli {
@@ -33,16 +31,10 @@ RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vecto
   RemeasureOutcome outcome;
   if (budget_s <= 0 || options.suite.backend != Backend::cpu) return outcome;
   const bench::PairedScheme scheme = options.suite.quick ? bench::kQuickPairedRounds : bench::kDefaultPairedRounds;
-  // A look at the rounds measured so far, in memory: the claims checked on them say
-  // what more rounds may decide. The run's results are built afterwards, once, from all
-  // rounds.
-  const BenchDocument rounds = measured_rounds(measured, std::string(formats::kBenchJson));
-  model::Results look = build_results(rounds, {});
-  look.claims = check_claims(claims, look);
-  const auto chosen = fit_remeasure_budget(
-      choice == RemeasureChoice::every_comparison ? every_paired_comparison(look) : remeasure_candidates(look),
-      paired_round_seconds(rounds), scheme.rounds, scheme.min_side_time_s, kPrepareSeconds,
-      std::numeric_limits<double>::infinity());  // every one with an estimate; the loop below fits the budget
+  // A look at the rounds measured so far, in memory: the run's results are built
+  // afterwards, once, from all rounds.
+  const auto chosen = plan_remeasure(measured_rounds(measured, std::string(formats::kBenchJson)), claims, choice,
+                                     {scheme.rounds, scheme.min_side_time_s, kPrepareSeconds});
   if (chosen.empty()) return outcome;
   std::fprintf(stderr, "lmroof: re-measuring up to %zu comparison(s) behind claims that fail or are inconclusive for "
                        "cause machine, noise or implementation (budget %g s)\n", chosen.size(), budget_s);

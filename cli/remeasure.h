@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/claims/claims.h"
+#include "analysis/results/remeasure_plan.h"
 #include "analysis/rules/rules.h"
 #include "bench/measurement.h"
 #include "bench/runner.h"
@@ -29,15 +30,10 @@ struct RemeasureOutcome {
   std::vector<std::string> errors;
 };
 
-// Which comparisons to time again.
-enum class RemeasureChoice {
-  claims,           // those behind the claims that ask for more rounds (remeasure_candidates)
-  every_comparison  // every paired comparison and A/A control: a hidden flag for tests, which need one for sure
-};
-
-// Looks at `measured` (the suite and its paired rounds, in memory: the claims checked on
-// results built from them), times again what the claims ask for within `budget_s`, and
-// joins the extra rounds to `measured`. Nothing to time again: `measured` stays as it was.
+// Looks at `measured` (the suite and its paired rounds, in memory: plan_remeasure),
+// times again what the claims ask for (every comparison: the hidden
+// --remeasure-every-comparison, for tests) within `budget_s`, and joins the extra
+// rounds to `measured`. Nothing to time again: `measured` stays as it was.
 RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vector<Claim>& claims, double budget_s,
                            RemeasureChoice choice, bench::Measurement& measured);
 

@@ -1,9 +1,11 @@
 #include "analysis/results/remeasure_plan.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "analysis/results/paired_results.h"
+#include "analysis/results/results.h"
 #include "analysis/rules/rules.h"
 #include "analysis/stats/statistics.h"
 #include "kernels/run_names/workload.h"
@@ -113,6 +115,16 @@ std::vector<RemeasureItem> fit_remeasure_budget(const std::vector<RemeasureItem>
     out.push_back({c.baseline, c.candidate, cost});
   }
   return out;
+}
+
+std::vector<RemeasureItem> plan_remeasure(const BenchDocument& rounds, const std::vector<Claim>& claims,
+                                          RemeasureChoice choice, const RemeasureScheme& scheme) {
+  model::Results look = build_results(rounds, {});
+  look.claims = check_claims(claims, look);
+  return fit_remeasure_budget(
+      choice == RemeasureChoice::every_comparison ? every_paired_comparison(look) : remeasure_candidates(look),
+      paired_round_seconds(rounds), scheme.rounds, scheme.min_side_time_s, scheme.prepare_s,
+      std::numeric_limits<double>::infinity());  // every one with an estimate: `lmroof run` fits its budget as it goes
 }
 
 }  // namespace lmroof

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/claims/claims.h"
 #include "analysis/results/bench_json.h"
 #include "analysis/model/results_model.h"
 
@@ -27,6 +28,27 @@ struct RemeasureItem {
   std::string baseline, candidate;  // run ids; equal for a pair's A/A control
   double estimated_s = 0;           // the extra rounds' time, preparation included (estimate_remeasure_seconds)
 };
+
+// Which comparisons to time again.
+enum class RemeasureChoice {
+  claims,           // those behind the claims that ask for more rounds (remeasure_candidates)
+  every_comparison  // every paired comparison and A/A control (every_paired_comparison): for tests
+};
+
+// How the extra rounds are timed (bench/paired_rounds.h), for the estimates.
+struct RemeasureScheme {
+  int rounds = 0;
+  double min_side_time_s = 0;
+  double prepare_s = 0;  // allocation and first touch of one side's workload
+};
+
+// The look before re-measuring, in one call on the rounds measured so far (bench's
+// measurement in memory, read as bench_json.h reads bench.json): the results built from
+// them, `claims` checked on them, and the comparisons their verdicts ask to time again
+// (or every one), in order, each with its estimate; those without a round time are left
+// out. Throws what check_claims throws (ClaimsFileError).
+std::vector<RemeasureItem> plan_remeasure(const BenchDocument& rounds, const std::vector<Claim>& claims,
+                                          RemeasureChoice choice, const RemeasureScheme& scheme);
 
 // The comparisons to time again, in the order of the claims that ask for them: every
 // comparison with paired rounds whose two runs both appear in the evidence of a
