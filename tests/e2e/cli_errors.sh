@@ -3,9 +3,7 @@
 # (exit codes >= 128 are signals) or a hang. Usage: cli_errors.sh LMROOF SOURCE_DIR
 set -uo pipefail
 lmroof="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 # expect_error EXPECTED_EXIT PATTERN -- ARGS...
 expect_error() {

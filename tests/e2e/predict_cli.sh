@@ -7,10 +7,7 @@
 set -uo pipefail
 lmroof=${1:?usage: predict_cli.sh PATH/TO/lmroof SOURCE_DIR}
 src=${2:?usage: predict_cli.sh PATH/TO/lmroof SOURCE_DIR}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 # --- figures ----------------------------------------------------------------------
 timeout 60 "$lmroof" predict --model llama3-8b --device "H200 SXM" --context 128k --batch 1,8 --format json > "$tmp/p.json" ||

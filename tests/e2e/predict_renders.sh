@@ -12,12 +12,6 @@ set -uo pipefail
 lmroof=${1:?usage: predict_renders.sh PATH/TO/lmroof SOURCE_DIR}
 src=${2:?usage: predict_renders.sh PATH/TO/lmroof SOURCE_DIR}
 
-browser=""
-for candidate in chromium chromium-browser; do
-  if command -v "$candidate" >/dev/null 2>&1; then browser=$candidate; break; fi
-done
-[ -n "$browser" ] || { echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77; }
-
 source "$(dirname "${BASH_SOURCE[0]}")/render_ok.bash"
 
 "$lmroof" predict --model llama3-8b --device "H100 SXM" --device "H200 SXM" --device "RTX 4090" --context 1k,8k,32k,128k \

@@ -5,10 +5,8 @@
 set -uo pipefail
 lmroof="$1"
 src="$2"
-command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_python3
 results="$src/tests/data/results_small.json"
 
 # expect EXPECTED_EXIT PATTERN -- ARGS...

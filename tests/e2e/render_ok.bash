@@ -1,6 +1,12 @@
 # Sourced by the render tests (tests/e2e/*_renders.sh): a work folder, fail, and
 # render_ok PAGE, which opens PAGE in headless Chromium ($browser) and requires every
 # chart to be an <svg>, with no error recorded and no console output.
+# Skips the test (exit 77) where no Chromium is installed.
+browser=""
+for candidate in chromium chromium-browser; do
+  if command -v "$candidate" >/dev/null 2>&1; then browser=$candidate; break; fi
+done
+[ -n "$browser" ] || { echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }

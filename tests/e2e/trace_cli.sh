@@ -9,10 +9,7 @@
 set -uo pipefail
 lmroof=${1:?usage: trace_cli.sh PATH/TO/lmroof SOURCE_DIR}
 src=${2:?usage: trace_cli.sh PATH/TO/lmroof SOURCE_DIR}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 gen() { python3 "$src/scripts/gen_trace.py" "$@" || fail "gen_trace.py $*"; }
 expect() { python3 "$src/tests/e2e/trace_expected.py" "$1" "$2" >/dev/null || fail "$3: trace.json differs from the generator's figures"; }
 

@@ -6,12 +6,6 @@
 set -uo pipefail
 lmroof=${1:?usage: trace_renders.sh PATH/TO/lmroof SOURCE_DIR}
 src=${2:?usage: trace_renders.sh PATH/TO/lmroof SOURCE_DIR}
-browser=""
-for candidate in chromium chromium-browser; do
-  if command -v "$candidate" >/dev/null 2>&1; then browser=$candidate; break; fi
-done
-[ -n "$browser" ] || { echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77; }
-
 source "$(dirname "${BASH_SOURCE[0]}")/render_ok.bash"
 
 python3 "$src/scripts/gen_trace.py" --out "$work/ranks" --ranks 2 --nccl --queued --graph --streams 2 || fail "gen_trace.py failed"
