@@ -11,12 +11,13 @@
 #include "common/host_data.h"
 #include "decode/decode.h"
 #include "registry.h"
+#include "reference_check.h"
 #include "test_support.h"
 
 namespace lmroof {
 namespace {
 
-using Param = std::tuple<std::string, std::string, Shape>;
+using Param = test::KernelParam;
 
 Shape dec(int64_t batch, int64_t q_heads, int64_t head_dim, int64_t context) {
   return {{"batch", batch}, {"q_heads", q_heads}, {"head_dim", head_dim}, {"context", context}};
@@ -87,13 +88,7 @@ std::vector<Param> kernel_params() {
 class DecodeKernels : public ::testing::TestWithParam<Param> {};
 
 TEST_P(DecodeKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"decode", variant, impl, Backend::cpu, DType::fp32, shape};
-  auto workload = make_workload(spec);
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = workload->validate(seed);
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
-                          << v.tolerance;
+  EXPECT_TRUE(test::check_against_reference("decode", GetParam()).passed());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, DecodeKernels, ::testing::ValuesIn(kernel_params()), test::param_name);
