@@ -48,3 +48,12 @@ render_ok() {
   echo "ok: $(basename "$page") renders ($expected charts, no console output)"
 }
 
+# screenshot_if_asked PAGE: with LMROOF_REPORT_SCREENSHOT=FILE.png set, saves PAGE's first
+# screen there (scripts/screenshot.sh); otherwise does nothing.
+screenshot_if_asked() {
+  [ -n "${LMROOF_REPORT_SCREENSHOT:-}" ] || return 0
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1000 \
+    --user-data-dir="$(mktemp -d -p "$work")" --virtual-time-budget=15000 --screenshot="$LMROOF_REPORT_SCREENSHOT" \
+    "file://$1" > /dev/null 2>&1 || fail "screenshot failed"
+  echo "wrote $LMROOF_REPORT_SCREENSHOT"
+}

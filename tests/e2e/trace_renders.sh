@@ -19,10 +19,5 @@ sed '/<script/,$d' "$work/out/trace.html" > "$work/markup.html"
 if grep -Eiq '<(script|img|iframe|embed|source)[^>]* src=|<link[^>]*href=|@import|url\(' "$work/markup.html"; then
   fail "trace.html refers to an external resource"
 fi
-if [ -n "${LMROOF_REPORT_SCREENSHOT:-}" ]; then
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1000 \
-    --user-data-dir="$(mktemp -d -p "$work")" --virtual-time-budget=15000 --screenshot="$LMROOF_REPORT_SCREENSHOT" \
-    "file://$work/out/trace.html" > /dev/null 2>&1 || fail "screenshot failed"
-  echo "wrote $LMROOF_REPORT_SCREENSHOT"
-fi
+screenshot_if_asked "$work/out/trace.html"
 echo "PASS: trace.html renders (roofline), with the window, classes, top ops, unattributed, launch-bound, idle, ranks and claims"
