@@ -27,7 +27,7 @@ model::Catalogue registry_catalogue() {
     used.insert(chart);
     c.chart = chart;
     cat.charts.push_back(chart);
-    for (const auto& combo : p.combos) c.combos.push_back({combo.variant, combo.impl});
+    c.combos = p.combos;
     // The pair's dimensions in the order its shapes list them (sorted into the
     // catalogue's order below).
     for (const auto* shapes : {&p.default_shapes, &p.quick_shapes, &p.cuda_shapes})
@@ -46,10 +46,8 @@ model::Catalogue registry_catalogue() {
           sequences.push_back(std::move(sequence));
         }
     c.variant_dims = p.variant_dims;
-    for (const auto& cmp : p.comparisons)
-      c.comparisons.push_back({{cmp.baseline.variant, cmp.baseline.impl}, {cmp.candidate.variant, cmp.candidate.impl}, cmp.question,
-                               cmp.less_work_control});
-    for (const auto& x : p.intensity_predictions) c.intensity_predictions.push_back({x.impl, x.model});
+    c.comparisons = p.comparisons;
+    c.intensity_predictions = p.intensity_predictions;
     c.model_mapping = p.model_mapping;
     cat.pairs.push_back(std::move(c));
   }

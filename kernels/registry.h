@@ -11,31 +11,11 @@
 #include <vector>
 
 #include "kernels/run_names/cost.h"
+#include "kernels/run_names/pair_catalogue.h"
 #include "kernels/run_names/workload.h"
 #include "kernels/model_config/model_config.h"
 
 namespace lmroof {
-
-struct VariantImpl {
-  std::string variant;
-  std::string impl;
-  bool operator==(const VariantImpl&) const = default;
-};
-
-// "candidate is speedup x faster than baseline": one row of results.json's comparisons.
-struct ComparisonDef {
-  VariantImpl baseline;
-  VariantImpl candidate;
-  std::string question;  // e.g. "RMSNorm vs LayerNorm, both fused"
-  // The baseline is the candidate's work without the trick, run by the same code (the
-  // stability pair's neighbouring pass alone): the cost model must give it strictly less
-  // work, and it must then not be slower beyond the pair's A/A floor, else the
-  // measurement (not the kernels) made the difference: a less-work control
-  // (analysis/claims/identity_controls.h). Declared, not derived: other code doing less
-  // work may rightly run slower (GELU's tanh against SwiGLU's product, which the model
-  // counts as fewer FLOPs).
-  bool less_work_control = false;
-};
 
 // A fragment of a pair's CUDA kernel names and the operator class a composite run's
 // kernel breakdown files those kernels under ("matrix", "attention", "normalization",
@@ -46,12 +26,6 @@ struct KernelClassName {
   std::string pattern;  // matched case-insensitively as a substring of the demangled name
   std::string op_class;
   std::string why;      // what it catches, for docs and the tests
-};
-
-// "Draw `model`'s intensity prediction beside the runs of implementation level `impl`."
-struct IntensityPrediction {
-  std::string impl;
-  std::string model;  // "shazeer-decode"
 };
 
 // What a pair derives its shapes from when the user names a model (`--model`, docs/models.md).
@@ -67,6 +41,16 @@ struct ModelShapes {
   std::vector<Shape> shapes;       // empty: the pair's kernels cannot represent this model (notes say why)
   std::vector<std::string> notes;  // what of the model these shapes keep or leave out, one line each
 };
+
+// Whether this build compiles the CUDA workloads (kernels/<family>/*_cuda.cu). A pair
+// names its make_cuda under `if constexpr (built_with_cuda)`: a discarded statement needs
+// no definition, so a CPU build links without the .cu files.
+inline constexpr bool built_with_cuda =
+#ifdef LMROOF_WITH_CUDA
+    true;
+#else
+    false;
+#endif
 
 struct PairDef {
   std::string name;

@@ -21,11 +21,5 @@ trap 'rm -rf "$work"' EXIT
 out=$root/docs/roofline-levels.png
 LMROOF_LAYOUT_SCREENSHOT="$work/shot.png" LMROOF_LAYOUT_SCREENSHOT_SCALE=0.8 LMROOF_LAYOUT_SCREENSHOT_SELECTOR="#chart-roofline" \
   node "$root/tests/e2e/report_layout.mjs" "$work/report.html" 1400x900
-if command -v pngquant >/dev/null 2>&1; then
-  pngquant --force --quality 60-90 --output "$out" "$work/shot.png"
-elif python3 -c 'import PIL' 2>/dev/null; then
-  python3 -c 'import sys; from PIL import Image; Image.open(sys.argv[1]).convert("RGB").quantize(64).save(sys.argv[2], optimize=True)' "$work/shot.png" "$out"
-else
-  cp "$work/shot.png" "$out"
-fi
+"$root/scripts/shrink-png.sh" "$work/shot.png" "$out"
 echo "wrote $out ($(du -k "$out" | cut -f1) kB) from $results"

@@ -18,12 +18,5 @@ trap 'rm -rf "$work"' EXIT
 "$build/lmroof" report "$example" -o "$work/report.html" >/dev/null
 out=$root/docs/report-first-screen.png
 LMROOF_LAYOUT_SCREENSHOT="$work/shot.png" LMROOF_LAYOUT_SCREENSHOT_SCALE=0.7 node "$root/tests/e2e/report_layout.mjs" "$work/report.html" 1400x900
-# Keep it small: a palette PNG when pngquant or Python's PIL is there.
-if command -v pngquant >/dev/null 2>&1; then
-  pngquant --force --quality 60-90 --output "$out" "$work/shot.png"
-elif python3 -c 'import PIL' 2>/dev/null; then
-  python3 -c 'import sys; from PIL import Image; Image.open(sys.argv[1]).convert("RGB").quantize(64).save(sys.argv[2], optimize=True)' "$work/shot.png" "$out"
-else
-  cp "$work/shot.png" "$out"
-fi
+"$root/scripts/shrink-png.sh" "$work/shot.png" "$out"
 echo "wrote $out ($(du -k "$out" | cut -f1) kB) from $example"

@@ -15,6 +15,16 @@
 
 namespace lmroof::test {
 
+// One Google Benchmark repetition of run `name` (Google Benchmark appends "/real_time")
+// that took `ms` milliseconds, with `counters` beside its times.
+inline nlohmann::json bench_entry(const std::string& name, double ms,
+                                  nlohmann::json counters = nlohmann::json::object()) {
+  nlohmann::json e = {{"name", name + "/real_time"}, {"run_name", name + "/real_time"}, {"run_type", "iteration"},
+                      {"iterations", 10}, {"real_time", ms}, {"cpu_time", ms}, {"time_unit", "ms"}};
+  for (auto& [k, v] : counters.items()) e[k] = v;
+  return e;
+}
+
 inline nlohmann::json as_measured(nlohmann::json bench) {
   if (!bench.is_object()) return bench;
   if (!bench.contains("benchmarks") || !bench["benchmarks"].is_array()) return bench;

@@ -13,12 +13,13 @@
 #include "bench/suite.h"
 #include "registry.h"
 #include "reports/attention_chart.h"
+#include "reference_check.h"
 #include "test_support.h"
 
 namespace lmroof {
 namespace {
 
-using Param = std::tuple<std::string, std::string, Shape>;
+using Param = test::KernelParam;
 
 Shape layer(int64_t batch, int64_t d_model, int64_t q_heads, int64_t context) {
   return {{"batch", batch}, {"d_model", d_model}, {"q_heads", q_heads}, {"context", context}};
@@ -64,15 +65,10 @@ std::vector<Param> kernel_params() {
 class AttentionKernels : public ::testing::TestWithParam<Param> {};
 
 TEST_P(AttentionKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"attention", variant, impl, Backend::cpu, DType::fp32, shape};
-  auto workload = make_workload(spec);
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = workload->validate(seed);
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
-                          << v.tolerance;
+  const test::ReferenceCheck check = test::check_against_reference("attention", GetParam());
+  EXPECT_TRUE(check.passed());
   // fp32 kernels are held to 1e-5 relative: the composite tolerance is only a ceiling
-  EXPECT_LE(v.rel_error, 1e-5) << spec.bench_name() << " seed " << seed;
+  EXPECT_LE(check.result.rel_error, 1e-5) << check.spec.bench_name() << " seed " << check.seed;
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, AttentionKernels, ::testing::ValuesIn(kernel_params()), test::param_name);

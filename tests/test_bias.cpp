@@ -8,12 +8,13 @@
 #include "bias/bias.h"
 #include "common/host_data.h"
 #include "registry.h"
+#include "reference_check.h"
 #include "test_support.h"
 
 namespace lmroof {
 namespace {
 
-using Param = std::tuple<std::string, std::string, Shape>;
+using Param = test::KernelParam;
 
 Shape linear(int64_t tokens, int64_t in, int64_t out) {
   return {{"tokens", tokens}, {"in_features", in}, {"out_features", out}};
@@ -33,17 +34,12 @@ std::vector<Param> kernel_params() {
 class BiasKernels : public ::testing::TestWithParam<Param> {};
 
 TEST_P(BiasKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"bias", variant, impl, Backend::cpu, DType::fp32, shape};
-  auto workload = make_workload(spec);
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = workload->validate(seed);
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
-                          << v.tolerance;
+  test::ReferenceCheck check = test::check_against_reference("bias", GetParam());
+  EXPECT_TRUE(check.passed());
   // A second validation on the same workload: the fused level must not accumulate
   // onto the previous run's y (it re-initialises y with b every run).
-  const Validation again = workload->validate(seed + 1);
-  EXPECT_TRUE(again.passed()) << spec.bench_name() << " seed " << seed + 1 << ": rel error " << again.rel_error;
+  check.validate(check.seed + 1);
+  EXPECT_TRUE(check.passed());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, BiasKernels, ::testing::ValuesIn(kernel_params()), test::param_name);

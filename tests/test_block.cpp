@@ -9,6 +9,7 @@
 #include "block/block.h"
 #include "common/host_data.h"
 #include "registry.h"
+#include "reference_check.h"
 #include "test_support.h"
 
 namespace lmroof {
@@ -18,17 +19,12 @@ RunSpec block_spec(const std::string& variant, const Shape& shape) {
   return {"block", variant, "fused", Backend::cpu, DType::fp32, shape};
 }
 
-class BlockKernels : public ::testing::TestWithParam<std::tuple<std::string, std::string, Shape>> {};
+class BlockKernels : public ::testing::TestWithParam<test::KernelParam> {};
 
 TEST_P(BlockKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"block", variant, impl, Backend::cpu, DType::fp32, shape};
-  auto workload = make_workload(spec);
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = workload->validate(seed);
-  EXPECT_EQ(v.tolerance, tolerance_for(DType::fp32, /*composite=*/true));
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
-                          << v.tolerance;
+  const test::ReferenceCheck check = test::check_against_reference("block", GetParam());
+  EXPECT_EQ(check.result.tolerance, tolerance_for(DType::fp32, /*composite=*/true));
+  EXPECT_TRUE(check.passed());
 }
 
 // Awkward shapes on purpose: one token; one head (d_model = head_dim); d_model not a

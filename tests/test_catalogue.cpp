@@ -179,20 +179,15 @@ TEST(Catalogue, PathLikePairNamesNeverBecomePaths) {
 
 // ---- analysis is a pure function of bench.json ------------------------------------
 
-json entry(const std::string& name, double ms, json counters = json::object()) {
-  json e = {{"name", name + "/real_time"}, {"run_name", name + "/real_time"}, {"run_type", "iteration"},
-            {"iterations", 10}, {"real_time", ms}, {"cpu_time", ms}, {"time_unit", "ms"}};
-  for (auto& [k, v] : counters.items()) e[k] = v;
-  return e;
-}
+using test::bench_entry;  // tests/bench_fixture.h
 
 json foreign_bench() {
   json cost = {{"flops", 1000.0}, {"flops_matrix", 0.0}, {"flops_vector", 990.0}, {"flops_special", 10.0},
                {"bytes_minimum", 500.0}, {"bytes_model", 2000.0}};
-  json b = json::array({entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 2e8}}),
-                        entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 1e9}}),
-                        entry("norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8", 1, cost),
-                        entry("norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8", 2, cost)});
+  json b = json::array({bench_entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 2e8}}),
+                        bench_entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 1e9}}),
+                        bench_entry("norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8", 1, cost),
+                        bench_entry("norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8", 2, cost)});
   json context = {{"host_name", "far-away"}, {"num_cpus", 96}, {"mhz_per_cpu", 3000}, {"date", "2026-01-01T00:00:00Z"},
                   {"lmroof_cpu_model", "Imaginary CPU 9000"}, {"lmroof_threads", "48"}, {"lmroof_gpu", "null"},
                   {"lmroof_build", json({{"compiler", "GNU 99"}, {"build_type", "Release"}, {"build_flags", "-O3"},

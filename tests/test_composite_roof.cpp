@@ -16,20 +16,15 @@
 namespace lmroof {
 namespace {
 
-nlohmann::json entry(const std::string& name, double real_time_ms, nlohmann::json counters = nlohmann::json::object()) {
-  nlohmann::json e = {{"name", name + "/real_time"}, {"run_name", name + "/real_time"}, {"run_type", "iteration"},
-                      {"iterations", 10}, {"real_time", real_time_ms}, {"cpu_time", real_time_ms}, {"time_unit", "ms"}};
-  for (auto& [k, v] : counters.items()) e[k] = v;
-  return e;
-}
+using test::bench_entry;  // tests/bench_fixture.h
 
 TEST(CompositeRoof, TheEagerBlockIsJudgedAgainstTheSumOfItsStepsRoofTimes) {
   const std::string id = "block/serial/unfused/cpu/fp32/tokens:512/d_model:1024/d_ff:2752/q_heads:16/head_dim:64";
   nlohmann::json b = nlohmann::json::array();
-  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 4e8}}));      // 40 GB/s
-  b.push_back(entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 3e8}}));      // 30 GB/s
-  b.push_back(entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 2e9}}));  // 200 GFLOP/s
-  for (double t : {400.0, 410.0, 420.0}) b.push_back(entry(id, t));
+  b.push_back(bench_entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 4e8}}));      // 40 GB/s
+  b.push_back(bench_entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 3e8}}));      // 30 GB/s
+  b.push_back(bench_entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 2e9}}));  // 200 GFLOP/s
+  for (double t : {400.0, 410.0, 420.0}) b.push_back(bench_entry(id, t));
   const nlohmann::json doc = {{"context", {{"host_name", "test"}, {"num_cpus", 2}}}, {"benchmarks", b}};
   const model::Results r = build_results(parse_bench_json(test::as_measured(doc), "test"), {});
   const model::Run* run = r.run(id);

@@ -11,12 +11,13 @@
 #include "common/host_data.h"
 #include "decode/decode.h"
 #include "registry.h"
+#include "reference_check.h"
 #include "test_support.h"
 
 namespace lmroof {
 namespace {
 
-using Param = std::tuple<std::string, std::string, Shape>;
+using Param = test::KernelParam;
 
 Shape dec(int64_t batch, int64_t q_heads, int64_t head_dim, int64_t context) {
   return {{"batch", batch}, {"q_heads", q_heads}, {"head_dim", head_dim}, {"context", context}};
@@ -40,60 +41,47 @@ std::vector<Param> kernel_params() {
   for (const char* variant : kVariants)
     for (const char* impl : kImpls)
       for (const auto& shape : kShapes) params.emplace_back(variant, impl, shape);
+  // gqa shapes with kv_heads given, each at every implementation level
+  const auto gqa_at_every_level = [&](std::initializer_list<Shape> shapes) {
+    for (const char* impl : kImpls)
+      for (const auto& shape : shapes) params.emplace_back("gqa", impl, shape);
+  };
   // gqa with a given kv_heads (group 4, group 1 and one kv head)
-  for (const char* impl : kImpls)
-    for (const auto& shape : {dec(2, 12, 3, 48, 300), dec(1, 6, 6, 32, 129), dec(1, 6, 1, 32, 600)})
-      params.emplace_back("gqa", impl, shape);
+  gqa_at_every_level({dec(2, 12, 3, 48, 300), dec(1, 6, 6, 32, 129), dec(1, 6, 1, 32, 600)});
   // The vectorized kernels' edges: group sizes 1, 4, 8, 32 (and 48 and 80: four
   // vectors of query lanes, and more heads than the fast path takes), head_dim 64,
   // 96, 128, contexts that end mid-tile and mid-block, one head, split runs.
-  for (const char* impl : kImpls)
-    for (const auto& shape : {dec(1, 1, 1, 128, 333), dec(2, 3, 3, 96, 67), dec(2, 8, 2, 64, 130),
-                              dec(1, 16, 2, 128, 1500), dec(1, 32, 1, 96, 777), dec(1, 32, 1, 128, 1025),
-                              dec(1, 48, 1, 64, 200), dec(1, 80, 1, 16, 100), dec(3, 8, 1, 64, 13)})
-      params.emplace_back("gqa", impl, shape);
+  gqa_at_every_level({dec(1, 1, 1, 128, 333), dec(2, 3, 3, 96, 67), dec(2, 8, 2, 64, 130),
+                      dec(1, 16, 2, 128, 1500), dec(1, 32, 1, 96, 777), dec(1, 32, 1, 128, 1025),
+                      dec(1, 48, 1, 64, 200), dec(1, 80, 1, 16, 100), dec(3, 8, 1, 64, 13)});
   // The two-pass kernel of groups under 4 heads (MHA, groups of 2 and 3): contexts
   // over one 2048-position block with a tail, head_dim 128 (output rows in
   // registers) and 48 or 80 (output rows in the scratch), unsplit and split.
-  for (const char* impl : kImpls)
-    for (const auto& shape : {dec(2, 16, 16, 128, 4500), dec(1, 6, 3, 128, 2100), dec(1, 6, 2, 128, 2049),
-                              dec(2, 4, 2, 48, 2500), dec(1, 3, 1, 80, 4097)})
-      params.emplace_back("gqa", impl, shape);
+  gqa_at_every_level({dec(2, 16, 16, 128, 4500), dec(1, 6, 3, 128, 2100), dec(1, 6, 2, 128, 2049),
+                      dec(2, 4, 2, 48, 2500), dec(1, 3, 1, 80, 4097)});
   // Groups of 4 (score tiles of K pairs, score_tile_pairs): head_dim 128 and 64
   // (12-key tiles), 40 and 8 (6-key tiles, a 1-key tail), contexts past one block
   // with a tail, split and unsplit.
-  for (const char* impl : kImpls)
-    for (const auto& shape : {dec(1, 8, 2, 128, 700), dec(2, 16, 4, 64, 531), dec(1, 4, 1, 40, 263), dec(3, 4, 1, 8, 37)})
-      params.emplace_back("gqa", impl, shape);
+  gqa_at_every_level({dec(1, 8, 2, 128, 700), dec(2, 16, 4, 64, 531), dec(1, 4, 1, 40, 263), dec(3, 4, 1, 8, 37)});
   // Groups of 5-8 (16-lane score tiles of K pairs with AVX-512, score_tile_pairs16):
   // groups of 7, 5 and 8, head_dim 128 and 64 (12-key tiles), 40 and 8 (6-key tiles,
   // a 1-key tail), split and unsplit.
-  for (const char* impl : kImpls)
-    for (const auto& shape : {dec(1, 7, 1, 128, 700), dec(2, 10, 2, 64, 531), dec(1, 8, 1, 40, 263), dec(2, 16, 2, 8, 37)})
-      params.emplace_back("gqa", impl, shape);
+  gqa_at_every_level({dec(1, 7, 1, 128, 700), dec(2, 10, 2, 64, 531), dec(1, 8, 1, 40, 263), dec(2, 16, 2, 8, 37)});
   // Groups over 8 on the host's vectors, whose tiles depend on its registers (with
   // AVX2: 2, 4 and 8 query vectors of 8 lanes, 6, 2 and 1 keys per score tile; with
   // AVX-512: 1, 2 and 4 vectors of 16): groups of 12, 16, 24, 40 and 64, head_dim
   // 128, 64 and 72 (a multiple of 8, not of 16), contexts of one position, one tile
   // and a tail, split and unsplit.
-  for (const char* impl : kImpls)
-    for (const auto& shape : {dec(1, 12, 1, 64, 300), dec(2, 16, 1, 128, 517), dec(1, 24, 1, 128, 700),
-                              dec(1, 40, 1, 72, 150), dec(1, 64, 1, 128, 1031), dec(2, 64, 2, 64, 7),
-                              dec(2, 32, 4, 128, 1), dec(1, 32, 1, 128, 3), dec(1, 16, 1, 40, 2)})
-      params.emplace_back("gqa", impl, shape);
+  gqa_at_every_level({dec(1, 12, 1, 64, 300), dec(2, 16, 1, 128, 517), dec(1, 24, 1, 128, 700),
+                      dec(1, 40, 1, 72, 150), dec(1, 64, 1, 128, 1031), dec(2, 64, 2, 64, 7),
+                      dec(2, 32, 4, 128, 1), dec(1, 32, 1, 128, 3), dec(1, 16, 1, 40, 2)});
   return params;
 }
 
 class DecodeKernels : public ::testing::TestWithParam<Param> {};
 
 TEST_P(DecodeKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"decode", variant, impl, Backend::cpu, DType::fp32, shape};
-  auto workload = make_workload(spec);
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = workload->validate(seed);
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
-                          << v.tolerance;
+  EXPECT_TRUE(test::check_against_reference("decode", GetParam()).passed());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, DecodeKernels, ::testing::ValuesIn(kernel_params()), test::param_name);

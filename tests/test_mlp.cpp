@@ -4,20 +4,16 @@
 
 #include "mlp/mlp.h"
 #include "registry.h"
+#include "reference_check.h"
 #include "test_support.h"
 
 namespace lmroof {
 namespace {
 
-class MlpKernels : public ::testing::TestWithParam<std::tuple<std::string, std::string, Shape>> {};
+class MlpKernels : public ::testing::TestWithParam<test::KernelParam> {};
 
 TEST_P(MlpKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"mlp", variant, impl, Backend::cpu, DType::fp32, shape};
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = make_workload(spec)->validate(seed);
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
-                          << v.tolerance;
+  EXPECT_TRUE(test::check_against_reference("mlp", GetParam()).passed());
 }
 
 const Shape kShapes[] = {{{"tokens", 1}, {"d_model", 8}},

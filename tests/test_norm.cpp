@@ -8,21 +8,16 @@
 #include "common/host_data.h"
 #include "norm/norm.h"
 #include "registry.h"
+#include "reference_check.h"
 #include "test_support.h"
 
 namespace lmroof {
 namespace {
 
-class NormKernels : public ::testing::TestWithParam<std::tuple<std::string, std::string, Shape>> {};
+class NormKernels : public ::testing::TestWithParam<test::KernelParam> {};
 
 TEST_P(NormKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"norm", variant, impl, Backend::cpu, DType::fp32, shape};
-  auto workload = make_workload(spec);
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = workload->validate(seed);
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error
-                          << " > " << v.tolerance;
+  EXPECT_TRUE(test::check_against_reference("norm", GetParam()).passed());
 }
 
 // Awkward shapes on purpose: d not a multiple of the vector width, one token.

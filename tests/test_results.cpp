@@ -23,24 +23,18 @@
 namespace lmroof {
 namespace {
 
-nlohmann::json entry(const std::string& name, double real_time_ms, nlohmann::json counters = nlohmann::json::object()) {
-  nlohmann::json e = {{"name", name + "/real_time"}, {"run_name", name + "/real_time"}, {"run_type", "iteration"},
-                      {"iterations", 10}, {"real_time", real_time_ms}, {"cpu_time", real_time_ms},
-                      {"time_unit", "ms"}};
-  for (auto& [k, v] : counters.items()) e[k] = v;
-  return e;
-}
+using test::bench_entry;  // tests/bench_fixture.h
 
 // Two ceilings (copy 20 GB/s, FMA 100 GFLOP/s, SGEMM 80 GFLOP/s) and the two fused norms at T=4, d=8.
 nlohmann::json small_bench() {
   nlohmann::json b = nlohmann::json::array();
-  b.push_back(entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 2e8}}));  // 2e8 B / 10 ms = 20 GB/s
-  b.push_back(entry("ceiling/cpu/copy", 20, {{"ceiling_bytes", 2e8}}));  // worse repetition: ignored
-  b.push_back(entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 1e9}}));  // 100 GFLOP/s
-  b.push_back(entry("ceiling/cpu/sgemm", 10, {{"ceiling_flops", 8e8}}));     // 80 GFLOP/s
-  for (double t : {2.0, 1.0, 3.0}) b.push_back(entry("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8", t));
-  for (double t : {1.0, 0.5, 1.5}) b.push_back(entry("norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8", t));
-  nlohmann::json failed = entry("norm/rmsnorm/unfused/cpu/fp32/tokens:4/d_model:8", 1);
+  b.push_back(bench_entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 2e8}}));  // 2e8 B / 10 ms = 20 GB/s
+  b.push_back(bench_entry("ceiling/cpu/copy", 20, {{"ceiling_bytes", 2e8}}));  // worse repetition: ignored
+  b.push_back(bench_entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 1e9}}));  // 100 GFLOP/s
+  b.push_back(bench_entry("ceiling/cpu/sgemm", 10, {{"ceiling_flops", 8e8}}));     // 80 GFLOP/s
+  for (double t : {2.0, 1.0, 3.0}) b.push_back(bench_entry("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8", t));
+  for (double t : {1.0, 0.5, 1.5}) b.push_back(bench_entry("norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8", t));
+  nlohmann::json failed = bench_entry("norm/rmsnorm/unfused/cpu/fp32/tokens:4/d_model:8", 1);
   failed["error_occurred"] = true;
   failed["error_message"] = "out of memory";
   b.push_back(failed);
@@ -109,11 +103,11 @@ TEST(Results, CeilingsAreBestRepetition) {
 TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   auto bench = small_bench();
   auto& b = bench["benchmarks"];
-  b.push_back(entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 6e8}}));  // 60 GB/s
-  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 4e8}}));     // 40 GB/s
+  b.push_back(bench_entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 6e8}}));  // 60 GB/s
+  b.push_back(bench_entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 4e8}}));     // 40 GB/s
   const std::string id = "norm/rmsnorm/fused/cpu/fp32/tokens:8192/d_model:4096";
   for (auto [t, read, copy_nt] : {std::tuple{12.0, 21e9, 29e9}, {10.0, 20e9, 30e9}, {11.0, 19e9, 31e9}})
-    b.push_back(entry(id, t, {{"probe_read_bytes_per_s", read}, {"probe_copy_nt_bytes_per_s", copy_nt}}));
+    b.push_back(bench_entry(id, t, {{"probe_read_bytes_per_s", read}, {"probe_copy_nt_bytes_per_s", copy_nt}}));
   const model::Results r = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   const model::Run* run = nullptr;
   for (const auto& x : r.runs)
@@ -161,7 +155,7 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   auto drifting = bench;
   for (double t : {40.0, 41.0, 42.0})
     drifting["benchmarks"].push_back(
-        entry(unfused, t, {{"probe_read_bytes_per_s", 40e9}, {"probe_copy_nt_bytes_per_s", 60e9}}));
+        bench_entry(unfused, t, {{"probe_read_bytes_per_s", 40e9}, {"probe_copy_nt_bytes_per_s", 60e9}}));
   const auto dj = model::to_json(build_results(parse_bench_json(test::as_measured(drifting), "test"), {}));
   size_t k = 0;
   for (; k < dj["comparisons"].size(); ++k)
@@ -184,10 +178,10 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
 TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
   auto bench = small_bench();
   auto& b = bench["benchmarks"];
-  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));  // 30 GB/s
-  b.push_back(entry("ceiling/cpu/read", 12, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));  // 25 GB/s
-  b.push_back(entry("norm/layernorm/unfused/cpu/fp32/tokens:4/d_model:8", 1));
-  b.push_back(entry("ceiling/cpu/read", 8, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 1}}));  // 37.5 GB/s
+  b.push_back(bench_entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));  // 30 GB/s
+  b.push_back(bench_entry("ceiling/cpu/read", 12, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));  // 25 GB/s
+  b.push_back(bench_entry("norm/layernorm/unfused/cpu/fp32/tokens:4/d_model:8", 1));
+  b.push_back(bench_entry("ceiling/cpu/read", 8, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 1}}));  // 37.5 GB/s
   const model::Results r = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   const model::Ceiling* read = nullptr;
   for (const auto& c : r.ceilings)
@@ -251,7 +245,7 @@ TEST(Results, CacheCeilingsKeepTheirThreadsBesideGoogleBenchmarksOwn) {
     return e;
   };
   bench["benchmarks"].push_back(with_gbench_threads(
-      entry("ceiling/cpu/l2_read", 10,
+      bench_entry("ceiling/cpu/l2_read", 10,
             {{"ceiling_bytes", 4e9}, {"cache_bytes", 2097152}, {"working_set_bytes", 1048576}, {"ceiling_threads", 2}})));
   const model::Results r = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   const model::Ceiling* l2 = nullptr;
@@ -266,13 +260,13 @@ TEST(Results, CacheCeilingsKeepTheirThreadsBesideGoogleBenchmarksOwn) {
 TEST(Results, ProbesFasterThanTheCeilingRaiseIt) {
   auto bench = small_bench();
   auto& b = bench["benchmarks"];
-  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));     // 30 GB/s
-  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 1}}));     // 30 GB/s
-  b.push_back(entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 5e8}, {"ceiling_phase", 0}}));  // 50 GB/s
-  b.push_back(entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 5e8}, {"ceiling_phase", 1}}));  // 50 GB/s
+  b.push_back(bench_entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 0}}));     // 30 GB/s
+  b.push_back(bench_entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 3e8}, {"ceiling_phase", 1}}));     // 30 GB/s
+  b.push_back(bench_entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 5e8}, {"ceiling_phase", 0}}));  // 50 GB/s
+  b.push_back(bench_entry("ceiling/cpu/copy_nt", 10, {{"ceiling_bytes", 5e8}, {"ceiling_phase", 1}}));  // 50 GB/s
   const std::string run = "norm/rmsnorm/unfused/cpu/fp32/tokens:8192/d_model:4096";
   for (double read : {55e9, 72e9, 60e9})
-    b.push_back(entry(run, 40, {{"probe_read_bytes_per_s", read}, {"probe_copy_nt_bytes_per_s", 45e9}}));
+    b.push_back(bench_entry(run, 40, {{"probe_read_bytes_per_s", read}, {"probe_copy_nt_bytes_per_s", 45e9}}));
   const model::Results r = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   std::map<std::string, const model::Ceiling*> by_name;
   for (const auto& c : r.ceilings) by_name[c.name] = &c;
@@ -351,7 +345,7 @@ TEST(Results, RejectsForeignBenchmarkJson) {
   EXPECT_THROW(parse_bench_json(test::as_measured(nlohmann::json{{"benchmarks", 3}}), "x"), model::InputError);
   EXPECT_THROW(analyzed(parse_bench_json(test::as_measured(nlohmann::json{{"benchmarks", nlohmann::json::array()}}), "x"), {}),
                model::InputError);
-  nlohmann::json doc = {{"benchmarks", {entry("BM_Something/64", 1)}}};
+  nlohmann::json doc = {{"benchmarks", {bench_entry("BM_Something/64", 1)}}};
   try {
     analyzed(parse_bench_json(test::as_measured(doc), "x.json"));
     ADD_FAILURE() << "a foreign benchmark was accepted";
@@ -387,11 +381,11 @@ TEST(Results, CuptiCountersBecomeMeasuredBytesAndFlops) {
 TEST(Results, MeasuredBytesAgainstTheMinimumAndTheL2Level) {
   // A CUDA document (hand-made: the numbers only need to be checkable by hand).
   nlohmann::json b = nlohmann::json::array();
-  b.push_back(entry("ceiling/cuda/dram_copy", 10, {{"ceiling_bytes", 4e10}}));  // 4 TB/s
-  b.push_back(entry("ceiling/cuda/l2_read", 10, {{"ceiling_bytes", 1e11}}));    // 10 TB/s
-  b.push_back(entry("ceiling/cuda/fp32_fma", 10, {{"ceiling_flops", 6e11}}));   // 60 TFLOP/s
+  b.push_back(bench_entry("ceiling/cuda/dram_copy", 10, {{"ceiling_bytes", 4e10}}));  // 4 TB/s
+  b.push_back(bench_entry("ceiling/cuda/l2_read", 10, {{"ceiling_bytes", 1e11}}));    // 10 TB/s
+  b.push_back(bench_entry("ceiling/cuda/fp32_fma", 10, {{"ceiling_flops", 6e11}}));   // 60 TFLOP/s
   for (double t : {1.0, 1.0})
-    b.push_back(entry("norm/layernorm/fused/cuda/fp32/tokens:4/d_model:8", t,
+    b.push_back(bench_entry("norm/layernorm/fused/cuda/fp32/tokens:4/d_model:8", t,
                       {{"cupti_dram_bytes", 480.0}, {"cupti_l2_bytes", 800.0}, {"cupti_flops", 200.0},
                        {"cupti_flops_tensor", 0.0}, {"cupti_flops_cuda_core", 200.0}}));
   const nlohmann::json doc = {{"context", {{"host_name", "test"}}}, {"benchmarks", b}};

@@ -7,33 +7,16 @@
 #include "analysis/roofs/roof_choice.h"
 #include "kernels/run_names/cost.h"
 #include "registry.h"
+#include "roof_fixture.h"
 
 namespace lmroof {
 namespace {
 
-constexpr double MiB = 1 << 20;
-constexpr double G = 1e9;
-
-// A small machine: DRAM read 40 GB/s, copy 30, copy_nt 36; L1 64 KiB at 800 GB/s,
-// L2 2 MiB at 400, L3 32 MiB at 200; FP32 FMA 200 GFLOP/s; two threads.
-MachineRoofs machine() {
-  MachineRoofs r;
-  r.read = 40 * G;
-  r.copy = 30 * G;
-  r.copy_nt = 36 * G;
-  r.fp32_fma = 200 * G;
-  r.caches = {{"l1_read", 64 * 1024, 800 * G}, {"l2_read", 2 * MiB, 400 * G}, {"l3_read", 32 * MiB, 200 * G}};
-  r.threads = 2;
-  return r;
-}
-
-Traffic stream(double read, double written, double working_set) {
-  Traffic t;
-  t.bytes_read = read;
-  t.bytes_written = written;
-  t.working_set_bytes = working_set;
-  return t;
-}
+using test::G;
+using test::MiB;
+using test::stream;
+// The small machine of tests/roof_fixture.h.
+MachineRoofs machine() { return test::nominal_machine(); }
 
 TEST(RoofChoice, ReadOnlyStreamGetsTheReadRoof) {
   // 512 MiB read, 64 KiB written (decode's output): 0.01% writes

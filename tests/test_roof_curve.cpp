@@ -8,26 +8,16 @@
 
 #include "analysis/roofs/roof_choice.h"
 #include "kernels/run_names/cost.h"
+#include "roof_fixture.h"
 
 namespace lmroof {
 namespace {
 
-constexpr double KiB = 1024;
-constexpr double MiB = 1 << 20;
-constexpr double G = 1e9;
-
-// The nominal machine of tests/test_roof_choice.cpp: DRAM read 40 GB/s, copy 30, copy_nt
-// 36; L1 64 KiB at 800 GB/s, L2 2 MiB at 400, L3 32 MiB at 200; FMA 200 GFLOP/s.
-MachineRoofs nominal() {
-  MachineRoofs r;
-  r.read = 40 * G;
-  r.copy = 30 * G;
-  r.copy_nt = 36 * G;
-  r.fp32_fma = 200 * G;
-  r.caches = {{"l1_read", 64 * KiB, 800 * G}, {"l2_read", 2 * MiB, 400 * G}, {"l3_read", 32 * MiB, 200 * G}};
-  r.threads = 2;
-  return r;
-}
+using test::G;
+using test::KiB;
+using test::MiB;
+using test::stream;
+MachineRoofs nominal() { return test::nominal_machine(); }  // tests/roof_fixture.h
 
 // The same machine with a curve whose L3 rate falls towards its capacity, as a VM's
 // shared L3 does: 200 GB/s at 4 MiB, 100 GB/s at 32 MiB; 40 GB/s from 128 MiB on.
@@ -52,14 +42,6 @@ MachineRoofs with_curve() {
   MachineRoofs r = nominal();
   r.curve = curve();
   return r;
-}
-
-Traffic stream(double read, double written, double working_set) {
-  Traffic t;
-  t.bytes_read = read;
-  t.bytes_written = written;
-  t.working_set_bytes = working_set;
-  return t;
 }
 
 TEST(RoofCurve, ReadAtInterpolatesInLogBytesAndHoldsTheEnds) {

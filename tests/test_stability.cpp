@@ -8,22 +8,18 @@
 #include "common/host_data.h"
 #include "registry.h"
 #include "stability/stability.h"
+#include "reference_check.h"
 #include "test_support.h"
 
 namespace lmroof {
 namespace {
 
-class StabilityKernels : public ::testing::TestWithParam<std::tuple<std::string, std::string, Shape>> {};
+class StabilityKernels : public ::testing::TestWithParam<test::KernelParam> {};
 
 TEST_P(StabilityKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"stability", variant, impl, Backend::cpu, DType::fp32, shape};
-  auto workload = make_workload(spec);
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = workload->validate(seed);
-  EXPECT_EQ(v.tolerance, tolerance_for(DType::fp32));
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
-                          << v.tolerance;
+  const test::ReferenceCheck check = test::check_against_reference("stability", GetParam());
+  EXPECT_EQ(check.result.tolerance, tolerance_for(DType::fp32));
+  EXPECT_TRUE(check.passed());
 }
 
 // Awkward on purpose: one token, one head, a vocabulary and a key count of one; head_dim

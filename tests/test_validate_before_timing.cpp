@@ -52,23 +52,18 @@ TEST(ValidateBeforeTiming, CorrectKernelPassesWithItsWorstErrorRecorded) {
   EXPECT_EQ(&bench::validate_before_timing(spec("norm", "rmsnorm", "fused")), &v);
 }
 
-nlohmann::json entry(const std::string& name, double ms, nlohmann::json counters) {
-  nlohmann::json e = {{"name", name + "/real_time"}, {"run_name", name + "/real_time"}, {"run_type", "iteration"},
-                      {"iterations", 10}, {"real_time", ms}, {"cpu_time", ms}, {"time_unit", "ms"}};
-  for (auto& [k, value] : counters.items()) e[k] = value;
-  return e;
-}
+using test::bench_entry;  // tests/bench_fixture.h
 
 TEST(ValidateBeforeTiming, RecordTravelsIntoResultsAndBack) {
   const std::string validated = "norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8";
   const std::string older = "norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8";
   nlohmann::json b = nlohmann::json::array();
-  b.push_back(entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 2e8}}));
-  b.push_back(entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 1e9}}));
+  b.push_back(bench_entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 2e8}}));
+  b.push_back(bench_entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 1e9}}));
   for (double t : {1.0, 1.5})
-    b.push_back(entry(validated, t, {{"validated_error", 3e-7}, {"validated_tolerance", 1e-5}, {"validated_shapes", 2},
+    b.push_back(bench_entry(validated, t, {{"validated_error", 3e-7}, {"validated_tolerance", 1e-5}, {"validated_shapes", 2},
                                       {"validated_shape/tokens", 511}, {"validated_shape/d_model", 1023}}));
-  for (double t : {1.0, 1.5}) b.push_back(entry(older, t, nlohmann::json::object()));  // a file from before validation
+  for (double t : {1.0, 1.5}) b.push_back(bench_entry(older, t, nlohmann::json::object()));  // a file from before validation
   const nlohmann::json bench = {{"context", {{"host_name", "test"}, {"num_cpus", 2}}}, {"benchmarks", b}};
   const model::Results results = build_results(parse_bench_json(test::as_measured(bench), "test"), {});
   nlohmann::json doc = model::to_json(results);

@@ -11,13 +11,14 @@
 
 #include "common/host_data.h"
 #include "registry.h"
+#include "reference_check.h"
 #include "test_support.h"
 #include "window/window.h"
 
 namespace lmroof {
 namespace {
 
-using Param = std::tuple<std::string, std::string, Shape>;
+using Param = test::KernelParam;
 
 Shape stack(int64_t batch, int64_t q_heads, int64_t kv_heads, int64_t head_dim, int64_t context, int64_t window,
             int64_t layers = 6) {
@@ -43,13 +44,7 @@ std::vector<Param> kernel_params() {
 class WindowKernels : public ::testing::TestWithParam<Param> {};
 
 TEST_P(WindowKernels, MatchesFloat64Reference) {
-  const auto& [variant, impl, shape] = GetParam();
-  RunSpec spec{"window", variant, impl, Backend::cpu, DType::fp32, shape};
-  auto workload = make_workload(spec);
-  const uint64_t seed = test::fresh_seed();
-  const Validation v = workload->validate(seed);
-  EXPECT_TRUE(v.passed()) << spec.bench_name() << " seed " << seed << ": rel error " << v.rel_error << " > "
-                          << v.tolerance;
+  EXPECT_TRUE(test::check_against_reference("window", GetParam()).passed());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, WindowKernels, ::testing::ValuesIn(kernel_params()), test::param_name);

@@ -214,6 +214,26 @@ std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& e
   return "measured";
 }
 
+RunSeries group_series(const Context& ctx, const std::vector<const Run*>& runs, const std::vector<std::string>& skip,
+                       const std::function<bool(const Run&)>& in_sweep) {
+  RunSeries grouped;
+  for (const auto* r : runs) {
+    if (!in_sweep(*r)) {
+      ++grouped.lacking;
+      continue;
+    }
+    std::string key;
+    for (const auto& [k, v] : tokens_of(ctx, *r, skip)) key += k + "=" + v + ";";
+    if (!grouped.members.count(key)) grouped.keys.push_back(key);
+    grouped.members[key].push_back(r);
+  }
+  return grouped;
+}
+
+std::string lacking_note(int lacking, const std::string& dimension) {
+  return fmt::format("{} run{} lack dimension {}", lacking, lacking == 1 ? "" : "s", dimension);
+}
+
 Outcome check_each_run(const Context& ctx, Case (*judge)(const Context&, const Run&)) {
   const RunSelector& selector = ctx.claim.check.run;
   std::vector<Case> cases;

@@ -4,6 +4,8 @@
 // no thread-local state), one case and its verdict (Case), a claim's outcome from its
 // cases (Outcome, claims_aggregate.cpp), and reading, naming and selecting runs.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -88,6 +90,18 @@ std::string no_match_reason(const Context& ctx, const RunSelector& s);
 // "measured" when the verdict rests on this machine's times or hardware counters,
 // "model" when it follows from the cost model's FLOPs and bytes (docs/claims.md#evidence).
 std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence);
+
+// Runs alike in every token but `skip` (tokens_of), grouped into series in first-seen
+// order (crossing, scaling). A run `in_sweep` refuses joins none and is counted in `lacking`.
+struct RunSeries {
+  std::vector<std::string> keys;  // first-seen order
+  std::map<std::string, std::vector<const Run*>> members;
+  int lacking = 0;
+};
+RunSeries group_series(const Context& ctx, const std::vector<const Run*>& runs, const std::vector<std::string>& skip,
+                       const std::function<bool(const Run&)>& in_sweep);
+// "3 runs lack dimension tokens", for a check's notes.
+std::string lacking_note(int lacking, const std::string& dimension);
 
 // A check judged run by run (bound, share): one case per run its selector matches.
 Outcome check_each_run(const Context& ctx, Case (*judge)(const Context&, const Run&));

@@ -250,25 +250,15 @@ Outcome check_crossing(const Context& ctx) {
   const auto runs = select(ctx, ch.run);
   // Series: runs alike in everything but the dimension.
   const std::vector<std::string> skip = {ch.crossing};
-  std::map<std::string, std::vector<const Run*>> series;
-  std::vector<std::string> order;
-  int lacking = 0;
-  for (const auto* r : runs) {
-    if (const auto it = r->shape.find(ch.crossing); it == r->shape.end() || it->second <= 0) {
-      ++lacking;
-      continue;
-    }
-    std::string key;
-    for (const auto& [k, v] : tokens_of(ctx, *r, skip)) key += k + "=" + v + ";";
-    if (!series.count(key)) order.push_back(key);
-    series[key].push_back(r);
-  }
+  RunSeries series = group_series(ctx, runs, skip, [&](const Run& r) {
+    const auto it = r.shape.find(ch.crossing);
+    return it != r.shape.end() && it->second > 0;
+  });
   std::vector<std::string> notes;
-  if (lacking)
-    notes.push_back(fmt::format("{} run{} lack dimension {}", lacking, lacking == 1 ? "" : "s", ch.crossing));
+  if (series.lacking) notes.push_back(lacking_note(series.lacking, ch.crossing));
   std::vector<Case> cases;
-  for (const auto& key : order) {
-    auto& members = series[key];
+  for (const auto& key : series.keys) {
+    auto& members = series.members[key];
     std::sort(members.begin(), members.end(),
               [&](const Run* a, const Run* b) { return a->shape.at(ch.crossing) < b->shape.at(ch.crossing); });
     cases.push_back(crossing_case(ctx, members));

@@ -22,25 +22,15 @@ Outcome check_scaling(const Context& ctx) {
   std::vector<std::string> skip = ch.across;
   skip.push_back(ch.dimension);
   skip.push_back("id");
-  std::map<std::string, std::vector<const Run*>> series;
-  std::vector<std::string> series_order;
-  int lacking = 0;
-  for (const auto* r : runs) {
-    if (const auto x = number_at(*r, "shape." + ch.dimension); !x || *x <= 0) {
-      ++lacking;
-      continue;
-    }
-    std::string key;
-    for (const auto& [k, v] : tokens_of(ctx, *r, skip)) key += k + "=" + v + ";";
-    if (!series.count(key)) series_order.push_back(key);
-    series[key].push_back(r);
-  }
+  RunSeries series = group_series(ctx, runs, skip, [&](const Run& r) {
+    const auto x = number_at(r, "shape." + ch.dimension);
+    return x && *x > 0;
+  });
   std::vector<std::string> notes;
-  if (lacking) notes.push_back(fmt::format("{} run{} lack dimension {}", lacking, lacking == 1 ? "" : "s",
-                                           ch.dimension));
+  if (series.lacking) notes.push_back(lacking_note(series.lacking, ch.dimension));
   std::vector<Case> cases;
-  for (const auto& key : series_order) {
-    auto& members = series[key];
+  for (const auto& key : series.keys) {
+    auto& members = series.members[key];
     std::sort(members.begin(), members.end(), [&](const Run* a, const Run* b) {
       return *number_at(*a, "shape." + ch.dimension) < *number_at(*b, "shape." + ch.dimension);
     });

@@ -387,4 +387,12 @@ std::vector<std::string> JsonCursor::strings(size_t max_length) const {
   return out;
 }
 
+std::vector<int64_t> launch_dims(const JsonCursor& c) {
+  std::vector<int64_t> out;
+  const auto items = c.items();
+  if (items.size() > 3) c.fail("must hold at most 3 numbers");
+  for (const auto& v : items) out.push_back(v.integer(0, int64_t{1} << 32));
+  return out;
+}
+
 }  // namespace lmroof::model

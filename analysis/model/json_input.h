@@ -113,4 +113,8 @@ class JsonCursor {
   size_t depth_ = 0;  // segments in use
 };
 
+// A kernel launch's grid or block dimensions: at most 3 whole numbers in [0, 2^32], as
+// bench.json and results.json both spell them.
+std::vector<int64_t> launch_dims(const JsonCursor& c);
+
 }  // namespace lmroof::model

@@ -578,14 +578,6 @@ json breakdown_json(const Breakdown& b) {
   return {{"time_source", b.time_source}, {"classes", classes}};
 }
 
-std::vector<int64_t> dims3(const JsonCursor& c) {
-  std::vector<int64_t> out;
-  const auto items = c.items();
-  if (items.size() > 3) c.fail("must hold at most 3 numbers");
-  for (const auto& v : items) out.push_back(v.integer(0, int64_t{1} << 32));
-  return out;
-}
-
 Kernels kernels_from(const JsonCursor& c) {
   Kernels k;
   k.source = c.at("source").string();
@@ -597,8 +589,8 @@ Kernels kernels_from(const JsonCursor& c) {
     KernelTime t;
     t.name = e.at("name").string(kMaxTextLength);
     t.op_class = e.at("class").string();
-    t.grid = dims3(e.at("grid"));
-    t.block = dims3(e.at("block"));
+    t.grid = launch_dims(e.at("grid"));
+    t.block = launch_dims(e.at("block"));
     t.time_s = e.at("time_s").non_negative();
     t.share = e.at("share").fraction();
     k.list.push_back(std::move(t));

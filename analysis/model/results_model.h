@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/model_config/model_config.h"  // PairModelMapping (kernels/model_config.h, data only)
+#include "kernels/run_names/pair_catalogue.h"   // VariantImpl, ComparisonDef, IntensityPrediction (data only)
 
 #include "analysis/model/input_error.h"
 #include "analysis/model/schema.h"
@@ -86,26 +87,11 @@ struct Metrics {
 
 // ---- the catalogue of pairs (kernels/registry, exported at analysis time) -------
 
-struct VariantImpl {
-  std::string variant;
-  std::string impl;
-  bool operator==(const VariantImpl&) const = default;
-};
-
-struct ComparisonDef {
-  VariantImpl baseline;
-  VariantImpl candidate;
-  std::string question;
-  bool less_work_control = false;  // kernels/registry.h's ComparisonDef; absent in JSON: false
-};
-
-// An analytic intensity prediction a pair declares for one implementation level's runs
-// (kernels/registry.h; the models analysis/roofs/attention_intensity.h knows).
-struct IntensityPrediction {
-  std::string impl;
-  std::string model;
-  bool operator==(const IntensityPrediction&) const = default;
-};
+// The pair vocabulary (VariantImpl, ComparisonDef, IntensityPrediction) is the
+// registry's own, defined once in kernels/run_names/pair_catalogue.h (data only).
+using lmroof::ComparisonDef;
+using lmroof::IntensityPrediction;
+using lmroof::VariantImpl;
 inline constexpr std::string_view kShazeerDecodeModel = "shazeer-decode";
 
 struct CataloguePair {

@@ -61,14 +61,6 @@ BenchEntry entry_from(const JsonCursor& b) {
   return e;
 }
 
-std::vector<int64_t> launch_dims(const JsonCursor& c) {
-  std::vector<int64_t> out;
-  const auto items = c.items();
-  if (items.size() > 3) c.fail("must hold at most 3 numbers");
-  for (const auto& v : items) out.push_back(v.integer(0, int64_t{1} << 32));
-  return out;
-}
-
 std::map<std::string, KernelTraceRecord> traces_from(const JsonCursor& root) {
   root.require_object();
   const std::string schema = root.at("schema").string();

@@ -30,6 +30,7 @@
 #include "attention/attention.h"
 #include "common/fast_math.h"
 #include "common/host_buffer.h"
+#include "common/cpu_validation.h"
 #include "common/host_data.h"
 
 namespace lmroof::attention {
@@ -261,11 +262,9 @@ class CpuAttentionWorkload final : public Workload {
 
   Validation validate(uint64_t seed) override {
     host_.randomize(seed);
-    for (auto* buf : {&qkv_, &o_, &y_, &k_cache_, &v_cache_, &partials_}) poison(*buf);
-    run();
-    std::vector<double> ref(y_.size());
-    reference(phase_, d_, host_, ref);
-    return {relative_error<float>(y_, ref), tolerance_for(DType::fp32, /*composite=*/true)};
+    for (auto* buf : {&qkv_, &o_, &k_cache_, &v_cache_, &partials_}) poison(*buf);
+    return run_against_reference(
+        *this, y_, [&](std::span<double> ref) { reference(phase_, d_, host_, ref); }, /*composite=*/true);
   }
 
  private:

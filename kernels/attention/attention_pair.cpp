@@ -127,9 +127,7 @@ PairDef attention_pair() {
                            r.backend);
   };
   p.make_cpu = attention::make_cpu;
-#ifdef LMROOF_WITH_CUDA
-  p.make_cuda = attention::make_cuda;
-#endif
+  if constexpr (built_with_cuda) p.make_cuda = attention::make_cuda;
   return p;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/host_buffer.h"
+#include "common/cpu_validation.h"
 #include "common/host_data.h"
 #include "bias/bias.h"
 
@@ -75,7 +76,7 @@ class CpuBiasWorkload final : public Workload {
         w_(dims_.out_features * dims_.in_features),
         b_(dims_.out_features),
         y_(dims_.tokens * dims_.out_features) {
-    randomize(1);
+    fill_inputs(1, x_, w_, b_);
   }
 
   void run() override {
@@ -86,19 +87,11 @@ class CpuBiasWorkload final : public Workload {
   }
 
   Validation validate(uint64_t seed) override {
-    randomize(seed);
-    poison(y_);
-    run();
-    std::vector<double> ref(y_.size());
-    reference(kind_, dims_, x_, w_, b_, ref);
-    return {relative_error<float>(y_, ref), tolerance_for(DType::fp32)};
+    fill_inputs(seed, x_, w_, b_);
+    return run_against_reference(*this, y_, [&](std::span<double> ref) { reference(kind_, dims_, x_, w_, b_, ref); });
   }
 
  private:
-  void randomize(uint64_t seed) {
-    fill_inputs(seed, x_, w_, b_);
-  }
-
   Kind kind_;
   bool fused_;
   Dims dims_;

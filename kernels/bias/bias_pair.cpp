@@ -40,9 +40,7 @@ PairDef bias_pair() {
     return bias::cost(bias::parse_kind(r.variant), r.impl == "fused", bias::dims_of(r.shape), dtype_bytes(r.dtype));
   };
   p.make_cpu = bias::make_cpu;
-#ifdef LMROOF_WITH_CUDA
-  p.make_cuda = bias::make_cuda;
-#endif
+  if constexpr (built_with_cuda) p.make_cuda = bias::make_cuda;
   return p;
 }
 

@@ -35,6 +35,7 @@
 #include "block/block.h"
 #include "common/fast_math.h"
 #include "common/host_buffer.h"
+#include "common/cpu_validation.h"
 #include "common/host_data.h"
 #include "norm/norm.h"
 
@@ -353,11 +354,8 @@ class CpuBlockWorkload final : public Workload {
 
   Validation validate(uint64_t seed) override {
     randomize(seed);
-    poison(y_);
-    run();
-    std::vector<double> ref(y_.size());
-    reference(variant_, d_, w_.view(), x_, ref);
-    return {relative_error<float>(y_, ref), tolerance_for(DType::fp32, /*composite=*/true)};
+    return run_against_reference(
+        *this, y_, [&](std::span<double> ref) { reference(variant_, d_, w_.view(), x_, ref); }, /*composite=*/true);
   }
 
   std::map<std::string, double> last_class_seconds() const override { return seconds_; }

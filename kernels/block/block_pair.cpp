@@ -80,9 +80,7 @@ PairDef block_pair() {
                        r.impl == "unfused");
   };
   p.make_cpu = block::make_cpu;
-#ifdef LMROOF_WITH_CUDA
-  p.make_cuda = block::make_cuda;
-#endif
+  if constexpr (built_with_cuda) p.make_cuda = block::make_cuda;
   // `lmroof predict`'s view of a run: the whole pre-norm block it runs (RMSNorm, MHA
   // with RoPE, SwiGLU; serial or parallel), one sequence of `tokens`. Family "llama":
   // the predictor then counts RoPE and no post-norms, as the block runs them, whatever

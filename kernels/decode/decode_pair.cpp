@@ -91,9 +91,7 @@ PairDef decode_pair() {
     return decode::cost(impl, dims, decode::context_splits(r.backend, impl, dims), dtype_bytes(r.dtype));
   };
   p.make_cpu = decode::make_cpu;
-#ifdef LMROOF_WITH_CUDA
-  p.make_cuda = decode::make_cuda;
-#endif
+  if constexpr (built_with_cuda) p.make_cuda = decode::make_cuda;
   return p;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/host_buffer.h"
+#include "common/cpu_validation.h"
 #include "common/host_data.h"
 #include "mlp/mlp.h"
 
@@ -26,7 +27,7 @@ class CpuMlpWorkload final : public Workload {
         pre_(dims_.tokens * in_rows_),
         hidden_(dims_.tokens * dims_.d_ff),
         y_(x_.size()) {
-    randomize(1);
+    fill_inputs(dims_, 1, x_, w_in_, w_out_);
   }
 
   void run() override {
@@ -59,19 +60,12 @@ class CpuMlpWorkload final : public Workload {
   }
 
   Validation validate(uint64_t seed) override {
-    randomize(seed);
-    poison(y_);
-    run();
-    std::vector<double> ref(y_.size());
-    reference(kind_, dims_, x_, w_in_, w_out_, ref);
-    return {relative_error<float>(y_, ref), tolerance_for(DType::fp32)};
+    fill_inputs(dims_, seed, x_, w_in_, w_out_);
+    return run_against_reference(*this, y_,
+                                 [&](std::span<double> ref) { reference(kind_, dims_, x_, w_in_, w_out_, ref); });
   }
 
  private:
-  void randomize(uint64_t seed) {
-    fill_inputs(dims_, seed, x_, w_in_, w_out_);
-  }
-
   Kind kind_;
   Dims dims_;
   int64_t in_rows_;

@@ -49,9 +49,7 @@ PairDef mlp_pair() {
     return mlp::cost(mlp::parse_kind(r.variant), mlp::dims_of(r.shape), dtype_bytes(r.dtype));
   };
   p.make_cpu = mlp::make_cpu;
-#ifdef LMROOF_WITH_CUDA
-  p.make_cuda = mlp::make_cuda;
-#endif
+  if constexpr (built_with_cuda) p.make_cuda = mlp::make_cuda;
   return p;
 }
 

@@ -14,6 +14,7 @@
 #include <omp.h>
 
 #include "common/host_buffer.h"
+#include "common/cpu_validation.h"
 #include "common/host_data.h"
 #include "norm/norm.h"
 
@@ -484,7 +485,7 @@ class CpuNormWorkload final : public Workload {
         gamma_(dims_.d_model),
         beta_(dims_.d_model),
         scratch_(fused_ ? 0 : cpu_unfused_scratch_floats(dims_)) {
-    randomize(1);
+    fill_inputs(1, x_, gamma_, beta_);
   }
 
   void run() override {
@@ -495,19 +496,12 @@ class CpuNormWorkload final : public Workload {
   }
 
   Validation validate(uint64_t seed) override {
-    randomize(seed);
-    poison(y_);
-    run();
-    std::vector<double> ref(y_.size());
-    reference(kind_, dims_, x_, gamma_, beta_, ref);
-    return {relative_error<float>(y_, ref), tolerance_for(DType::fp32)};
+    fill_inputs(seed, x_, gamma_, beta_);
+    return run_against_reference(*this, y_,
+                                 [&](std::span<double> ref) { reference(kind_, dims_, x_, gamma_, beta_, ref); });
   }
 
  private:
-  void randomize(uint64_t seed) {
-    fill_inputs(seed, x_, gamma_, beta_);
-  }
-
   Kind kind_;
   bool fused_;
   Dims dims_;

@@ -46,9 +46,7 @@ PairDef norm_pair() {
     return norm::cost(norm::parse_kind(r.variant), r.impl == "fused", norm::dims_of(r.shape), dtype_bytes(r.dtype));
   };
   p.make_cpu = norm::make_cpu;
-#ifdef LMROOF_WITH_CUDA
-  p.make_cuda = norm::make_cuda;
-#endif
+  if constexpr (built_with_cuda) p.make_cuda = norm::make_cuda;
   return p;
 }
 

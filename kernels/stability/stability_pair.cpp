@@ -48,9 +48,7 @@ PairDef stability_pair() {
                            dtype_bytes(r.dtype));
   };
   p.make_cpu = stability::make_cpu;
-#ifdef LMROOF_WITH_CUDA
-  p.make_cuda = stability::make_cuda;
-#endif
+  if constexpr (built_with_cuda) p.make_cuda = stability::make_cuda;
   return p;
 }
 

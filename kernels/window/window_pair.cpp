@@ -43,9 +43,7 @@ PairDef window_pair() {
     return window::cost(window::parse_kind(r.variant), window::dims_of(r.shape), dtype_bytes(r.dtype), r.backend);
   };
   p.make_cpu = window::make_cpu;
-#ifdef LMROOF_WITH_CUDA
-  p.make_cuda = window::make_cuda;
-#endif
+  if constexpr (built_with_cuda) p.make_cuda = window::make_cuda;
   return p;
 }
 

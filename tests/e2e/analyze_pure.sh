@@ -5,9 +5,8 @@
 # counters, never from the machine or build it runs on. Usage: analyze_pure.sh LMROOF SOURCE_DIR
 set -uo pipefail
 lmroof="$1"
-command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_python3
 "$lmroof" run --quick --suite norm --backend cpu --no-claims --out "$tmp/out" >/dev/null 2>"$tmp/run.log" ||
   { echo "FAIL: lmroof run exited $?: $(tail -3 "$tmp/run.log")"; exit 1; }
 HOSTNAME=somewhere-else OMP_NUM_THREADS=1 "$lmroof" analyze "$tmp/out/bench.json" -o "$tmp/again.json" --no-claims >/dev/null ||

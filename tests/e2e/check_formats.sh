@@ -11,10 +11,7 @@
 set -uo pipefail
 lmroof=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 results=$src/tests/data/claims/results-small.json
 # A claims file whose verdicts are all inconclusive or holding, none failing.
 claims=$src/tests/data/claims/faster.yaml

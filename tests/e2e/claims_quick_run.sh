@@ -9,10 +9,7 @@ set -uo pipefail
 lmroof="$1"
 src="$2"
 claims="$src/claims/cs336-lecture3.yaml"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 if ! "$lmroof" check --help >/dev/null 2>&1; then
   echo "skip: this lmroof has no 'check' command"; exit 77

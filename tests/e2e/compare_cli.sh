@@ -34,6 +34,20 @@ run_compare() {
   [ "$rc" = "$want" ] || { cat "$work/err" >&2; fail "lmroof compare $* exited $rc, expected $want"; }
 }
 
+# compare_json BASE NEW RUN_ID CHECKS: `compare --format json` of BASE and NEW, validated
+# against docs/compare.schema.json; then the python CHECKS, with d the document and r
+# the run RUN_ID, must pass.
+compare_json() {
+  "$lmroof" compare "$1" "$2" --format json > "$work/compare.json" 2> /dev/null
+  "$python" - "$src/docs/compare.schema.json" "$work/compare.json" "$3" "$4" <<'EOF'
+import json, sys, jsonschema
+d = json.load(open(sys.argv[2]))
+jsonschema.validate(d, json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
+r = next(r for r in d["runs"] if r["id"] == sys.argv[3])
+exec(sys.argv[4])
+EOF
+}
+
 # --- --help -------------------------------------------------------------------------
 for cmd in compare merge; do
   "$lmroof" "$cmd" --help > "$work/help" 2>&1 || fail "lmroof $cmd --help failed"
@@ -121,16 +135,11 @@ run_compare 0 "$work/steady.json" "$work/drifted.json"
 grep -A1 "^norm/rmsnorm/fused/cpu/fp32 .*tokens=8192" "$work/out" | grep -q "note: the machine's DRAM read bandwidth moved by 100.0% between the two runs" ||
   fail "drift: the 1.4x change within a 2x drift is not called out: $(grep -A1 'tokens=8192' "$work/out")"
 grep -q "widened by the machine's drift" "$work/out" || fail "drift: the note under the table does not explain the widening"
-"$lmroof" compare "$work/steady.json" "$work/drifted.json" --format json > "$work/compare.json" 2> /dev/null
-"$python" - "$src/docs/compare.schema.json" "$work/compare.json" "$drift_run" <<'EOF' || fail "drift: compare --format json"
-import json, sys, jsonschema
-d = json.load(open(sys.argv[2]))
-jsonschema.validate(d, json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
-r = next(r for r in d["runs"] if r["id"] == sys.argv[3])
+compare_json "$work/steady.json" "$work/drifted.json" "$drift_run" '
 assert abs(r["machine_drift"] - 1.0) < 1e-9 and r["verdict"] == "same", r
 assert r["speedup"]["low"] <= r["speedup"]["estimate"] / 2 + 1e-9, r["speedup"]
 assert any(x["machine_drift"] is None for x in d["runs"]), "every run has a drift: cache-resident runs are not probed"
-EOF
+' || fail "drift: compare --format json"
 echo "ok: drift between the runs' probes widens the interval; the 1.4x change is 'same', with the reason"
 
 # --- few repetitions: the example's bench JSON cut to 3 repetitions (as --quick takes), one
@@ -165,18 +174,14 @@ grep -q '^| `norm/rmsnorm/fused/cpu/fp32 [^`]*tokens=4096[^`]*` | .* | undecided
 grep -q "1 undecided (n=3" "$work/out" || fail "few repetitions: markdown headline"
 run_compare 0 "$work/three.json" "$work/planted.json" --html "$work/planted.html"
 grep -q "1 undecided (n=3" "$work/planted.html" || fail "few repetitions: html headline"
-"$lmroof" compare "$work/three.json" "$work/planted.json" --format json > "$work/compare.json" 2> /dev/null
-"$python" - "$src/docs/compare.schema.json" "$work/compare.json" "$planted_run" <<'EOF' || fail "few repetitions: compare --format json"
-import json, sys, jsonschema
-d = json.load(open(sys.argv[2]))
-jsonschema.validate(d, json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
-r = next(r for r in d["runs"] if r["id"] == sys.argv[3])
+compare_json "$work/three.json" "$work/planted.json" "$planted_run" '
 assert r["verdict"] == "undecided" and r["repetitions_to_decide"] == 6 and not r["regression"], r
 assert r["speedup"]["high"] < 1 and r["p_value"] >= 0.05, r
 s = d["summary"]
 assert (s["faster"], s["slower"], s["undecided"], s["same"]) == (0, 0, 1, len(d["runs"]) - 1), s
-print(f"ok: planted 30% slowdown at n=3: speedup {r['speedup']['estimate']:.3f} [{r['speedup']['low']:.3f}, {r['speedup']['high']:.3f}], p = {r['p_value']:.2g}")
-EOF
+x = r["speedup"]
+print("ok: planted 30%% slowdown at n=3: speedup %.3f [%.3f, %.3f], p = %.2g" % (x["estimate"], x["low"], x["high"], r["p_value"]))
+' || fail "few repetitions: compare --format json"
 echo "ok: a planted 30% slowdown on 3 repetitions is 'undecided (n=3)' in text, markdown, html and json"
 
 # --- --html -------------------------------------------------------------------------------

@@ -15,12 +15,6 @@ src=${2:?usage: compare_fleet_renders.sh PATH/TO/lmroof SOURCE_DIR}
 example=$(ls -d "$src"/docs/examples/*/results.json | sort | tail -1)  # the newest committed example
 second=$src/tests/data/results_small.json
 
-browser=""
-for candidate in chromium chromium-browser; do
-  if command -v "$candidate" >/dev/null 2>&1; then browser=$candidate; break; fi
-done
-[ -n "$browser" ] || { echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77; }
-
 source "$(dirname "${BASH_SOURCE[0]}")/render_ok.bash"
 
 # --- merge ----------------------------------------------------------------------------

@@ -6,8 +6,7 @@
 # Usage: launch_and_predicted.sh LMROOF SOURCE_DIR
 set -euo pipefail
 lmroof="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$lmroof" ceilings --quick --backend cpu > "$tmp/ceilings.txt" 2> "$tmp/ceilings.err" ||

@@ -5,10 +5,7 @@
 # Nothing is measured. Usage: list_shapes.sh LMROOF SOURCE_DIR
 set -uo pipefail
 lmroof="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 # --- the attention pair: each shape says which phase runs it
 "$lmroof" list --suite attention > "$tmp/attention.txt" || fail "list --suite attention exited $?"

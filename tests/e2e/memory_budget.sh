@@ -9,10 +9,7 @@
 # Usage: memory_budget.sh LMROOF SOURCE_DIR
 set -uo pipefail
 lmroof="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 python3 - "$lmroof" "$tmp" <<'PY' || failures=$((failures + 1))
 import re, resource, subprocess, sys, os

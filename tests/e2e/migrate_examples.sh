@@ -12,11 +12,8 @@
 set -uo pipefail
 lmroof="$1"
 src="$2"
-command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_python3
 checked=0
 claims="$src/claims/cs336-lecture3.yaml"  # one path for both builds: results.json names it
 for bench in "$src"/docs/examples/*/bench.json; do

@@ -7,10 +7,7 @@
 set -uo pipefail
 lmroof="$1"
 src="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 # --- every preset: listed with its dimensions, and its decode shapes carry its heads
 "$lmroof" list --models > "$tmp/models.txt" || fail "lmroof list --models exited $?"

@@ -8,11 +8,8 @@
 #   bash tests/e2e/predict_page_specs.sh PATH/TO/lmroof SOURCE_DIR
 set -uo pipefail
 lmroof=${1:?usage: predict_page_specs.sh PATH/TO/lmroof SOURCE_DIR}
-command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_python3
 
 # Batches up to 512 on an H100 (compute-bound from a few hundred), an RTX 4090 where 128k
 # does not fit beside the 8B weights, contexts given out of order.

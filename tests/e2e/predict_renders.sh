@@ -12,12 +12,6 @@ set -uo pipefail
 lmroof=${1:?usage: predict_renders.sh PATH/TO/lmroof SOURCE_DIR}
 src=${2:?usage: predict_renders.sh PATH/TO/lmroof SOURCE_DIR}
 
-browser=""
-for candidate in chromium chromium-browser; do
-  if command -v "$candidate" >/dev/null 2>&1; then browser=$candidate; break; fi
-done
-[ -n "$browser" ] || { echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77; }
-
 source "$(dirname "${BASH_SOURCE[0]}")/render_ok.bash"
 
 "$lmroof" predict --model llama3-8b --device "H100 SXM" --device "H200 SXM" --device "RTX 4090" --context 1k,8k,32k,128k \
@@ -43,10 +37,5 @@ grep -q "do not fit on one H200 SXM" "$work/p70.html" || fail "the 70B page does
 mkdir "$work/dir.html"
 "$lmroof" predict --model llama3-8b -o "$work/dir.html" > /dev/null 2> "$work/err"
 [ $? = 2 ] && [ "$(wc -l < "$work/err")" = 1 ] || fail "-o a directory: $(cat "$work/err")"
-if [ -n "${LMROOF_REPORT_SCREENSHOT:-}" ]; then
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1000 \
-    --user-data-dir="$(mktemp -d -p "$work")" --virtual-time-budget=15000 --screenshot="$LMROOF_REPORT_SCREENSHOT" \
-    "file://$work/predict.html" > /dev/null 2>&1 || fail "screenshot failed"
-  echo "wrote $LMROOF_REPORT_SCREENSHOT"
-fi
+screenshot_if_asked "$work/predict.html"
 echo "PASS: predict.html renders (4 charts), the 70B page says its weights do not fit one H200"

@@ -5,28 +5,9 @@
 set -uo pipefail
 lmroof="$1"
 src="$2"
-command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_python3
 results="$src/tests/data/results_small.json"
-
-# expect EXPECTED_EXIT PATTERN -- ARGS...
-expect() {
-  local want="$1" pattern="$2"; shift 3
-  local err rc
-  err=$(timeout 60 "$lmroof" "$@" 2>&1 >/dev/null); rc=$?
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL: lmroof $* exited $rc, expected $want; stderr: ${err:0:300}"; failures=$((failures + 1)); return
-  fi
-  if ! grep -qE -- "$pattern" <<<"$err"; then
-    echo "FAIL: lmroof $*: stderr lacks /$pattern/: ${err:0:300}"; failures=$((failures + 1)); return
-  fi
-  if [ "$(grep -c . <<<"$err")" -gt 1 ]; then
-    echo "FAIL: lmroof $*: error is not one line: ${err:0:300}"; failures=$((failures + 1)); return
-  fi
-  echo "ok: $(head -1 <<<"$err" | cut -c1-160)"
-}
 
 # mutate OUT PYTHON-STATEMENT: results_small.json with one change (d is the document)
 mutate() {
@@ -83,23 +64,23 @@ echo "ok: $mutations run fields mutated, report and check refuse each with its p
 # 2. Impossible values (issue 9 items 10, 11): negative intensity, negative time,
 #    a CUDA run in a CPU file, a pair that is not a string, an empty run list's neighbour.
 mutate "$tmp/negI.json" 'd["runs"][0]["intensity"]["value"] = -1'
-expect 2 "negI.json: /runs/0/intensity/value: must not be negative" -- check "$tmp/negI.json"
+expect_error 2 "negI.json: /runs/0/intensity/value: must not be negative" -- check "$tmp/negI.json"
 mutate "$tmp/negT.json" 'd["runs"][3]["time_s"]["samples"][0] = -0.001'
-expect 2 "negT.json: /runs/3/time_s/samples/0: must be a positive number" -- report "$tmp/negT.json" -o "$tmp/r.html"
+expect_error 2 "negT.json: /runs/3/time_s/samples/0: must be a positive number" -- report "$tmp/negT.json" -o "$tmp/r.html"
 mutate "$tmp/cuda.json" 'd["runs"][2]["backend"] = "cuda"'
-expect 2 "cuda.json: /runs/2/backend: a cuda run in a cpu results file" -- check "$tmp/cuda.json"
+expect_error 2 "cuda.json: /runs/2/backend: a cuda run in a cpu results file" -- check "$tmp/cuda.json"
 mutate "$tmp/pair3.json" 'd["runs"][0]["pair"] = 3'
-expect 2 "pair3.json: /runs/0/pair: must be a string \(is 3\)" -- report "$tmp/pair3.json" -o "$tmp/r.html"
+expect_error 2 "pair3.json: /runs/0/pair: must be a string \(is 3\)" -- report "$tmp/pair3.json" -o "$tmp/r.html"
 mutate "$tmp/dup.json" 'd["runs"].append(d["runs"][0])'
-expect 2 "dup.json: /runs/19/id: run id .* appears twice" -- check "$tmp/dup.json"
+expect_error 2 "dup.json: /runs/19/id: run id .* appears twice" -- check "$tmp/dup.json"
 
 # 2b. A results file with no runs: report and check (--strict too) refuse it naming
 #     /runs, as compare does; no page is written.
 mutate "$tmp/noruns.json" 'd["runs"] = []; d["comparisons"] = []'
-expect 2 "noruns.json: /runs: holds no runs: nothing to check" -- check "$tmp/noruns.json"
-expect 2 "noruns.json: /runs: holds no runs: nothing to check" -- check --strict "$tmp/noruns.json"
-expect 2 "noruns.json: /runs: holds no runs: nothing to report" -- report "$tmp/noruns.json" -o "$tmp/noruns.html"
-expect 2 "noruns.json: /runs: holds no runs: nothing to compare" -- compare "$results" "$tmp/noruns.json"
+expect_error 2 "noruns.json: /runs: holds no runs: nothing to check" -- check "$tmp/noruns.json"
+expect_error 2 "noruns.json: /runs: holds no runs: nothing to check" -- check --strict "$tmp/noruns.json"
+expect_error 2 "noruns.json: /runs: holds no runs: nothing to report" -- report "$tmp/noruns.json" -o "$tmp/noruns.html"
+expect_error 2 "noruns.json: /runs: holds no runs: nothing to compare" -- compare "$results" "$tmp/noruns.json"
 [ -e "$tmp/noruns.html" ] && { echo "FAIL: a report was written for a file with no runs"; failures=$((failures + 1)); }
 
 # 2c. Impossible values in a single field: a value its type allows but the file's
@@ -134,8 +115,8 @@ for entry in "${impossible[@]}"; do
   file="$tmp/impossible$n.json"
   # The file carries its catalogue: the run's variant and impl are checked against it.
   mutate "$file" "d['catalogue'] = json.load(open('$tmp/analyzed.json'))['catalogue']; ${entry#*|}"
-  expect 2 "impossible$n.json: $pointer: " -- check "$file"
-  expect 2 "impossible$n.json: $pointer: " -- report "$file" -o "$tmp/impossible.html"
+  expect_error 2 "impossible$n.json: $pointer: " -- check "$file"
+  expect_error 2 "impossible$n.json: $pointer: " -- report "$file" -o "$tmp/impossible.html"
   n=$((n + 1))
 done
 [ -e "$tmp/impossible.html" ] && { echo "FAIL: a report was written from a file with an impossible value"; failures=$((failures + 1)); }
@@ -176,8 +157,8 @@ k = next(x for x in d["ceilings"] if x.get("best_probed_during_suite"))
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"))
 PY
-    expect 2 "probe$n.json: /[a-z]+(/[0-9]+)?/?.*$field" -- check "$tmp/probe$n.json"
-    expect 2 "probe$n.json: /[a-z]+(/[0-9]+)?/?.*$field" -- report "$tmp/probe$n.json" -o "$tmp/probe.html"
+    expect_error 2 "probe$n.json: /[a-z]+(/[0-9]+)?/?.*$field" -- check "$tmp/probe$n.json"
+    expect_error 2 "probe$n.json: /[a-z]+(/[0-9]+)?/?.*$field" -- report "$tmp/probe$n.json" -o "$tmp/probe.html"
     n=$((n + 1))
   done
   python3 - "$example" "$tmp/probedeep.json" <<'PY'
@@ -185,13 +166,13 @@ import sys
 text = open(sys.argv[1]).read()
 open(sys.argv[2], "w").write(text.replace('"dram_probe": {', '"dram_probe": {"x": ' + '[' * 20000 + ']' * 20000 + ', ', 1))
 PY
-  expect 2 "probedeep.json: JSON nested deeper than 64 levels" -- report "$tmp/probedeep.json" -o "$tmp/probe.html"
+  expect_error 2 "probedeep.json: JSON nested deeper than 64 levels" -- report "$tmp/probedeep.json" -o "$tmp/probe.html"
   python3 - "$example" "$tmp/ceilingdeep.json" <<'PY'
 import sys
 text = open(sys.argv[1]).read()
 open(sys.argv[2], "w").write(text.replace('"best_probed_during_suite": ', '"best_probed_during_suite": ' + '[' * 20000 + ']' * 20000 + ', "x": ', 1))
 PY
-  expect 2 "ceilingdeep.json: JSON nested deeper than 64 levels" -- check "$tmp/ceilingdeep.json"
+  expect_error 2 "ceilingdeep.json: JSON nested deeper than 64 levels" -- check "$tmp/ceilingdeep.json"
   [ -e "$tmp/probe.html" ] && { echo "FAIL: a report was written from a file with a bad probe field"; failures=$((failures + 1)); }
 else
   echo "FAIL: no committed example with dram_probe to mutate"; failures=$((failures + 1))
@@ -206,7 +187,7 @@ claims:
     check: {kind: ratio, candidate: {pair: norm, variant: rmsnorm, impl: fused},
             baseline: {pair: norm, variant: layernorm, impl: fused}, metric: bytes.modle, range: [0.5, 1]}
 Y
-expect 2 "modle.yaml:6: unknown metric 'bytes.modle'" -- check "$tmp/modle.yaml" "$results"
+expect_error 2 "modle.yaml:6: unknown metric 'bytes.modle'" -- check "$tmp/modle.yaml" "$results"
 cat >"$tmp/minpoints.yaml" <<'Y'
 claims:
   - id: big
@@ -214,9 +195,9 @@ claims:
     source: t
     check: {kind: scaling, run: {pair: decode}, metric: time, dimension: context, exponent: 1, min_points: 2147483648}
 Y
-expect 2 "minpoints.yaml:5: 'min_points' must be between 2 and 1000000" -- check "$tmp/minpoints.yaml" "$results"
+expect_error 2 "minpoints.yaml:5: 'min_points' must be between 2 and 1000000" -- check "$tmp/minpoints.yaml" "$results"
 python3 -c "print('claims: ' + '[' * 30000 + ']' * 30000)" >"$tmp/deep.yaml"
-expect 2 "deep.yaml:1: nested deeper than 64 levels" -- check "$tmp/deep.yaml" "$results"
+expect_error 2 "deep.yaml:1: nested deeper than 64 levels" -- check "$tmp/deep.yaml" "$results"
 
 # 4. Nesting depth (item 5) in results.json and bench.json.
 python3 - "$results" "$tmp/deep.json" <<'PY'
@@ -225,10 +206,10 @@ text = open(sys.argv[1]).read()
 deep = '[' * 20000 + ']' * 20000
 open(sys.argv[2], "w").write(text.replace('"machine": {', '"machine": {"x": ' + deep + ', ', 1))
 PY
-expect 2 "deep.json: JSON nested deeper than 64 levels" -- report "$tmp/deep.json" -o "$tmp/r.html"
+expect_error 2 "deep.json: JSON nested deeper than 64 levels" -- report "$tmp/deep.json" -o "$tmp/r.html"
 python3 -c "
 print('{\"context\": {\"x\": ' + '[' * 20000 + ']' * 20000 + '}, \"benchmarks\": []}')" >"$tmp/deepbench.json"
-expect 2 "deepbench.json: JSON nested deeper than 64 levels" -- analyze "$tmp/deepbench.json" -o "$tmp/x.json"
+expect_error 2 "deepbench.json: JSON nested deeper than 64 levels" -- analyze "$tmp/deepbench.json" -o "$tmp/x.json"
 
 # 5. Size (item 14): a 100 MB hostname is refused by the length limit, quickly.
 python3 - "$results" "$tmp/host.json" <<'PY'
@@ -237,7 +218,7 @@ d = json.load(open(sys.argv[1]))
 d["machine"]["hostname"] = "h" * 100_000_000
 json.dump(d, open(sys.argv[2], "w"))
 PY
-expect 2 "host.json: /machine/hostname: a string of 100000000 characters is longer than the limit" -- report "$tmp/host.json" -o "$tmp/r.html"
+expect_error 2 "host.json: /machine/hostname: a string of 100000000 characters is longer than the limit" -- report "$tmp/host.json" -o "$tmp/r.html"
 
 # 6. Pair names from data (items 4, 9): never a path, never a CSS id.
 for name in '/../../../tmp/lmroof-owned/x' 'moe(top2)' 'moe.v2'; do
@@ -292,13 +273,13 @@ fi
 
 # 7. Bench files (item 11): negative times and counters, zero-time ceilings.
 printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 0, "time_unit": "ms", "ceiling_bytes": 1e8}]}' >"$tmp/zero.json"
-expect 2 "zero.json: /benchmarks/0/real_time: must be a positive number" -- analyze "$tmp/zero.json" -o "$tmp/x.json"
+expect_error 2 "zero.json: /benchmarks/0/real_time: must be a positive number" -- analyze "$tmp/zero.json" -o "$tmp/x.json"
 printf '{"benchmarks": [{"name": "ceiling/cpu/copy", "real_time": 5, "time_unit": "ms", "ceiling_bytes": -1}]}' >"$tmp/neg.json"
-expect 2 "neg.json: /benchmarks/0/ceiling_bytes: must not be negative" -- analyze "$tmp/neg.json" -o "$tmp/x.json"
+expect_error 2 "neg.json: /benchmarks/0/ceiling_bytes: must not be negative" -- analyze "$tmp/neg.json" -o "$tmp/x.json"
 # a cache ceiling's thread count (ceiling_threads): wrong type, impossible values, deep nesting
 threads_case() {  # threads_case NAME VALUE PATTERN
   printf '{"benchmarks": [{"name": "ceiling/cpu/l2_read", "real_time": 5, "time_unit": "ms", "ceiling_bytes": 1e9, "cache_bytes": 2097152, "ceiling_threads": %s}]}' "$2" >"$tmp/$1.json"
-  expect 2 "$1.json: $3" -- analyze "$tmp/$1.json" -o "$tmp/x.json"
+  expect_error 2 "$1.json: $3" -- analyze "$tmp/$1.json" -o "$tmp/x.json"
 }
 threads_case threadsword '"two"' "/benchmarks/0/ceiling_threads: must be a number"
 threads_case threadshalf 1.5 "/benchmarks/0/ceiling_threads: must be a whole number of threads"
@@ -324,7 +305,7 @@ json.dump(d, open(sys.argv[2], "w"))
 open(sys.argv[2] + ".index", "w").write(str(i))
 PY
   i=$(cat "$tmp/streamed.json.index")
-  expect 2 "streamed.json: /benchmarks/$i/bytes_streamed_out: 268435456 exceeds bytes_written \\(134217728\\)" -- analyze "$tmp/streamed.json" -o "$tmp/x.json"
+  expect_error 2 "streamed.json: /benchmarks/$i/bytes_streamed_out: 268435456 exceeds bytes_written \\(134217728\\)" -- analyze "$tmp/streamed.json" -o "$tmp/x.json"
 fi
 [ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results from bad input"; failures=$((failures + 1)); }
 
@@ -336,21 +317,21 @@ bench="$src/tests/data/bench_small.json"
 cp "$bench" "$tmp/bk.json"; mkfifo "$tmp/bk.kernels.json"
 for bad in "$tmp/fifo" /dev/zero; do
   what=$([ "$bad" = /dev/zero ] && echo "character device" || echo "named pipe")
-  expect 2 "$bad: is a $what" -- report "$bad" -o "$tmp/r.html"
-  expect 2 "$bad: is a $what" -- check "$bad"
-  expect 2 "$bad: is a $what" -- check "$bad" "$results"
-  expect 2 "$bad: is a $what" -- compare "$bad" "$results"
-  expect 2 "$bad: is a $what" -- compare "$results" "$bad"
-  expect 2 "$bad: is a $what" -- merge "$results" "$bad" -o "$tmp/m.html"
-  expect 2 "$bad: is a $what" -- analyze "$bad" -o "$tmp/x.json"
-  expect 2 "$bad: is a $what" -- analyze "$bench" -o "$tmp/x.json" --claims "$bad"
+  expect_error 2 "$bad: is a $what" -- report "$bad" -o "$tmp/r.html"
+  expect_error 2 "$bad: is a $what" -- check "$bad"
+  expect_error 2 "$bad: is a $what" -- check "$bad" "$results"
+  expect_error 2 "$bad: is a $what" -- compare "$bad" "$results"
+  expect_error 2 "$bad: is a $what" -- compare "$results" "$bad"
+  expect_error 2 "$bad: is a $what" -- merge "$results" "$bad" -o "$tmp/m.html"
+  expect_error 2 "$bad: is a $what" -- analyze "$bad" -o "$tmp/x.json"
+  expect_error 2 "$bad: is a $what" -- analyze "$bench" -o "$tmp/x.json" --claims "$bad"
 done
-expect 2 "bk.kernels.json: is a named pipe" -- analyze "$tmp/bk.json" -o "$tmp/x.json"
+expect_error 2 "bk.kernels.json: is a named pipe" -- analyze "$tmp/bk.json" -o "$tmp/x.json"
 
 # Defect 4: invalid UTF-8 in a claims file is refused when it is read, naming the line.
 printf 'claims:\n  - id: x\n    statement: "caf\xff"\n' >"$tmp/utf8.yaml"
-expect 2 "utf8.yaml:3: invalid UTF-8 \(byte 0xFF\)" -- analyze "$bench" -o "$tmp/x.json" --claims "$tmp/utf8.yaml"
-expect 2 "utf8.yaml:3: invalid UTF-8" -- check "$tmp/utf8.yaml" "$results"
+expect_error 2 "utf8.yaml:3: invalid UTF-8 \(byte 0xFF\)" -- analyze "$bench" -o "$tmp/x.json" --claims "$tmp/utf8.yaml"
+expect_error 2 "utf8.yaml:3: invalid UTF-8" -- check "$tmp/utf8.yaml" "$results"
 
 # Defect 6: analyze never writes results that check and report refuse; it names the field.
 bench_case() {  # bench_case NAME PYTHON (b: the first norm repetition; d: the document)
@@ -363,46 +344,46 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 bench_case realtime 'b["real_time"] = 1e308'
-expect 2 "realtime.json: .*/runs/0/time_s/cv: must be a finite number" -- analyze "$tmp/realtime.json" -o "$tmp/x.json"
+expect_error 2 "realtime.json: .*/runs/0/time_s/cv: must be a finite number" -- analyze "$tmp/realtime.json" -o "$tmp/x.json"
 bench_case cuptiflops 'b["cupti_flops"] = 1e308'
-expect 2 "cuptiflops.json: .*/runs/0/achieved/flop_per_s: must be a finite number" -- analyze "$tmp/cuptiflops.json" -o "$tmp/x.json"
+expect_error 2 "cuptiflops.json: .*/runs/0/achieved/flop_per_s: must be a finite number" -- analyze "$tmp/cuptiflops.json" -o "$tmp/x.json"
 bench_case tokens0 'd["benchmarks"] = json.loads(json.dumps(d["benchmarks"]).replace("tokens:512", "tokens:0"))'
-expect 2 "tokens0.json: .*/runs/0/shape/tokens: must be an integer" -- analyze "$tmp/tokens0.json" -o "$tmp/x.json"
+expect_error 2 "tokens0.json: .*/runs/0/shape/tokens: must be an integer" -- analyze "$tmp/tokens0.json" -o "$tmp/x.json"
 bench_case tokensneg 'd["benchmarks"] = json.loads(json.dumps(d["benchmarks"]).replace("tokens:512", "tokens:-1"))'
-expect 2 "tokensneg.json: " -- analyze "$tmp/tokensneg.json" -o "$tmp/x.json"
+expect_error 2 "tokensneg.json: " -- analyze "$tmp/tokensneg.json" -o "$tmp/x.json"
 [ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results the readers refuse"; failures=$((failures + 1)); }
 
 # Defect 13: NUL and garbage after valid JSON, and a key given twice, are refused.
 { cat "$results"; printf '\0garbage'; } >"$tmp/nul.json"
-expect 2 "nul.json:[0-9]+:[0-9]+: malformed JSON: a NUL byte" -- check "$tmp/nul.json"
+expect_error 2 "nul.json:[0-9]+:[0-9]+: malformed JSON: a NUL byte" -- check "$tmp/nul.json"
 python3 - "$results" "$tmp/twice.json" <<'PY'
 import json, sys
 text = open(sys.argv[1]).read()
 open(sys.argv[2], "w").write(text.replace('"schema":', '"schema": "x", "schema":', 1))
 PY
-expect 2 "twice.json: malformed JSON: the key \"schema\" is given twice" -- report "$tmp/twice.json" -o "$tmp/r.html"
+expect_error 2 "twice.json: malformed JSON: the key \"schema\" is given twice" -- report "$tmp/twice.json" -o "$tmp/r.html"
 printf '{"hidden_size": 64, "hidden_size": 128}' >"$tmp/cfgtwice.json"
-expect 2 "cfgtwice.json: the key \"hidden_size\" is given twice" -- list --model "$tmp/cfgtwice.json"
+expect_error 2 "cfgtwice.json: the key \"hidden_size\" is given twice" -- list --model "$tmp/cfgtwice.json"
 printf '{"hidden_size": 64}\0garbage' >"$tmp/cfgnul.json"
-expect 2 "cfgnul.json: not valid JSON: a NUL byte" -- list --model "$tmp/cfgnul.json"
+expect_error 2 "cfgnul.json: not valid JSON: a NUL byte" -- list --model "$tmp/cfgnul.json"
 
 # Defect 8: duplicate ceilings, comparisons and claim verdicts are refused, as duplicate run ids are.
 mutate "$tmp/dupceil.json" 'c = json.loads(json.dumps(d["ceilings"][0])); c["value"] *= 1000; d["ceilings"].append(c)'
-expect 2 "dupceil.json: /ceilings/[0-9]+/name: ceiling '.*' appears twice" -- check "$tmp/dupceil.json"
+expect_error 2 "dupceil.json: /ceilings/[0-9]+/name: ceiling '.*' appears twice" -- check "$tmp/dupceil.json"
 mutate "$tmp/dupcmp.json" 'd["comparisons"].append(d["comparisons"][0])'
-expect 2 "dupcmp.json: /comparisons/[0-9]+: the comparison of .* appears twice" -- report "$tmp/dupcmp.json" -o "$tmp/r.html"
+expect_error 2 "dupcmp.json: /comparisons/[0-9]+: the comparison of .* appears twice" -- report "$tmp/dupcmp.json" -o "$tmp/r.html"
 "$lmroof" analyze "$bench" -o "$tmp/withclaims.json" >/dev/null 2>&1
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["claims"].append(d["claims"][0]); json.dump(d, open(sys.argv[2], "w"))' \
   "$tmp/withclaims.json" "$tmp/dupclaim.json"
-expect 2 "dupclaim.json: /claims/[0-9]+/id: claim id '.*' appears twice" -- report "$tmp/dupclaim.json" -o "$tmp/r.html"
+expect_error 2 "dupclaim.json: /claims/[0-9]+/id: claim id '.*' appears twice" -- report "$tmp/dupclaim.json" -o "$tmp/r.html"
 
 # Defect 13: control and direction characters in names printed on a terminal are refused;
 # markdown output escapes what forges would render as HTML.
 mutate "$tmp/esc.json" 'd["machine"]["hostname"] = "host\u001b[2Jx"'
-expect 2 "esc.json: /machine/hostname: holds U\+001B" -- compare "$results" "$tmp/esc.json"
+expect_error 2 "esc.json: /machine/hostname: holds U\+001B" -- compare "$results" "$tmp/esc.json"
 mutate "$tmp/rlo.json" 'd["machine"]["cpu_model"] = "cpu\u202egnp.exe"'
-expect 2 "rlo.json: /machine/cpu_model: holds U\+202E" -- check "$tmp/rlo.json"
-expect 2 "--label 1: holds U\+000D" -- merge "$results" --label "$(printf 'lab\r')" -o "$tmp/m.html"
+expect_error 2 "rlo.json: /machine/cpu_model: holds U\+202E" -- check "$tmp/rlo.json"
+expect_error 2 "--label 1: holds U\+000D" -- merge "$results" --label "$(printf 'lab\r')" -o "$tmp/m.html"
 mutate "$tmp/img.json" 'd["machine"]["cpu_model"] = "<img src=x onerror=alert(1)>"'
 for cmd in "check --format markdown $tmp/img.json" "compare --format markdown $results $tmp/img.json"; do
   # shellcheck disable=SC2086
@@ -445,16 +426,16 @@ for cmd in check report compare merge predict; do
     merge) args=(merge "$example38" "$tmp/copy_nt100.json" -o "$tmp/m38.html");;
     predict) args=(predict --model llama3-8b --dtype fp32 --device "$tmp/copy_nt100.json");;
   esac
-  expect 2 "copy_nt100.json: /ceilings/$i_nt/value: .* is above both best_before_suite .* and best_after_suite" -- "${args[@]}"
+  expect_error 2 "copy_nt100.json: /ceilings/$i_nt/value: .* is above both best_before_suite .* and best_after_suite" -- "${args[@]}"
 done
-expect 2 "sgemm_denormal.json: /ceilings/$i_sgemm/value: 4.94066e-324 FLOP/s is outside the physical range of a compute ceiling" -- check "$tmp/sgemm_denormal.json"
-expect 2 "sgemm_huge.json: /ceilings/$i_sgemm/value: 1e\+308 FLOP/s is outside the physical range" -- report "$tmp/sgemm_huge.json" -o "$tmp/r38.html"
+expect_error 2 "sgemm_denormal.json: /ceilings/$i_sgemm/value: 4.94066e-324 FLOP/s is outside the physical range of a compute ceiling" -- check "$tmp/sgemm_denormal.json"
+expect_error 2 "sgemm_huge.json: /ceilings/$i_sgemm/value: 1e\+308 FLOP/s is outside the physical range" -- report "$tmp/sgemm_huge.json" -o "$tmp/r38.html"
 grep -q '"kind": "latency"' "$example38" &&
-  expect 2 "launch_tiny.json: /ceilings/[0-9]+/value: 1e-300 s is outside the physical range of a latency ceiling" -- check "$tmp/launch_tiny.json"
+  expect_error 2 "launch_tiny.json: /ceilings/[0-9]+/value: 1e-300 s is outside the physical range of a latency ceiling" -- check "$tmp/launch_tiny.json"
 sed 's/"value": 5e-324/"value": NaN/' "$tmp/sgemm_denormal.json" > "$tmp/sgemm_nan.json"
-expect 2 "sgemm_nan.json" -- check "$tmp/sgemm_nan.json"
+expect_error 2 "sgemm_nan.json" -- check "$tmp/sgemm_nan.json"
 mutate "$tmp/copy100.json" 'd["ceilings"][0]["value"] *= 100'
-expect 2 "copy100.json: /runs/0/roofline/bandwidth: is 3.04e\+10 but the value of ceiling 'copy' is 3.04e\+12" -- check "$tmp/copy100.json"
+expect_error 2 "copy100.json: /runs/0/roofline/bandwidth: is 3.04e\+10 but the value of ceiling 'copy' is 3.04e\+12" -- check "$tmp/copy100.json"
 [ -e "$tmp/r38.html" ] || [ -e "$tmp/m38.html" ] && { echo "FAIL: a page was written from a raised ceiling"; failures=$((failures + 1)); }
 
 # Item 12: a noise floor is its run's pair's, and that pair is the catalogue's.
@@ -463,8 +444,8 @@ mutate "$tmp/floor_norm.json" "d['noise_floors'] = [json.loads('${floor38/PAIR/n
 "$lmroof" check "$tmp/floor_norm.json" >/dev/null 2>&1; [ $? != 2 ] && echo "ok: a floor for pair norm is accepted" ||
   { echo "FAIL: a valid noise floor is refused: $("$lmroof" check "$tmp/floor_norm.json" 2>&1 | tail -1)"; failures=$((failures + 1)); }
 mutate "$tmp/floor_zzz.json" "d['noise_floors'] = [json.loads('${floor38/PAIR/zzz}')]"
-expect 2 "floor_zzz.json: /noise_floors/0/pair: is 'zzz' but its run 'norm/layernorm/unfused/.*' is of pair 'norm'" -- check "$tmp/floor_zzz.json"
-expect 2 "floor_zzz.json: /noise_floors/0/pair: is 'zzz'" -- compare "$results" "$tmp/floor_zzz.json"
+expect_error 2 "floor_zzz.json: /noise_floors/0/pair: is 'zzz' but its run 'norm/layernorm/unfused/.*' is of pair 'norm'" -- check "$tmp/floor_zzz.json"
+expect_error 2 "floor_zzz.json: /noise_floors/0/pair: is 'zzz'" -- compare "$results" "$tmp/floor_zzz.json"
 
 # Also seen: validated.tolerance within the range of a relative-error tolerance.
 validated38='{"error": 1e-7, "tolerance": TOL, "shapes": 3, "shape": {"tokens": 7, "d_model": 33}}'
@@ -473,7 +454,7 @@ mutate "$tmp/tol_ok.json" "d['runs'][0]['validated'] = json.loads('${validated38
   { echo "FAIL: tolerance 1e-5 refused: $("$lmroof" check "$tmp/tol_ok.json" 2>&1 | tail -1)"; failures=$((failures + 1)); }
 for tol in 1e308 5e-324 2; do
   mutate "$tmp/tol.json" "d['runs'][0]['validated'] = json.loads('${validated38/TOL/$tol}')"
-  expect 2 "tol.json: /runs/0/validated/tolerance: .* is outside the range of a relative-error tolerance" -- check "$tmp/tol.json"
+  expect_error 2 "tol.json: /runs/0/validated/tolerance: .* is outside the range of a relative-error tolerance" -- check "$tmp/tol.json"
 done
 
 # Item 8: YAML aliases are refused at their line (a small file of aliases once expanded to GBs).
@@ -488,8 +469,8 @@ lines.append("    statement: *a11")
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
 start=$(date +%s)
-expect 2 "alias.yaml:2: a YAML alias \(\*name\): claims files refuse aliases" -- check "$tmp/alias.yaml" "$results"
-expect 2 "alias.yaml:2: a YAML alias" -- analyze "$src/tests/data/bench_small.json" -o "$tmp/x.json" --claims "$tmp/alias.yaml"
+expect_error 2 "alias.yaml:2: a YAML alias \(\*name\): claims files refuse aliases" -- check "$tmp/alias.yaml" "$results"
+expect_error 2 "alias.yaml:2: a YAML alias" -- analyze "$src/tests/data/bench_small.json" -o "$tmp/x.json" --claims "$tmp/alias.yaml"
 [ $(( $(date +%s) - start )) -le 10 ] || { echo "FAIL: refusing the aliases took over 10 s"; failures=$((failures + 1)); }
 printf 'claims:\n  - id: &i one\n    statement: s\n' > "$tmp/anchor.yaml"
 err=$("$lmroof" check "$tmp/anchor.yaml" "$results" 2>&1 >/dev/null)
@@ -524,26 +505,26 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 paired_case unknown 'ren(first("paired/" + RUF + "|" + RF), RUF + "|", RUF.replace("512", "999") + "|")'
-expect 2 "unknown.json: /benchmarks/[0-9]+/name: paired rounds name run 'norm/rmsnorm/unfused/cpu/fp32/tokens:999/d_model:1024', which is not a run of this file" -- analyze "$tmp/unknown.json" -o "$tmp/x.json"
+expect_error 2 "unknown.json: /benchmarks/[0-9]+/name: paired rounds name run 'norm/rmsnorm/unfused/cpu/fp32/tokens:999/d_model:1024', which is not a run of this file" -- analyze "$tmp/unknown.json" -o "$tmp/x.json"
 paired_case uncompared '[ren(x, RUF + "|" + RF, RF + "|" + LUF) for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]'
-expect 2 "uncompared.json: /benchmarks/[0-9]+/name: paired rounds of 'norm/layernorm/unfused/.*' against 'norm/rmsnorm/fused/.*', which the catalogue of pair 'norm' does not compare" -- analyze "$tmp/uncompared.json" -o "$tmp/x.json"
+expect_error 2 "uncompared.json: /benchmarks/[0-9]+/name: paired rounds of 'norm/layernorm/unfused/.*' against 'norm/rmsnorm/fused/.*', which the catalogue of pair 'norm' does not compare" -- analyze "$tmp/uncompared.json" -o "$tmp/x.json"
 paired_case twopairs '[ren(x, RUF + "|" + RF, RUF + "|" + BNF) for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]'
-expect 2 "twopairs.json: /benchmarks/[0-9]+/name: paired rounds of two pairs: 'norm/rmsnorm/unfused/.*' is of pair 'norm', 'bias/nobias/fused/.*' of pair 'bias'" -- analyze "$tmp/twopairs.json" -o "$tmp/x.json"
+expect_error 2 "twopairs.json: /benchmarks/[0-9]+/name: paired rounds of two pairs: 'norm/rmsnorm/unfused/.*' is of pair 'norm', 'bias/nobias/fused/.*' of pair 'bias'" -- analyze "$tmp/twopairs.json" -o "$tmp/x.json"
 noaa='d["benchmarks"] = [x for x in b if not x["run_name"].startswith("paired/" + LUF + "|" + LUF)]'
 paired_case noaa "$noaa"
-expect 2 "noaa.json: /benchmarks: pair 'norm' has paired rounds but no A/A control" -- analyze "$tmp/noaa.json" -o "$tmp/x.json"
+expect_error 2 "noaa.json: /benchmarks: pair 'norm' has paired rounds but no A/A control" -- analyze "$tmp/noaa.json" -o "$tmp/x.json"
 paired_case roundhalf 'first("paired/" + RUF)["paired_round"] = 1.5'
-expect 2 "roundhalf.json: /benchmarks/[0-9]+/paired_round: must be a whole round number" -- analyze "$tmp/roundhalf.json" -o "$tmp/x.json"
+expect_error 2 "roundhalf.json: /benchmarks/[0-9]+/paired_round: must be a whole round number" -- analyze "$tmp/roundhalf.json" -o "$tmp/x.json"
 paired_case roundhuge 'first("paired/" + RUF)["paired_round"] = 1e300'
-expect 2 "roundhuge.json: /benchmarks/[0-9]+/paired_round: must be a whole round number below 2\^30" -- analyze "$tmp/roundhuge.json" -o "$tmp/x.json"
+expect_error 2 "roundhuge.json: /benchmarks/[0-9]+/paired_round: must be a whole round number below 2\^30" -- analyze "$tmp/roundhuge.json" -o "$tmp/x.json"
 paired_case order 'first("paired/" + RUF)["paired_order"] = 1'
-expect 2 "order.json: /benchmarks/[0-9]+/paired_order: is 1 but round 0 runs the baseline first" -- analyze "$tmp/order.json" -o "$tmp/x.json"
+expect_error 2 "order.json: /benchmarks/[0-9]+/paired_order: is 1 but round 0 runs the baseline first" -- analyze "$tmp/order.json" -o "$tmp/x.json"
 paired_case noorder 'del first("paired/" + RUF)["paired_order"]'
-expect 2 "noorder.json: /benchmarks/[0-9]+: a paired benchmark's repetition lacks counter 'paired_order'" -- analyze "$tmp/noorder.json" -o "$tmp/x.json"
+expect_error 2 "noorder.json: /benchmarks/[0-9]+: a paired benchmark's repetition lacks counter 'paired_order'" -- analyze "$tmp/noorder.json" -o "$tmp/x.json"
 paired_case round2 'xs = [x for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]; xs[2]["paired_round"] = xs[0]["paired_round"]; xs[2]["paired_order"] = xs[0]["paired_order"]'
-expect 2 "round2.json: /benchmarks/[0-9]+/paired_round: round 0 of .* is given twice" -- analyze "$tmp/round2.json" -o "$tmp/x.json"
+expect_error 2 "round2.json: /benchmarks/[0-9]+/paired_round: round 0 of .* is given twice" -- analyze "$tmp/round2.json" -o "$tmp/x.json"
 paired_case extra 'first("paired/" + RUF)["paired_extra"] = 7'
-expect 2 "extra.json: /benchmarks/[0-9]+/paired_extra: must be 1 when present" -- analyze "$tmp/extra.json" -o "$tmp/x.json"
+expect_error 2 "extra.json: /benchmarks/[0-9]+/paired_extra: must be 1 when present" -- analyze "$tmp/extra.json" -o "$tmp/x.json"
 [ -e "$tmp/x.json" ] && { echo "FAIL: analyze wrote results from bad paired rounds"; failures=$((failures + 1)); }
 paired_case filtered "$noaa; d['context']['lmroof_benchmark_filter'] = '--benchmark_filter=layernorm'"
 "$lmroof" analyze "$tmp/filtered.json" -o "$tmp/filtered-results.json" >/dev/null 2>&1 &&

@@ -1,6 +1,12 @@
 # Sourced by the render tests (tests/e2e/*_renders.sh): a work folder, fail, and
 # render_ok PAGE, which opens PAGE in headless Chromium ($browser) and requires every
 # chart to be an <svg>, with no error recorded and no console output.
+# Skips the test (exit 77) where no Chromium is installed.
+browser=""
+for candidate in chromium chromium-browser; do
+  if command -v "$candidate" >/dev/null 2>&1; then browser=$candidate; break; fi
+done
+[ -n "$browser" ] || { echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -42,3 +48,12 @@ render_ok() {
   echo "ok: $(basename "$page") renders ($expected charts, no console output)"
 }
 
+# screenshot_if_asked PAGE: with LMROOF_REPORT_SCREENSHOT=FILE.png set, saves PAGE's first
+# screen there (scripts/screenshot.sh); otherwise does nothing.
+screenshot_if_asked() {
+  [ -n "${LMROOF_REPORT_SCREENSHOT:-}" ] || return 0
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1000 \
+    --user-data-dir="$(mktemp -d -p "$work")" --virtual-time-budget=15000 --screenshot="$LMROOF_REPORT_SCREENSHOT" \
+    "file://$1" > /dev/null 2>&1 || fail "screenshot failed"
+  echo "wrote $LMROOF_REPORT_SCREENSHOT"
+}

@@ -5,8 +5,7 @@
 # Usage: run_quick.sh LMROOF SOURCE_DIR
 set -euo pipefail
 lmroof="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 "$lmroof" run --quick --backend cpu --out "$tmp/out" > "$tmp/stdout" 2> "$tmp/stderr" || {
   echo "FAIL: lmroof run --quick exited $?"; cat "$tmp/stderr"; exit 1; }
 for f in results.json report.html bench.json; do

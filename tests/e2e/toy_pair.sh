@@ -8,10 +8,7 @@ set -uo pipefail
 lmroof=$1
 toy="$(dirname "$lmroof")/lmroof_with_toy_pair"
 [ -x "$toy" ] || { echo "skip: $toy was not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 "$toy" list >"$tmp/list.txt" 2>&1 || fail "list exited $?"
 grep -q "^toy(v2): Toy pair: scale vs copy" "$tmp/list.txt" || fail "list does not show the toy pair with its title"

@@ -9,10 +9,7 @@
 set -uo pipefail
 lmroof=${1:?usage: trace_cli.sh PATH/TO/lmroof SOURCE_DIR}
 src=${2:?usage: trace_cli.sh PATH/TO/lmroof SOURCE_DIR}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 gen() { python3 "$src/scripts/gen_trace.py" "$@" || fail "gen_trace.py $*"; }
 expect() { python3 "$src/tests/e2e/trace_expected.py" "$1" "$2" >/dev/null || fail "$3: trace.json differs from the generator's figures"; }
 
@@ -72,27 +69,9 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"][
   "$tmp/ceil.json" || fail "--ceilings: roofs not measured"
 
 # --- the JSON names scripts rely on (docs/trace.schema.json's required lists) -------------
-python3 - "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" <<'PY' || fail "trace.json does not match the schema"
-import json, sys
-schema = json.load(open(sys.argv[1]))
-def check(value, node, where):
-    types = {"object": dict, "array": list, "integer": int, "number": (int, float), "string": str, "boolean": bool, "null": type(None)}
-    want = node.get("type")
-    if want is not None:
-        allowed = tuple(t for w in (want if isinstance(want, list) else [want]) for t in (types[w] if isinstance(types[w], tuple) else (types[w],)))
-        assert isinstance(value, allowed) and not (isinstance(value, bool) and bool not in allowed), f"{where}: {value!r} is not {want}"
-    if "enum" in node: assert value in node["enum"], f"{where}: {value!r} not in {node['enum']}"
-    for key in node.get("required", []):
-        assert key in value, f"{where}: missing {key}"
-    for key, sub in node.get("properties", {}).items():
-        if isinstance(value, dict) and key in value: check(value[key], sub, f"{where}/{key}")
-    if "items" in node and isinstance(value, list):
-        for i, item in enumerate(value): check(item, node["items"], f"{where}/{i}")
-for f in sys.argv[2:]:
-    check(json.load(open(f)), schema, f)
-assert "ranks" in json.load(open(sys.argv[3]))
-print("ok")
-PY
+python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" ||
+  fail "trace.json does not match the schema"
+python3 -c 'import json,sys; assert "ranks" in json.load(open(sys.argv[1]))' "$tmp/o-ranks/trace.json" || fail "a ranked trace.json has no ranks"
 
 # --- claims: built to hold and to fail --------------------------------------------------
 gen --out "$tmp/norm-heavy.json" --norm-slowdown 8 --seq 32

@@ -6,12 +6,6 @@
 set -uo pipefail
 lmroof=${1:?usage: trace_renders.sh PATH/TO/lmroof SOURCE_DIR}
 src=${2:?usage: trace_renders.sh PATH/TO/lmroof SOURCE_DIR}
-browser=""
-for candidate in chromium chromium-browser; do
-  if command -v "$candidate" >/dev/null 2>&1; then browser=$candidate; break; fi
-done
-[ -n "$browser" ] || { echo "SKIP: chromium not installed (scripts/install-deps.sh --test installs it)"; exit 77; }
-
 source "$(dirname "${BASH_SOURCE[0]}")/render_ok.bash"
 
 python3 "$src/scripts/gen_trace.py" --out "$work/ranks" --ranks 2 --nccl --queued --graph --streams 2 || fail "gen_trace.py failed"
@@ -25,10 +19,5 @@ sed '/<script/,$d' "$work/out/trace.html" > "$work/markup.html"
 if grep -Eiq '<(script|img|iframe|embed|source)[^>]* src=|<link[^>]*href=|@import|url\(' "$work/markup.html"; then
   fail "trace.html refers to an external resource"
 fi
-if [ -n "${LMROOF_REPORT_SCREENSHOT:-}" ]; then
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1000 \
-    --user-data-dir="$(mktemp -d -p "$work")" --virtual-time-budget=15000 --screenshot="$LMROOF_REPORT_SCREENSHOT" \
-    "file://$work/out/trace.html" > /dev/null 2>&1 || fail "screenshot failed"
-  echo "wrote $LMROOF_REPORT_SCREENSHOT"
-fi
+screenshot_if_asked "$work/out/trace.html"
 echo "PASS: trace.html renders (roofline), with the window, classes, top ops, unattributed, launch-bound, idle, ranks and claims"

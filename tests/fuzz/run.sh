@@ -30,7 +30,7 @@ bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/re
 mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
 claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
-  [ ! -x "$out/$1" ] || [ -n "$(find analysis tests/fuzz kernels/model_config -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
+  [ ! -x "$out/$1" ] || [ -n "$(find analysis tests/fuzz kernels/model_config kernels/run_names -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
 }
 object_of() { echo "$out/obj/${1%.cpp}.o"; }
 compile() {
