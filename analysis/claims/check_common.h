@@ -87,7 +87,7 @@ std::vector<const Run*> select(const Context& ctx, const RunSelector& s);
 std::string no_match_reason(const Context& ctx, const RunSelector& s);
 // "measured" when the verdict rests on this machine's times or hardware counters,
 // "model" when it follows from the cost model's FLOPs and bytes (docs/claims.md#evidence).
-std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence);
+model::EvidenceKind evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence);
 
 // A check judged run by run (bound, share): one case per run its selector matches.
 Outcome check_each_run(const Context& ctx, Case (*judge)(const Context&, const Run&));
