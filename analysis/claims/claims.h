@@ -155,7 +155,7 @@ inline constexpr const char* kCheckOutputSchema = "lmroof.check/1";
 // From `results` (none: empty lists): `noise_floors`, its A/A floors as they are, each
 // with `measurable`; `unmeasurable_pairs`, those beyond kMeasurableFloorBound;
 // `controls`, its identity and less-work controls, and `untrustworthy_pairs`, the pairs
-// whose control lies beyond the floor (analysis/claims/identity_controls.h).
+// whose control lies beyond the floor: all read from results->findings (analysis/results/findings.h), never recomputed.
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
                                  const std::string& claims_file, bool strict, const model::ModelConfig* model = nullptr,
                                  const model::Results* results = nullptr);

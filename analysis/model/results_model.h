@@ -579,7 +579,7 @@ struct ClaimVerdict {
   std::optional<Cause> cause;
   std::optional<std::string> cause_detail;
   // Set when a pair of its evidence has an identity control beyond that pair's noise
-  // floor (analysis/claims/identity_controls.h): why the verdict cannot be trusted.
+  // floor (Findings::controls), or rests on a run above its roof: why the verdict cannot be trusted.
   std::optional<std::string> untrustworthy;
   std::string chart;
   std::string claims_file;
