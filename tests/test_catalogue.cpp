@@ -120,7 +120,7 @@ TEST(Catalogue, DimensionOrderIsTheRunIdsOrder) {
 }
 
 TEST(Catalogue, AFakePairShowsInTheReportWithItsTitle) {
-  const model::Results results = model::results_from_json(with_fake_pair(), "fake.json");
+  const model::Results results = test::decided(model::results_from_json(with_fake_pair(), "fake.json"));
   const auto charts = report::build_charts(results);
   const report::Chart* chart = nullptr;
   for (const auto& c : charts)
@@ -142,7 +142,7 @@ TEST(Catalogue, AFakePairShowsInTheReportWithItsTitle) {
 }
 
 TEST(Catalogue, AFakePairIsCheckedByClaims) {
-  const model::Results results = model::results_from_json(with_fake_pair(), "fake.json");
+  const model::Results results = test::decided(model::results_from_json(with_fake_pair(), "fake.json"));
   const std::string yaml =
       "claims:\n  - id: moe-faster\n    statement: in the fake pair, rmsnorm is faster\n    source: test\n"
       "    check: {kind: faster, candidate: {pair: moe(top2), variant: rmsnorm, impl: fused},\n"
@@ -150,7 +150,7 @@ TEST(Catalogue, AFakePairIsCheckedByClaims) {
   const auto claims = parse_claims(yaml, "moe.yaml", results.catalogue);
   ASSERT_EQ(claims.size(), 1u);
   EXPECT_EQ(claims[0].chart, "pair-moe-top2");
-  const auto verdicts = check_claims(claims, test::decided(results));
+  const auto verdicts = check_claims(claims, results);
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_NE(verdicts[0].verdict, model::Verdict::not_measured) << verdicts[0].reason.value_or("");
   // Against the registry's catalogue the pair is unknown: the claims file is bad input.
@@ -164,7 +164,7 @@ TEST(Catalogue, PathLikePairNamesNeverBecomePaths) {
   doc["catalogue"]["charts"].back() = doc["catalogue"]["pairs"].back()["chart"];
   for (auto& r : doc["runs"])
     if (r["pair"] == "moe(top2)") r["pair"] = "/../../../tmp/x/owned";
-  const model::Results results = model::results_from_json(doc, "owned.json");
+  const model::Results results = test::decided(model::results_from_json(doc, "owned.json"));
   const auto dir = std::filesystem::temp_directory_path() / ("lmroof-owned-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);  // outputs never create folders (analysis/io/output_file.h)
@@ -357,7 +357,7 @@ TEST(Scale, FiftyThousandRunsAreReadAndCheckedQuickly) {
   const double validate_s = since(t);
   t = clock::now();
   const auto claims = load_claims(builtin_claims_path(), results.catalogue);
-  const auto verdicts = check_claims(claims, test::decided(results));
+  const auto verdicts = check_claims(claims, results);
   const double claims_s = since(t);
   const double seconds = since(start);
   std::filesystem::remove(file);

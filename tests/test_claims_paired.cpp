@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "analysis/claims/claims.h"
+#include "analysis/results/findings.h"
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"
 

@@ -43,7 +43,7 @@ void judge(model::Run& r, double fraction, const std::string& level) {
 
 model::ClaimVerdict verdict_on(const std::string& run, model::EvidenceKind kind) {
   model::ClaimVerdict v;
-  v.id = "c-" + kind;
+  v.id = "c-" + std::string(model::to_string(kind));
   v.verdict = model::Verdict::fails;
   v.evidence_kind = kind;
   v.evidence = {{run, "time_s.median", 1.0}};
