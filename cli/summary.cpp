@@ -5,11 +5,9 @@
 #include <algorithm>
 
 #include "analysis/text/numbers.h"
-#include "analysis/predict/prediction_errors.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
-#include "analysis/roofs/roof_choice.h"
 
 namespace lmroof::cli {
 
@@ -42,7 +40,7 @@ std::string format_runs_table(const model::Results& results) {
     std::string id = r.id;
     if (id.size() > 58) id = id.substr(0, 55) + "...";
     // Speed of light: the fraction of the roof this run is judged against
-    // (analysis/roofs/roof_choice.h), and against the DRAM roofs probed next to it (bench/dram_probe.h).
+    // (its level: Findings::judged_levels), and against the DRAM roofs probed next to it (bench/dram_probe.h).
     const auto percent_of = [](std::optional<double> f) { return f ? numbers::sig(100 * *f, 2) : std::string("-"); };
     const auto fraction = model::sol_fraction(r.judged_against);
     const std::string sol = percent_of(fraction), sol_probe = percent_of(model::sol_fraction(r.judged_against_probe));
@@ -55,7 +53,7 @@ std::string format_runs_table(const model::Results& results) {
                        numbers::si(r.time_s.median, "s"), numbers::si(r.achieved.byte_per_s, "B/s"),
                        numbers::si(r.achieved.flop_per_s, "FLOP/s"), numbers::sig(r.intensity.value),
                        r.bound ? model::to_string(*r.bound) : "-", sol, sol_probe,
-                       fraction ? judged_level(*r.judged_against).value_or("-") : "-", judged);
+                       fraction ? results.judged_level(r).value_or("-") : "-", judged);
   }
   if (std::any_of(results.runs.begin(), results.runs.end(),
                   [](const model::Run& r) { return r.judged_against_probe.has_value(); }))
@@ -65,7 +63,7 @@ std::string format_runs_table(const model::Results& results) {
 }
 
 std::string format_predictions_table(const model::Results& results) {
-  const model::PredictionErrors e = model::prediction_errors(results);
+  const model::PredictionErrors& e = results.decided().prediction_errors;
   if (e.predicted == 0) return "";
   std::string out = "predicted by `lmroof predict`'s per-op model from this run's ceilings, against measured:\n";
   out += fmt::format("{:<58} {:>10} {:>10} {:>8} {:>9} {:>9}\n", "run", "measured", "predicted", "error", "bound", "predicted");
@@ -89,9 +87,9 @@ std::string format_floors_and_controls(const model::Results& results, bool markd
   const std::string lead = markdown ? "\n" : "";
   std::string out;
   if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) out += lead + floors + "\n";
-  if (const std::string controls = format_identity_controls(measurement_controls(results)); !controls.empty())
+  if (const std::string controls = format_identity_controls(results.decided().controls); !controls.empty())
     out += lead + controls;
-  if (const std::string faults = format_roof_faults(roof_faults(results)); !faults.empty()) out += lead + faults;
+  if (const std::string faults = format_roof_faults(results.decided().roof_faults); !faults.empty()) out += lead + faults;
   return out;
 }
 

@@ -11,8 +11,6 @@
 #include <fmt/format.h>
 
 #include "analysis/text/numbers.h"
-#include "analysis/stats/statistics.h"
-#include "analysis/roofs/roof_choice.h"
 #include "reports/embedded_assets.h"
 #include "reports/attention_chart.h"
 
@@ -113,12 +111,12 @@ std::string capacity_text(double bytes) {
 // The level a run is judged at, as the roofline's legend names it: its memory level
 // ("L1", "L2", "L3", "DRAM"; GPU "L2", "HBM") when memory-bound, "compute (FP32 FMA)"
 // when its FLOPs hold it, "sum of steps" for a composite run, "not judged" without a roof.
-std::string level_judged_at(const model::Run& r) {
+std::string level_judged_at(const model::Results& results, const model::Run& r) {
   const auto& j = r.judged_against;
   if (!j || !j->roof) return "not judged";
   if (j->composite) return "sum of steps";
   if (j->unit == "FLOP/s") return "compute (FP32 FMA)";
-  return lmroof::judged_level(*j).value_or("memory");
+  return results.judged_level(r).value_or("memory");
 }
 
 // Legend order and marks: inner levels first, one shape each.
@@ -169,7 +167,7 @@ json roofline_chart(const model::Results& results) {
         // The one fraction of a roof shown for a run: of the roof it is judged against, and
         // that roof's height at the run (its FLOPs over its time at the roof), drawn as a
         // tick above the point; a run above it beyond 5% is a measurement fault.
-        {"judged_level", level_judged_at(r)},
+        {"judged_level", level_judged_at(results, r)},
         {"judged_roof", r.judged_against && r.judged_against->roof ? *r.judged_against->roof : std::string(num::kDash)},
         {"sol", model::sol_fraction(r.judged_against) ? num::percent(*model::sol_fraction(r.judged_against))
                                                        : std::string(num::kDash)},
@@ -381,10 +379,9 @@ json pair_chart(const model::Results& results, const model::CataloguePair& pair)
     if (std::find(panels.begin(), panels.end(), panel) == panels.end()) panels.push_back(panel);
     double lo = r.time_s.min, hi = r.time_s.max;
     std::string spread = "min\u2013max";
-    if (r.time_s.samples.size() >= 3) {
-      const stats::Interval ci = stats::bootstrap_median_interval(r.time_s.samples);
-      lo = ci.low, hi = ci.high, spread = "95% interval";
-    }
+    // The 95% interval of its median, where it has one (three repetitions or more).
+    if (const auto ci = results.decided().median_intervals.find(r.id); ci != results.decided().median_intervals.end())
+      lo = ci->second.low, hi = ci->second.high, spread = "95% interval";
     const auto impl_at = std::find(impls.begin(), impls.end(), r.impl);
     rows.push_back({
         {"panel", panel.empty() ? std::string("all shapes") : panel},

@@ -15,18 +15,13 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/page_side_files.h"
+#include "analysis/rules/rules.h"
+#include "analysis/text/verdict_text.h"
 #include "reports/charts.h"
-#include "analysis/claims/claims.h"
-#include "analysis/claims/comparison_evidence.h"
-#include "analysis/claims/identity_controls.h"
-#include "analysis/claims/roof_faults.h"
-#include "analysis/roofs/roof_choice.h"
-#include "analysis/claims/verdict_cause.h"
 #include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
 #include "reports/format.h"
 #include "reports/kernels_section.h"
-#include "analysis/predict/prediction_errors.h"
 #include "reports/not_timed_section.h"
 
 namespace lmroof {
@@ -145,7 +140,7 @@ std::string summary_section(const Results& results) {
                  "<code>lmroof analyze</code> check the built-in ones (or <code>--claims FILE</code>); "
                  "<code>lmroof check RESULTS.json</code> prints verdicts for any results file.</p>\n</section>\n";
   }
-  auto tally = [&](const char* kind) {
+  auto tally = [&](model::EvidenceKind kind) {
     int counts[4] = {0, 0, 0, 0};
     int total = 0;
     for (const auto& c : claims)
@@ -156,8 +151,8 @@ std::string summary_section(const Results& results) {
         line += fmt::format("<span class=\"count\">{} {}</span>", n, verdict_badge(v));
     return std::pair{total, line};
   };
-  const auto [n_measured, measured] = tally("measured");
-  const auto [n_model, model_line] = tally("model");
+  const auto [n_measured, measured] = tally(model::EvidenceKind::measured);
+  const auto [n_model, model_line] = tally(model::EvidenceKind::model);
   out += "<div class=\"tallies\">";
   if (n_measured)
     out += fmt::format("<div class=\"tally\"><span class=\"tally-label\">Measured on this machine</span>{}</div>", measured);
@@ -175,7 +170,7 @@ std::string summary_section(const Results& results) {
     for (size_t i = 0; i < shown.size() && i < kMax; ++i)
       out += fmt::format("<li>{} <a href=\"#claim-{}\">{}</a> <span class=\"muted\">{}</span></li>\n",
                          verdict_badge(shown[i]->verdict), esc(shown[i]->id), esc(shown[i]->statement),
-                         shown[i]->evidence_kind == "model" ? "(cost model)" : "");
+                         shown[i]->evidence_kind == model::EvidenceKind::model ? "(cost model)" : "");
     if (shown.size() > kMax)
       out += fmt::format("<li class=\"muted\">and {} more in <a href=\"#claims\">Claims</a></li>\n", shown.size() - kMax);
     out += "</ul>\n";
@@ -183,12 +178,12 @@ std::string summary_section(const Results& results) {
   return out + "</section>\n";
 }
 
-// Coloured by what the comparison shows by the claims' rule (analysis/claims/
-// comparison_evidence.h): the paired rounds where taken, beyond the pair's floor.
+// Coloured by what the comparison shows by the claims' rule (model::ComparisonEvidence,
+// decided by analysis/results/findings.h): the paired rounds where taken, beyond the pair's floor.
 std::string speedup_class(const model::Results& results, const model::Comparison& c) {
-  switch (comparison_evidence(results, c).shown) {
-    case Shown::faster: return "gain";
-    case Shown::slower: return "loss";
+  switch (results.evidence(c).shown) {
+    case model::Shown::faster: return "gain";
+    case model::Shown::slower: return "loss";
     default: return "even";
   }
 }
@@ -197,7 +192,7 @@ std::string speedup_class(const model::Results& results, const model::Comparison
 // `count`: the rounds (or repetitions) under it; the key results keep one line a row
 // and say it in the cell's title.
 std::string speedup_text(const model::Results& results, const model::Comparison& c, bool count = true) {
-  const ComparisonEvidence e = comparison_evidence(results, c);
+  const model::ComparisonEvidence& e = results.evidence(c);
   if (!e.low || !e.high) return esc(ratio(e.speedup));
   const std::string evidence = fmt::format("{} {}", e.rounds, e.paired ? "paired rounds" : "reps, unpaired");
   if (!count)
@@ -302,29 +297,30 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                      "inconclusive, its source and numbers.{}{}</p>\n",
                      esc(verdict_summary(claims)), file_list.empty() ? "" : " From " + file_list + ".", on_model);
   // Each pair's A/A noise floor: the smallest difference this machine could tell from none.
-  // A floor beyond the bound (verdict_cause.h) says the pair cannot be measured here as set up: said first.
+  // A floor beyond the bound (rules::kMeasurableFloorBound) says the pair cannot be measured here as set up: said first.
+  const model::Findings& found = results.decided();
   if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) {
-    const auto unmeasurable = unmeasurable_pairs(results.noise_floors);
+    const auto& unmeasurable = found.unmeasurable_pairs;
     out += fmt::format("<p class=\"caption\">{}{}. A comparison whose interval lies within its pair's floor is "
                        "inconclusive.</p>\n",
                        unmeasurable.empty() ? ""
                                             : fmt::format("<b class=\"fault\">Not measurable here as set up: {} (the "
                                                           "A/A floor beyond \u00b1{:.0f}%).</b> ",
                                                           esc(fmt::format("{}", fmt::join(unmeasurable, ", "))),
-                                                          kMeasurableFloorBound * 100),
+                                                          rules::kMeasurableFloorBound * 100),
                        esc(floors));
   }
   // The identity controls (same work on both sides): a control beyond its floor is a
   // measurement fault, said first, and its pair's verdicts are marked untrustworthy.
   // Less-work controls (the baseline does strictly less work) are listed with them.
-  if (const auto controls = measurement_controls(results); !controls.empty()) {
+  if (const auto& controls = found.controls; !controls.empty()) {
     std::vector<std::string> parts;
     for (const auto& c : controls)
       parts.push_back(fmt::format("{}{}{} {}: {:.3f}\u00d7 ({:.3f}\u2013{:.3f}){}{}", c.beyond_floor ? "<b class=\"fault\">" : "",
-                                  c.kind == ControlKind::less_work ? "less work: " : "", esc(c.pair), esc(c.label), c.paired.speedup, *c.paired.low, *c.paired.high,
+                                  c.kind == model::ControlKind::less_work ? "less work: " : "", esc(c.pair), esc(c.label), c.paired.speedup, *c.paired.low, *c.paired.high,
                                   c.floor ? fmt::format(", floor \u00b1{:.1f}%", *c.floor * 100) : "",
                                   c.beyond_floor ? ": MEASUREMENT FAULT, beyond the floor</b>" : ""));
-    const auto bad = untrustworthy_pairs(controls);
+    const auto& bad = found.untrustworthy_pairs;
     out += fmt::format("<p class=\"caption\">{}Identity controls (the same work on both sides by the cost model; their "
                        "speedup should be 1; \u201cless work\u201d: the baseline does strictly less work and should not be "
                        "slower): {}.</p>\n",
@@ -332,9 +328,9 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                                                       "untrustworthy.</b> ", esc(fmt::format("{}", fmt::join(bad, ", ")))),
                        fmt::format("{}", fmt::join(parts, "; ")));
   }
-  // Runs above their judged roof (analysis/claims/roof_faults.h): measurement faults,
-  // said first, like a control beyond its floor; and runs judged against an unstable roof.
-  if (const auto faults = roof_faults(results); !faults.empty()) {
+  // Runs above their judged roof (Findings::roof_faults): measurement faults, said
+  // first, like a control beyond its floor; and runs judged against an unstable roof.
+  if (const auto& faults = found.roof_faults; !faults.empty()) {
     std::vector<std::string> parts;
     for (const auto& f : faults)
       parts.push_back(fmt::format("{} at {:.0f}% of {}{}", esc(f.run), f.fraction * 100, esc(f.roof),
@@ -356,7 +352,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
       out += fmt::format("<p class=\"caption roof-faults\"><b class=\"fault\">Unstable roof{}: {}</b>: its repeats still disagreed "
                          "after a re-measurement; {} runs judged against it say so in the runs table.</p>\n",
                          unstable.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(unstable, ", ")),
-                         unstable_judgements(results).size());
+                         found.unstable_judgements.size());
   }
   out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
@@ -371,7 +367,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
       details += fmt::format("<dt>{}</dt><dd>{}</dd>", c->verdict == model::Verdict::inconclusive ? "why" : "reason",
                              esc(*c->reason));
     if (c->cause)
-      details += fmt::format("<dt>cause</dt><dd><b>{}</b>{}</dd>", esc(*c->cause),
+      details += fmt::format("<dt>cause</dt><dd><b>{}</b>{}</dd>", esc(model::to_string(*c->cause)),
                              c->cause_detail ? ": " + esc(*c->cause_detail) : std::string());
     if (c->untrustworthy) details += fmt::format("<dt>untrustworthy</dt><dd><b>{}</b></dd>", esc(*c->untrustworthy));
     details += fmt::format("<dt>source</dt><dd>{}</dd><dt>check</dt><dd><code>{}</code> ({}){}</dd></dl>",
@@ -387,13 +383,13 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
       headline = headline.substr(0, cut == std::string::npos ? 230 : cut) + " \u2026";
     }
     if (open_question && c->cause)
-      headline += fmt::format(" \u2014 cause: {}{}", *c->cause, c->cause_detail ? " (" + *c->cause_detail + ")" : "");
+      headline += fmt::format(" \u2014 cause: {}{}", model::to_string(*c->cause), c->cause_detail ? " (" + *c->cause_detail + ")" : "");
     if (c->untrustworthy) headline += " \u2014 untrustworthy: " + *c->untrustworthy;
     out += fmt::format(
         "<details class=\"claim\" id=\"claim-{}\"><summary>{} <span class=\"evidence-kind kind-{}\">{}</span> "
         "<span class=\"statement\">{}</span> <span class=\"headline\">{}</span></summary>{}</details>\n",
-        esc(c->id), verdict_badge(c->verdict), esc(c->evidence_kind),
-        c->evidence_kind == "model" ? "model" : "measured", esc(or_dash(c->statement)), esc(headline), details);
+        esc(c->id), verdict_badge(c->verdict), esc(model::to_string(c->evidence_kind)),
+        model::to_string(c->evidence_kind), esc(or_dash(c->statement)), esc(headline), details);
   }
   out += "</div>\n</section>\n";
   return out;
@@ -440,14 +436,14 @@ std::string comparisons_section(const Results& results, const std::string& csv_n
          "the two runs (their probes; runs that stream from DRAM): the claims widen an unpaired interval by it\">machine "
          "drift</th></tr></thead>\n<tbody>\n";
   for (const auto& c : comparisons) {
-    const ComparisonEvidence e = comparison_evidence(results, c);
+    const model::ComparisonEvidence& e = results.evidence(c);
     out += fmt::format(
         "<tr><td>{}</td><td class=\"shape\">{}</td><td>{} / {} \u2192 {} / {}</td><td class=\"num {}\">{}</td>"
         "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td></tr>\n",
         esc(c.pair), esc(shape_label(results.catalogue, c.shape)), esc(c.baseline.variant), esc(c.baseline.impl),
         esc(c.candidate.variant), esc(c.candidate.impl), speedup_class(results, c), speedup_text(results, c),
-        esc(to_string(e.shown)), esc(e.floor ? "\u00b1" + percent(*e.floor) : std::string(kDash)),
+        esc(model::to_string(e.shown)), esc(e.floor ? "\u00b1" + percent(*e.floor) : std::string(kDash)),
         esc(ratio(c.bytes_ratio)), level_change_note(c), esc(ratio(c.flops_ratio)),
         esc(c.machine_drift ? percent(*c.machine_drift) : std::string(kDash)));
   }
@@ -494,7 +490,7 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
     if (sol && !r.judged_against->unstable_ceilings.empty())
       judged += fmt::format(" <b class=\"fault\">unstable: {}</b>", esc(fmt::format("{}", fmt::join(r.judged_against->unstable_ceilings, ", "))));
     row += fmt::format("<td>{}</td>", judged);
-    row += fmt::format("<td>{}</td>", esc(sol ? judged_level(*r.judged_against).value_or("") : std::string()));
+    row += fmt::format("<td>{}</td>", esc(sol ? results.judged_level(r).value_or("") : std::string()));
     row += num_cell(sol_probe, sol_probe ? percent(*sol_probe) : "");
     const auto& measured = r.bytes.measured;
     row += num_cell(measured, measured ? si(*measured, "B") : "");
@@ -516,7 +512,7 @@ std::string wrappable_ops(const std::string& ops) {
 
 // `lmroof run --model`: each predicted run beside its measurement (runs[].predicted).
 std::string predictions_section(const Results& results) {
-  const model::PredictionErrors e = model::prediction_errors(results);
+  const model::PredictionErrors& e = results.decided().prediction_errors;
   if (e.predicted == 0) return "";
   std::string out = "<section id=\"predictions\" class=\"block\">\n<h2>Predicted against measured</h2>\n";
   out += "<p class=\"caption\">Each attention-layer, MLP and block run predicted by <code>lmroof predict</code>'s per-op "
@@ -601,7 +597,7 @@ std::string machine_section(const Results& results) {
   else
     out += fmt::format("<p class=\"note\">No launch ceiling t0: {}. No run is placed latency-bound.</p>\n",
                        esc(results.roofs.launch_reason.value_or("not measured")));
-  if (const std::string moved = model::roofs_that_moved(results.ceilings); !moved.empty())
+  if (const std::string& moved = results.decided().roofs_that_moved; !moved.empty())
     out += fmt::format(
         "<p class=\"note\">The memory roofs moved while the suite ran ({}). They are measured before and again after "
         "the suite and the best of both is the roof, so a memory-bound run's fraction of it is uncertain by about that "

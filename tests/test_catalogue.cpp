@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_support.h"
 #include "analysis/claims/claims.h"
 #include "analysis/model/json_input.h"
 #include "analysis/results/results.h"
@@ -119,7 +120,7 @@ TEST(Catalogue, DimensionOrderIsTheRunIdsOrder) {
 }
 
 TEST(Catalogue, AFakePairShowsInTheReportWithItsTitle) {
-  const model::Results results = model::results_from_json(with_fake_pair(), "fake.json");
+  const model::Results results = test::decided(model::results_from_json(with_fake_pair(), "fake.json"));
   const auto charts = report::build_charts(results);
   const report::Chart* chart = nullptr;
   for (const auto& c : charts)
@@ -141,7 +142,7 @@ TEST(Catalogue, AFakePairShowsInTheReportWithItsTitle) {
 }
 
 TEST(Catalogue, AFakePairIsCheckedByClaims) {
-  const model::Results results = model::results_from_json(with_fake_pair(), "fake.json");
+  const model::Results results = test::decided(model::results_from_json(with_fake_pair(), "fake.json"));
   const std::string yaml =
       "claims:\n  - id: moe-faster\n    statement: in the fake pair, rmsnorm is faster\n    source: test\n"
       "    check: {kind: faster, candidate: {pair: moe(top2), variant: rmsnorm, impl: fused},\n"
@@ -163,7 +164,7 @@ TEST(Catalogue, PathLikePairNamesNeverBecomePaths) {
   doc["catalogue"]["charts"].back() = doc["catalogue"]["pairs"].back()["chart"];
   for (auto& r : doc["runs"])
     if (r["pair"] == "moe(top2)") r["pair"] = "/../../../tmp/x/owned";
-  const model::Results results = model::results_from_json(doc, "owned.json");
+  const model::Results results = test::decided(model::results_from_json(doc, "owned.json"));
   const auto dir = std::filesystem::temp_directory_path() / ("lmroof-owned-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);  // outputs never create folders (analysis/io/output_file.h)

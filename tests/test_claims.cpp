@@ -14,6 +14,7 @@
 
 #include <cmath>
 
+#include "test_support.h"
 #include "analysis/claims/claims.h"
 #include "analysis/stats/statistics.h"
 #include "analysis/results/results.h"
@@ -404,7 +405,7 @@ TEST(ClaimsCheck, AnEmptyResultsFileMeasuresNothing) {
   empty.runs.clear();
   empty.comparisons.clear();
   empty.index();
-  const auto v = check_claims(claims, empty);
+  const auto v = check_claims(claims, test::decided(empty));
   ASSERT_EQ(v.size(), claims.size());
   for (const auto& c : v) EXPECT_EQ(c.verdict, model::Verdict::not_measured) << c.id;
   EXPECT_EQ(claims_exit_code(v), 0);
@@ -532,7 +533,7 @@ const char* kCrossingClaim = R"(claims:
 )";
 
 model::ClaimVerdict check_crossing(const model::Results& r) {
-  const auto v = check_claims(parse_claims(kCrossingClaim, "test.yaml", r.catalogue), r);
+  const auto v = check_claims(parse_claims(kCrossingClaim, "test.yaml", r.catalogue), test::decided(r));
   EXPECT_EQ(v.size(), 1u);
   return v.at(0);
 }
@@ -550,7 +551,7 @@ TEST(ClaimsCrossing, PredictedWithinFactorOfMeasuredHolds) {
   const auto v = check_crossing(crossing_results(5, {1, 4, 16, 64}));
   EXPECT_EQ(v.verdict, model::Verdict::holds) << v.measured;
   EXPECT_EQ(v.kind, "bound");
-  EXPECT_EQ(v.evidence_kind, "measured");
+  EXPECT_EQ(v.evidence_kind, model::EvidenceKind::measured);
   EXPECT_EQ(v.chart, "pair-attention");
   EXPECT_FALSE(v.reason);
   EXPECT_NEAR(*derived(v, "crossing_predicted"), 180 / 19.5, 1e-9);
@@ -704,13 +705,13 @@ const char* kEveryShapeClaim = R"(claims:
 TEST(ClaimsAggregate, OneNoisyShapeDoesNotHideAConsistentEffect) {
   const model::Results r = four_shapes({4, 4, 4, 4}, {0.01, 0.01, 0.01, 0.9});
   const auto claims = parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue);
-  const auto v = check_claims(claims, r);
+  const auto v = check_claims(claims, test::decided(r));
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].verdict, model::Verdict::holds) << v[0].measured;
   EXPECT_EQ(v[0].cases.holds, 3);
   EXPECT_EQ(v[0].cases.inconclusive, 1);
   EXPECT_EQ(v[0].measured.rfind("holds on 3 of 4 run pairs, 1 inconclusive", 0), 0u) << v[0].measured;
-  EXPECT_EQ(v[0].evidence_kind, "measured");
+  EXPECT_EQ(v[0].evidence_kind, model::EvidenceKind::measured);
 }
 
 // Probes next to each run (bench/dram_probe.h) that saw the machine's DRAM bandwidth
@@ -727,10 +728,10 @@ TEST(ClaimsAggregate, MachineDriftBetweenTheRunsWidensTheInterval) {
     return r;
   };
   const model::Results steady_runs = with_probes(40e9, 41e9);
-  const auto steady = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", steady_runs.catalogue), steady_runs);
+  const auto steady = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", steady_runs.catalogue), test::decided(steady_runs));
   EXPECT_EQ(steady[0].verdict, model::Verdict::holds) << steady[0].measured;
   const model::Results drifting = with_probes(30e9, 60e9);
-  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", drifting.catalogue), drifting);
+  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", drifting.catalogue), test::decided(drifting));
   EXPECT_EQ(v[0].verdict, model::Verdict::inconclusive) << v[0].measured;
   EXPECT_NE(v[0].measured.find("drift of 100%"), std::string::npos) << v[0].measured;
   ASSERT_TRUE(v[0].reason);
@@ -738,9 +739,9 @@ TEST(ClaimsAggregate, MachineDriftBetweenTheRunsWidensTheInterval) {
   // The machine slower during the candidates cannot explain their speedup: the
   // interval keeps its lower end (2.28) and widens upwards only, to 2.3 x 2.
   const model::Results against = with_probes(60e9, 30e9);
-  const auto a = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", against.catalogue), against);
+  const auto a = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", against.catalogue), test::decided(against));
   EXPECT_NE(a[0].measured.find("95% 2.28\u20134.60"), std::string::npos) << a[0].measured;
-  const auto d = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", drifting.catalogue), drifting);
+  const auto d = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", drifting.catalogue), test::decided(drifting));
   EXPECT_NE(d[0].measured.find("95% 1.15\u20132.32"), std::string::npos) << d[0].measured;
 }
 
@@ -749,7 +750,7 @@ TEST(ClaimsAggregate, MachineDriftBetweenTheRunsWidensTheInterval) {
 // failing case named (docs/claims.md#aggregation).
 TEST(ClaimsAggregate, MoreThanAThirdOfTheShapesFailingFails) {
   const model::Results r = four_shapes({4, 4, 1.2, 1.2}, {0.01, 0.01, 0.01, 0.01});
-  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), r);
+  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), test::decided(r));
   EXPECT_EQ(v[0].verdict, model::Verdict::fails) << v[0].measured;
   EXPECT_EQ(v[0].cases.fails, 2);
   EXPECT_EQ(claims_exit_code(v), 1);
@@ -757,7 +758,7 @@ TEST(ClaimsAggregate, MoreThanAThirdOfTheShapesFailingFails) {
 
 TEST(ClaimsAggregate, OneFailingShapeOfFourIsMixed) {
   const model::Results r = four_shapes({4, 4, 4, 1.2}, {0.01, 0.01, 0.01, 0.01});
-  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), r);
+  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), test::decided(r));
   EXPECT_EQ(v[0].verdict, model::Verdict::inconclusive) << v[0].measured;
   EXPECT_EQ(v[0].cases.fails, 1);
   EXPECT_EQ(v[0].measured.rfind("mixed: 3 of 4", 0), 0u) << v[0].measured;
@@ -773,8 +774,8 @@ TEST(ClaimsAggregate, OneFailingShapeOfFourIsMixed) {
 TEST(ClaimsAggregate, ACaseBetweenFailsAndInconclusiveCannotFlipTheClaim) {
   const model::Results failing = four_shapes({4, 4, 4, 1.2}, {0.01, 0.01, 0.01, 0.01});
   const model::Results unsure = four_shapes({4, 4, 4, 1.2}, {0.01, 0.01, 0.01, 0.9});
-  const auto a = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", failing.catalogue), failing);
-  const auto b = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", unsure.catalogue), unsure);
+  const auto a = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", failing.catalogue), test::decided(failing));
+  const auto b = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", unsure.catalogue), test::decided(unsure));
   ASSERT_EQ(b[0].cases.fails, 0) << b[0].measured;  // the fourth case is inconclusive there
   EXPECT_EQ(b[0].verdict, model::Verdict::holds) << b[0].measured;
   EXPECT_NE(a[0].verdict, model::Verdict::fails) << a[0].measured;
@@ -782,7 +783,7 @@ TEST(ClaimsAggregate, ACaseBetweenFailsAndInconclusiveCannotFlipTheClaim) {
 
 TEST(ClaimsAggregate, HalfTheShapesUnsureIsInconclusiveAndSaysWhatWouldDecide) {
   const model::Results r = four_shapes({4, 4, 4, 4}, {0.01, 0.01, 0.9, 0.9});
-  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), r);
+  const auto v = check_claims(parse_claims(kEveryShapeClaim, "test.yaml", r.catalogue), test::decided(r));
   EXPECT_EQ(v[0].verdict, model::Verdict::inconclusive) << v[0].measured;
   ASSERT_TRUE(v[0].reason);
   EXPECT_NE(v[0].reason->find("would decide it"), std::string::npos) << *v[0].reason;
@@ -792,9 +793,9 @@ TEST(ClaimsAggregate, HalfTheShapesUnsureIsInconclusiveAndSaysWhatWouldDecide) {
 
 TEST(ClaimsAggregate, SummaryCountsMeasuredAndModelApart) {
   std::vector<model::ClaimVerdict> v(3);
-  v[0].verdict = model::Verdict::holds, v[0].evidence_kind = "measured";
-  v[1].verdict = model::Verdict::fails, v[1].evidence_kind = "measured";
-  v[2].verdict = model::Verdict::holds, v[2].evidence_kind = "model";
+  v[0].verdict = model::Verdict::holds, v[0].evidence_kind = model::EvidenceKind::measured;
+  v[1].verdict = model::Verdict::fails, v[1].evidence_kind = model::EvidenceKind::measured;
+  v[2].verdict = model::Verdict::holds, v[2].evidence_kind = model::EvidenceKind::model;
   EXPECT_EQ(verdict_summary(v), "measured: 1 holds, 1 fails \u00b7 model: 1 holds");
   const std::string md = format_claims_markdown(v);
   EXPECT_NE(md.find("| verdict | claim | evidence | expected | measured |"), std::string::npos);
@@ -810,7 +811,7 @@ TEST(ClaimsAggregate, SummaryCountsMeasuredAndModelApart) {
 // source) the shapes came from, as the run summary and the report do.
 TEST(ClaimsAggregate, CheckOutputNamesTheModel) {
   std::vector<model::ClaimVerdict> v(1);
-  v[0].verdict = model::Verdict::holds, v[0].evidence_kind = "measured";
+  v[0].verdict = model::Verdict::holds, v[0].evidence_kind = model::EvidenceKind::measured;
   model::ModelConfig m{"llama3-8b", "kernels/models/llama3-8b.json", {{"q_heads", 32}, {"kv_heads", 8}}};
   const std::string md = format_claims_markdown(v, &m);
   EXPECT_NE(md.find("Checked on runs whose shapes come from the model **llama3-8b** (`kernels/models/llama3-8b.json`)."),

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "analysis/claims/claims.h"
+#include "analysis/results/findings.h"
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"
 
@@ -39,6 +40,7 @@ model::Results with_paired(double speedup, double low, double high, std::optiona
   c.paired = model::PairedRounds{10, speedup, low, high};
   r.comparisons.push_back(c);
   if (floor) r.noise_floors.push_back({"norm", base.id, model::PairedRounds{10, 1.0, 1 / (1 + *floor), 1 + *floor}, *floor});
+  decide(r);
   return r;
 }
 
@@ -78,7 +80,7 @@ TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
   EXPECT_EQ(v.verdict, model::Verdict::inconclusive);
   ASSERT_TRUE(v.reason);
   EXPECT_NE(v.reason->find("below this machine's noise floor (\u00b18.00%)"), std::string::npos) << *v.reason;
-  EXPECT_EQ(v.cause, "noise");
+  EXPECT_EQ(v.cause, model::Cause::noise);
 }
 
 TEST(ClaimsPaired, WithinTheFloorFailsAFactorBeyondItsReach) {
@@ -107,7 +109,7 @@ TEST(ClaimsPaired, AFloorBeyondTheBoundIsNotMeasurableHereNotNoise) {
   const auto verdicts = check_claims(claims, with_paired(1.02, 1.0, 1.04, 0.8));
   const auto& v = faster_holds(verdicts);
   EXPECT_EQ(v.verdict, model::Verdict::inconclusive);
-  EXPECT_EQ(v.cause, "machine");
+  EXPECT_EQ(v.cause, model::Cause::machine);
   ASSERT_TRUE(v.cause_detail);
   EXPECT_NE(v.cause_detail->find("not measurable here as set up: its A/A floor \u00b180% is beyond the \u00b125% bound"),
             std::string::npos)

@@ -26,6 +26,7 @@ model::Results window_results(double control_low, double control_high) {
   r.comparisons = {window_comparison("sliding", 2048, 1.0, control_low, control_high),
                    window_comparison("sliding", 16384, 0.25, 3.0, 3.5)};
   r.noise_floors.push_back({"window", r.comparisons[0].baseline.run, model::PairedRounds{10, 1.0, 0.95, 1.05}, 0.05});
+  decide(r);
   return r;
 }
 
@@ -68,7 +69,7 @@ TEST(IdentityControls, BeyondTheFloorMarksThePairsVerdicts) {
   window.evidence = {{r.comparisons[1].candidate.run, "time_s.median", 1.0}};
   norm.evidence = {{"norm/rmsnorm/fused/cpu/fp32/tokens:512", "time_s.median", 1.0}};
   model_only.evidence = window.evidence;
-  model_only.evidence_kind = "model";
+  model_only.evidence_kind = model::EvidenceKind::model;
   std::vector<model::ClaimVerdict> verdicts = {window, norm, model_only};
   mark_untrustworthy(verdicts, controls);
   ASSERT_TRUE(verdicts[0].untrustworthy);
@@ -118,6 +119,7 @@ model::Results softcap_results(double low, double high, bool declared = true) {
   c.paired = model::PairedRounds{10, std::sqrt(low * high), low, high};
   r.comparisons = {c};
   r.noise_floors.push_back({"stability", c.baseline.run, model::PairedRounds{10, 1.0, 0.96, 1.04}, 0.04});
+  decide(r);
   return r;
 }
 
@@ -196,6 +198,7 @@ TEST(FloorBound, BeyondTheBoundIsNotMeasurableHere) {
       << line;
   EXPECT_NE(line.find("norm \u00b12.0%"), std::string::npos) << line;
   EXPECT_EQ(line.find("norm \u00b12.0% (NOT"), std::string::npos) << line;
+  decide(r);
   const nlohmann::json check = claims_check_json({}, "results.json", "claims.yaml", false, nullptr, &r);
   EXPECT_EQ(check["unmeasurable_pairs"], nlohmann::json::array({"window"}));
   EXPECT_EQ(check["noise_floors"][0]["measurable"], false);

@@ -21,7 +21,7 @@ model::Results two_comparisons() {
   return r;
 }
 
-model::ClaimVerdict verdict(model::Verdict v, const char* cause, const std::string& pair) {
+model::ClaimVerdict verdict(model::Verdict v, std::optional<model::Cause> cause, const std::string& pair) {
   model::ClaimVerdict out;
   out.verdict = v;
   if (cause) out.cause = cause;
@@ -31,10 +31,10 @@ model::ClaimVerdict verdict(model::Verdict v, const char* cause, const std::stri
 
 TEST(RemeasurePlan, ArchitectureNeverAsksImplementationAsksAfterMachineAndNoise) {
   model::Results r = two_comparisons();
-  r.claims = {verdict(model::Verdict::fails, "architecture", "norm"), verdict(model::Verdict::holds, nullptr, "norm")};
+  r.claims = {verdict(model::Verdict::fails, model::Cause::architecture, "norm"), verdict(model::Verdict::holds, std::nullopt, "norm")};
   EXPECT_TRUE(remeasure_candidates(r).empty());
-  r.claims.push_back(verdict(model::Verdict::fails, "implementation", "bias"));
-  r.claims.push_back(verdict(model::Verdict::inconclusive, "noise", "norm"));
+  r.claims.push_back(verdict(model::Verdict::fails, model::Cause::implementation, "bias"));
+  r.claims.push_back(verdict(model::Verdict::inconclusive, model::Cause::noise, "norm"));
   const auto c = remeasure_candidates(r);
   ASSERT_EQ(c.size(), 4u);  // the noise claim's comparison first, then the implementation one's, then the A/A controls
   EXPECT_EQ(c[0].baseline, "norm/a");
@@ -47,8 +47,8 @@ TEST(RemeasurePlan, ArchitectureNeverAsksImplementationAsksAfterMachineAndNoise)
 
 TEST(RemeasurePlan, EachComparisonOnceInClaimOrder) {
   model::Results r = two_comparisons();
-  r.claims = {verdict(model::Verdict::fails, "machine", "norm"), verdict(model::Verdict::inconclusive, "noise", "bias"),
-              verdict(model::Verdict::inconclusive, "noise", "norm")};
+  r.claims = {verdict(model::Verdict::fails, model::Cause::machine, "norm"), verdict(model::Verdict::inconclusive, model::Cause::noise, "bias"),
+              verdict(model::Verdict::inconclusive, model::Cause::noise, "norm")};
   const auto c = remeasure_candidates(r);
   ASSERT_EQ(c.size(), 4u);
   EXPECT_EQ(c[0].baseline, "norm/a");
@@ -59,8 +59,8 @@ TEST(RemeasurePlan, EachComparisonOnceInClaimOrder) {
 
 TEST(RemeasurePlan, ModelVerdictsAreNeverTimedAgain) {
   model::Results r = two_comparisons();
-  r.claims = {verdict(model::Verdict::inconclusive, "noise", "norm")};
-  r.claims[0].evidence_kind = "model";
+  r.claims = {verdict(model::Verdict::inconclusive, model::Cause::noise, "norm")};
+  r.claims[0].evidence_kind = model::EvidenceKind::model;
   EXPECT_TRUE(remeasure_candidates(r).empty());
 }
 

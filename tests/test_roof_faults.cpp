@@ -2,7 +2,7 @@
 // faults (analysis/claims/roof_faults.h) on the first screen and in `check --format
 // json`, with their verdicts marked untrustworthy; runs judged against an unstable
 // ceiling say so; comparisons are coloured by the paired evidence the claims use
-// (analysis/claims/comparison_evidence.h); the roofline draws a roof per memory level
+// (model::ComparisonEvidence, analysis/results/findings.h); the roofline draws a roof per memory level
 // and each run's judged roof, and no run plots above it; the runs table shows one
 // fraction of a roof; failing claims show measured against expected on the first screen.
 #include <gtest/gtest.h>
@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/claims/claims.h"
-#include "analysis/claims/comparison_evidence.h"
 #include "analysis/claims/roof_faults.h"
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"
@@ -42,13 +41,13 @@ void judge(model::Run& r, double fraction, const std::string& level) {
   r.judged_against->level = level;
 }
 
-model::ClaimVerdict verdict_on(const std::string& run, const std::string& kind) {
+model::ClaimVerdict verdict_on(const std::string& run, model::EvidenceKind kind) {
   model::ClaimVerdict v;
-  v.id = "c-" + kind;
+  v.id = "c-" + std::string(model::to_string(kind));
   v.verdict = model::Verdict::fails;
   v.evidence_kind = kind;
   v.evidence = {{run, "time_s.median", 1.0}};
-  v.cause = "implementation";
+  v.cause = model::Cause::implementation;
   v.cause_detail = "baseline at 30% of its roof";
   return v;
 }
@@ -63,9 +62,10 @@ TEST(RoofFaults, ARunAboveItsRoofIsAFaultAndItsVerdictsUntrustworthy) {
   EXPECT_EQ(faults[0].run, r.runs[0].id);
   EXPECT_NEAR(faults[0].fraction, 1.30, 1e-12);
 
-  std::vector<model::ClaimVerdict> verdicts = {verdict_on(r.runs[0].id, "measured"), verdict_on(r.runs[0].id, "model"),
-                                               verdict_on(r.runs[2].id, "measured")};
-  mark_roof_faults(verdicts, r);
+  std::vector<model::ClaimVerdict> verdicts = {verdict_on(r.runs[0].id, model::EvidenceKind::measured), verdict_on(r.runs[0].id, model::EvidenceKind::model),
+                                               verdict_on(r.runs[2].id, model::EvidenceKind::measured)};
+  decide(r);
+  mark_roof_faults(verdicts, r.decided());
   ASSERT_TRUE(verdicts[0].untrustworthy);
   EXPECT_NE(verdicts[0].untrustworthy->find("130%"), std::string::npos) << *verdicts[0].untrustworthy;
   EXPECT_FALSE(verdicts[1].untrustworthy);  // the cost model's verdicts rest on no time
@@ -79,6 +79,7 @@ TEST(RoofFaults, ARunAboveItsRoofIsAFaultAndItsVerdictsUntrustworthy) {
 
   // The report's first screen says it before the claims.
   r.claims = verdicts;
+  decide(r);
   const std::string html = render_report_html(r);
   const size_t said = html.find("Measurement fault: 1 run above 105%");
   ASSERT_NE(said, std::string::npos);
@@ -92,8 +93,9 @@ TEST(RoofFaults, RunsJudgedAgainstAnUnstableCeilingSaySo) {
   r.runs[3].judged_against->unstable_ceilings = {"copy"};
   for (auto& c : r.ceilings)
     if (c.name == "copy") c.unstable = true, c.repeats = 3, c.spread = 0.4;
-  std::vector<model::ClaimVerdict> verdicts = {verdict_on(r.runs[3].id, "measured")};
-  mark_roof_faults(verdicts, r);
+  std::vector<model::ClaimVerdict> verdicts = {verdict_on(r.runs[3].id, model::EvidenceKind::measured)};
+  decide(r);
+  mark_roof_faults(verdicts, r.decided());
   ASSERT_TRUE(verdicts[0].cause_detail);
   EXPECT_NE(verdicts[0].cause_detail->find("judged against copy, marked unstable"), std::string::npos)
       << *verdicts[0].cause_detail;
@@ -103,6 +105,7 @@ TEST(RoofFaults, RunsJudgedAgainstAnUnstableCeilingSaySo) {
   EXPECT_EQ(out["unstable_ceilings"][0]["name"], "copy");
   ASSERT_EQ(out.at("unstable_judgements").size(), 1u);
   EXPECT_EQ(out["unstable_judgements"][0]["run"], r.runs[3].id);
+  decide(r);
   const std::string html = render_report_html(r);
   EXPECT_NE(html.find("Unstable roof: copy (repeats 40% apart)"), std::string::npos);
   EXPECT_NE(html.find("unstable: copy</b>"), std::string::npos);
@@ -149,6 +152,7 @@ TEST(ComparisonEvidence, TheReportColoursByItAndExplainsALevelChange) {
   c.speedup_low = 1.58, c.speedup_high = 1.70, c.speedup = 1.64;
   c.paired = model::PairedRounds{12, 1.01, 0.97, 1.05, 0};
   c.level_change = "of which ~2x is a change of level: layernorm from DRAM, rmsnorm from L3";
+  decide(r);
   const std::string html = render_report_html(r);
   const size_t table = html.find("<table class=\"comparisons\">");
   ASSERT_NE(table, std::string::npos);
@@ -162,11 +166,12 @@ TEST(ComparisonEvidence, TheReportColoursByItAndExplainsALevelChange) {
 
 TEST(RoofFaults, FailingClaimsShowMeasuredAgainstExpectedAndTheirCause) {
   model::Results r = fixture();
-  model::ClaimVerdict v = verdict_on(r.runs[0].id, "measured");
+  model::ClaimVerdict v = verdict_on(r.runs[0].id, model::EvidenceKind::measured);
   v.statement = "sliding-window decode takes about W/n of full attention's time";
   v.expected = "time ratio in [0.15, 0.4]";
   v.measured = "time ratio 0.129: faster than the 0.15\u20130.4 expected";
   r.claims = {v};
+  decide(r);
   const std::string html = render_report_html(r);
   const size_t summary = html.find("<summary>", html.find("id=\"claim-c-measured\""));
   ASSERT_NE(summary, std::string::npos);
@@ -190,6 +195,7 @@ TEST(RooflineLevels, EachLevelIsARoofAndNoRunPlotsAboveItsJudgedRoof) {
   const char* levels[] = {"L1", "L2", "L3", "DRAM"};
   for (size_t i = 0; i < r.runs.size(); ++i) judge(r.runs[i], 0.4 + 0.03 * i, levels[i % 4]);
   judge(r.runs[5], 1.4, "L3");  // a fault: drawn, flagged
+  decide(r);
   const json spec = report::roofline_chart(r);
   std::set<std::string> roofs;
   for (const auto& row : spec["datasets"]["roofs"]) roofs.insert(row["roof"].get<std::string>());
@@ -232,6 +238,7 @@ TEST(RooflineLevels, WithoutACurveTheCacheCeilingsAreDrawn) {
   l2.value = 300e9;
   l2.cache_bytes = 2 * 1048576.0;
   r.ceilings.push_back(l2);
+  decide(r);
   const json spec = report::roofline_chart(r);
   bool drawn = false;
   for (const auto& row : spec["datasets"]["roofs"]) drawn |= row["roof"] == "L2 read (2 MiB)";
@@ -241,6 +248,7 @@ TEST(RooflineLevels, WithoutACurveTheCacheCeilingsAreDrawn) {
 TEST(RooflineLevels, TheRunsTableShowsOneFractionOfARoof) {
   model::Results r = fixture();
   for (auto& run : r.runs) judge(run, 0.946, "L3");
+  decide(r);
   const std::string html = render_report_html(r);
   const size_t table = html.find("id=\"runs-table\"");
   ASSERT_NE(table, std::string::npos);

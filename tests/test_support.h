@@ -8,9 +8,17 @@
 #include <ostream>
 #include <tuple>
 
+#include "analysis/results/findings.h"
 #include "kernels/run_names/shape.h"
 
 namespace lmroof::test {
+
+// A Results built or changed by hand, with the findings the analysis decides from it
+// (lmroof::decide): what check_claims and the reports read.
+inline model::Results decided(model::Results r) {
+  decide(r);
+  return r;
+}
 
 inline uint64_t fresh_seed() {
   static std::random_device device;

@@ -194,24 +194,25 @@ std::string no_match_reason(const Context& ctx, const RunSelector& s) {
 
 // "measured" when the verdict rests on this machine's times or hardware counters,
 // "model" when it follows from the cost model's FLOPs and bytes (docs/claims.md#evidence).
-std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence) {
+model::EvidenceKind evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence) {
   switch (ch.kind) {
-    case CheckKind::faster: return "measured";
+    case CheckKind::faster: return model::EvidenceKind::measured;
     case CheckKind::share:
       return ch.time_share.min || ch.time_share.max || ch.time_over_flop_share.min || ch.time_over_flop_share.max
-                 ? "measured"
-                 : "model";
+                 ? model::EvidenceKind::measured
+                 : model::EvidenceKind::model;
     case CheckKind::bound:
-      if (!ch.crossing.empty()) return "measured";  // the measured crossing is read from the runs' times
+      if (!ch.crossing.empty()) return model::EvidenceKind::measured;  // the measured crossing is read from the runs' times
       [[fallthrough]];
     case CheckKind::ratio:
     case CheckKind::scaling:
-      if (is_timed(ch.metric)) return "measured";
+      if (is_timed(ch.metric)) return model::EvidenceKind::measured;
       for (const auto& e : evidence)
-        if (e.run && (is_timed(e.metric) || e.metric.find("measured") != std::string::npos)) return "measured";
-      return "model";
+        if (e.run && (is_timed(e.metric) || e.metric.find("measured") != std::string::npos))
+          return model::EvidenceKind::measured;
+      return model::EvidenceKind::model;
   }
-  return "measured";
+  return model::EvidenceKind::measured;
 }
 
 RunSeries group_series(const Context& ctx, const std::vector<const Run*>& runs, const std::vector<std::string>& skip,

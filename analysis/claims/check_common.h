@@ -89,7 +89,7 @@ std::vector<const Run*> select(const Context& ctx, const RunSelector& s);
 std::string no_match_reason(const Context& ctx, const RunSelector& s);
 // "measured" when the verdict rests on this machine's times or hardware counters,
 // "model" when it follows from the cost model's FLOPs and bytes (docs/claims.md#evidence).
-std::string evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence);
+model::EvidenceKind evidence_kind(const Check& ch, const std::vector<model::Evidence>& evidence);
 
 // Runs alike in every token but `skip` (tokens_of), grouped into series in first-seen
 // order (crossing, scaling). A run `in_sweep` refuses joins none and is counted in `lacking`.

@@ -21,6 +21,7 @@
 
 #include "analysis/model/results_model.h"
 #include "analysis/rules/rules.h"
+#include "analysis/text/verdict_text.h"  // verdicts_in_report_order, verdict_summary, format_noise_floors
 
 namespace lmroof {
 
@@ -136,12 +137,6 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
 // several runs where one is needed).
 std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results);
 
-// The claims in the order the report and `lmroof check` show them: failing first, then
-// inconclusive, not measured, holding (file order within each).
-std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vector<model::ClaimVerdict>& claims);
-// "measured: 6 hold, 1 fails, 3 inconclusive · model: 8 hold": the two kinds of
-// evidence counted apart (docs/claims.md#evidence).
-std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims);
 // For a terminal: per claim the verdict first, then its id, evidence kind, statement,
 // expected, measured and reason, each wrapped to `width` columns (never cut); the
 // summary last. `colour`: ANSI colours for the verdicts.
@@ -160,17 +155,10 @@ inline constexpr const char* kCheckOutputSchema = "lmroof.check/1";
 // From `results` (none: empty lists): `noise_floors`, its A/A floors as they are, each
 // with `measurable`; `unmeasurable_pairs`, those beyond kMeasurableFloorBound;
 // `controls`, its identity and less-work controls, and `untrustworthy_pairs`, the pairs
-// whose control lies beyond the floor (analysis/claims/identity_controls.h).
+// whose control lies beyond the floor: all read from results->findings (analysis/results/findings.h), never recomputed.
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
                                  const std::string& claims_file, bool strict, const model::ModelConfig* model = nullptr,
                                  const model::Results* results = nullptr);
-// "noise floors (A/A paired rounds, this machine): norm ±1.2%, bias ±0.8%"; empty
-// when there are none (files without paired rounds).
-// A floor beyond kMeasurableFloorBound (verdict_cause.h) reads "NOT MEASURABLE HERE as set
-// up", with its control's interval and rounds.
-std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors);
-// The pairs whose floor is beyond that bound, in the floors' order.
-std::vector<std::string> unmeasurable_pairs(const std::vector<model::NoiseFloor>& floors);
 
 // 0 when no claim fails, 1 when any fails; with `strict`, 1 also when any is inconclusive.
 int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict = false);

@@ -90,7 +90,7 @@ Outcome aggregate(const Context& ctx, std::vector<Case> cases, const std::string
   for (const auto& c : measured)
     for (const auto& e : c.evidence) o.evidence.push_back(e);
   const int n_judged = n_holds + n_fails + n_unsure;
-  const bool on_measurement = evidence_kind(ctx.claim.check, o.evidence) == "measured";
+  const bool on_measurement = evidence_kind(ctx.claim.check, o.evidence) == model::EvidenceKind::measured;
   const bool mixed = n_fails && on_measurement && rules::fails_are_few(n_fails, n_judged);
   o.verdict = n_fails && !mixed                                    ? Verdict::fails
               : !n_fails && rules::holds_by_share(n_holds, n_unsure) ? Verdict::holds

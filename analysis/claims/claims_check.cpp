@@ -94,7 +94,7 @@ model::ClaimVerdict check_one(const Claim& claim, const model::Results& results)
   if (v.verdict == Verdict::fails || v.verdict == Verdict::inconclusive) {
     // Kinds whose cases name no cause (bound, share, scaling): the runs in the evidence.
     std::optional<VerdictCause> cause = o.cause;
-    if (v.evidence_kind == "model") {
+    if (v.evidence_kind == model::EvidenceKind::model) {
       // The cost model's FLOPs and bytes decided it: no kernel, machine or noise could.
       cause = VerdictCause{Cause::architecture, "the cost model's FLOPs and bytes decide it"};
     } else if (!cause) {
@@ -105,7 +105,7 @@ model::ClaimVerdict check_one(const Claim& claim, const model::Results& results)
           if (const Run* r = results.run(*e.run)) in.sides.emplace_back("run", r);
       cause = cause_of(in);
     }
-    v.cause = to_string(cause->cause);
+    v.cause = cause->cause;
     v.cause_detail = cause->detail;
   }
   return v;
@@ -144,8 +144,9 @@ std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, 
   std::vector<model::ClaimVerdict> out;
   out.reserve(claims.size());
   for (const auto& c : claims) out.push_back(check_one(c, results));
-  mark_untrustworthy(out, measurement_controls(results));
-  mark_roof_faults(out, results);
+  const model::Findings& findings = results.decided();
+  mark_untrustworthy(out, findings.controls);
+  mark_roof_faults(out, findings);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "analysis/claims/claims.h"
 #include "analysis/claims/verdict_cause.h"
 #include "analysis/text/markdown.h"
+#include "analysis/text/verdict_text.h"
 
 namespace lmroof {
 
@@ -43,16 +44,6 @@ std::vector<std::string> wrap(const std::string& text, size_t width) {
   return lines;
 }
 
-int rank(model::Verdict v) {
-  switch (v) {
-    case model::Verdict::fails: return 0;
-    case model::Verdict::inconclusive: return 1;
-    case model::Verdict::not_measured: return 2;
-    case model::Verdict::holds: return 3;
-  }
-  return 4;
-}
-
 const char* colour_of(model::Verdict v) {
   switch (v) {
     case model::Verdict::holds: return "\033[32m";
@@ -63,58 +54,9 @@ const char* colour_of(model::Verdict v) {
   return "";
 }
 
-struct Tally {
-  int counts[4] = {0, 0, 0, 0};  // by model::Verdict
-  std::map<std::string, int> causes[4];  // fails and inconclusive, by cause (verdict_cause.h)
-  void add(const model::ClaimVerdict& c) {
-    ++counts[static_cast<int>(c.verdict)];
-    if (c.cause) ++causes[static_cast<int>(c.verdict)][*c.cause];
-  }
-  int total() const { return counts[0] + counts[1] + counts[2] + counts[3]; }
-};
-
-// " (4 architecture, 3 implementation, 3 machine)": the causes of the claims with this
-// verdict, in the order verdict_cause.h tries them; empty when none has one.
-std::string by_cause(const Tally& t, model::Verdict v) {
-  std::vector<std::string> parts;
-  const auto& causes = t.causes[static_cast<int>(v)];
-  for (Cause cause : {Cause::architecture, Cause::implementation, Cause::machine, Cause::noise})
-    if (auto it = causes.find(to_string(cause)); it != causes.end()) parts.push_back(fmt::format("{} {}", it->second, it->first));
-  return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, ", "));
-}
-
-std::string tally_text(const Tally& t) {
-  std::vector<std::string> parts;
-  const model::Verdict order[] = {model::Verdict::holds, model::Verdict::fails, model::Verdict::inconclusive,
-                                  model::Verdict::not_measured};
-  for (auto v : order)
-    if (const int n = t.counts[static_cast<int>(v)])
-      parts.push_back(v == model::Verdict::holds   ? fmt::format("{} hold{}", n, n == 1 ? "s" : "")
-                      : v == model::Verdict::fails ? fmt::format("{} fail{}", n, n == 1 ? "s" : "") + by_cause(t, v)
-                                                   : fmt::format("{} {}", n, model::to_string(v)) + by_cause(t, v));
-  return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
-}
-
 std::string markdown_cell(const std::string& text) { return model::markdown_text(text); }
 
 }  // namespace
-
-std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vector<model::ClaimVerdict>& claims) {
-  std::vector<const model::ClaimVerdict*> out;
-  for (const auto& c : claims) out.push_back(&c);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto* a, const auto* b) { return rank(a->verdict) < rank(b->verdict); });
-  return out;
-}
-
-std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims) {
-  Tally measured, model_only;
-  for (const auto& c : claims) (c.evidence_kind == "model" ? model_only : measured).add(c);
-  std::vector<std::string> parts;
-  if (measured.total() || !model_only.total()) parts.push_back("measured: " + tally_text(measured));
-  if (model_only.total()) parts.push_back("model: " + tally_text(model_only));
-  return fmt::format("{}", fmt::join(parts, " \u00b7 "));
-}
 
 std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, int width, bool colour) {
   width = std::max(width, 60);
@@ -125,7 +67,7 @@ std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, i
     std::string verdict(model::to_string(c->verdict));
     std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char ch) { return std::toupper(ch); });
     const std::string pad(kVerdict - verdict.size(), ' ');
-    const auto head = wrap(fmt::format("{} [{} evidence]", c->id, c->evidence_kind), text_w);
+    const auto head = wrap(fmt::format("{} [{} evidence]", c->id, model::to_string(c->evidence_kind)), text_w);
     out += (colour ? std::string(colour_of(c->verdict)) + verdict + "\033[0m" : verdict) + pad + head[0] + "\n";
     for (size_t i = 1; i < head.size(); ++i) out += std::string(kVerdict, ' ') + head[i] + "\n";
     auto field = [&](const char* label, const std::string& text) {
@@ -139,7 +81,7 @@ std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, i
     field("expected", c->expected);
     field("measured", c->measured);
     if (c->reason) field(c->verdict == model::Verdict::inconclusive ? "why" : "reason", *c->reason);
-    if (c->cause) field("cause", *c->cause + (c->cause_detail ? ": " + *c->cause_detail : std::string()));
+    if (c->cause) field("cause", std::string(model::to_string(*c->cause)) + (c->cause_detail ? ": " + *c->cause_detail : std::string()));
     if (c->untrustworthy) field("untrusted", *c->untrustworthy);
     out += "\n";
   }
@@ -169,11 +111,11 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
     std::string measured = c->measured;
     if (c->reason) measured += (measured.empty() || measured == "-" ? "" : " \u2014 ") + *c->reason;
     if (c->cause)
-      measured += fmt::format(" \u2014 **cause: {}**{}", *c->cause, c->cause_detail ? " (" + *c->cause_detail + ")" : "");
+      measured += fmt::format(" \u2014 **cause: {}**{}", model::to_string(*c->cause), c->cause_detail ? " (" + *c->cause_detail + ")" : "");
     if (c->untrustworthy) measured += " \u2014 **untrustworthy**: " + *c->untrustworthy;
     out += fmt::format("| {} {} | `{}` {} | {} | {} | {} |\n", icon[static_cast<int>(c->verdict)],
                        model::to_string(c->verdict), markdown_cell(c->id), markdown_cell(c->statement),
-                       c->evidence_kind, markdown_cell(c->expected), markdown_cell(measured));
+                       model::to_string(c->evidence_kind), markdown_cell(c->expected), markdown_cell(measured));
   }
   return out;
 }
@@ -187,38 +129,19 @@ nlohmann::json noise_floors_json(const std::vector<model::NoiseFloor>& floors) {
   return out;
 }
 
-std::vector<std::string> unmeasurable_pairs(const std::vector<model::NoiseFloor>& floors) {
-  std::vector<std::string> out;
-  for (const auto& f : floors)
-    if (!floor_measurable(f.floor)) out.push_back(f.pair);
-  return out;
-}
-
-std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors) {
-  if (floors.empty()) return "";
-  std::vector<std::string> parts;
-  for (const auto& f : floors)
-    parts.push_back(floor_measurable(f.floor)
-                        ? fmt::format("{} \u00b1{:.1f}%", f.pair, f.floor * 100)
-                        : fmt::format("{} \u00b1{:.1f}% (NOT MEASURABLE HERE as set up: beyond the \u00b1{:.0f}% bound; "
-                                      "its run timed against itself measured {:.2f}\u2013{:.2f}x over {} paired rounds)",
-                                      f.pair, f.floor * 100, kMeasurableFloorBound * 100, *f.rounds.low,
-                                      *f.rounds.high, f.rounds.rounds));
-  return fmt::format("noise floors (A/A paired rounds, this machine): {}", fmt::join(parts, ", "));
-}
-
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
                                  const std::string& claims_file, bool strict, const model::ModelConfig* model,
                                  const model::Results* results) {
   const model::Results none;
   const model::Results& r = results ? *results : none;
-  const std::vector<IdentityControl> controls = measurement_controls(r);
+  const model::Findings no_findings;
+  const model::Findings& found = results ? results->decided() : no_findings;
   nlohmann::json summary = nlohmann::json::object();
-  for (const char* kind : {"measured", "model"}) {
+  for (const model::EvidenceKind kind : {model::EvidenceKind::measured, model::EvidenceKind::model}) {
     int counts[4] = {0, 0, 0, 0};
     for (const auto& c : claims)
       if (c.evidence_kind == kind) ++counts[static_cast<int>(c.verdict)];
-    summary[kind] = {{"holds", counts[0]}, {"fails", counts[1]}, {"inconclusive", counts[2]}, {"not_measured", counts[3]}};
+    summary[std::string(model::to_string(kind))] = {{"holds", counts[0]}, {"fails", counts[1]}, {"inconclusive", counts[2]}, {"not_measured", counts[3]}};
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto* c : verdicts_in_report_order(claims)) list.push_back(model::to_json(*c));
@@ -227,11 +150,11 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
   return {{"schema", kCheckOutputSchema}, {"results", results_file}, {"claims_file", claims_file},
           {"model", model_json}, {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)},
           {"summary", summary}, {"noise_floors", noise_floors_json(r.noise_floors)},
-          {"unmeasurable_pairs", unmeasurable_pairs(r.noise_floors)},
-          {"controls", identity_controls_json(controls)}, {"untrustworthy_pairs", untrustworthy_pairs(controls)},
-          {"roof_faults", roof_faults_json(roof_faults(r))},
+          {"unmeasurable_pairs", found.unmeasurable_pairs},
+          {"controls", identity_controls_json(found.controls)}, {"untrustworthy_pairs", found.untrustworthy_pairs},
+          {"roof_faults", roof_faults_json(found.roof_faults)},
           {"unstable_ceilings", unstable_ceilings_json(r)},
-          {"unstable_judgements", unstable_judgements_json(unstable_judgements(r))},
+          {"unstable_judgements", unstable_judgements_json(found.unstable_judgements)},
           {"claims", list}};
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Identity controls (issue #25 item 3, docs/claims.md#identity-controls): comparisons
+// Identity controls (issue #25 item 3; found by analysis/results/findings.h), docs/claims.md#identity-controls): comparisons
 // whose two sides do the same work by the cost model, such as sliding-window against
 // full attention below the window (the rolling buffer then holds every position) or
 // an interleaved stack at n <= W. They are controls, not claims: their true speedup is
@@ -22,44 +22,15 @@
 // 1 + floor (the baseline slower) is a measurement fault, shown and marked as an
 // identity control's is. A declared comparison the cost model does not confirm is no
 // control (a test holds the catalogue to its model).
-#include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/results_model.h"
+#include "analysis/results/findings.h"  // the controls themselves: decided once (Findings::controls)
 
 namespace lmroof {
-
-bool is_identity_control(const model::Comparison& c);
-// Declared by its pair in `catalogue` and confirmed by the cost model (above).
-bool is_less_work_control(const model::Comparison& c, const model::Catalogue& catalogue);
-
-enum class ControlKind { identity, less_work };
-
-struct IdentityControl {
-  ControlKind kind = ControlKind::identity;
-  std::string pair, baseline, candidate;  // run ids
-  std::string label;                      // "sliding vs full, context=2048": the dims its pair's comparisons vary in
-  model::Shape shape;
-  model::PairedRounds paired;             // has an interval
-  std::optional<double> floor;            // the pair's A/A floor; absent: none measured
-  // identity: the interval lies wholly outside [1/(1+floor), 1+floor]; less_work: wholly
-  // above 1+floor (the less-work baseline slower). A measurement fault either way.
-  bool beyond_floor = false;
-};
-
-// The identity controls among results' comparisons that have a paired interval, in their order.
-std::vector<IdentityControl> identity_controls(const model::Results& results);
-// The less-work controls, likewise.
-std::vector<IdentityControl> less_work_controls(const model::Results& results);
-// Both kinds, identity controls first: what the first screen, `check` and the verdicts use.
-std::vector<IdentityControl> measurement_controls(const model::Results& results);
-
-// The pairs with a control beyond its floor.
-std::set<std::string> untrustworthy_pairs(const std::vector<IdentityControl>& controls);
 
 // Marks each verdict whose evidence names a run of an untrustworthy pair
 // (ClaimVerdict::untrustworthy, one clause naming the control).

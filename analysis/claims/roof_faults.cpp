@@ -6,27 +6,6 @@
 
 namespace lmroof {
 
-std::vector<RoofFault> roof_faults(const model::Results& results) {
-  std::vector<RoofFault> out;
-  for (const auto& r : results.runs) {
-    const model::JudgedAgainst* worst = nullptr;
-    bool probed = false;
-    for (const auto* j : {&r.judged_against, &r.judged_against_probe})
-      if (model::above_roof(*j) && (!worst || (*j)->fraction > worst->fraction))
-        worst = &**j, probed = j == &r.judged_against_probe;
-    if (worst) out.push_back({r.id, *worst->roof, worst->fraction, probed});
-  }
-  return out;
-}
-
-std::vector<UnstableJudgement> unstable_judgements(const model::Results& results) {
-  std::vector<UnstableJudgement> out;
-  for (const auto& r : results.runs)
-    if (r.judged_against && !r.judged_against->unstable_ceilings.empty())
-      out.push_back({r.id, r.judged_against->unstable_ceilings});
-  return out;
-}
-
 namespace {
 
 std::string fault_text(const RoofFault& f) {
@@ -36,13 +15,13 @@ std::string fault_text(const RoofFault& f) {
 
 }  // namespace
 
-void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::Results& results) {
+void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::Findings& findings) {
   std::map<std::string, RoofFault> faults;
-  for (auto& f : roof_faults(results)) faults.emplace(f.run, f);
+  for (auto& f : findings.roof_faults) faults.emplace(f.run, f);
   std::map<std::string, std::vector<std::string>> unstable;
-  for (auto& u : unstable_judgements(results)) unstable.emplace(u.run, u.ceilings);
+  for (auto& u : findings.unstable_judgements) unstable.emplace(u.run, u.ceilings);
   for (auto& v : verdicts) {
-    if (v.evidence_kind != "measured") continue;  // the cost model's verdicts do not rest on a time
+    if (v.evidence_kind != model::EvidenceKind::measured) continue;  // the cost model's verdicts do not rest on a time
     for (const auto& e : v.evidence) {
       if (!e.run) continue;
       if (const auto f = faults.find(*e.run); f != faults.end() && !v.untrustworthy)

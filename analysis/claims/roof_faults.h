@@ -13,32 +13,15 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/results_model.h"
+#include "analysis/results/findings.h"  // the faults themselves: decided once (Findings::roof_faults)
 
 namespace lmroof {
-
-struct RoofFault {
-  std::string run;
-  std::string roof;
-  double fraction = 0;  // of the judged roof, > kAboveRoofFault
-  bool probed = false;  // judged against the DRAM roofs probed next to it (judged_against_probe)
-};
-
-// Every run above kAboveRoofFault of its judged roof (the suite's or its probe's, the
-// larger fraction), in results order.
-std::vector<RoofFault> roof_faults(const model::Results& results);
-
-struct UnstableJudgement {
-  std::string run;
-  std::vector<std::string> ceilings;
-};
-// Every run judged against a ceiling marked unstable, in results order.
-std::vector<UnstableJudgement> unstable_judgements(const model::Results& results);
 
 // Marks each measured verdict whose evidence names a run above its roof
 // (ClaimVerdict::untrustworthy, unless an identity control already did), and adds to
 // each failing or inconclusive verdict's cause the unstable ceilings its runs were
 // judged against.
-void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::Results& results);
+void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::Findings& findings);
 
 // "12.3 GB/s ... MEASUREMENT FAULT" lines for the CLI; empty without faults.
 std::string format_roof_faults(const std::vector<RoofFault>& faults);

@@ -4,16 +4,6 @@
 
 namespace lmroof {
 
-const char* to_string(Cause cause) {
-  switch (cause) {
-    case Cause::architecture: return "architecture";
-    case Cause::implementation: return "implementation";
-    case Cause::machine: return "machine";
-    case Cause::noise: return "noise";
-  }
-  return "architecture";
-}
-
 std::optional<double> roof_fraction(const model::Run& run) {
   if (auto f = model::sol_fraction(run.judged_against_probe)) return f;
   return model::sol_fraction(run.judged_against);

@@ -28,21 +28,12 @@ namespace lmroof {
 // analysis/rules/rules.h.
 inline constexpr double kArchitectureRoofFraction = rules::kArchitectureRoofFraction;
 
-// The widest A/A floor (bench/paired_rounds.h: a pair's run timed against itself) at
-// which a pair's comparisons still mean something here. The lecture's claims are
-// mostly 1.1-2x (above); a floor of ±25% already hides a 1.25x effect, and beyond it
-// most of the pair's claims could only ever come out "within the noise". Such a floor
-// says the setup (a machine shared with others, memory pressure, a cache that holds
-// one side but not the other) made identical rounds differ, not that the effects are
-// small: the pair is marked "not measurable here as set up" on the first screen and in
-// `check`, with the interval its control measured (claims_format.cpp), and its
-// inconclusive verdicts name that cause instead of noise. Not a machine's number: it
-// follows from the size of the claims, on any machine.
-inline constexpr double kMeasurableFloorBound = 0.25;
-inline bool floor_measurable(double floor) { return floor <= kMeasurableFloorBound; }
+// The widest A/A floor at which a pair's comparisons still mean something here, and
+// why: analysis/rules/rules.h.
+inline constexpr double kMeasurableFloorBound = rules::kMeasurableFloorBound;
+using rules::floor_measurable;
 
-enum class Cause { architecture, implementation, machine, noise };
-const char* to_string(Cause cause);
+using model::Cause;  // and model::to_string(Cause): the names the JSON and the text use
 
 struct VerdictCause {
   Cause cause = Cause::architecture;

@@ -332,6 +332,10 @@ std::string JsonCursor::one_line(size_t max_length) const {
 }
 
 std::string JsonCursor::one_of(std::initializer_list<std::string_view> allowed) const {
+  return one_of(std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+std::string JsonCursor::one_of(std::span<const std::string_view> allowed) const {
   std::string s = string();
   for (auto a : allowed)
     if (s == a) return s;

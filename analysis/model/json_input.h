@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,6 +88,7 @@ class JsonCursor {
   // no control characters or bidirectional overrides.
   std::string one_line(size_t max_length = kMaxNameLength) const;
   std::string one_of(std::initializer_list<std::string_view> allowed) const;
+  std::string one_of(std::span<const std::string_view> allowed) const;
   bool boolean() const;
   double number() const;        // finite
   double positive() const;      // finite, > 0

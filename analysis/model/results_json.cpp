@@ -6,6 +6,8 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <span>
+#include <stdexcept>
 #include <tuple>
 
 #include "analysis/model/json_input.h"
@@ -904,6 +906,32 @@ Comparison comparison_from(const JsonCursor& c) {
 
 json compared_json(const ComparedRun& r) { return {{"variant", r.variant}, {"impl", r.impl}, {"run", r.run}}; }
 
+// The one table of each enum's names: written by to_json, read back by the readers below.
+constexpr std::pair<EvidenceKind, std::string_view> kEvidenceKindNames[] = {{EvidenceKind::measured, "measured"},
+                                                                           {EvidenceKind::model, "model"}};
+constexpr std::pair<Cause, std::string_view> kCauseNames[] = {{Cause::architecture, "architecture"},
+                                                              {Cause::implementation, "implementation"},
+                                                              {Cause::machine, "machine"},
+                                                              {Cause::noise, "noise"}};
+
+template <typename Enum, size_t N>
+std::string_view name_in(const std::pair<Enum, std::string_view> (&table)[N], Enum value) {
+  for (const auto& [e, name] : table)
+    if (e == value) return name;
+  return table[0].second;
+}
+
+// The enum named by the value at `c`: one of the table's names, else InputError naming them.
+template <typename Enum, size_t N>
+Enum from_name(const std::pair<Enum, std::string_view> (&table)[N], const JsonCursor& c) {
+  std::string_view names[N];
+  for (size_t i = 0; i < N; ++i) names[i] = table[i].second;
+  const std::string name = c.one_of(std::span<const std::string_view>(names, N));
+  for (const auto& [e, n] : table)
+    if (n == name) return e;
+  return table[0].first;
+}
+
 Verdict verdict_from(const JsonCursor& c) {
   const std::string v = c.one_of({"holds", "fails", "inconclusive", "not measured"});
   if (v == "holds") return Verdict::holds;
@@ -924,8 +952,7 @@ ClaimVerdict claim_from(const JsonCursor& c) {
   for (const auto& e : c.at("evidence").items())
     v.evidence.push_back({opt_string(e, "run"), e.at("metric").string(), opt_number(e, "value")});
   v.reason = opt_string(c, "reason", kMaxTextLength);
-  if (auto cause = c.opt("cause"); cause && !cause->is_null())
-    v.cause = cause->one_of({"architecture", "implementation", "machine", "noise"});
+  if (auto cause = c.opt("cause"); cause && !cause->is_null()) v.cause = from_name(kCauseNames, *cause);
   v.cause_detail = opt_string(c, "cause_detail", kMaxTextLength);
   v.untrustworthy = opt_string(c, "untrustworthy", kMaxTextLength);
   if (v.cause && v.verdict != Verdict::fails && v.verdict != Verdict::inconclusive)
@@ -933,15 +960,15 @@ ClaimVerdict claim_from(const JsonCursor& c) {
   v.chart = c.at("chart").string();
   if (auto f = c.opt("claims_file")) v.claims_file = f->string(kMaxTextLength);
   if (auto k = c.opt("evidence_kind")) {
-    v.evidence_kind = k->one_of({"measured", "model"});
+    v.evidence_kind = from_name(kEvidenceKindNames, *k);
   } else {
     // Files written before evidence kinds: a speed comparison, or a number read from a
     // time or a counter, is measured; the rest came from the cost model.
-    v.evidence_kind = v.kind == "faster" ? "measured" : "model";
+    v.evidence_kind = v.kind == "faster" ? EvidenceKind::measured : EvidenceKind::model;
     for (const auto& e : v.evidence)
       if (e.metric.find("time") != std::string::npos || e.metric.find("measured") != std::string::npos ||
           e.metric.rfind("achieved", 0) == 0 || e.metric == "speedup" || e.metric == "noise")
-        v.evidence_kind = "measured";
+        v.evidence_kind = EvidenceKind::measured;
   }
   if (auto t = c.opt("cases")) {
     constexpr int64_t kMax = int64_t{1} << 40;
@@ -972,6 +999,19 @@ std::string_view to_string(Verdict verdict) {
     case Verdict::not_measured: return "not measured";
   }
   return "not measured";
+}
+
+std::string_view to_string(EvidenceKind kind) { return name_in(kEvidenceKindNames, kind); }
+std::string_view to_string(Cause cause) { return name_in(kCauseNames, cause); }
+
+std::string_view to_string(Shown shown) {
+  switch (shown) {
+    case Shown::faster: return "faster";
+    case Shown::slower: return "slower";
+    case Shown::within_noise: return "within noise";
+    case Shown::no_interval: return "no interval";
+  }
+  return "no interval";
 }
 
 // ---- catalogue helpers -------------------------------------------------------------
@@ -1087,6 +1127,27 @@ const Run* Results::run(std::string_view id) const {
   for (const auto& r : runs)
     if (r.id == id) return &r;
   return nullptr;
+}
+
+const Findings& Results::decided() const {
+  if (!findings)
+    throw std::logic_error("results read before the analysis decided their findings (lmroof::decide, "
+                           "analysis/results/findings.h)");
+  return *findings;
+}
+
+const ComparisonEvidence& Results::evidence(const Comparison& comparison) const {
+  const Findings& f = decided();
+  const auto at = static_cast<size_t>(&comparison - comparisons.data());
+  if (&comparison < comparisons.data() || at >= comparisons.size() || at >= f.comparison_evidence.size())
+    throw std::logic_error("evidence asked for a comparison that is not this document's, or decided before it was added");
+  return f.comparison_evidence[at];
+}
+
+std::optional<std::string> Results::judged_level(const Run& run) const {
+  const Findings& f = decided();
+  if (const auto it = f.judged_levels.find(run.id); it != f.judged_levels.end()) return it->second;
+  return std::nullopt;
 }
 
 const NoiseFloor* Results::noise_floor(std::string_view pair) const {
@@ -1320,7 +1381,7 @@ json to_json(const ClaimVerdict& v) {
   return {{"id", v.id}, {"statement", v.statement}, {"source", v.source}, {"kind", v.kind},
           {"verdict", to_string(v.verdict)}, {"expected", v.expected}, {"measured", v.measured},
           {"evidence", evidence}, {"reason", opt(v.reason)}, {"chart", v.chart}, {"claims_file", v.claims_file},
-          {"evidence_kind", v.evidence_kind}, {"cause", opt(v.cause)}, {"cause_detail", opt(v.cause_detail)},
+          {"evidence_kind", to_string(v.evidence_kind)}, {"cause", v.cause ? json(to_string(*v.cause)) : json(nullptr)}, {"cause_detail", opt(v.cause_detail)},
           {"untrustworthy", opt(v.untrustworthy)},
           {"cases", {{"holds", v.cases.holds}, {"fails", v.cases.fails}, {"inconclusive", v.cases.inconclusive},
                      {"not_measured", v.cases.not_measured}}}};

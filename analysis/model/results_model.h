@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -530,6 +531,13 @@ inline void widen_for_drift(double speedup, double baseline_read, double candida
 // ---- claim verdicts (docs/claims.md) ---------------------------------------------
 
 enum class Verdict { holds, fails, inconclusive, not_measured };
+// What decided a claim (docs/claims.md#evidence): "measured" (times or hardware counters
+// of this machine) or "model" (the cost model's FLOPs and bytes, which a run cannot
+// contradict). Counted apart.
+enum class EvidenceKind { measured, model };
+// What decided a fails or inconclusive verdict (analysis/claims/verdict_cause.h,
+// docs/claims.md#causes), in the order the rules are tried.
+enum class Cause { architecture, implementation, machine, noise };
 
 struct Evidence {
   std::optional<std::string> run;  // null for derived numbers (speedup, slope)
@@ -547,21 +555,100 @@ struct CaseTally {
 struct ClaimVerdict {
   std::string id, statement, source, kind;
   Verdict verdict = Verdict::not_measured;
-  // What decided it: "measured" (times or hardware counters of this machine) or "model"
-  // (the cost model's FLOPs and bytes, which a run cannot contradict). Counted apart.
-  std::string evidence_kind = "measured";
+  EvidenceKind evidence_kind = EvidenceKind::measured;  // JSON: "measured" | "model"
   CaseTally cases;
   std::string expected, measured;
   std::vector<Evidence> evidence;
   std::optional<std::string> reason;
-  // fails and inconclusive: what decided it, "architecture" | "implementation" |
-  // "machine" | "noise" (analysis/claims/verdict_cause.h), and one clause why.
-  std::optional<std::string> cause, cause_detail;
+  // fails and inconclusive: what decided it (JSON "architecture" | "implementation" |
+  // "machine" | "noise"), and one clause why.
+  std::optional<Cause> cause;
+  std::optional<std::string> cause_detail;
   // Set when a pair of its evidence has an identity control beyond that pair's noise
-  // floor (analysis/claims/identity_controls.h): why the verdict cannot be trusted.
+  // floor (Findings::controls), or rests on a run above its roof: why the verdict cannot be trusted.
   std::optional<std::string> untrustworthy;
   std::string chart;
   std::string claims_file;
+};
+
+// ---- what the analysis decided from the above (not in results.json) ----------------
+// Derived once, when the analysis builds or reads a Results (lmroof::decide,
+// analysis/results/findings.h); the claims, the reports and the CLI read these fields
+// and compute none of them again.
+
+// A comparison whose true speedup is known by the cost model (identity: the same work on
+// both sides, 1; less_work: the baseline does strictly less work, not slower), timed in
+// paired rounds: a control of the measurement (docs/claims.md#identity-controls).
+enum class ControlKind { identity, less_work };
+
+struct IdentityControl {
+  ControlKind kind = ControlKind::identity;
+  std::string pair, baseline, candidate;  // run ids
+  std::string label;                      // "sliding vs full, context=2048": the dims its pair's comparisons vary in
+  Shape shape;
+  PairedRounds paired;                    // has an interval
+  std::optional<double> floor;            // the pair's A/A floor; absent: none measured
+  // identity: the interval lies wholly outside [1/(1+floor), 1+floor]; less_work: wholly
+  // above 1+floor (the less-work baseline slower). A measurement fault either way.
+  bool beyond_floor = false;
+};
+
+// What a comparison shows by the claims' rule (docs/claims.md#paired).
+enum class Shown { faster, slower, within_noise, no_interval };
+
+struct ComparisonEvidence {
+  Shown shown = Shown::no_interval;
+  bool paired = false;  // from paired rounds; else from the runs' repetitions
+  double speedup = 0;
+  std::optional<double> low, high;
+  int64_t rounds = 0;           // paired rounds, or the smaller side's repetitions
+  std::optional<double> floor;  // the pair's A/A floor
+};
+
+// A run above kAboveRoofFault of its judged roof: a measurement fault (docs/claims.md#roof-faults).
+struct RoofFault {
+  std::string run;
+  std::string roof;
+  double fraction = 0;  // of the judged roof, > kAboveRoofFault
+  bool probed = false;  // judged against the DRAM roofs probed next to it (judged_against_probe)
+};
+
+// A run judged against ceilings marked unstable (Ceiling::unstable).
+struct UnstableJudgement {
+  std::string run;
+  std::vector<std::string> ceilings;
+};
+
+// How far `lmroof predict`'s model is from the measurements (runs[].predicted), over the
+// runs that took at least rules::kPredictionCheckMinTime.
+struct PredictionErrors {
+  int64_t predicted = 0;        // runs with a prediction
+  int64_t long_runs = 0;        // of them, at least the minimum time measured
+  int64_t within_25pct = 0;     // long runs with |error| <= 25%
+  double median_abs_error = 0;  // over the long runs
+  double worst_error = 0;       // the long run with the largest |error| (signed)
+  std::string worst_run;
+};
+
+struct Interval {
+  double low = 0, high = 0;
+};
+
+struct Findings {
+  // Identity controls first, then less-work controls, each in comparisons order.
+  std::vector<IdentityControl> controls;
+  std::set<std::string> untrustworthy_pairs;    // a control of theirs beyond its floor
+  std::vector<std::string> unmeasurable_pairs;  // A/A floor beyond rules::kMeasurableFloorBound, floors order
+  std::vector<ComparisonEvidence> comparison_evidence;  // one per Results::comparisons, same order
+  std::vector<RoofFault> roof_faults;                   // results order
+  std::vector<UnstableJudgement> unstable_judgements;   // results order
+  // Run id -> the memory level its judged roof stands for (judged_against): "L1" ...
+  // "DRAM"; runs without one are absent.
+  std::map<std::string, std::string, std::less<>> judged_levels;
+  // Run id -> the 95% bootstrap interval of its median time (runs of 3 or more repetitions).
+  std::map<std::string, Interval, std::less<>> median_intervals;
+  PredictionErrors prediction_errors;
+  std::string roofs_that_moved;  // roofs_that_moved(ceilings); empty when none moved
 };
 
 // ---- the document -----------------------------------------------------------------
@@ -582,6 +669,17 @@ struct Results {
   std::vector<NoiseFloor> noise_floors;
   std::vector<ClaimVerdict> claims;
   std::string bench_json = std::string(formats::kBenchJson);
+  // Set by lmroof::decide (analysis/results/findings.h): build_results and load_results
+  // call it. Not written to results.json.
+  std::optional<Findings> findings;
+
+  // The findings; throws std::logic_error when the analysis has not decided them (a
+  // Results built by hand: call lmroof::decide first).
+  const Findings& decided() const;
+  // The evidence of one of this document's comparisons (Findings::comparison_evidence).
+  const ComparisonEvidence& evidence(const Comparison& comparison) const;
+  // The memory level a run is judged at (Findings::judged_levels), nullopt when none.
+  std::optional<std::string> judged_level(const Run& run) const;
 
   const NoiseFloor* noise_floor(std::string_view pair) const;
   // The comparison of exactly these two runs, baseline first; nullptr when none.
@@ -604,6 +702,9 @@ std::string_view to_string(CeilingKind kind);
 std::string_view to_string(BytesBasis basis);
 std::string_view to_string(Bound bound);
 std::string_view to_string(Verdict verdict);  // "not measured" with a space
+std::string_view to_string(EvidenceKind kind);  // "measured" | "model"
+std::string_view to_string(Cause cause);        // "architecture" | "implementation" | "machine" | "noise"
+std::string_view to_string(Shown shown);      // "faster" | "slower" | "within noise" | "no interval"
 
 // ---- JSON ------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "analysis/results/findings.h"
 #include "analysis/text/numbers.h"
 #include "analysis/predict/measured_device.h"
 #include "analysis/predict/step_cost.h"
@@ -103,6 +104,11 @@ std::optional<std::string> predict_runs(model::Results& results, const ModelConf
     const model::CataloguePair* pair = results.catalogue.find(run.pair);
     run.predicted = predict_run(run, pair && pair->model_mapping ? &*pair->model_mapping : nullptr, model, device);
   }
+  // The one summary of how far off they are (Findings::prediction_errors), now they exist.
+  if (results.findings)
+    results.findings->prediction_errors = prediction_errors(results);
+  else
+    decide(results);
   return std::nullopt;
 }
 

@@ -19,11 +19,11 @@ std::string key_of(const std::string& baseline, const std::string& candidate) { 
 // 0: machine or noise, 1: implementation, -1: no more rounds (holds, the cost model's
 // evidence, or cause architecture).
 int remeasure_priority(const model::ClaimVerdict& v) {
-  if (v.evidence_kind != "measured" || (v.verdict != model::Verdict::fails && v.verdict != model::Verdict::inconclusive) ||
+  if (v.evidence_kind != model::EvidenceKind::measured || (v.verdict != model::Verdict::fails && v.verdict != model::Verdict::inconclusive) ||
       !v.cause)
     return -1;
-  if (*v.cause == "machine" || *v.cause == "noise") return 0;
-  if (*v.cause == "implementation") return 1;
+  if (*v.cause == model::Cause::machine || *v.cause == model::Cause::noise) return 0;
+  if (*v.cause == model::Cause::implementation) return 1;
   return -1;
 }
 

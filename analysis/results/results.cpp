@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "analysis/io/atomic_write.h"
+#include "analysis/results/findings.h"
 #include "analysis/results/machine_info.h"
 #include "analysis/roofs/memory_levels.h"
 #include "analysis/model/json_input.h"
@@ -658,13 +659,16 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     if (const model::Run *base = results.run(c.baseline.run), *cand = results.run(c.candidate.run); base && cand)
       c.level_change = level_change(c, *base, *cand);
   results.bench_json = options.bench_json_name;
+  decide(results);  // the findings, once: everything below reads them
   return results;
 }
 
 model::Results results_from_document(nlohmann::json doc, const std::string& file,
                                      const model::Catalogue& catalogue_if_absent) {
   if (doc.is_object() && !doc.contains("catalogue")) doc["catalogue"] = model::to_json(catalogue_if_absent);
-  return model::results_from_json(doc, file);
+  model::Results results = model::results_from_json(doc, file);
+  decide(results);  // not in results.json: decided again from what is
+  return results;
 }
 
 model::Results load_results(const std::filesystem::path& path, const model::Catalogue& catalogue_if_absent) {

@@ -122,4 +122,17 @@ inline constexpr double kMaxRemeasureBudget = 600;
 // them asked: shorter runs carry launch and timer costs the speed-of-light model omits.
 inline constexpr double kPredictionCheckMinTime = 1e-3;
 
+// The widest A/A floor (bench/paired_rounds.h: a pair's run timed against itself) at
+// which a pair's comparisons still mean something here. The lecture's claims are
+// mostly 1.1-2x (above); a floor of ±25% already hides a 1.25x effect, and beyond it
+// most of the pair's claims could only ever come out "within the noise". Such a floor
+// says the setup (a machine shared with others, memory pressure, a cache that holds
+// one side but not the other) made identical rounds differ, not that the effects are
+// small: the pair is marked "not measurable here as set up" on the first screen and in
+// `check`, with the interval its control measured (claims_format.cpp; Findings::unmeasurable_pairs), and its
+// inconclusive verdicts name that cause instead of noise. Not a machine's number: it
+// follows from the size of the claims, on any machine.
+inline constexpr double kMeasurableFloorBound = 0.25;
+inline bool floor_measurable(double floor) { return floor <= kMeasurableFloorBound; }
+
 }  // namespace lmroof::rules

@@ -7,6 +7,7 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/model/json_input.h"
+#include "analysis/results/findings.h"
 
 namespace {
 const lmroof::model::Results& fixture() {
@@ -14,7 +15,9 @@ const lmroof::model::Results& fixture() {
     const std::string path = std::string(LMROOF_TEST_DATA) + "/results_small.json";
     auto doc = lmroof::model::read_json_file(path);
     doc["catalogue"] = lmroof::model::read_json_file(std::string(LMROOF_TEST_DATA) + "/catalogue.json");
-    return lmroof::model::results_from_json(doc, path);
+    auto results = lmroof::model::results_from_json(doc, path);
+    lmroof::decide(results);
+    return results;
   }();
   return results;
 }

@@ -28,7 +28,10 @@ bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/re
 # Every file of the claims library but the built-in claims (which read the build's paths):
 # a new check kind or control is fuzzed without an edit here.
 mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
-claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" "${model[@]}")
+# The claims read the findings the results library decides (analysis/results/findings.cpp:
+# judged levels from the roofs, the verdicts' words from text/verdict_text).
+claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" analysis/results/findings.cpp analysis/roofs/*.cpp
+            analysis/text/verdict_text.cpp kernels/run_names/shape.cpp "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
   [ ! -x "$out/$1" ] || [ -n "$(find analysis tests/fuzz kernels/model_config kernels/run_names -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
 }
