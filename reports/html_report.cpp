@@ -20,6 +20,7 @@
 #include "analysis/claims/comparison_evidence.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
+#include "analysis/roofs/curve_agreement.h"
 #include "analysis/roofs/roof_choice.h"
 #include "analysis/claims/verdict_cause.h"
 #include "reports/csv_export.h"
@@ -358,6 +359,11 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                          unstable.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(unstable, ", ")),
                          unstable_judgements(results).size());
   }
+  // The bandwidth curve set aside (analysis/roofs/curve_agreement.h): the runs are judged
+  // at the level ceilings, and the page says so before any verdict.
+  if (const std::string curve = curve_stability_line(results.bandwidth_curve); !curve.empty())
+    out += fmt::format("<p class=\"caption roof-faults\"><b class=\"fault\">Bandwidth curve unstable</b>: {}.</p>\n",
+                       esc(curve));
   out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
   for (const auto* c : verdicts_in_report_order(claims)) {

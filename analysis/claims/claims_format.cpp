@@ -231,6 +231,7 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
           {"controls", identity_controls_json(controls)}, {"untrustworthy_pairs", untrustworthy_pairs(controls)},
           {"roof_faults", roof_faults_json(roof_faults(r))},
           {"unstable_ceilings", unstable_ceilings_json(r)},
+          {"bandwidth_curve", curve_stability_json(r)},
           {"unstable_judgements", unstable_judgements_json(unstable_judgements(r))},
           {"claims", list}};
 }
