@@ -280,7 +280,7 @@ TEST(BandwidthCurve, ReaderRefusesEveryBadField) {
 
 // ---- the curve against the level ceilings (analysis/roofs/curve_agreement.h) ------
 
-struct Shape {
+struct MachineShape {
   const char* name;
   std::string backend;
   std::vector<Level> levels;  // the capacities the curve's threads use, ascending
@@ -291,7 +291,7 @@ struct Shape {
 // The machines lmroof is checked on, and a GPU: the 2-vCPU AMD EPYC (L1d 32 KiB, L2
 // 1 MiB per core, a 32 MiB L3), the Intel Xeon VM of issue #34 (a 480 MiB L3), an EPYC
 // with 3D V-Cache (1.1 GiB of L3), an H100-like GPU (a 50 MB L2 in front of HBM).
-std::vector<Shape> shapes() {
+std::vector<MachineShape> shapes() {
   return {{"AMD EPYC, 32 MiB L3", "cpu", {{"L1", 64 * KiB, 400e9}, {"L2", 2 * MiB, 230e9}, {"L3", 32 * MiB, 180e9}}, 55e9, "DRAM"},
           {"Intel Xeon, 480 MiB L3", "cpu", {{"L1", 96 * KiB, 600e9}, {"L2", 4 * MiB, 330e9}, {"L3", 480 * MiB, 120e9}}, 40e9, "DRAM"},
           {"AMD EPYC 3D V-Cache, 1.1 GiB L3", "cpu", {{"L1", 64 * KiB, 500e9}, {"L2", 2 * MiB, 260e9}, {"L3", 1.1 * GiB, 150e9}}, 60e9, "DRAM"},
@@ -299,7 +299,7 @@ std::vector<Shape> shapes() {
 }
 
 // The curve of `shape` with every rate times `scale`, its levels found as analysis does.
-model::BandwidthCurve curve_of(const Shape& shape, double scale) {
+model::BandwidthCurve curve_of(const MachineShape& shape, double scale) {
   model::BandwidthCurve curve;
   curve.backend = shape.backend;
   curve.threads = 2;
@@ -314,7 +314,7 @@ model::BandwidthCurve curve_of(const Shape& shape, double scale) {
 // The level ceilings as the ceilings measure them: each level's read sweep at a quarter
 // of its capacity, DRAM / HBM at 4x the outermost cache, the true (unscaled) rate
 // there, the best of repeats that spread `spread`.
-std::vector<model::Ceiling> ceilings_of(const Shape& shape, double spread) {
+std::vector<model::Ceiling> ceilings_of(const MachineShape& shape, double spread) {
   const model::BandwidthCurve truth = curve_of(shape, 1.0);
   std::vector<model::Ceiling> out;
   auto add = [&](const std::string& level, double set) {
@@ -368,7 +368,7 @@ TEST(CurveAgreement, ACurveFortyPercentLowOrHighIsUnstableOnEveryShape) {
 // The tolerance widens by the repeats' own spread: a ceiling whose repeats spread 12%
 // is not held to agree within 15% alone; and nothing to check leaves the curve alone.
 TEST(CurveAgreement, TheRepeatsSpreadWidensTheToleranceAndMissingCeilingsLeaveItAlone) {
-  const Shape shape = shapes().front();
+  const MachineShape shape = shapes().front();
   model::BandwidthCurve curve = curve_of(shape, 0.78);
   check_curve_against_ceilings(curve, ceilings_of(shape, 0.0));
   EXPECT_TRUE(curve.unstable);  // 22% below, beyond 15%
@@ -387,7 +387,7 @@ TEST(CurveAgreement, TheRepeatsSpreadWidensTheToleranceAndMissingCeilingsLeaveIt
 // An unstable curve judges no run: the memory rules take the level ceilings, and the
 // rule says why; a stable one judges at the curve.
 TEST(CurveAgreement, AnUnstableCurveIsSetAsideAndRunsAreJudgedAtTheCeilings) {
-  const Shape shape = shapes().front();
+  const MachineShape shape = shapes().front();
   MachineRoofs roofs;
   roofs.threads = 2;
   roofs.fp32_fma = 200e9;
@@ -412,6 +412,34 @@ TEST(CurveAgreement, AnUnstableCurveIsSetAsideAndRunsAreJudgedAtTheCeilings) {
   EXPECT_NE(at_ceilings->rule.find("disagrees with the level ceilings"), std::string::npos) << at_ceilings->rule;
 }
 
+// A probed run's own roofs are the best probes, not their median (issue #34's follow-up):
+// a run is not put above its roof only because the probes' median was low, and a run
+// above the best probe is still above its roof.
+TEST(ProbedRoofs, AreTheBestProbeNotTheMedian) {
+  MachineRoofs roofs;
+  roofs.read = 55e9;
+  roofs.copy = 40e9;
+  roofs.copy_nt = 70e9;
+  model::DramProbe probe{30e9, 40e9, 5};
+  EXPECT_DOUBLE_EQ(*with_probed_dram(roofs, probe).read, 30e9);  // older files: the medians
+  probe.read_best = 50e9;
+  probe.copy_nt_best = 60e9;
+  const MachineRoofs probed = with_probed_dram(roofs, probe);
+  EXPECT_DOUBLE_EQ(*probed.read, 50e9);
+  EXPECT_DOUBLE_EQ(*probed.copy_nt, 60e9);
+  EXPECT_FALSE(probed.copy);
+  Traffic t;  // 1 GiB read once from DRAM
+  t.bytes_read = 1 * GiB;
+  t.working_set_bytes = 1 * GiB;
+  const auto roof = choose_roof(t, probed);
+  ASSERT_TRUE(roof);
+  EXPECT_DOUBLE_EQ(roof->value, 50e9);
+  // A run at 45 GB/s: 150% of the median probe, 90% of the best: no fault.
+  EXPECT_LT(roof->seconds / (t.bytes_read / 45e9), model::kAboveRoofFault);
+  // A run at 60 GB/s is above the best probe too: still a fault.
+  EXPECT_GT(roof->seconds / (t.bytes_read / 60e9), model::kAboveRoofFault);
+}
+
 // bench.json -> results.json: points measured in sweeps before (phase 0) and after the
 // suite (phase 1) and again (attempt 1); the best of all is the point, the spread is
 // the last attempt's within a phase, and a point still spread after a re-measurement
@@ -424,7 +452,7 @@ nlohmann::json point_entry(double set, double ms, int phase, int attempt) {
 }
 
 model::Results results_of(const std::vector<nlohmann::json>& entries) {
-  nlohmann::json b = nlohmann::json::array();
+  nlohmann::json b = nlohmann::json::array({ceiling_entry(10, 0)});  // a results file holds a ceiling or a run
   for (const auto& e : entries) b.push_back(e);
   return build_results(parse_bench_json(test::as_measured({{"context", {{"host_name", "test"}}}, {"benchmarks", b}}), "t"), {});
 }
