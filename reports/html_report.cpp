@@ -20,7 +20,6 @@
 #include "analysis/claims/comparison_evidence.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
-#include "analysis/roofs/curve_agreement.h"
 #include "analysis/roofs/roof_choice.h"
 #include "analysis/claims/verdict_cause.h"
 #include "reports/csv_export.h"
@@ -361,7 +360,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
   }
   // The bandwidth curve set aside (analysis/roofs/curve_agreement.h): the runs are judged
   // at the level ceilings, and the page says so before any verdict.
-  if (const std::string curve = curve_stability_line(results.bandwidth_curve); !curve.empty())
+  if (const std::string curve = curve_set_aside_line(results); !curve.empty())
     out += fmt::format("<p class=\"caption roof-faults\"><b class=\"fault\">Bandwidth curve unstable</b>: {}.</p>\n",
                        esc(curve));
   out += "<div class=\"claims\">\n";

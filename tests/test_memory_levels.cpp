@@ -420,7 +420,7 @@ TEST(ProbedRoofs, AreTheBestProbeNotTheMedian) {
   roofs.read = 55e9;
   roofs.copy = 40e9;
   roofs.copy_nt = 70e9;
-  model::DramProbe probe{30e9, 40e9, 5};
+  model::DramProbe probe{30e9, 40e9, 5, std::nullopt, std::nullopt};
   EXPECT_DOUBLE_EQ(*with_probed_dram(roofs, probe).read, 30e9);  // older files: the medians
   probe.read_best = 50e9;
   probe.copy_nt_best = 60e9;
@@ -498,7 +498,8 @@ TEST(CurvePoints, ACurveFarBelowItsCeilingsIsMarkedUnstableInResults) {
   };
   // curve_bench's points read 200 GB/s in L1 and 100 GB/s in L2; ceilings at 333 and 167 GB/s.
   std::vector<nlohmann::json> entries = {ceiling("l1_read", 16 * KiB, 64 * KiB, 0.3), ceiling("l2_read", 256 * KiB, 2 * MiB, 0.6)};
-  for (const auto& e : curve_bench({})["benchmarks"]) entries.push_back(e);
+  const nlohmann::json points = curve_bench({});
+  for (const auto& e : points["benchmarks"]) entries.push_back(e);
   const auto r = results_of(entries);
   ASSERT_TRUE(r.bandwidth_curve);
   EXPECT_TRUE(r.bandwidth_curve->unstable);

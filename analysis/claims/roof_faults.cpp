@@ -81,6 +81,8 @@ std::string roof_faults_summary(const model::Results& results) {
   return out;
 }
 
+std::string curve_set_aside_line(const model::Results& results) { return curve_stability_line(results.bandwidth_curve); }
+
 nlohmann::json curve_stability_json(const model::Results& results) {
   const auto& curve = results.bandwidth_curve;
   if (!curve) return nullptr;

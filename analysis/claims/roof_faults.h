@@ -47,6 +47,9 @@ std::string format_roof_faults(const std::vector<RoofFault>& faults);
 // decode/... at 148% of L2 curve"), or that none is; then, when the bandwidth curve was
 // set aside (analysis/roofs/curve_agreement.h), that line too.
 std::string roof_faults_summary(const model::Results& results);
+// The line saying the bandwidth curve was set aside (analysis/roofs/curve_agreement.h:
+// curve_stability_line), for the report's first screen; "" when it judged the runs.
+std::string curve_set_aside_line(const model::Results& results);
 // check --format json's `roof_faults` and `unstable_judgements`.
 nlohmann::json roof_faults_json(const std::vector<RoofFault>& faults);
 nlohmann::json unstable_judgements_json(const std::vector<UnstableJudgement>& judgements);
