@@ -7,6 +7,8 @@
 // in the DRAM segments' memory (bench/dram_segments.h), so the curve adds nothing to
 // the memory budget; it ends at the largest set the budget holds.
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/suite.h"
@@ -18,7 +20,13 @@ namespace lmroof::bench {
 // next), ascending, none within 8% of its neighbour.
 std::vector<int64_t> curve_working_sets(int64_t smallest, int64_t largest, const std::vector<int64_t>& capacities);
 
-// Registers the curve's points (CPU); returns how many.
-int register_bandwidth_curve(const SuiteOptions& options);
+// Registers the curve's points (CPU) for one phase (0: with the ceilings, before the
+// suite; 1: after it, with the DRAM ceilings' recheck), in sweeps over all points so
+// that a point's repeats are apart in time; returns how many benchmarks.
+int register_bandwidth_curve(const SuiteOptions& options, int phase);
+// The named points ("curve/cpu/read/<bytes>") again, each at its phase and marked as a
+// second attempt (model::counter::kCeilingAttempt): the runner measures a point again
+// when its repeats at one phase spread beyond model::kCeilingSpreadBound.
+int register_curve_remeasures(const SuiteOptions& options, const std::vector<std::pair<std::string, int>>& points);
 
 }  // namespace lmroof::bench

@@ -350,18 +350,25 @@ int register_ceiling_benchmarks(const SuiteOptions& options) {
   }
   int registered = register_peak_ceilings(options, 0, /*with_caches=*/true, /*with_compute=*/true);
   registered += register_launch_ceilings(options);
-  registered += register_bandwidth_curve(options);
+  registered += register_bandwidth_curve(options, 0);
   return registered;
 }
 
 int register_ceiling_rechecks(const SuiteOptions& options) {
   if (options.backend == Backend::cuda) return 0;  // GPU bandwidth does not wander with neighbours the same way
-  return register_peak_ceilings(options, 1, /*with_caches=*/false, /*with_compute=*/false);
+  // The curve's sweeps after the suite (bench/bandwidth_curve.h), right after the DRAM
+  // ceilings' recheck, as the level ceilings it is checked against were measured.
+  return register_peak_ceilings(options, 1, /*with_caches=*/false, /*with_compute=*/false) +
+         register_bandwidth_curve(options, 1);
 }
 
 int register_ceiling_remeasures(const SuiteOptions& options, const std::vector<std::pair<std::string, int>>& ceilings) {
   if (options.backend == Backend::cuda) return 0;  // not yet: a CUDA ceiling beyond the bound is marked unstable
   int registered = 0;
+  std::vector<std::pair<std::string, int>> curve_points;
+  for (const auto& entry : ceilings)
+    if (entry.first.rfind(model::kCurvePrefix, 0) == 0) curve_points.push_back(entry);
+  registered += register_curve_remeasures(options, curve_points);
   for (const auto& [name, phase] : ceilings)
     for (auto& def : peak_ceilings(options, phase, /*with_caches=*/phase == 0, /*with_compute=*/phase == 0))
       if (def.name == name) {

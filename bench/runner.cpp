@@ -19,10 +19,11 @@ namespace lmroof::bench {
 
 namespace {
 
-// The benchmark name without the suffixes Google Benchmark appends ("/min_time:0.050/repeats:5/real_time").
+// The benchmark name without the suffixes Google Benchmark appends ("/min_time:0.050/repeats:5/real_time",
+// "/iterations:1/manual_time").
 std::string display_name(const std::string& run_name) {
   std::string out = run_name;
-  for (const char* marker : {"/min_time:", "/repeats:", "/real_time", "/manual_time"})
+  for (const char* marker : {"/min_time:", "/iterations:", "/repeats:", "/real_time", "/manual_time"})
     if (auto pos = out.find(marker); pos != std::string::npos) out.erase(pos);
   return out;
 }
@@ -97,12 +98,15 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
     for (const Run& r : runs) {
       if (r.run_type != Run::RT_Iteration || r.error_occurred || r.iterations <= 0 || !(r.real_accumulated_time > 0)) continue;
       const std::string name = display_name(r.run_name.str());
-      if (name.rfind("ceiling/", 0) != 0) continue;
+      const bool curve = name.rfind(model::kCurvePrefix, 0) == 0;  // a bandwidth-curve point: a peak too
+      if (name.rfind("ceiling/", 0) != 0 && !curve) continue;
       auto value = [&](std::string_view key) {
         const auto it = r.counters.find(std::string(key));
         return it == r.counters.end() ? -1.0 : it->second.value;
       };
-      const double work = value(kCeilingBytesCounter) >= 0 ? value(kCeilingBytesCounter) : value(kCeilingFlopsCounter);
+      const double work = curve                                  ? value(model::counter::kCurveReadBytes)
+                          : value(kCeilingBytesCounter) >= 0 ? value(kCeilingBytesCounter)
+                                                              : value(kCeilingFlopsCounter);
       if (!(work > 0)) continue;  // the launch ceilings: a median, not a peak
       const int phase = value(model::counter::kCeilingPhase) > 0 ? 1 : 0;
       ceiling_rates_[{name, phase}].push_back(work * static_cast<double>(r.iterations) / r.real_accumulated_time);
@@ -218,7 +222,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   if (options.include_ceilings && !spread.empty()) {
     benchmark::ClearRegisteredBenchmarks();
     if (const int again = register_ceiling_remeasures(options.suite, spread); again > 0) {
-      std::fprintf(stderr, "lmroof: %d ceiling(s) spread beyond %.0f%% between repetitions: measuring them again\n", again,
+      std::fprintf(stderr, "lmroof: %d ceiling(s) or curve point(s) spread beyond %.0f%% between repetitions: measuring them again\n", again,
                    100 * model::kCeilingSpreadBound);
       again_session = run_registered(options, again);
       summary.failed += again_session.summary.failed;

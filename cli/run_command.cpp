@@ -22,6 +22,7 @@
 #include "cli/model_summary.h"
 #include "cli/remeasure.h"
 #include "cli/summary.h"
+#include "analysis/claims/roof_faults.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/device_query.h"
 #include "profiler/metrics.h"
@@ -331,6 +332,7 @@ int run(const RunArgs& args) {
     if (const std::string line = format_remeasure(remeasured, remeasure_budget); !line.empty())
       std::printf("%s\n", line.c_str());
   }
+  std::printf("\n%s", roof_faults_summary(results).c_str());
   std::printf("\nwrote %s, %s and %s\n", (args.out / formats::kResultsJson).c_str(), (args.out / "report.html").c_str(),
               (args.out / formats::kBenchJson).c_str());
   if (summary.failed + remeasured.failed > 0) {

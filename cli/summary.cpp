@@ -8,6 +8,7 @@
 #include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
+#include "analysis/roofs/curve_agreement.h"
 
 namespace lmroof::cli {
 
@@ -90,6 +91,7 @@ std::string format_floors_and_controls(const model::Results& results, bool markd
   if (const std::string controls = format_identity_controls(results.decided().controls); !controls.empty())
     out += lead + controls;
   if (const std::string faults = format_roof_faults(results.decided().roof_faults); !faults.empty()) out += lead + faults;
+  if (const std::string curve = curve_stability_line(results.bandwidth_curve); !curve.empty()) out += lead + curve + "\n";
   return out;
 }
 

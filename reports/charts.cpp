@@ -281,7 +281,9 @@ json roofline_chart(const model::Results& results) {
                       {"y", value * x_label}, {"x2", x_end}, {"y2", value * x_end}, {"above", true}, {"align", "left"},
                       {"level", "memory"}});
   };
-  if (results.bandwidth_curve) {
+  // An unstable curve judged no run (analysis/roofs/curve_agreement.h): the level
+  // ceilings the runs were judged at are drawn instead.
+  if (results.bandwidth_curve && !results.bandwidth_curve->unstable) {
     for (const auto& l : results.bandwidth_curve->levels)
       if (l.bandwidth > 0)
         level_roof(l.capacity_bytes ? fmt::format("{} read ({})", l.name, capacity_text(*l.capacity_bytes))

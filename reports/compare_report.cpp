@@ -62,6 +62,7 @@ std::vector<Row> rows(const compare::Report& report) {
     r.p = c.p_value ? numbers::sig(*c.p_value, 2) : std::string(numbers::kDash);
     r.roof = c.roof_fraction_change ? fmt::format("{:+.1f} pt", *c.roof_fraction_change * 100) : std::string(numbers::kDash);
     r.verdict = verdict_cell(c, report.options.threshold);
+    if (c.level_change) r.verdict += "; " + *c.level_change;  // part of the speedup is the level's
     out.push_back(std::move(r));
   }
   return out;

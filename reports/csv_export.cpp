@@ -35,8 +35,12 @@ std::string runs_csv(const model::Results& results) {
   std::string out = line({"id", "pair", "variant", "impl", "backend", "dtype", "shape", "time_median_s", "time_min_s",
                           "time_max_s", "repetitions", "flops", "bytes_minimum", "bytes_model", "bytes_measured",
                           "intensity", "intensity_basis", "flop_per_s", "byte_per_s", "bound", "efficiency",
-                          "sol_fraction", "sol_roof", "sol_probe_fraction", "probe_read_byte_per_s",
-                          "probe_copy_nt_byte_per_s"});
+                          "efficiency_roof", "efficiency_level", "roofline_efficiency", "sol_fraction", "sol_roof",
+                          "sol_probe_fraction", "probe_read_byte_per_s", "probe_copy_nt_byte_per_s"});
+  // efficiency: the fraction of the roof the run is judged against, named beside it
+  // (issue #34: one fraction per run, the runs table's SoL%); roofline_efficiency is
+  // the fraction of the roofline's single drawn roof (results.json: roofline.efficiency).
+  // sol_fraction and sol_roof repeat efficiency and efficiency_roof for older readers.
   for (const auto& r : results.runs)
     out += line({r.id, r.pair, r.variant, r.impl, r.backend, r.dtype, shape_label(results.catalogue, r.shape),
                  number(r.time_s.median), number(r.time_s.min), number(r.time_s.max),
@@ -44,6 +48,9 @@ std::string runs_csv(const model::Results& results) {
                  number(r.bytes.model), number(r.bytes.measured), number(r.intensity.value),
                  std::string(model::to_string(r.intensity.bytes)), number(r.achieved.flop_per_s),
                  number(r.achieved.byte_per_s), r.bound ? std::string(model::to_string(*r.bound)) : std::string(),
+                 number(model::sol_fraction(r.judged_against)),
+                 r.judged_against && r.judged_against->roof ? *r.judged_against->roof : std::string(),
+                 r.judged_against && r.judged_against->level ? *r.judged_against->level : std::string(),
                  number(r.roofline.efficiency), number(model::sol_fraction(r.judged_against)),
                  r.judged_against && r.judged_against->roof ? *r.judged_against->roof : std::string(),
                  number(model::sol_fraction(r.judged_against_probe)), r.dram_probe ? number(r.dram_probe->read) : std::string(),

@@ -354,6 +354,11 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                          unstable.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(unstable, ", ")),
                          found.unstable_judgements.size());
   }
+  // The bandwidth curve set aside (analysis/roofs/curve_agreement.h): the runs are judged
+  // at the level ceilings, and the page says so before any verdict.
+  if (const std::string curve = curve_set_aside_line(results); !curve.empty())
+    out += fmt::format("<p class=\"caption roof-faults\"><b class=\"fault\">Bandwidth curve unstable</b>: {}.</p>\n",
+                       esc(curve));
   out += "<div class=\"claims\">\n";
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string(kDash) : s; };
   for (const auto* c : verdicts_in_report_order(claims)) {

@@ -200,6 +200,31 @@ TEST(Compare, MatchesByKeyAndReportsOneSidedRuns) {
   EXPECT_EQ(report.regressions()[0]->key.variant, "rmsnorm");
 }
 
+// A run judged at another memory level in the two files (issue #34): compare says so,
+// in its JSON and after the verdict, since part of the speedup is then the level's.
+TEST(Compare, SaysWhenARunIsJudgedAtAnotherLevel) {
+  auto at = [](compare::RunTimes r, const char* level, double rate) {
+    r.level = level;
+    r.judged_rate = rate;
+    return r;
+  };
+  const auto base = side("a.json", {at(run("rmsnorm", {1, 1.01, 0.99, 1.02, 0.98}), "L3", 170e9),
+                                    at(run("layernorm", {2, 2.02, 1.98, 2.01, 1.99}), "DRAM", 40e9)});
+  const auto next = side("b.json", {at(run("rmsnorm", {4, 4.04, 3.96, 4.08, 3.92}), "DRAM", 40.2e9),
+                                    at(run("layernorm", {2, 2.02, 1.98, 2.01, 1.99}), "DRAM", 40e9)});
+  const auto report = compare::compare(base, next);
+  ASSERT_EQ(report.runs.size(), 2u);
+  const auto& changed = report.runs[0].key.variant == "rmsnorm" ? report.runs[0] : report.runs[1];
+  const auto& same = report.runs[0].key.variant == "rmsnorm" ? report.runs[1] : report.runs[0];
+  ASSERT_TRUE(changed.level_change);
+  EXPECT_EQ(*changed.level_change, "judged at L3 in base, DRAM in new (roof 170 -> 40.2 G/s)");
+  EXPECT_FALSE(same.level_change);
+  const auto j = compare::to_json(report);
+  bool said = false;
+  for (const auto& r : j["runs"]) said |= r["level_change"].is_string();
+  EXPECT_TRUE(said);
+}
+
 TEST(Compare, TooFewRepetitionsIsNeverSignificant) {
   const auto base = side("a.json", {run("rmsnorm", {1, 1.01})});
   const auto next = side("b.json", {run("rmsnorm", {2, 2.01})});

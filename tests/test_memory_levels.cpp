@@ -8,7 +8,10 @@
 #include <cmath>
 #include <string>
 
+#include "analysis/roofs/curve_agreement.h"
 #include "analysis/roofs/memory_levels.h"
+#include "analysis/roofs/roof_choice.h"
+#include "analysis/rules/rules.h"
 #include "analysis/results/results.h"
 #include "bench/bandwidth_curve.h"
 #include "bench/cache_levels.h"
@@ -273,6 +276,248 @@ TEST(BandwidthCurve, ReaderRefusesEveryBadField) {
   const auto old = model::results_from_json(old_file, "old.json");
   EXPECT_FALSE(old.bandwidth_curve);
   EXPECT_FALSE(old.ceilings[0].repeats);
+}
+
+// ---- the curve against the level ceilings (analysis/roofs/curve_agreement.h) ------
+
+struct MachineShape {
+  const char* name;
+  std::string backend;
+  std::vector<Level> levels;  // the capacities the curve's threads use, ascending
+  double far;                 // DRAM / HBM B/s
+  std::string far_name;
+};
+
+// The machines lmroof is checked on, and a GPU: the 2-vCPU AMD EPYC (L1d 32 KiB, L2
+// 1 MiB per core, a 32 MiB L3), the Intel Xeon VM of issue #34 (a 480 MiB L3), an EPYC
+// with 3D V-Cache (1.1 GiB of L3), an H100-like GPU (a 50 MB L2 in front of HBM).
+std::vector<MachineShape> shapes() {
+  return {{"AMD EPYC, 32 MiB L3", "cpu", {{"L1", 64 * KiB, 400e9}, {"L2", 2 * MiB, 230e9}, {"L3", 32 * MiB, 180e9}}, 55e9, "DRAM"},
+          {"Intel Xeon, 480 MiB L3", "cpu", {{"L1", 96 * KiB, 600e9}, {"L2", 4 * MiB, 330e9}, {"L3", 480 * MiB, 120e9}}, 40e9, "DRAM"},
+          {"AMD EPYC 3D V-Cache, 1.1 GiB L3", "cpu", {{"L1", 64 * KiB, 500e9}, {"L2", 2 * MiB, 260e9}, {"L3", 1.1 * GiB, 150e9}}, 60e9, "DRAM"},
+          {"GPU, 50 MB L2", "cuda", {{"L2", 50e6, 7e12}}, 3e12, "HBM"}};
+}
+
+// The curve of `shape` with every rate times `scale`, its levels found as analysis does.
+model::BandwidthCurve curve_of(const MachineShape& shape, double scale) {
+  model::BandwidthCurve curve;
+  curve.backend = shape.backend;
+  curve.threads = 2;
+  const double outer = shape.levels.back().capacity;
+  curve.points = synthetic_curve(shape.levels, shape.far,
+                                 bench::curve_working_sets(16 * 1024, static_cast<int64_t>(3 * outer), capacity_bytes(shape.levels)));
+  for (auto& p : curve.points) p.read *= scale;
+  curve.levels = memory_levels(curve.points, capacities(shape.levels), shape.far_name);
+  return curve;
+}
+
+// The level ceilings as the ceilings measure them: each level's read sweep at a quarter
+// of its capacity, DRAM / HBM at 4x the outermost cache, the true (unscaled) rate
+// there, the best of repeats that spread `spread`.
+std::vector<model::Ceiling> ceilings_of(const MachineShape& shape, double spread) {
+  const model::BandwidthCurve truth = curve_of(shape, 1.0);
+  std::vector<model::Ceiling> out;
+  auto add = [&](const std::string& level, double set) {
+    model::Ceiling c;
+    c.name = *level_ceiling_name(level, shape.backend);
+    c.backend = shape.backend;
+    c.working_set_bytes = set;
+    c.value = truth.read_at(set);
+    c.spread = spread;
+    c.repeats = 5;
+    out.push_back(c);
+  };
+  for (const auto& l : shape.levels) add(l.name, l.capacity / 4);
+  add(shape.far_name, 4 * shape.levels.back().capacity);
+  return out;
+}
+
+TEST(CurveAgreement, ACurveThatMatchesItsCeilingsIsStableOnEveryShape) {
+  for (const auto& shape : shapes()) {
+    model::BandwidthCurve curve = curve_of(shape, 1.0);
+    check_curve_against_ceilings(curve, ceilings_of(shape, 0.02));
+    ASSERT_EQ(curve.agreement.size(), shape.levels.size() + 1) << shape.name;
+    for (const auto& a : curve.agreement) {
+      EXPECT_TRUE(a.agrees) << shape.name << " " << a.level << " ratio " << a.ratio;
+      EXPECT_NEAR(a.tolerance, rules::kCurveCeilingAgreement + 0.02, 0.011) << shape.name;
+    }
+    EXPECT_FALSE(curve.unstable) << shape.name;
+    EXPECT_FALSE(curve.unstable_reason) << shape.name;
+    EXPECT_EQ(curve_stability_line(curve), "");
+  }
+}
+
+// Issue #34's run: every point's repeats agreed, the whole curve sat 41-54% below the
+// ceilings. 40% low must make the curve unstable on every shape, and so must 40% high.
+TEST(CurveAgreement, ACurveFortyPercentLowOrHighIsUnstableOnEveryShape) {
+  for (const auto& shape : shapes())
+    for (const double scale : {0.6, 1.4}) {
+      model::BandwidthCurve curve = curve_of(shape, scale);
+      check_curve_against_ceilings(curve, ceilings_of(shape, 0.02));
+      EXPECT_TRUE(curve.unstable) << shape.name << " x" << scale;
+      ASSERT_TRUE(curve.unstable_reason) << shape.name;
+      EXPECT_NE(curve.unstable_reason->find(scale < 1 ? "below" : "above"), std::string::npos) << *curve.unstable_reason;
+      for (const auto& a : curve.agreement) {
+        EXPECT_FALSE(a.agrees) << shape.name << " " << a.level;
+        EXPECT_NEAR(a.ratio, scale, 0.05) << shape.name << " " << a.level;
+      }
+      EXPECT_NE(curve_stability_line(curve).find("judged at the level ceilings"), std::string::npos);
+    }
+}
+
+// The tolerance widens by the repeats' own spread: a ceiling whose repeats spread 12%
+// is not held to agree within 15% alone; and nothing to check leaves the curve alone.
+TEST(CurveAgreement, TheRepeatsSpreadWidensTheToleranceAndMissingCeilingsLeaveItAlone) {
+  const MachineShape shape = shapes().front();
+  model::BandwidthCurve curve = curve_of(shape, 0.78);
+  check_curve_against_ceilings(curve, ceilings_of(shape, 0.0));
+  EXPECT_TRUE(curve.unstable);  // 22% below, beyond 15%
+  check_curve_against_ceilings(curve, ceilings_of(shape, 0.12));
+  EXPECT_FALSE(curve.unstable);  // within 15% + 12%
+  check_curve_against_ceilings(curve, {});
+  EXPECT_TRUE(curve.agreement.empty());
+  EXPECT_FALSE(curve.unstable);
+  // A ceiling without its working set cannot be placed on the curve: not checked.
+  auto ceilings = ceilings_of(shape, 0.0);
+  for (auto& c : ceilings) c.working_set_bytes.reset();
+  check_curve_against_ceilings(curve, ceilings);
+  EXPECT_TRUE(curve.agreement.empty());
+}
+
+// An unstable curve judges no run: the memory rules take the level ceilings, and the
+// rule says why; a stable one judges at the curve.
+TEST(CurveAgreement, AnUnstableCurveIsSetAsideAndRunsAreJudgedAtTheCeilings) {
+  const MachineShape shape = shapes().front();
+  MachineRoofs roofs;
+  roofs.threads = 2;
+  roofs.fp32_fma = 200e9;
+  roofs.read = 55e9;
+  roofs.copy_nt = 70e9;
+  for (const auto& c : ceilings_of(shape, 0.02))
+    if (c.name != "read")
+      roofs.caches.push_back({c.name, shape.levels[static_cast<size_t>(c.name[1] - '1')].capacity, c.value});
+  Traffic t;  // a read of 8 MiB (in L3), no FLOPs
+  t.bytes_read = 8 * MiB;
+  t.working_set_bytes = 8 * MiB;
+  roofs.curve = curve_of(shape, 0.6);
+  const auto at_curve = choose_roof(t, roofs);
+  ASSERT_TRUE(at_curve);
+  EXPECT_EQ(at_curve->roof, "L3 curve");
+  roofs.curve.reset();
+  roofs.curve_set_aside = "the bandwidth curve disagrees with the level ceilings";
+  const auto at_ceilings = choose_roof(t, roofs);
+  ASSERT_TRUE(at_ceilings);
+  EXPECT_EQ(at_ceilings->roof, "l3_read");
+  EXPECT_NEAR(at_ceilings->value / at_curve->value, 1 / 0.6, 0.1);  // the low curve would have judged 1.67x too low
+  EXPECT_NE(at_ceilings->rule.find("disagrees with the level ceilings"), std::string::npos) << at_ceilings->rule;
+}
+
+// A probed run's own roofs are the best probes, not their median (issue #34's follow-up):
+// a run is not put above its roof only because the probes' median was low, and a run
+// above the best probe is still above its roof.
+TEST(ProbedRoofs, AreTheBestProbeNotTheMedian) {
+  MachineRoofs roofs;
+  roofs.read = 55e9;
+  roofs.copy = 40e9;
+  roofs.copy_nt = 70e9;
+  model::DramProbe probe{30e9, 40e9, 5, std::nullopt, std::nullopt};
+  EXPECT_DOUBLE_EQ(*with_probed_dram(roofs, probe).read, 30e9);  // older files: the medians
+  probe.read_best = 50e9;
+  probe.copy_nt_best = 60e9;
+  const MachineRoofs probed = with_probed_dram(roofs, probe);
+  EXPECT_DOUBLE_EQ(*probed.read, 50e9);
+  EXPECT_DOUBLE_EQ(*probed.copy_nt, 60e9);
+  EXPECT_FALSE(probed.copy);
+  Traffic t;  // 1 GiB read once from DRAM
+  t.bytes_read = 1 * GiB;
+  t.working_set_bytes = 1 * GiB;
+  const auto roof = choose_roof(t, probed);
+  ASSERT_TRUE(roof);
+  EXPECT_DOUBLE_EQ(roof->value, 50e9);
+  // A run at 45 GB/s: 150% of the median probe, 90% of the best: no fault.
+  EXPECT_LT(roof->seconds / (t.bytes_read / 45e9), model::kAboveRoofFault);
+  // A run at 60 GB/s is above the best probe too: still a fault.
+  EXPECT_GT(roof->seconds / (t.bytes_read / 60e9), model::kAboveRoofFault);
+}
+
+// bench.json -> results.json: points measured in sweeps before (phase 0) and after the
+// suite (phase 1) and again (attempt 1); the best of all is the point, the spread is
+// the last attempt's within a phase, and a point still spread after a re-measurement
+// is unstable.
+nlohmann::json point_entry(double set, double ms, int phase, int attempt) {
+  nlohmann::json e = curve_entry(set, ms, 1e10);
+  e["ceiling_phase"] = phase;
+  if (attempt > 0) e["ceiling_attempt"] = attempt;
+  return e;
+}
+
+model::Results results_of(const std::vector<nlohmann::json>& entries) {
+  nlohmann::json b = nlohmann::json::array({ceiling_entry(10, 0)});  // a results file holds a ceiling or a run
+  for (const auto& e : entries) b.push_back(e);
+  return build_results(parse_bench_json(test::as_measured({{"context", {{"host_name", "test"}}}, {"benchmarks", b}}), "t"), {});
+}
+
+TEST(CurvePoints, AreTheBestOfRepeatsSpreadInTimeAndReMeasuredBeyondTheBound) {
+  const double set = 16 * KiB, other = 16 * MiB;
+  {  // phase 0 all 40% slow but in agreement (issue #34's run), phase 1 right: the best is phase 1's
+    const auto r = results_of({point_entry(set, 1.0, 0, 0), point_entry(set, 1.02, 0, 0), point_entry(set, 0.6, 1, 0),
+                               point_entry(set, 0.61, 1, 0), point_entry(other, 5, 0, 0), point_entry(other, 5, 1, 0)});
+    const auto& p = r.bandwidth_curve->points.front();
+    EXPECT_DOUBLE_EQ(p.read, 1e8 / 0.6e-3);
+    EXPECT_EQ(p.repetitions, 4);
+    EXPECT_NEAR(p.spread, 1 - 1.0 / 1.02, 1e-12);  // within a phase, the larger
+    EXPECT_FALSE(p.unstable);
+  }
+  {  // the first attempt spread 50%, the re-measurement agreed: stable, its spread recorded
+    const auto r = results_of({point_entry(set, 1.0, 0, 0), point_entry(set, 2.0, 0, 0), point_entry(set, 1.0, 0, 1),
+                               point_entry(set, 1.05, 0, 1), point_entry(other, 5, 0, 0)});
+    const auto& p = r.bandwidth_curve->points.front();
+    EXPECT_NEAR(p.spread, 1 - 1.0 / 1.05, 1e-12);
+    EXPECT_FALSE(p.unstable);
+    EXPECT_DOUBLE_EQ(p.read, 1e8 / 1e-3);
+  }
+  {  // still spread after the re-measurement: unstable, and results.json keeps it
+    const auto r = results_of({point_entry(set, 1.0, 0, 0), point_entry(set, 2.0, 0, 0), point_entry(set, 1.0, 0, 1),
+                               point_entry(set, 1.6, 0, 1), point_entry(other, 5, 0, 0)});
+    EXPECT_TRUE(r.bandwidth_curve->points.front().unstable);
+    const auto j = model::to_json(r);
+    EXPECT_EQ(j["bandwidth_curve"]["points"][0]["unstable"], true);
+    EXPECT_TRUE(model::results_from_json(j, "round.json").bandwidth_curve->points.front().unstable);
+  }
+}
+
+// The whole path: a curve 40% below the level ceilings in bench.json comes out of
+// analysis unstable, with its agreement, and survives results.json's reader; the
+// reader refuses an agreement that contradicts itself.
+TEST(CurvePoints, ACurveFarBelowItsCeilingsIsMarkedUnstableInResults) {
+  auto ceiling = [](const std::string& name, double set, double cache, double ms) {
+    return nlohmann::json{{"name", "ceiling/cpu/" + name + "/real_time"}, {"run_name", "ceiling/cpu/" + name + "/real_time"},
+                          {"run_type", "iteration"}, {"iterations", 10}, {"real_time", ms}, {"cpu_time", ms},
+                          {"time_unit", "ms"}, {"ceiling_bytes", 1e8}, {"working_set_bytes", set},
+                          {"cache_bytes", cache}, {"ceiling_threads", 2}};
+  };
+  // curve_bench's points read 200 GB/s in L1 and 100 GB/s in L2; ceilings at 333 and 167 GB/s.
+  std::vector<nlohmann::json> entries = {ceiling("l1_read", 16 * KiB, 64 * KiB, 0.3), ceiling("l2_read", 256 * KiB, 2 * MiB, 0.6)};
+  const nlohmann::json points = curve_bench({});
+  for (const auto& e : points["benchmarks"]) entries.push_back(e);
+  const auto r = results_of(entries);
+  ASSERT_TRUE(r.bandwidth_curve);
+  EXPECT_TRUE(r.bandwidth_curve->unstable);
+  ASSERT_EQ(r.bandwidth_curve->agreement.size(), 2u);
+  EXPECT_NEAR(r.bandwidth_curve->agreement[0].ratio, 0.6, 1e-9);
+  EXPECT_NE(r.bandwidth_curve->unstable_reason->find("L1 reads 200 GB/s at l1_read's working set"), std::string::npos)
+      << *r.bandwidth_curve->unstable_reason;
+  const auto j = model::to_json(r);
+  EXPECT_EQ(j["bandwidth_curve"]["unstable"], true);
+  const auto back = model::results_from_json(j, "round.json");
+  EXPECT_TRUE(back.bandwidth_curve->unstable);
+  for (const auto& [pointer, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"/bandwidth_curve/unstable", false}, {"/bandwidth_curve/agreement/0/agrees", true},
+           {"/bandwidth_curve/agreement/0/ratio", 0.9}, {"/bandwidth_curve/unstable_reason", nullptr}}) {
+    nlohmann::json bad = j;
+    bad[nlohmann::json::json_pointer(pointer)] = value;
+    EXPECT_THROW(model::results_from_json(bad, "bad.json"), model::InputError) << pointer;
+  }
 }
 
 // ---- the memory budget ------------------------------------------------------------

@@ -97,9 +97,10 @@ TEST(Results, CeilingsAreBestRepetition) {
 }
 
 // A run that streams from DRAM carries the read and copy_nt bandwidths probed after
-// each repetition (bench/dram_probe.h): it is judged a second time against their
-// medians. Here the probes saw half the suite's best copy_nt, so the run's fraction
-// of the roof at the probe is twice its fraction of the suite's roof.
+// each repetition (bench/dram_probe.h): it is judged a second time against the best of
+// them (a roof is a peak: issue #34's follow-up; the medians are kept beside them).
+// Here the best probes saw about half the suite's best copy_nt, so the run's fraction
+// of the roof at the probe is about twice its fraction of the suite's roof.
 TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   auto bench = small_bench();
   auto& b = bench["benchmarks"];
@@ -117,14 +118,17 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   EXPECT_DOUBLE_EQ(run->dram_probe->read, 20e9);  // medians
   EXPECT_DOUBLE_EQ(run->dram_probe->copy_nt, 30e9);
   EXPECT_EQ(run->dram_probe->samples, 3);
+  EXPECT_DOUBLE_EQ(*run->dram_probe->read_best, 21e9);  // bests: what the run is judged against
+  EXPECT_DOUBLE_EQ(*run->dram_probe->copy_nt_best, 31e9);
   ASSERT_TRUE(run->judged_against && run->judged_against->roof);
   ASSERT_TRUE(run->judged_against_probe && run->judged_against_probe->roof);
   EXPECT_EQ(*run->judged_against->roof, "copy_nt");
   EXPECT_EQ(*run->judged_against_probe->roof, "copy_nt");
   // (gamma's 16 KiB are read at the read roof: a hair under the copy roof)
   EXPECT_NEAR(run->judged_against->value, 60e9, 60e6);
-  EXPECT_NEAR(run->judged_against_probe->value, 30e9, 30e6);
-  EXPECT_NEAR(run->judged_against_probe->fraction, 2 * run->judged_against->fraction, 1e-12);
+  EXPECT_NEAR(run->judged_against_probe->value, 31e9, 31e6);
+  EXPECT_NEAR(run->judged_against_probe->fraction / run->judged_against->fraction,
+              run->judged_against->value / run->judged_against_probe->value, 1e-12);
   // the runs without probes have neither
   for (const auto& x : r.runs)
     if (x.id != id) {
@@ -149,6 +153,9 @@ TEST(Results, DramProbesJudgeTheRunAgainstTheBandwidthOfItsMoment) {
   auto bad_probe = j;
   bad_probe["runs"][index]["dram_probe"]["read"] = -1;
   expect_refused(bad_probe, fmt::format("bad.json: /runs/{}/dram_probe/read", index));
+  auto low_best = j;  // a best probe below the median
+  low_best["runs"][index]["dram_probe"]["read_best"] = 1e9;
+  expect_refused(low_best, fmt::format("bad.json: /runs/{}/dram_probe/read_best", index));
 
   // the unfused side, probed at twice the bandwidth: the comparison carries the drift
   const std::string unfused = "norm/rmsnorm/unfused/cpu/fp32/tokens:8192/d_model:4096";

@@ -154,6 +154,7 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
           {"controls", identity_controls_json(found.controls)}, {"untrustworthy_pairs", found.untrustworthy_pairs},
           {"roof_faults", roof_faults_json(found.roof_faults)},
           {"unstable_ceilings", unstable_ceilings_json(r)},
+          {"bandwidth_curve", curve_stability_json(r)},
           {"unstable_judgements", unstable_judgements_json(found.unstable_judgements)},
           {"claims", list}};
 }

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "analysis/roofs/curve_agreement.h"
+
 namespace lmroof {
 
 namespace {
@@ -39,6 +41,38 @@ std::string format_roof_faults(const std::vector<RoofFault>& faults) {
   std::string out = "runs above their judged roof (MEASUREMENT FAULT: the verdicts resting on them are untrustworthy):\n";
   for (const auto& f : faults) out += "  " + fault_text(f) + "\n";
   return out;
+}
+
+std::string roof_faults_summary(const model::Results& results) {
+  const auto faults = roof_faults(results);
+  std::string out;
+  if (faults.empty()) {
+    out = fmt::format("roof faults: none (no run above {:.0f}% of its judged roof)\n", model::kAboveRoofFault * 100);
+  } else {
+    const RoofFault* worst = &faults.front();
+    for (const auto& f : faults)
+      if (f.fraction > worst->fraction) worst = &f;
+    out = fmt::format("roof faults: {} run{} above {:.0f}% of {} judged roof (MEASUREMENT FAULT), the worst {}\n",
+                      faults.size(), faults.size() == 1 ? "" : "s", model::kAboveRoofFault * 100,
+                      faults.size() == 1 ? "its" : "their", fault_text(*worst));
+  }
+  if (const std::string curve = curve_stability_line(results.bandwidth_curve); !curve.empty()) out += curve + "\n";
+  return out;
+}
+
+std::string curve_set_aside_line(const model::Results& results) { return curve_stability_line(results.bandwidth_curve); }
+
+nlohmann::json curve_stability_json(const model::Results& results) {
+  const auto& curve = results.bandwidth_curve;
+  if (!curve) return nullptr;
+  nlohmann::json levels = nlohmann::json::array();
+  for (const auto& a : curve->agreement)
+    levels.push_back({{"level", a.level}, {"ceiling", a.ceiling}, {"ratio", a.ratio}, {"tolerance", a.tolerance},
+                      {"agrees", a.agrees}});
+  return {{"unstable", curve->unstable},
+          {"judged_at", curve->unstable ? "level ceilings" : "curve"},
+          {"reason", curve->unstable_reason ? nlohmann::json(*curve->unstable_reason) : nlohmann::json(nullptr)},
+          {"agreement", std::move(levels)}};
 }
 
 nlohmann::json roof_faults_json(const std::vector<RoofFault>& faults) {

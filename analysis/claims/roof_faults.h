@@ -25,10 +25,21 @@ void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::F
 
 // "12.3 GB/s ... MEASUREMENT FAULT" lines for the CLI; empty without faults.
 std::string format_roof_faults(const std::vector<RoofFault>& faults);
+// One line for the end of `lmroof run`'s summary: how many runs are above their judged
+// roof and the worst ("roof faults: 2 runs above 105% of their judged roof, the worst
+// decode/... at 148% of L2 curve"), or that none is; then, when the bandwidth curve was
+// set aside (analysis/roofs/curve_agreement.h), that line too.
+std::string roof_faults_summary(const model::Results& results);
+// The line saying the bandwidth curve was set aside (analysis/roofs/curve_agreement.h:
+// curve_stability_line), for the report's first screen; "" when it judged the runs.
+std::string curve_set_aside_line(const model::Results& results);
 // check --format json's `roof_faults` and `unstable_judgements`.
 nlohmann::json roof_faults_json(const std::vector<RoofFault>& faults);
 nlohmann::json unstable_judgements_json(const std::vector<UnstableJudgement>& judgements);
 // The ceilings marked unstable, with their repeats and spread.
 nlohmann::json unstable_ceilings_json(const model::Results& results);
+// check --format json's `bandwidth_curve`: whether the curve judged the runs, and if not
+// why (null without a curve).
+nlohmann::json curve_stability_json(const model::Results& results);
 
 }  // namespace lmroof

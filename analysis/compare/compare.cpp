@@ -41,6 +41,11 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
   c.base = numbers(base);
   c.next = numbers(next);
   if (base.roof_fraction && next.roof_fraction) c.roof_fraction_change = *next.roof_fraction - *base.roof_fraction;
+  if (base.level && next.level && *base.level != *next.level)
+    c.level_change = base.judged_rate && next.judged_rate
+                         ? fmt::format("judged at {} in base, {} in new (roof {:.4g} -> {:.4g} G/s)", *base.level,
+                                       *next.level, *base.judged_rate / 1e9, *next.judged_rate / 1e9)
+                         : fmt::format("judged at {} in base, {} in new", *base.level, *next.level);
   // The speedup and its interval both come from the repetition samples (the ratio
   // of their medians), so the estimate always lies inside its interval.
   // One statistics for every comparison lmroof makes (analysis/stats/statistics.h): the same
@@ -207,6 +212,7 @@ nlohmann::json to_json(const Report& report) {
                     {"test", c.exact_test ? nlohmann::json(*c.exact_test ? "exact" : "asymptotic") : nlohmann::json(nullptr)},
                     {"roof_fraction_change", optional_number(c.roof_fraction_change)},
                     {"machine_drift", optional_number(c.machine_drift)},
+                    {"level_change", c.level_change ? nlohmann::json(*c.level_change) : nlohmann::json(nullptr)},
                     {"verdict", to_string(c.verdict)},
                     {"regression", c.regression},
                     {"note", c.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.note)},

@@ -34,6 +34,10 @@ struct RunTimes {
   double median = 0;                      // the file's own median (time_s.median)
   std::optional<double> roof_fraction;    // achieved / attainable FLOP/s (roofline.efficiency)
   std::optional<double> probe_read;       // B/s: the DRAM read bandwidth probed next to the run (dram_probe.read)
+  // The memory level the run is judged at ("L3", "DRAM"; judged_against.level) and the
+  // rate of that roof (B/s or FLOP/s, judged_against.value); absent when not judged.
+  std::optional<std::string> level;
+  std::optional<double> judged_rate;
 };
 
 // One results file: which machine it came from, and its runs.
@@ -82,6 +86,10 @@ struct RunChange {
   // bandwidths. The speedup interval is widened on the side the move can explain
   // (model::widen_for_drift), as the claims do (docs/compare.md#drift).
   std::optional<double> machine_drift;
+  // The run is judged at a different memory level in the two files (a machine with
+  // other caches, a curve that moved): "judged at L3 in base, DRAM in new (roof 170 ->
+  // 40.2 GB/s)", since part of the speedup is then the level's, not the code's.
+  std::optional<std::string> level_change;
   Verdict verdict = Verdict::same;
   bool regression = false;  // slower, and by more than the threshold
   std::string note;         // why a verdict could not be "faster"/"slower" (too few samples)

@@ -5,6 +5,7 @@
 
 #include "analysis/compare/fleet.h"
 #include "analysis/model/results_model.h"
+#include "analysis/roofs/roof_choice.h"
 
 namespace lmroof::compare {
 
@@ -25,6 +26,10 @@ Side read_side(const std::filesystem::path& path) {
     t.median = r.time_s.median;
     t.roof_fraction = r.roofline.efficiency;
     if (r.dram_probe) t.probe_read = r.dram_probe->read;
+    if (r.judged_against && r.judged_against->roof) {
+      t.level = judged_level(*r.judged_against);
+      t.judged_rate = r.judged_against->value;
+    }
     side.runs.push_back(std::move(t));
   }
   for (const auto& f : results.noise_floors) side.noise_floors[f.pair] = f.floor;

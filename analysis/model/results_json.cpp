@@ -340,6 +340,8 @@ double physical(const JsonCursor& c, double low, double high) {
 constexpr double kLowestBandwidth = 1e3, kHighestBandwidth = 1e16;  // B/s: 1 kB/s .. 10 PB/s
 constexpr double kLargestWorkingSet = 1e15;                           // bytes
 
+void must_agree(const JsonCursor& field, double value, double expected, std::string_view formula);
+
 BandwidthCurve bandwidth_curve_from(const JsonCursor& c, const std::string& backend) {
   BandwidthCurve curve;
   curve.backend = c.at("backend").one_of({"cpu", "cuda"});
@@ -356,6 +358,9 @@ BandwidthCurve bandwidth_curve_from(const JsonCursor& c, const std::string& back
     if (auto cp = p.opt("copy"); cp && !cp->json().is_null()) x.copy = physical(*cp, kLowestBandwidth, kHighestBandwidth);
     x.spread = p.at("spread").fraction();
     x.repetitions = p.at("repetitions").integer(1, kMaxCount);
+    if (auto u = p.opt("unstable"); u && !u->json().is_null()) x.unstable = u->boolean();
+    if (x.unstable && !(x.spread > kCeilingSpreadBound))
+      p.at("unstable").fail(fmt::format("a curve point is unstable only when its spread is above {}", kCeilingSpreadBound));
     curve.points.push_back(x);
   }
   const auto levels = c.at("levels").items();
@@ -379,6 +384,29 @@ BandwidthCurve bandwidth_curve_from(const JsonCursor& c, const std::string& back
     x.bandwidth = physical(l.at("bandwidth"), kLowestBandwidth, kHighestBandwidth);
     curve.levels.push_back(std::move(x));
   }
+  if (auto agreement = c.opt("agreement"); agreement && !agreement->json().is_null())
+    for (const auto& a : agreement->items()) {
+      CurveAgreement x;
+      x.level = a.at("level").string();
+      x.ceiling = a.at("ceiling").string();
+      x.ceiling_value = physical(a.at("ceiling_value"), kLowestBandwidth, kHighestBandwidth);
+      x.working_set_bytes = physical(a.at("working_set_bytes"), 1, kLargestWorkingSet);
+      x.curve_value = physical(a.at("curve_value"), kLowestBandwidth, kHighestBandwidth);
+      x.ratio = a.at("ratio").positive();
+      must_agree(a.at("ratio"), x.ratio, x.curve_value / x.ceiling_value, "curve_value / ceiling_value");
+      x.tolerance = a.at("tolerance").fraction();
+      x.agrees = a.at("agrees").boolean();
+      if (x.agrees != (std::abs(x.ratio - 1) <= x.tolerance))
+        a.at("agrees").fail("must say whether |ratio - 1| is within tolerance");
+      curve.agreement.push_back(std::move(x));
+    }
+  if (auto u = c.opt("unstable"); u && !u->json().is_null()) curve.unstable = u->boolean();
+  const bool disagrees = std::any_of(curve.agreement.begin(), curve.agreement.end(), [](const CurveAgreement& a) { return !a.agrees; });
+  if (curve.unstable != disagrees && !curve.agreement.empty())
+    c.at("unstable").fail("a curve is unstable exactly when a level disagrees with its ceiling (agreement)");
+  curve.unstable_reason = opt_string(c, "unstable_reason", 4096);
+  if (curve.unstable != curve.unstable_reason.has_value())
+    c.at("unstable").fail("an unstable curve says why in unstable_reason, and only an unstable one");
   return curve;
 }
 
@@ -386,10 +414,17 @@ json to_json(const BandwidthCurve& curve) {
   json points = json::array(), levels = json::array();
   for (const auto& p : curve.points)
     points.push_back({{"working_set_bytes", p.working_set_bytes}, {"read", p.read}, {"copy", opt(p.copy)},
-                      {"spread", p.spread}, {"repetitions", p.repetitions}});
+                      {"spread", p.spread}, {"repetitions", p.repetitions}, {"unstable", p.unstable}});
   for (const auto& l : curve.levels)
     levels.push_back({{"name", l.name}, {"capacity_bytes", opt(l.capacity_bytes)}, {"bandwidth", l.bandwidth}});
-  return {{"backend", curve.backend}, {"threads", curve.threads}, {"points", std::move(points)}, {"levels", std::move(levels)}};
+  json agreement = json::array();
+  for (const auto& a : curve.agreement)
+    agreement.push_back({{"level", a.level}, {"ceiling", a.ceiling}, {"ceiling_value", a.ceiling_value},
+                         {"working_set_bytes", a.working_set_bytes}, {"curve_value", a.curve_value}, {"ratio", a.ratio},
+                         {"tolerance", a.tolerance}, {"agrees", a.agrees}});
+  return {{"backend", curve.backend}, {"threads", curve.threads}, {"points", std::move(points)},
+          {"levels", std::move(levels)}, {"agreement", std::move(agreement)}, {"unstable", curve.unstable},
+          {"unstable_reason", opt(curve.unstable_reason)}};
 }
 
 JudgedAgainst judged_from(const JsonCursor& c) {
@@ -428,11 +463,18 @@ DramProbe dram_probe_from(const JsonCursor& c) {
   p.read = c.at("read").positive();
   p.copy_nt = c.at("copy_nt").positive();
   p.samples = c.at("samples").integer(1, 1 << 30);
+  p.read_best = opt_positive(c, "read_best");
+  p.copy_nt_best = opt_positive(c, "copy_nt_best");
+  if (p.read_best && *p.read_best < p.read) c.at("read_best").fail("the best probe is at least the median (read)");
+  if (p.copy_nt_best && *p.copy_nt_best < p.copy_nt) c.at("copy_nt_best").fail("the best probe is at least the median (copy_nt)");
   return p;
 }
 
 json dram_probe_json(const DramProbe& p) {
-  return {{"read", p.read}, {"copy_nt", p.copy_nt}, {"samples", p.samples}};
+  json out = {{"read", p.read}, {"copy_nt", p.copy_nt}, {"samples", p.samples}};
+  if (p.read_best) out["read_best"] = *p.read_best;
+  if (p.copy_nt_best) out["copy_nt_best"] = *p.copy_nt_best;
+  return out;
 }
 
 Validated validated_from(const JsonCursor& c) {

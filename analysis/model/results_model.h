@@ -218,8 +218,28 @@ struct BandwidthPoint {
   double working_set_bytes = 0;
   double read = 0;             // B/s, best repetition
   std::optional<double> copy;  // B/s, best repetition; absent when not measured
-  double spread = 0;           // (best - worst) / best over the repetitions
+  // (best - worst) / best over the repetitions of its last attempt, the largest of its
+  // phases (before and after the suite: minutes apart, so only one phase's repeats are
+  // compared), as for a ceiling (Ceiling::spread).
+  double spread = 0;
   int64_t repetitions = 0;
+  // Its repeats spread beyond kCeilingSpreadBound, were measured again, and still did.
+  bool unstable = false;
+};
+
+// The curve checked against a level's ceiling (analysis/roofs/curve_agreement.h): the
+// curve's read rate at the ceiling's own working set against the ceiling's value. They
+// time the same loop over the same set on the same threads, so they differ only by the
+// machine's state between them (issue #34: a whole curve 40% low).
+struct CurveAgreement {
+  std::string level;    // "L1" | "L2" | "L3" | "DRAM"; GPU: "L2" | "HBM"
+  std::string ceiling;  // "l1_read" | "l2_read" | "l3_read" | "read"
+  double ceiling_value = 0;       // B/s, the ceiling (its best)
+  double working_set_bytes = 0;   // the ceiling's
+  double curve_value = 0;         // B/s, the curve's read rate there
+  double ratio = 0;               // curve_value / ceiling_value
+  double tolerance = 0;           // rules::kCurveCeilingAgreement + the larger repeat spread
+  bool agrees = false;            // |ratio - 1| <= tolerance
 };
 
 // A plateau of the curve: a cache level (or DRAM / HBM) and the read rate inside it.
@@ -234,6 +254,13 @@ struct BandwidthCurve {
   int64_t threads = 0;
   std::vector<BandwidthPoint> points;  // ascending working_set_bytes, at least two
   std::vector<MemoryLevel> levels;     // ascending capacity, DRAM / HBM last
+  // The curve against the level ceilings, one entry per level that has both.
+  std::vector<CurveAgreement> agreement;
+  // A level's curve disagreed with its ceiling beyond the tolerance: the curve is not
+  // used to judge runs, which are judged at the level ceilings instead; the reason says
+  // which level and by how much. (A curve from a file written before the check: false.)
+  bool unstable = false;
+  std::optional<std::string> unstable_reason;
   // Read rate (B/s) at a working set of `bytes`: linear in log(bytes) between the two
   // nearest points; the end point's rate outside the measured range.
   double read_at(double bytes) const {
@@ -373,6 +400,9 @@ struct DramProbe {
   double read = 0;
   double copy_nt = 0;
   int64_t samples = 0;
+  // The best probe of the repetitions (B/s): a roof is a peak, so the run is judged
+  // against these (judged_against_probe); absent in files written before they were kept.
+  std::optional<double> read_best, copy_nt_best;
 };
 
 struct ClassShare {

@@ -13,6 +13,7 @@
 #include "analysis/io/atomic_write.h"
 #include "analysis/results/findings.h"
 #include "analysis/results/machine_info.h"
+#include "analysis/roofs/curve_agreement.h"
 #include "analysis/roofs/memory_levels.h"
 #include "analysis/model/json_input.h"
 #include "analysis/results/paired_results.h"
@@ -82,6 +83,15 @@ std::optional<double> median_counter(const std::vector<const BenchEntry*>& sampl
   return values.empty() || values.size() != samples.size() ? std::nullopt : std::optional(stats::median(values));
 }
 
+// The largest value of a counter over the repetitions, when every repetition carries it.
+std::optional<double> max_counter(const std::vector<const BenchEntry*>& samples, std::string_view key) {
+  std::vector<double> values;
+  for (const BenchEntry* e : samples)
+    if (auto v = counter_of(*e, key)) values.push_back(*v);
+  if (values.empty() || values.size() != samples.size()) return std::nullopt;
+  return *std::max_element(values.begin(), values.end());
+}
+
 // Per-class counters named "<prefix><class>", averaged over repetitions.
 std::map<std::string, double> class_counters(const std::vector<const BenchEntry*>& samples, std::string_view prefix) {
   std::map<std::string, double> out;
@@ -109,29 +119,53 @@ std::optional<model::Validated> validated_of(const BenchEntry& first) {
 // ceiling whose first attempt spread beyond kCeilingSpreadBound again (attempt 1);
 // if that one spreads beyond it too, the ceiling is unstable. (A bench.json from
 // lmroof_bench alone has no second attempt: its spread is recorded, not judged.)
-void set_spread(model::Ceiling& c, const std::map<std::pair<int, int>, std::vector<double>>& rates) {
-  if (rates.empty()) return;
+struct RepeatSpread {
+  int64_t repeats = 0;     // of the last attempt
+  double spread = 0;       // of the last attempt, the largest of its phases
+  bool remeasured = false;
+  double first_spread = 0;  // of the first attempt
+  bool unstable = false;
+};
+using RatesByAttemptAndPhase = std::map<std::pair<int, int>, std::vector<double>>;
+
+// The spread of a peak's repeats by (attempt, phase), shared by the ceilings and the
+// bandwidth curve's points: (best - worst) / best within one phase (the phases are
+// minutes apart), the largest over the phases of the last attempt.
+RepeatSpread spread_of(const RatesByAttemptAndPhase& rates) {
+  RepeatSpread out;
+  if (rates.empty()) return out;
   const int last = rates.rbegin()->first.first;
-  int64_t repeats = 0;
-  double spread = 0;
-  for (const auto& [key, values] : rates) {
-    if (key.first != last) continue;
-    repeats += static_cast<int64_t>(values.size());
+  auto phase_spread = [](const std::vector<double>& values) {
     const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-    if (*hi > 0) spread = std::max(spread, (*hi - *lo) / *hi);
+    return *hi > 0 ? (*hi - *lo) / *hi : 0.0;
+  };
+  for (const auto& [key, values] : rates) {
+    if (key.first == 0) out.first_spread = std::max(out.first_spread, phase_spread(values));
+    if (key.first != last) continue;
+    out.repeats += static_cast<int64_t>(values.size());
+    out.spread = std::max(out.spread, phase_spread(values));
   }
-  c.repeats = repeats;
-  c.spread = spread;
-  c.unstable = last > 0 && spread > model::kCeilingSpreadBound;
-  if (last > 0) {
-    double first = 0;
-    for (const auto& [key, values] : rates)
-      if (key.first == 0) {
-        const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-        if (*hi > 0) first = std::max(first, (*hi - *lo) / *hi);
-      }
-    c.detail += fmt::format("; measured again: the first {} repetitions spread {:.0f}%", rates.begin()->second.size(), 100 * first);
-  }
+  out.remeasured = last > 0;
+  out.unstable = out.remeasured && out.spread > model::kCeilingSpreadBound;
+  return out;
+}
+
+void set_spread(model::Ceiling& c, const RatesByAttemptAndPhase& rates) {
+  if (rates.empty()) return;
+  const RepeatSpread s = spread_of(rates);
+  c.repeats = s.repeats;
+  c.spread = s.spread;
+  c.unstable = s.unstable;
+  if (s.remeasured)
+    c.detail += fmt::format("; measured again: the first {} repetitions spread {:.0f}%", rates.begin()->second.size(),
+                            100 * s.first_spread);
+}
+
+// (attempt, phase) of a ceiling's or curve point's repetition: a re-measurement
+// (bench/runner.cpp) is attempt 1; phase 1 is after the suite.
+std::pair<int, int> attempt_and_phase(const BenchEntry& e) {
+  return {counter_of(e, counter::kCeilingAttempt).value_or(0) > 0 ? 1 : 0,
+          counter_of(e, counter::kCeilingPhase).value_or(0) > 0 ? 1 : 0};
 }
 
 // The memory-bandwidth curve from its points' benchmarks (curve/<backend>/read/<bytes>,
@@ -148,18 +182,23 @@ std::optional<model::BandwidthCurve> curve_from(const BenchDocument& bench, cons
     if (!curve.backend.empty() && backend != curve.backend)
       fail(bench, g->pointer + "/name", "a curve's points are of one backend");
     curve.backend = backend;
+    // Each point is a peak, as a ceiling is: the best of its repetitions, which are spread
+    // over sweeps before and after the suite (bench/bandwidth_curve.h); its spread, and
+    // whether it is unstable after a re-measurement, as for a ceiling (spread_of).
     model::BandwidthPoint p;
-    double worst = std::numeric_limits<double>::infinity();
+    RatesByAttemptAndPhase rates;
     for (const BenchEntry* e : g->samples) {
       const auto bytes = counter_of(*e, counter::kCurveReadBytes);
       if (!bytes || !(*bytes > 0))
         fail(bench, e->pointer + "/" + std::string(counter::kCurveReadBytes), "a curve point's repetitions each read a positive number of bytes");
       p.read = std::max(p.read, *bytes / e->real_time_s);
-      worst = std::min(worst, *bytes / e->real_time_s);
+      rates[attempt_and_phase(*e)].push_back(*bytes / e->real_time_s);
       if (const auto copy = counter_of(*e, counter::kCurveCopyRate); copy && *copy > 0) p.copy = std::max(p.copy.value_or(0.0), *copy);
     }
     p.repetitions = static_cast<int64_t>(g->samples.size());
-    p.spread = (p.read - worst) / p.read;
+    const RepeatSpread spread = spread_of(rates);
+    p.spread = spread.spread;
+    p.unstable = spread.unstable;
     const BenchEntry& first = *g->samples.front();
     const auto set = counter_of(first, counter::kWorkingSetBytes);
     if (!set || !(*set >= 1)) fail(bench, first.pointer + "/" + std::string(counter::kWorkingSetBytes), "a curve point needs its working set (bytes, >= 1)");
@@ -226,7 +265,7 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
   // The repetitions' rates by (attempt, phase): a re-measurement (attempt 1,
   // bench/runner.cpp) replaces the first one's spread; the two phases (before and
   // after the suite) are apart in time, so only the repetitions of one are compared.
-  std::map<std::pair<int, int>, std::vector<double>> rates;
+  RatesByAttemptAndPhase rates;
   for (const BenchEntry* e : g.samples) {
     const auto bytes = counter_of(*e, counter::kCeilingBytes);
     const auto flops = counter_of(*e, counter::kCeilingFlops);
@@ -237,8 +276,7 @@ model::Ceiling ceiling_from(const BenchDocument& bench, const Group& g) {
       fail(bench, e->pointer + "/" + std::string(bytes ? counter::kCeilingBytes : counter::kCeilingFlops), "must be positive");
     (bytes ? bandwidth : compute) = true;
     c.value = std::max(c.value, work / e->real_time_s);
-    const int attempt = counter_of(*e, counter::kCeilingAttempt).value_or(0) > 0 ? 1 : 0;
-    rates[{attempt, static_cast<int>(counter_of(*e, counter::kCeilingPhase).value_or(0) > 0)}].push_back(work / e->real_time_s);
+    rates[attempt_and_phase(*e)].push_back(work / e->real_time_s);
     if (const auto phase = counter_of(*e, counter::kCeilingPhase)) {
       auto& best = *phase == 0 ? c.best_before_suite : c.best_after_suite;
       best = std::max(best.value_or(0.0), work / e->real_time_s);
@@ -442,6 +480,8 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
     const auto probe_copy_nt = median_counter(g.samples, counter::kProbeCopyNtRate);
     if (probe_read && probe_copy_nt && *probe_read > 0 && *probe_copy_nt > 0) {
       r.dram_probe = model::DramProbe{*probe_read, *probe_copy_nt, static_cast<int64_t>(g.samples.size())};
+      r.dram_probe->read_best = max_counter(g.samples, counter::kProbeReadRate);
+      r.dram_probe->copy_nt_best = max_counter(g.samples, counter::kProbeCopyNtRate);
       r.judged_against_probe = judged_against(cost, t.median, with_probed_dram(cpu_roofs, *r.dram_probe));
     }
   } else {
@@ -594,8 +634,11 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
 
   raise_to_probes(results.ceilings, pair_groups);
   results.bandwidth_curve = curve_from(bench, curve_groups);
-  if (results.bandwidth_curve)
+  if (results.bandwidth_curve) {
     for (const Group* g : curve_groups) same_backend(results.bandwidth_curve->backend, *g);
+    // After raise_to_probes: the ceilings are final (analysis/roofs/curve_agreement.h).
+    check_curve_against_ceilings(*results.bandwidth_curve, results.ceilings);
+  }
 
   const bool cuda = backend == "cuda";
   // The bandwidth roof is the best copy the machine sustained: on the CPU, with
@@ -620,8 +663,14 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     cpu_roofs.threads = static_cast<int>(std::clamp<int64_t>(results.machine.threads, 1, 1 << 20));
   // Issue #34: with a measured bandwidth curve, each run is judged at the curve's rate at
   // its own working set (analysis/roof_choice.h). It must be in results by this point.
-  if (results.bandwidth_curve && results.bandwidth_curve->backend == "cpu" && results.bandwidth_curve->points.size() >= 2)
-    cpu_roofs.curve = results.bandwidth_curve;
+  // An unstable curve (one that disagrees with the level ceilings) is not used: the runs
+  // are judged at the level ceilings, and their rule says why.
+  if (results.bandwidth_curve && results.bandwidth_curve->backend == "cpu" && results.bandwidth_curve->points.size() >= 2) {
+    if (results.bandwidth_curve->unstable)
+      cpu_roofs.curve_set_aside = "the bandwidth curve disagrees with the level ceilings (results.json: bandwidth_curve.unstable)";
+    else
+      cpu_roofs.curve = results.bandwidth_curve;
+  }
   for (const auto& [spec, g] : pair_groups)
     results.runs.push_back(run_of(bench, spec, *g,
                                   spec.backend == Backend::cuda && spec.dtype == DType::fp32 ? fp32_on_cuda : roofs,

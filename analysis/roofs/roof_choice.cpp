@@ -122,8 +122,17 @@ std::optional<MemoryTime> curve_memory_time(const Traffic& t, const MachineRoofs
   return MemoryTime{roof, seconds, rule, level_name};
 }
 
+std::optional<MemoryTime> nominal_memory_time(const Traffic& t, const MachineRoofs& r);
+
 std::optional<MemoryTime> memory_time(const Traffic& t, const MachineRoofs& r) {
   if (r.curve && !r.curve->points.empty()) return curve_memory_time(t, r);
+  auto m = nominal_memory_time(t, r);
+  if (m && r.curve_set_aside && m->roof != "none") m->rule += fmt::format(" (at the level ceilings: {})", *r.curve_set_aside);
+  return m;
+}
+
+// Rules 2 and 3 at the level ceilings' nominal capacities (no curve, or one set aside).
+std::optional<MemoryTime> nominal_memory_time(const Traffic& t, const MachineRoofs& r) {
   const double bytes = t.bytes_read + t.bytes_written;
   if (bytes <= 0) return MemoryTime{"none", 0, "the run moves no bytes", std::nullopt};
   if (const CacheRoof* fit = level_holding(r.caches, t.working_set_bytes)) {
@@ -306,8 +315,8 @@ MachineRoofs cpu_roofs_from_ceilings(const std::vector<model::Ceiling>& ceilings
 }
 
 MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe) {
-  roofs.read = probe.read;
-  roofs.copy_nt = probe.copy_nt;
+  roofs.read = probe.read_best.value_or(probe.read);
+  roofs.copy_nt = probe.copy_nt_best.value_or(probe.copy_nt);
   roofs.copy.reset();
   return roofs;
 }

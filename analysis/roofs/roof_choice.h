@@ -63,6 +63,9 @@ struct MachineRoofs {
   // The read bandwidth over working-set sizes; when present, the memory rules read their
   // rates from it (cache levels and DRAM reads), the copy ceilings still pair writes.
   std::optional<model::BandwidthCurve> curve;
+  // Why a measured curve is not used (it disagrees with the level ceilings:
+  // analysis/roofs/curve_agreement.h): said in each memory rule judged without it.
+  std::optional<std::string> curve_set_aside;
   std::set<std::string> unstable;  // ceilings marked unstable (Ceiling::unstable)
 };
 
@@ -96,8 +99,10 @@ std::optional<RoofChoice> composite_roof(const std::vector<Step>& steps, const T
 MachineRoofs cpu_roofs_from_ceilings(const std::vector<model::Ceiling>& ceilings);
 
 // The roofs with the DRAM read and copy_nt roofs replaced by the ones probed next to
-// a run (bench/dram_probe.h); the copy roof (ordinary stores) is dropped, as it was not
-// probed, so the run's paired reads and writes are taken at the probed copy_nt.
+// a run (bench/dram_probe.h): the best probe of its repetitions where recorded (a roof
+// is a peak: a run is not put above its roof because the probes' median was low), else
+// their median. The copy roof (ordinary stores) is dropped, as it was not probed, so
+// the run's paired reads and writes are taken at the probed copy_nt.
 MachineRoofs with_probed_dram(MachineRoofs roofs, const model::DramProbe& probe);
 
 // A run's judged_against: the roof, its rate, the time at it and the run's fraction of
