@@ -21,4 +21,9 @@ std::vector<int64_t> curve_working_sets(int64_t smallest, int64_t largest, const
 // Registers the curve's points (CPU); returns how many.
 int register_bandwidth_curve(const SuiteOptions& options);
 
+// Registers the GPU's curve (bench/bandwidth_curve_cuda.cu, CUDA builds only): read
+// bandwidth from 1 MiB to 4 x L2, the device's L2 capacity beside each point; without a
+// GPU one benchmark that skips with the reason. Returns how many.
+int register_cuda_bandwidth_curve(const SuiteOptions& options);
+
 }  // namespace lmroof::bench
