@@ -119,7 +119,7 @@ TEST(CompositeSteps, TheUnfusedSoftcapIsJudgedAgainstTheSumOfItsStepsRoofTimes) 
 // A layer over L rows: FLOPs 4·4·L·8 + 4(3L + 16) + 4L = 144L + 64; bytes q and out
 // 2·4·8·4 = 256, K and V 2·L·8·4 = 64L. Global (L = 512): 73792 FLOPs, 33024 bytes;
 // local (L = 128): 18496 FLOPs, 8448 bytes.
-const char* kInterleave = "window/interleave_1_1/cpu/fp32/batch:1/q_heads:4/kv_heads:1/head_dim:8/context:512/window:128/layers:2";
+const char* kInterleave = "window/interleave_1_1/grouped/cpu/fp32/batch:1/q_heads:4/kv_heads:1/head_dim:8/context:512/window:128/layers:2";
 
 TEST(CompositeSteps, AWindowStackDeclaresItsGlobalAndLocalLayersAsSteps) {
   const Cost c = cost_of(RunSpec::parse_bench_name(kInterleave));
@@ -132,13 +132,13 @@ TEST(CompositeSteps, AWindowStackDeclaresItsGlobalAndLocalLayersAsSteps) {
   EXPECT_DOUBLE_EQ(c.steps[1].bytes, 8448);
   // 6 layers of 1:5: one global, five local, grouped.
   const Cost six = cost_of(RunSpec::parse_bench_name(
-      "window/interleave_1_5/cpu/fp32/batch:1/q_heads:4/kv_heads:1/head_dim:8/context:512/window:128/layers:6"));
+      "window/interleave_1_5/grouped/cpu/fp32/batch:1/q_heads:4/kv_heads:1/head_dim:8/context:512/window:128/layers:6"));
   ASSERT_EQ(six.steps.size(), 2u);
   EXPECT_EQ(six.steps[1].name, "5 local layers (128 rows)");
   EXPECT_DOUBLE_EQ(six.steps[1].bytes, 5 * 8448.0);
   // All layers of one kind: one step, none declared.
   for (const char* kind : {"full", "sliding"})
-    EXPECT_TRUE(cost_of(RunSpec::parse_bench_name(std::string("window/") + kind +
+    EXPECT_TRUE(cost_of(RunSpec::parse_bench_name(std::string("window/") + kind + "/grouped" +
                                                   "/cpu/fp32/batch:1/q_heads:4/kv_heads:1/head_dim:8/context:512/"
                                                   "window:128/layers:2"))
                     .steps.empty())
