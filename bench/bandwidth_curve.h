@@ -29,4 +29,9 @@ int register_bandwidth_curve(const SuiteOptions& options, int phase);
 // when its repeats at one phase spread beyond model::kCeilingSpreadBound.
 int register_curve_remeasures(const SuiteOptions& options, const std::vector<std::pair<std::string, int>>& points);
 
+// Registers the GPU's curve (bench/bandwidth_curve_cuda.cu, CUDA builds only): read
+// bandwidth from 1 MiB to 4 x L2, the device's L2 capacity beside each point; without a
+// GPU one benchmark that skips with the reason. Returns how many.
+int register_cuda_bandwidth_curve(const SuiteOptions& options);
+
 }  // namespace lmroof::bench

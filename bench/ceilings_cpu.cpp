@@ -343,7 +343,7 @@ int register_ceiling_benchmarks(const SuiteOptions& options) {
   record_machine_context(options);
   if (options.backend == Backend::cuda) {
 #ifdef LMROOF_WITH_CUDA
-    return register_cuda_ceiling_benchmarks(options);
+    return register_cuda_ceiling_benchmarks(options) + register_cuda_bandwidth_curve(options);
 #else
     return 0;
 #endif

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cuda_read_sweep.h"
 #include "bench/launch_timing.h"
 #include "bench/suite.h"
 #include "common/cublaslt_gemm.h"
@@ -135,7 +136,7 @@ void bm_dram_copy(benchmark::State& state, bool quick) {
 
 // ---------------------------------------------------------------------------
 
-constexpr int kReadThreads = 256;
+constexpr int kReadThreads = kCudaReadThreadsPerBlock;
 constexpr int kReadUnroll = 4;
 
 // Reads n 16-byte vectors `passes` times; a per-block sum is the only write. Loads
@@ -181,17 +182,7 @@ __global__ void __launch_bounds__(kReadThreads, 2048 / kReadThreads)
 // Times read_kernel over `bytes` (a multiple of 16), `passes` times per launch, and
 // publishes the bytes read; returns the grid size for the label.
 unsigned time_reads(benchmark::State& state, bool quick, size_t bytes, int passes) {
-  cuda::DeviceBuffer<uint32_t> data(bytes / 4);
-  const unsigned blocks = static_cast<unsigned>(sm_count()) * (2048 / kReadThreads);
-  cuda::DeviceBuffer<uint32_t> out(blocks);
-  Stream stream;
-  fill_pattern_kernel<<<1024, 256, 0, stream.get()>>>(data.data(), data.size());
-  CUDA_CHECK_LAUNCH();
-  time_iterations(state, quick, stream.get(), [&] {
-    read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()), bytes / 16,
-                                                            passes, out.data());
-    CUDA_CHECK_LAUNCH();
-  });
+  const unsigned blocks = time_cuda_reads(state, quick, bytes, passes);
   state.counters[kCeilingBytesCounter] = benchmark::Counter(static_cast<double>(bytes) * passes);
   return blocks;
 }
@@ -393,6 +384,21 @@ void bm_launch_graph(benchmark::State& state, int calls) {
 }
 
 }  // namespace
+
+unsigned time_cuda_reads(benchmark::State& state, bool quick, size_t bytes, int passes) {
+  cuda::DeviceBuffer<uint32_t> data(bytes / 4);
+  const unsigned blocks = static_cast<unsigned>(sm_count()) * (2048 / kReadThreads);
+  cuda::DeviceBuffer<uint32_t> out(blocks);
+  Stream stream;
+  fill_pattern_kernel<<<1024, 256, 0, stream.get()>>>(data.data(), data.size());
+  CUDA_CHECK_LAUNCH();
+  time_iterations(state, quick, stream.get(), [&] {
+    read_kernel<<<blocks, kReadThreads, 0, stream.get()>>>(reinterpret_cast<const uint4*>(data.data()), bytes / 16,
+                                                            passes, out.data());
+    CUDA_CHECK_LAUNCH();
+  });
+  return blocks;
+}
 
 int register_cuda_ceiling_benchmarks(const SuiteOptions& options) {
   const int reps = options.quick ? 2 : options.repetitions;

@@ -31,6 +31,10 @@ std::map<std::string, double> cost_counters(const Cost& cost) {
     out[std::string(c::kClassFlopsMatrixPrefix) + cls] = flops.matrix;
   }
   for (const auto& [cls, bytes] : cost.bytes_by_class) out[std::string(c::kClassBytesModelPrefix) + cls] = bytes;
+  for (const auto& step : cost.steps) {
+    out[std::string(c::kStepFlopsPrefix) + step.name] = step.flops.total();
+    out[std::string(c::kStepBytesModelPrefix) + step.name] = step.bytes;
+  }
   return out;
 }
 

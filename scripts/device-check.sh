@@ -119,6 +119,14 @@ for c in r.get("ceilings", []):
     else:
         unit = "GB/s" if c["unit"] == "B/s" else "GFLOP/s"
         print(f"ceiling {c['name']:<22}{c['value']/1e9:>10.1f} {unit}")
+# the bandwidth curve's plateaus (bench/bandwidth_curve_cuda.cu; never run on a GPU before)
+curve = r.get("bandwidth_curve") or {}
+if curve.get("points"):
+    levels = ", ".join(f"{l['name']} {l['bandwidth']/1e9:.0f} GB/s" for l in curve.get("levels", []))
+    print(f"curve: {len(curve['points'])} points, {curve['points'][0]['working_set_bytes']/2**20:.0f} to "
+          f"{curve['points'][-1]['working_set_bytes']/2**20:.0f} MiB; levels: {levels or 'none found'}")
+else:
+    print("curve: none in results.json (see run/ skipped for curve/cuda/read)")
 # the pairs with acceptance figures (docs/gpu.md, issues #15/#28) first; the rest in the file
 first = {"norm": 0, "decode": 1, "bias": 2}
 runs = sorted(r.get("runs", []), key=lambda x: first.get(x["id"].split("/")[0], 3))

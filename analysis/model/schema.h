@@ -96,6 +96,11 @@ inline constexpr std::string_view kClassFlopsMatrixPrefix = "class_flops_matrix/
 inline constexpr std::string_view kClassBytesModelPrefix = "class_bytes_model/";
 inline constexpr std::string_view kClassTimePrefix = "class_time_s/";         // phase timers
 inline constexpr std::string_view kCuptiClassTimePrefix = "cupti_class_time_s/";  // CUPTI kernel trace
+// Composite runs whose steps are not operator classes (Cost::steps: the unfused
+// stability passes, a window stack's layers): per step "<prefix><step name>", the
+// FLOPs and the model bytes, which sum to the run's flops and bytes_model.
+inline constexpr std::string_view kStepFlopsPrefix = "step_flops/";
+inline constexpr std::string_view kStepBytesModelPrefix = "step_bytes_model/";
 // CUPTI hardware counters (CUDA runs measured with --metrics cupti).
 inline constexpr std::string_view kCuptiDramBytes = "cupti_dram_bytes";
 inline constexpr std::string_view kCuptiDramReadBytes = "cupti_dram_read_bytes";

@@ -364,6 +364,33 @@ Cost recorded_cost(const BenchDocument& bench, const Group& g) {
     cost.flops_by_class[cls] = FlopCount{m, flops - m, 0};
   }
   for (const auto& [cls, bytes] : class_counters({&first}, counter::kClassBytesModelPrefix)) cost.bytes_by_class[cls] = bytes;
+  // A composite run's steps (Cost::steps): each with its FLOPs and bytes, summing to the
+  // run's, else the sum of their roof times would judge some other run. Only the FLOPs'
+  // total is recorded: the composite roof takes every FLOP at the one FMA peak.
+  const auto step_flops = class_counters({&first}, counter::kStepFlopsPrefix);
+  const auto step_bytes = class_counters({&first}, counter::kStepBytesModelPrefix);
+  double flops_sum = 0, bytes_sum = 0;
+  for (const auto& [name, bytes] : step_bytes) {
+    const auto f = step_flops.find(name);
+    if (f == step_flops.end())
+      fail(bench, model::pointer_append(first.pointer, std::string(counter::kStepBytesModelPrefix) + name),
+           fmt::format("no {}{} beside it: a step records its FLOPs and its bytes", counter::kStepFlopsPrefix, name));
+    cost.steps.push_back({name, FlopCount{0, f->second, 0}, bytes});
+    flops_sum += f->second, bytes_sum += bytes;
+  }
+  for (const auto& [name, flops] : step_flops)
+    if (!step_bytes.count(name))
+      fail(bench, model::pointer_append(first.pointer, std::string(counter::kStepFlopsPrefix) + name),
+           fmt::format("no {}{} beside it: a step records its FLOPs and its bytes", counter::kStepBytesModelPrefix, name));
+  if (!cost.steps.empty()) {
+    auto off = [](double sum, double whole) { return std::abs(sum - whole) > 1e-6 * std::max(1.0, whole); };
+    if (off(flops_sum, total))
+      fail(bench, model::pointer_append(first.pointer, std::string(counter::kStepFlopsPrefix) + cost.steps.front().name),
+           fmt::format("the steps' FLOPs sum to {}, not the run's {} ({})", flops_sum, counter::kFlops, total));
+    if (off(bytes_sum, model_bytes))
+      fail(bench, model::pointer_append(first.pointer, std::string(counter::kStepBytesModelPrefix) + cost.steps.front().name),
+           fmt::format("the steps' bytes sum to {}, not the run's {} ({})", bytes_sum, counter::kBytesModel, model_bytes));
+  }
   return cost;
 }
 

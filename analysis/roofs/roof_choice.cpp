@@ -325,13 +325,11 @@ model::JudgedAgainst judged_against(const Cost& cost, double measured_seconds, c
   model::JudgedAgainst j;
   const Traffic traffic = traffic_of(cost);
   auto choice = choose_roof(traffic, roofs);
-  // A composite run (its cost split by operator class) is a sequence of steps, each
-  // held by its own roof: their roof times add up (the time-based roofline).
+  // A composite run (the steps its cost declares, or its operator classes) is a
+  // sequence of steps, each held by its own roof: their roof times add up (the
+  // time-based roofline).
   std::vector<Step> steps;
-  for (const auto& [cls, f] : cost.flops_by_class)
-    steps.push_back({cls, f.total(), cost.bytes_by_class.count(cls) ? cost.bytes_by_class.at(cls) : 0.0});
-  for (const auto& [cls, b] : cost.bytes_by_class)
-    if (!cost.flops_by_class.count(cls)) steps.push_back({cls, 0.0, b});
+  for (const auto& s : cost.composite_steps()) steps.push_back({s.name, s.flops.total(), s.bytes});
   if (choice)
     if (auto composite = composite_roof(steps, traffic, roofs)) choice = composite;
   if (!choice || !(measured_seconds > 0) || !(choice->seconds > 0) || !(choice->value > 0)) {

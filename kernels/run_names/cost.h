@@ -4,6 +4,7 @@
 // written out in docs/cost-model.md.
 #include <map>
 #include <string>
+#include <vector>
 
 namespace lmroof {
 
@@ -31,6 +32,14 @@ inline constexpr const char* kClassMatrix = "matrix";
 inline constexpr const char* kClassAttention = "attention";
 inline constexpr const char* kClassNormalization = "normalization";
 inline constexpr const char* kClassElementwise = "elementwise";
+
+// One step of a composite run: a pass over memory (or a group of identical ones, such as
+// a stack's layers of one kind) that runs on its own, so that its own roof holds it.
+struct CostStep {
+  std::string name;
+  FlopCount flops;
+  double bytes = 0;  // model bytes, read and written
+};
 
 struct Cost {
   FlopCount flops;
@@ -67,6 +76,21 @@ struct Cost {
   // Composite operators only: FLOPs and model bytes per operator class.
   std::map<std::string, FlopCount> flops_by_class;
   std::map<std::string, double> bytes_by_class;
+  // Composite runs whose steps are not operator classes (the unfused stability passes,
+  // a window stack's layers): each step's FLOPs and model bytes, summing to the run's.
+  // Declared only where there are at least two; the block declares its steps by class.
+  std::vector<CostStep> steps;
+
+  // The steps a composite run is judged by (the time-based roofline, Σ max(F_i/P, B_i/W),
+  // analysis/roofs/roof_choice.h): `steps` where declared, else one per operator class.
+  std::vector<CostStep> composite_steps() const {
+    if (!steps.empty()) return steps;
+    std::vector<CostStep> out;
+    for (const auto& [cls, f] : flops_by_class) out.push_back({cls, f, bytes_by_class.count(cls) ? bytes_by_class.at(cls) : 0.0});
+    for (const auto& [cls, b] : bytes_by_class)
+      if (!flops_by_class.count(cls)) out.push_back({cls, FlopCount{}, b});
+    return out;
+  }
 
   // working_set_bytes, or bytes_minimum where it is not given.
   double working_set() const { return working_set_bytes > 0 ? working_set_bytes : bytes_minimum; }

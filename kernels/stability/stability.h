@@ -66,12 +66,14 @@ Dims dims_of(Trick trick, const Shape& shape);
 // context), in that order, and validates them. Throws std::invalid_argument.
 Shape complete_shape(Trick trick, const Shape& shape);
 
-// One pass over memory, in bytes read and written (the cost model sums them; the
-// kernels of each level follow the same list).
+// One pass over memory: its bytes read and written and its FLOPs (the cost model sums
+// them, and a level of two or more passes declares each as a step of a composite run,
+// judged by the sum of their roof times; the kernels of each level follow the same list).
 struct Pass {
   const char* what;
   double read_bytes;
   double write_bytes;
+  FlopCount flops;
 };
 std::vector<Pass> passes(Trick trick, Level level, Dims d, int element_bytes);
 Cost cost(Trick trick, Level level, Dims d, int element_bytes);

@@ -93,85 +93,75 @@ Dims dims_of(Trick trick, const Shape& s) {
 
 std::vector<Pass> passes(Trick trick, Level level, Dims d, int element_bytes) {
   const double s = element_bytes, T = static_cast<double>(d.tokens);
-  const double E = static_cast<double>(d.rows(trick)) * static_cast<double>(d.width(trick));  // elements touched
+  const double R = static_cast<double>(d.rows(trick));
+  const double E = R * static_cast<double>(d.width(trick));  // elements touched
   switch (trick) {
     case Trick::qknorm: {
       const double tables = 4.0 * T * static_cast<double>(d.head_dim);  // cos + sin, fp32
       const double gammas = 2.0 * static_cast<double>(d.head_dim) * s;  // gamma_q, gamma_k
-      if (level == Level::without) return {{"rope(q), rope(k)", E * s + tables, E * s}};
+      const FlopCount rope{0, 3 * E, 0};  // per rotated pair 4 mul + 2 add
+      // RMSNorm per head row: square, sum, ·rstd, ·gamma per element; /dh, +eps and an rsqrt per row
+      const FlopCount rms{0, 4 * E + 2 * R, R};
+      if (level == Level::without) return {{"rope(q), rope(k)", E * s + tables, E * s, rope}};
       if (level == Level::unfused)
-        return {{"rmsnorm(q), rmsnorm(k)", E * s + gammas, E * s}, {"rope(q), rope(k)", E * s + tables, E * s}};
-      return {{"rope(rmsnorm(q)), rope(rmsnorm(k))", E * s + gammas + tables, E * s}};
+        return {{"rmsnorm(q), rmsnorm(k)", E * s + gammas, E * s, rms}, {"rope(q), rope(k)", E * s + tables, E * s, rope}};
+      FlopCount both = rms;
+      both += rope;
+      return {{"rope(rmsnorm(q)), rope(rmsnorm(k))", E * s + gammas + tables, E * s, both}};
     }
+    // cross-entropy: per logit max, subtract, sum (3) and exp; per row log (special),
+    // + max and − the target's logit (2)
     case Trick::zloss: {
-      const Pass ce{"loss = cross_entropy(logits, targets)", E * s + 4 * T, 4 * T};
+      const FlopCount ce_flops{0, 3 * E + 2 * R, E + R};
+      const FlopCount square{0, 3 * R, 0};  // lse², · coef, + loss
+      const Pass ce{"loss = cross_entropy(logits, targets)", E * s + 4 * T, 4 * T, ce_flops};
       if (level == Level::without) return {ce};
-      if (level == Level::unfused)
-        return {ce, {"z = logsumexp(logits)", E * s, 4 * T}, {"loss += coef * z^2", 8 * T, 4 * T}};
-      return {{"loss = cross_entropy(logits, targets) + coef * lse^2", E * s + 4 * T, 4 * T}};
+      if (level == Level::unfused)  // the separate logsumexp recomputes max, subtract, sum, exp, log
+        return {ce, {"z = logsumexp(logits)", E * s, 4 * T, FlopCount{0, 3 * E + R, E + R}},
+                {"loss += coef * z^2", 8 * T, 4 * T, square}};
+      FlopCount both = ce_flops;
+      both += square;
+      return {{"loss = cross_entropy(logits, targets) + coef * lse^2", E * s + 4 * T, 4 * T, both}};
     }
     // The unfused levels keep the capped tensor in fp32 whatever the storage dtype: in
     // bf16, values near the cap (30, 50) would move by up to 0.125, far more than the
     // softmax tolerates (docs/cost-model.md#stability).
     case Trick::logit_softcap: {
-      if (level == Level::without) return {{"loss = cross_entropy(logits, targets)", E * s + 4 * T, 4 * T}};
+      const FlopCount ce_flops{0, 3 * E + 2 * R, E + R};
+      const FlopCount cap{0, 2 * E, E};  // / cap, · cap and one tanh per logit
+      if (level == Level::without) return {{"loss = cross_entropy(logits, targets)", E * s + 4 * T, 4 * T, ce_flops}};
       if (level == Level::unfused)
-        return {{"capped = cap * tanh(logits / cap)", E * s, E * 4},
-                {"loss = cross_entropy(capped, targets)", E * 4 + 4 * T, 4 * T}};
-      return {{"loss = cross_entropy(cap * tanh(logits / cap), targets)", E * s + 4 * T, 4 * T}};
+        return {{"capped = cap * tanh(logits / cap)", E * s, E * 4, cap},
+                {"loss = cross_entropy(capped, targets)", E * 4 + 4 * T, 4 * T, ce_flops}};
+      FlopCount both = ce_flops;
+      both += cap;
+      return {{"loss = cross_entropy(cap * tanh(logits / cap), targets)", E * s + 4 * T, 4 * T, both}};
     }
     case Trick::attn_softcap: {
-      if (level == Level::without) return {{"p = softmax(scores)", E * s, E * s}};
+      // softmax: per score max, subtract, sum, · 1/sum (4) and exp; per row 1/sum
+      const FlopCount softmax{0, 4 * E + R, E};
+      const FlopCount cap{0, 2 * E, E};  // / cap, · cap and one tanh per score
+      if (level == Level::without) return {{"p = softmax(scores)", E * s, E * s, softmax}};
       if (level == Level::unfused)
-        return {{"capped = cap * tanh(scores / cap)", E * s, E * 4}, {"p = softmax(capped)", E * 4, E * s}};
-      return {{"p = softmax(cap * tanh(scores / cap))", E * s, E * s}};
+        return {{"capped = cap * tanh(scores / cap)", E * s, E * 4, cap}, {"p = softmax(capped)", E * 4, E * s, softmax}};
+      FlopCount both = softmax;
+      both += cap;
+      return {{"p = softmax(cap * tanh(scores / cap))", E * s, E * s, both}};
     }
   }
   return {};
 }
 
 Cost cost(Trick trick, Level level, Dims d, int element_bytes) {
-  const double R = static_cast<double>(d.rows(trick));
-  const double E = R * static_cast<double>(d.width(trick));
+  const double E = static_cast<double>(d.rows(trick)) * static_cast<double>(d.width(trick));
   Cost c;
-  switch (trick) {
-    case Trick::qknorm:
-      c.flops.vector = 3 * E;  // RoPE: per rotated pair 4 mul + 2 add
-      if (level != Level::without) {
-        c.flops.vector += 4 * E + 2 * R;  // RMSNorm per head row: square, sum, ·rstd, ·gamma; /dh, +eps
-        c.flops.special += R;             // rsqrt
-      }
-      break;
-    case Trick::zloss:
-    case Trick::logit_softcap:
-      // cross-entropy: per logit max, subtract, sum (3) and exp; per row log (special),
-      // + max and − the target's logit (2)
-      c.flops.vector = 3 * E + 2 * R;
-      c.flops.special = E + R;
-      if (trick == Trick::zloss) {
-        if (level != Level::without) c.flops.vector += 3 * R;  // lse², · coef, + loss
-        if (level == Level::unfused) {                         // the separate logsumexp recomputes
-          c.flops.vector += 3 * E + R;
-          c.flops.special += E + R;
-        }
-      } else if (level != Level::without) {
-        c.flops.vector += 2 * E;  // / cap, · cap
-        c.flops.special += E;     // tanh
-      }
-      break;
-    case Trick::attn_softcap:
-      // softmax: per score max, subtract, sum, · 1/sum (4) and exp; per row 1/sum
-      c.flops.vector = 4 * E + R;
-      c.flops.special = E;
-      if (level != Level::without) {
-        c.flops.vector += 2 * E;
-        c.flops.special += E;
-      }
-      break;
-  }
-  for (const auto& p : passes(trick, level, d, element_bytes)) {
+  const std::vector<Pass> list = passes(trick, level, d, element_bytes);
+  for (const auto& p : list) {
+    c.flops += p.flops;
     c.bytes_read += p.read_bytes;
     c.bytes_written += p.write_bytes;
+    // Two or more passes: each runs on its own and is held by its own roof.
+    if (list.size() > 1) c.steps.push_back({p.what, p.flops, p.read_bytes + p.write_bytes});
   }
   c.bytes_model = c.bytes_read + c.bytes_written;
   // qknorm's output, the rotated q and k, leaves every level with streaming stores

@@ -60,7 +60,10 @@ decode::Dims layer_dims(Dims d, bool global);
 // head_dim, context, window, layers. Throws std::invalid_argument.
 Shape complete_shape(Kind kind, const Shape& shape);
 
-// The stack's cost: the sum of decode's grouped cost over its layers.
+// The stack's cost: the sum of decode's grouped cost over its layers. A stack of global
+// and local layers declares them as its steps (Cost::steps: the global layers, then the
+// local ones), judged by the sum of their roof times; an all-global or all-local stack
+// has one kind of layer, whose roof times sum to the whole stack's.
 Cost cost(Kind kind, Dims d, int element_bytes, Backend backend);
 
 // float64 reference of one layer: q [B, Hq, dh] attends positions

@@ -83,8 +83,16 @@ Shape complete_shape(Kind kind, const Shape& s) {
 
 Cost cost(Kind kind, Dims d, int element_bytes, Backend backend) {
   Cost total;
+  // The stack's steps: its layers one after another, identical layers grouped (a group's
+  // roof time, max(k·F/P, k·B/W), is the sum of its k layers' own), global layers first.
+  struct Group {
+    int64_t layers = 0;
+    Cost layer;
+  };
+  Group groups[2];  // global, local
   for (int64_t layer = 0; layer < d.layers; ++layer) {
-    const decode::Dims ld = layer_dims(d, layer_is_global(kind, layer));
+    const bool global = layer_is_global(kind, layer);
+    const decode::Dims ld = layer_dims(d, global);
     const Cost c = decode::cost(decode::Impl::grouped, ld,
                                 decode::context_splits(backend, decode::Impl::grouped, ld), element_bytes);
     total.flops += c.flops;
@@ -92,7 +100,19 @@ Cost cost(Kind kind, Dims d, int element_bytes, Backend backend) {
     total.bytes_model += c.bytes_model;
     total.bytes_read += c.bytes_read;
     total.bytes_written += c.bytes_written;
+    Group& g = groups[global ? 0 : 1];
+    ++g.layers;
+    g.layer = c;
   }
+  if (groups[0].layers > 0 && groups[1].layers > 0)
+    for (int i = 0; i < 2; ++i) {
+      const Group& g = groups[i];
+      const double k = static_cast<double>(g.layers);
+      const FlopCount& f = g.layer.flops;
+      total.steps.push_back({fmt::format("{} {} layer{} ({} rows)", g.layers, i == 0 ? "global" : "local",
+                                         g.layers == 1 ? "" : "s", layer_dims(d, i == 0).context),
+                             FlopCount{k * f.matrix, k * f.vector, k * f.special}, k * g.layer.bytes_model});
+    }
   return total;
 }
 
