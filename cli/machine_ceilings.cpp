@@ -10,7 +10,7 @@
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/interrupt_cleanup.h"
 #include "analysis/results/results.h"
-#include "analysis/text/numbers.h"
+#include "reports/text/numbers.h"
 #include "bench/memory_budget.h"
 #include "bench/runner.h"
 #include "profiler/device_query.h"

@@ -20,7 +20,7 @@
 #include "cli/commands.h"
 #include "cli/model_summary.h"
 #include "cli/remeasure.h"
-#include "cli/summary.h"
+#include "reports/text/summary.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/device_query.h"
 #include "profiler/metrics.h"

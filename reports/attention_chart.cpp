@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "analysis/text/numbers.h"
+#include "reports/text/numbers.h"
 #include "reports/charts.h"
 
 namespace lmroof::report {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/text/numbers.h"
+#include "reports/text/numbers.h"
 #include "analysis/stats/statistics.h"
 #include "analysis/roofs/roof_choice.h"
 #include "reports/embedded_assets.h"

@@ -11,10 +11,10 @@
 
 #include "analysis/compare/compare_noise_floors.h"
 #include "analysis/io/atomic_write.h"
-#include "analysis/text/markdown.h"
+#include "reports/text/markdown.h"
 #include "reports/charts.h"
-#include "analysis/text/numbers.h"
-#include "reports/format.h"
+#include "reports/text/numbers.h"
+#include "reports/text/format.h"
 #include "reports/html_report.h"
 
 namespace lmroof::report {

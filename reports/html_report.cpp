@@ -24,7 +24,7 @@
 #include "analysis/claims/verdict_cause.h"
 #include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
-#include "reports/format.h"
+#include "reports/text/format.h"
 #include "reports/kernels_section.h"
 #include "analysis/predict/prediction_errors.h"
 #include "reports/not_timed_section.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "analysis/text/numbers.h"
+#include "reports/text/numbers.h"
 #include "analysis/predict/measured_device.h"
 #include "analysis/predict/step_cost.h"
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "analysis/text/numbers.h"
+#include "reports/text/numbers.h"
 
 namespace lmroof::trace {
 

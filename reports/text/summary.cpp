@@ -1,10 +1,10 @@
-#include "cli/summary.h"
+#include "reports/text/summary.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "analysis/text/numbers.h"
+#include "reports/text/numbers.h"
 #include "analysis/predict/prediction_errors.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"

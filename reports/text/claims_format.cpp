@@ -11,7 +11,7 @@
 #include "analysis/claims/roof_faults.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/verdict_cause.h"
-#include "analysis/text/markdown.h"
+#include "reports/text/markdown.h"
 
 namespace lmroof {
 

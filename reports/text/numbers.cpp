@@ -1,4 +1,4 @@
-#include "analysis/text/numbers.h"
+#include "reports/text/numbers.h"
 
 #include <algorithm>
 #include <array>

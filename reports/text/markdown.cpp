@@ -1,4 +1,4 @@
-#include "analysis/text/markdown.h"
+#include "reports/text/markdown.h"
 
 namespace lmroof::model {
 

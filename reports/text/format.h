@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/text/numbers.h"
+#include "reports/text/numbers.h"
 #include "analysis/model/results_model.h"
 
 namespace lmroof::report {
