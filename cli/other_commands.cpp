@@ -13,6 +13,7 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/io/interrupt_cleanup.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/io/output_set.h"
 #include "analysis/predict/run_prediction.h"
 #include "analysis/results/results.h"

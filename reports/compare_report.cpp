@@ -9,11 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "analysis/compare/compare_noise_floors.h"
 #include "analysis/io/atomic_write.h"
 #include "reports/text/markdown.h"
 #include "reports/charts.h"
 #include "reports/text/numbers.h"
+#include "reports/text/compare_text.h"
 #include "reports/text/format.h"
 #include "reports/html_report.h"
 

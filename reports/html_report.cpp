@@ -17,6 +17,7 @@
 #include "analysis/io/page_side_files.h"
 #include "reports/charts.h"
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/claims/comparison_evidence.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/stats/statistics.h"
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"

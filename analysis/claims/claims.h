@@ -7,7 +7,7 @@
 //
 //   auto claims  = lmroof::load_claims(path, results.catalogue);  // throws ClaimsFileError
 //   auto verdicts = lmroof::check_claims(claims, results);         // results.claims
-//   std::cout << lmroof::format_claims_table(verdicts);
+//   std::cout << lmroof::format_claims_table(verdicts);     // reports/text/claims_text.h
 //   return lmroof::claims_exit_code(verdicts);             // 0 none fails, 1 any fails
 #include <cstdint>
 #include <filesystem>
@@ -139,20 +139,6 @@ std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, 
 // The claims in the order the report and `lmroof check` show them: failing first, then
 // inconclusive, not measured, holding (file order within each).
 std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vector<model::ClaimVerdict>& claims);
-// "measured: 6 hold, 1 fails, 3 inconclusive · model: 8 hold": the two kinds of
-// evidence counted apart (docs/claims.md#evidence).
-std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims);
-// For a terminal: per claim the verdict first, then its id, evidence kind, statement,
-// expected, measured and reason, each wrapped to `width` columns (never cut); the
-// summary last. `colour`: ANSI colours for the verdicts.
-std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, int width = 100, bool colour = false);
-// format_claims_text without colour (kept for callers that print a table).
-std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, int width = 100);
-// A GitHub-flavoured Markdown table (verdict, claim, evidence, expected, measured) under
-// the summary, fit for a pull-request comment. With `model` (the results' suite was
-// sized from one, `lmroof run --model`), a line under the summary names it and its source.
-std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claims,
-                                   const model::ModelConfig* model = nullptr);
 // `lmroof check --format json`: schema lmroof.check/1 (docs/claims.md#check-output,
 // docs/check-output.schema.json). `model`: {name, source, dims} of the model the runs'
 // shapes came from, null without one.
@@ -164,11 +150,6 @@ inline constexpr const char* kCheckOutputSchema = "lmroof.check/1";
 nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
                                  const std::string& claims_file, bool strict, const model::ModelConfig* model = nullptr,
                                  const model::Results* results = nullptr);
-// "noise floors (A/A paired rounds, this machine): norm ±1.2%, bias ±0.8%"; empty
-// when there are none (files without paired rounds).
-// A floor beyond kMeasurableFloorBound (verdict_cause.h) reads "NOT MEASURABLE HERE as set
-// up", with its control's interval and rounds.
-std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors);
 // The pairs whose floor is beyond that bound, in the floors' order.
 std::vector<std::string> unmeasurable_pairs(const std::vector<model::NoiseFloor>& floors);
 

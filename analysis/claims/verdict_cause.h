@@ -35,7 +35,7 @@ inline constexpr double kArchitectureRoofFraction = rules::kArchitectureRoofFrac
 // says the setup (a machine shared with others, memory pressure, a cache that holds
 // one side but not the other) made identical rounds differ, not that the effects are
 // small: the pair is marked "not measurable here as set up" on the first screen and in
-// `check`, with the interval its control measured (claims_format.cpp), and its
+// `check`, with the interval its control measured (reports/text/claims_text.cpp), and its
 // inconclusive verdicts name that cause instead of noise. Not a machine's number: it
 // follows from the size of the claims, on any machine.
 inline constexpr double kMeasurableFloorBound = 0.25;

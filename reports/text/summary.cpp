@@ -7,6 +7,7 @@
 #include "reports/text/numbers.h"
 #include "analysis/predict/prediction_errors.h"
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
 #include "analysis/roofs/roof_choice.h"

@@ -28,7 +28,7 @@ bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/re
 # Every file of the claims library but the built-in claims (which read the build's paths):
 # a new check kind or control is fuzzed without an edit here.
 mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
-claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" reports/text/claims_format.cpp "${model[@]}")
+claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" reports/text/claims_text.cpp "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
   [ ! -x "$out/$1" ] || [ -n "$(find analysis reports/text tests/fuzz kernels/model_config -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
 }

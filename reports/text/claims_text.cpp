@@ -1,14 +1,13 @@
-// The verdicts for people and programs: terminal text (verdict first, every reason
-// wrapped whole, optional colour), a Markdown table for a pull-request comment, and
-// JSON (schema lmroof.check/1, docs/claims.md#check-output).
+// The verdicts for people: terminal text, the Markdown table, the summary and the
+// noise floors' line (reports/text/claims_text.h).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <sstream>
 
-#include "analysis/claims/identity_controls.h"
-#include "analysis/claims/roof_faults.h"
+#include "reports/text/claims_text.h"
+
 #include "analysis/claims/claims.h"
 #include "analysis/claims/verdict_cause.h"
 #include "reports/text/markdown.h"
@@ -41,16 +40,6 @@ std::vector<std::string> wrap(const std::string& text, size_t width) {
   if (!line.empty()) lines.push_back(line);
   if (lines.empty()) lines.emplace_back();
   return lines;
-}
-
-int rank(model::Verdict v) {
-  switch (v) {
-    case model::Verdict::fails: return 0;
-    case model::Verdict::inconclusive: return 1;
-    case model::Verdict::not_measured: return 2;
-    case model::Verdict::holds: return 3;
-  }
-  return 4;
 }
 
 const char* colour_of(model::Verdict v) {
@@ -98,14 +87,6 @@ std::string tally_text(const Tally& t) {
 std::string markdown_cell(const std::string& text) { return model::markdown_text(text); }
 
 }  // namespace
-
-std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vector<model::ClaimVerdict>& claims) {
-  std::vector<const model::ClaimVerdict*> out;
-  for (const auto& c : claims) out.push_back(&c);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto* a, const auto* b) { return rank(a->verdict) < rank(b->verdict); });
-  return out;
-}
 
 std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims) {
   Tally measured, model_only;
@@ -178,22 +159,6 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
   return out;
 }
 
-nlohmann::json noise_floors_json(const std::vector<model::NoiseFloor>& floors) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& f : floors)
-    out.push_back({{"pair", f.pair}, {"run", f.run}, {"floor", f.floor}, {"rounds", f.rounds.rounds},
-                   {"extra_rounds", f.rounds.extra_rounds}, {"low", *f.rounds.low}, {"high", *f.rounds.high},
-                   {"measurable", floor_measurable(f.floor)}, {"bound", kMeasurableFloorBound}});
-  return out;
-}
-
-std::vector<std::string> unmeasurable_pairs(const std::vector<model::NoiseFloor>& floors) {
-  std::vector<std::string> out;
-  for (const auto& f : floors)
-    if (!floor_measurable(f.floor)) out.push_back(f.pair);
-  return out;
-}
-
 std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors) {
   if (floors.empty()) return "";
   std::vector<std::string> parts;
@@ -205,40 +170,6 @@ std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors) {
                                       f.pair, f.floor * 100, kMeasurableFloorBound * 100, *f.rounds.low,
                                       *f.rounds.high, f.rounds.rounds));
   return fmt::format("noise floors (A/A paired rounds, this machine): {}", fmt::join(parts, ", "));
-}
-
-nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims, const std::string& results_file,
-                                 const std::string& claims_file, bool strict, const model::ModelConfig* model,
-                                 const model::Results* results) {
-  const model::Results none;
-  const model::Results& r = results ? *results : none;
-  const std::vector<IdentityControl> controls = measurement_controls(r);
-  nlohmann::json summary = nlohmann::json::object();
-  for (const char* kind : {"measured", "model"}) {
-    int counts[4] = {0, 0, 0, 0};
-    for (const auto& c : claims)
-      if (c.evidence_kind == kind) ++counts[static_cast<int>(c.verdict)];
-    summary[kind] = {{"holds", counts[0]}, {"fails", counts[1]}, {"inconclusive", counts[2]}, {"not_measured", counts[3]}};
-  }
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto* c : verdicts_in_report_order(claims)) list.push_back(model::to_json(*c));
-  const nlohmann::json model_json =
-      model ? nlohmann::json{{"name", model->name}, {"source", model->source}, {"dims", model->dims}} : nlohmann::json(nullptr);
-  return {{"schema", kCheckOutputSchema}, {"results", results_file}, {"claims_file", claims_file},
-          {"model", model_json}, {"strict", strict}, {"exit_code", claims_exit_code(claims, strict)},
-          {"summary", summary}, {"noise_floors", noise_floors_json(r.noise_floors)},
-          {"unmeasurable_pairs", unmeasurable_pairs(r.noise_floors)},
-          {"controls", identity_controls_json(controls)}, {"untrustworthy_pairs", untrustworthy_pairs(controls)},
-          {"roof_faults", roof_faults_json(roof_faults(r))},
-          {"unstable_ceilings", unstable_ceilings_json(r)},
-          {"unstable_judgements", unstable_judgements_json(unstable_judgements(r))},
-          {"claims", list}};
-}
-
-int claims_exit_code(const std::vector<model::ClaimVerdict>& claims, bool strict) {
-  for (const auto& c : claims)
-    if (c.verdict == model::Verdict::fails || (strict && c.verdict == model::Verdict::inconclusive)) return 1;
-  return 0;
 }
 
 }  // namespace lmroof
