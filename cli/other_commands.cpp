@@ -23,7 +23,7 @@
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/machine_ceilings.h"
-#include "cli/model_summary.h"
+#include "reports/text/model_summary.h"
 #include "reports/text/summary.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/device_query.h"

@@ -19,7 +19,7 @@
 #include "bench/runner.h"
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
-#include "cli/model_summary.h"
+#include "reports/text/model_summary.h"
 #include "cli/remeasure.h"
 #include "reports/text/summary.h"
 #include "analysis/formats/file_names.h"

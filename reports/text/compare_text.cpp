@@ -16,4 +16,9 @@ std::string noise_floors_line(const Report& report) {
   return fmt::format("noise floors (A/A): base {}; new {}", list(report.base), list(report.next));
 }
 
+std::string regression_line(const RunChange& r, double threshold) {
+  return fmt::format("regression: {} is {:.1f}% slower (beyond {:.1f}%, p = {:.2g})", r.id, (1 / *r.speedup - 1) * 100,
+                     threshold * 100, *r.p_value);
+}
+
 }  // namespace lmroof::compare

@@ -10,4 +10,8 @@ namespace lmroof::compare {
 // files carry floors.
 std::string noise_floors_line(const Report& report);
 
+// "regression: norm/... is 34.1% slower (beyond 5.0%, p = 0.00018)": one of
+// Report::regressions(), `threshold` as compare::Options has it (a fraction).
+std::string regression_line(const RunChange& regression, double threshold);
+
 }  // namespace lmroof::compare

@@ -96,4 +96,24 @@ std::string format_floors_and_controls(const model::Results& results, bool markd
   return out;
 }
 
+std::string format_stability_and_levels(const model::Results& results) {
+  std::string out;
+  for (const auto& c : results.ceilings)
+    if (c.unstable)
+      out += fmt::format("unstable: {} ({} repetitions spread {:.0f}% after a re-measurement, beyond {:.0f}%): the machine "
+                         "changed state while it was measured; runs judged against it say so\n",
+                         c.name, c.repeats.value_or(0), 100 * c.spread.value_or(0), 100 * model::kCeilingSpreadBound);
+  if (const auto& curve = results.bandwidth_curve) {
+    out += fmt::format("memory levels (read bandwidth over {} working sets, {} to {}, {} threads):\n", curve->points.size(),
+                       numbers::si(curve->points.front().working_set_bytes, "B"),
+                       numbers::si(curve->points.back().working_set_bytes, "B"), curve->threads);
+    for (const auto& l : curve->levels)
+      out += fmt::format("  {:<6} {:>14}  {}\n", l.name, numbers::si(l.bandwidth, "B/s"),
+                         l.capacity_bytes ? "up to " + numbers::si(*l.capacity_bytes, "B") : std::string("beyond the caches"));
+    if (curve->levels.empty() || curve->levels.back().capacity_bytes)
+      out += "  (no memory plateau: the curve stops before 2x the outermost cache, as the memory budget allows)\n";
+  }
+  return out;
+}
+
 }  // namespace lmroof::cli
