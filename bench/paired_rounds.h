@@ -51,7 +51,7 @@ std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs);
 // returns how many.
 int register_paired_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs);
 
-// The same number of rounds again for `plans` (the re-measurement, analysis/results/remeasure_plan.h),
+// The same number of rounds again for `plans` (the re-measurement, analysis/remeasure/remeasure_plan.h),
 // each round marked model::counter::kPairedExtra and numbered on from the first ones;
 // returns how many benchmarks it registered (none on CUDA).
 int register_extra_paired_rounds(const SuiteOptions& options, const std::vector<PairedPlan>& plans);

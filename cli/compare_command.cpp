@@ -13,6 +13,7 @@
 #include "analysis/io/output_set.h"
 #include "cli/commands.h"
 #include "reports/compare_report.h"
+#include "reports/text/compare_text.h"
 
 namespace lmroof::cli {
 
@@ -74,8 +75,7 @@ int compare(const CompareArgs& args) {
 
   const auto regressions = report.regressions();
   for (const auto* r : regressions)
-    std::fprintf(stderr, "lmroof compare: regression: %s is %.1f%% slower (beyond %.1f%%, p = %.2g)\n", r->id.c_str(),
-                 (1 / *r->speedup - 1) * 100, options.threshold * 100, *r->p_value);
+    std::fprintf(stderr, "lmroof compare: %s\n", compare::regression_line(*r, options.threshold).c_str());
   return regressions.empty() ? 0 : 1;
 }
 

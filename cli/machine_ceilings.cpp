@@ -10,8 +10,6 @@
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/interrupt_cleanup.h"
 #include "analysis/results/results.h"
-#include "analysis/roofs/curve_agreement.h"
-#include "analysis/text/numbers.h"
 #include "bench/memory_budget.h"
 #include "cli/measured_rounds.h"
 #include "bench/runner.h"
@@ -52,33 +50,6 @@ model::Results measure_ceilings(const std::string& backend_name, bool quick, con
   }
   rename_into_place(partial, json_out);
   return results;
-}
-
-std::string format_stability_and_levels(const model::Results& results) {
-  std::string out;
-  for (const auto& c : results.ceilings)
-    if (c.unstable)
-      out += fmt::format("unstable: {} ({} repetitions spread {:.0f}% after a re-measurement, beyond {:.0f}%): the machine "
-                         "changed state while it was measured; runs judged against it say so\n",
-                         c.name, c.repeats.value_or(0), 100 * c.spread.value_or(0), 100 * model::kCeilingSpreadBound);
-  if (const auto& curve = results.bandwidth_curve) {
-    out += fmt::format("memory levels (read bandwidth over {} working sets, {} to {}, {} threads):\n", curve->points.size(),
-                       numbers::si(curve->points.front().working_set_bytes, "B"),
-                       numbers::si(curve->points.back().working_set_bytes, "B"), curve->threads);
-    for (const auto& l : curve->levels) {
-      std::string against;  // the curve at its level ceiling's own working set (analysis/roofs/curve_agreement.h)
-      for (const auto& a : curve->agreement)
-        if (a.level == l.name)
-          against = fmt::format("; at {}'s set {:.0f}% of it{}", a.ceiling, 100 * a.ratio, a.agrees ? "" : " (DISAGREES)");
-      out += fmt::format("  {:<6} {:>14}  {}{}\n", l.name, numbers::si(l.bandwidth, "B/s"),
-                         l.capacity_bytes ? "up to " + numbers::si(*l.capacity_bytes, "B") : std::string("beyond the caches"),
-                         against);
-    }
-    if (curve->levels.empty() || curve->levels.back().capacity_bytes)
-      out += "  (no memory plateau: the curve stops before 2x the outermost cache, as the memory budget allows)\n";
-    if (const std::string line = curve_stability_line(curve); !line.empty()) out += line + "\n";
-  }
-  return out;
 }
 
 }  // namespace lmroof::cli

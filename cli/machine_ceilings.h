@@ -1,6 +1,7 @@
 #pragma once
 // This machine's ceilings measured on the spot (no pairs): `lmroof ceilings` prints
-// them, `lmroof predict --device this` predicts from them.
+// them (reports/text/summary.h writes them), `lmroof predict --device this` predicts
+// from them.
 #include <filesystem>
 #include <string>
 
@@ -12,10 +13,5 @@ namespace lmroof::cli {
 // JSON is written to json_out when given (checked by the caller), else to a
 // temporary file that is removed.
 model::Results measure_ceilings(const std::string& backend_name, bool quick, const std::filesystem::path& json_out);
-
-// What `lmroof ceilings` prints under the table: the ceilings whose repetitions still
-// disagreed after a re-measurement (model::Ceiling::unstable), and the bandwidth curve's
-// levels (model::BandwidthCurve) with its range; "" when there is neither.
-std::string format_stability_and_levels(const model::Results& results);
 
 }  // namespace lmroof::cli

@@ -13,6 +13,7 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/io/interrupt_cleanup.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
@@ -22,8 +23,8 @@
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/machine_ceilings.h"
-#include "cli/model_summary.h"
-#include "cli/summary.h"
+#include "reports/text/model_summary.h"
+#include "reports/text/summary.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/device_query.h"
 #include "profiler/kernel_trace_file.h"

@@ -20,7 +20,7 @@
 #include "bench/shape_request.h"
 #include "cli/commands.h"
 #include "cli/machine_ceilings.h"
-#include "reports/predict_format.h"
+#include "reports/text/predict_format.h"
 #include "reports/predict_report.h"
 
 namespace lmroof::cli {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/formats/file_names.h"
-#include "analysis/results/remeasure_plan.h"
+#include "analysis/remeasure/remeasure_plan.h"
 #include "cli/measured_rounds.h"
 
 namespace lmroof::cli {

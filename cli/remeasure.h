@@ -3,13 +3,13 @@
 // claim that fails or is inconclusive for cause machine or noise (then implementation) get more
 // interleaved rounds within a time budget; they join the measurement, from which the run
 // then builds its results once, on all rounds (docs/claims.md#re-measurement). What to
-// time again is analysis's choice (analysis/results/remeasure_plan.h), from a look at the
+// time again is analysis's choice (analysis/remeasure/remeasure_plan.h), from a look at the
 // rounds measured so far, in memory; the timing is bench's (bench/paired_rounds.h).
 #include <string>
 #include <vector>
 
 #include "analysis/claims/claims.h"
-#include "analysis/results/remeasure_plan.h"
+#include "analysis/remeasure/remeasure_plan.h"
 #include "analysis/rules/rules.h"
 #include "bench/measurement.h"
 #include "bench/runner.h"

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/io/output_set.h"
 #include "analysis/predict/run_prediction.h"
 #include "analysis/results/results.h"
@@ -19,9 +20,9 @@
 #include "cli/benchmark_flags.h"
 #include "cli/commands.h"
 #include "cli/measured_rounds.h"
-#include "cli/model_summary.h"
+#include "reports/text/model_summary.h"
 #include "cli/remeasure.h"
-#include "cli/summary.h"
+#include "reports/text/summary.h"
 #include "analysis/claims/roof_faults.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/device_query.h"

@@ -23,6 +23,7 @@
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
 #include "cli/commands.h"
+#include "reports/text/trace_text.h"
 #include "reports/trace_report.h"
 
 namespace lmroof::cli {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "reports/charts.h"
 
 namespace lmroof::report {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "reports/embedded_assets.h"
 #include "reports/attention_chart.h"
 

@@ -9,12 +9,12 @@
 
 #include <fmt/format.h>
 
-#include "analysis/compare/compare_noise_floors.h"
 #include "analysis/io/atomic_write.h"
-#include "analysis/text/markdown.h"
+#include "analysis/numbers/markdown.h"
 #include "reports/charts.h"
-#include "analysis/text/numbers.h"
-#include "reports/format.h"
+#include "analysis/numbers/numbers.h"
+#include "reports/text/compare_text.h"
+#include "reports/text/format.h"
 #include "reports/html_report.h"
 
 namespace lmroof::report {

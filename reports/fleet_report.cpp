@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "analysis/io/atomic_write.h"
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "reports/charts.h"
-#include "reports/format.h"
+#include "reports/text/format.h"
 #include "reports/html_report.h"
 
 namespace lmroof::report {

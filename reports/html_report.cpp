@@ -18,9 +18,10 @@
 #include "analysis/rules/rules.h"
 #include "analysis/text/verdict_text.h"
 #include "reports/charts.h"
+#include "reports/text/claims_text.h"
 #include "reports/csv_export.h"
 #include "reports/embedded_assets.h"
-#include "reports/format.h"
+#include "reports/text/format.h"
 #include "reports/kernels_section.h"
 #include "reports/not_timed_section.h"
 

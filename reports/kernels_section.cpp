@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "reports/format.h"
+#include "reports/text/format.h"
 
 namespace lmroof::report {
 

@@ -5,11 +5,11 @@
 #include <algorithm>
 
 #include "analysis/io/atomic_write.h"
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "reports/embedded_assets.h"
-#include "reports/format.h"
+#include "reports/text/format.h"
 #include "reports/html_report.h"
-#include "reports/predict_format.h"
+#include "reports/text/predict_format.h"
 
 namespace lmroof::report {
 

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "reports/charts.h"
 #include "reports/embedded_assets.h"
-#include "reports/format.h"
+#include "reports/text/format.h"
 #include "reports/html_report.h"
 
 namespace lmroof::report {

@@ -16,6 +16,7 @@
 
 #include "test_support.h"
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/stats/statistics.h"
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/claims/identity_controls.h"
 
 namespace lmroof {

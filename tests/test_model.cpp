@@ -9,7 +9,7 @@
 #include <string>
 
 #include "analysis/model/json_input.h"
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "analysis/model/results_model.h"
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"

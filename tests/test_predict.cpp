@@ -15,7 +15,7 @@
 #include "analysis/predict/prediction.h"
 #include "analysis/predict/step_cost.h"
 #include "kernels/model_config/model_config.h"
-#include "reports/predict_format.h"
+#include "reports/text/predict_format.h"
 
 namespace lmroof::predict {
 namespace {

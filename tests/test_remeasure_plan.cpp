@@ -1,8 +1,8 @@
 // Which comparisons `lmroof run --remeasure-budget` times again and which fit its
-// budget (analysis/results/remeasure_plan.h, docs/claims.md#re-measurement).
+// budget (analysis/remeasure/remeasure_plan.h, docs/claims.md#re-measurement).
 #include <gtest/gtest.h>
 
-#include "analysis/results/remeasure_plan.h"
+#include "analysis/remeasure/remeasure_plan.h"
 
 namespace lmroof {
 namespace {

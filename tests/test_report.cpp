@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/charts.h"
-#include "reports/format.h"
+#include "reports/text/format.h"
 #include "analysis/results/results.h"
 #include "bench/catalogue.h"
 #include "reports/html_report.h"

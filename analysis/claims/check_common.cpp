@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/claims/check_common.h"
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 
 namespace lmroof::claims_detail {
 

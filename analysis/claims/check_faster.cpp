@@ -12,7 +12,7 @@
 
 #include "analysis/claims/check_common.h"
 #include "analysis/claims/speedup_evidence.h"
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 
 namespace lmroof::claims_detail {
 

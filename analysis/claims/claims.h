@@ -7,7 +7,7 @@
 //
 //   auto claims  = lmroof::load_claims(path, results.catalogue);  // throws ClaimsFileError
 //   auto verdicts = lmroof::check_claims(claims, results);         // results.claims
-//   std::cout << lmroof::format_claims_table(verdicts);
+//   std::cout << lmroof::format_claims_table(verdicts);     // reports/text/claims_text.h
 //   return lmroof::claims_exit_code(verdicts);             // 0 none fails, 1 any fails
 #include <cstdint>
 #include <filesystem>
@@ -21,7 +21,6 @@
 
 #include "analysis/model/results_model.h"
 #include "analysis/rules/rules.h"
-#include "analysis/text/verdict_text.h"  // verdicts_in_report_order, verdict_summary, format_noise_floors
 
 namespace lmroof {
 
@@ -137,17 +136,7 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
 // several runs where one is needed).
 std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results);
 
-// For a terminal: per claim the verdict first, then its id, evidence kind, statement,
-// expected, measured and reason, each wrapped to `width` columns (never cut); the
-// summary last. `colour`: ANSI colours for the verdicts.
-std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, int width = 100, bool colour = false);
-// format_claims_text without colour (kept for callers that print a table).
-std::string format_claims_table(const std::vector<model::ClaimVerdict>& claims, int width = 100);
-// A GitHub-flavoured Markdown table (verdict, claim, evidence, expected, measured) under
-// the summary, fit for a pull-request comment. With `model` (the results' suite was
-// sized from one, `lmroof run --model`), a line under the summary names it and its source.
-std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claims,
-                                   const model::ModelConfig* model = nullptr);
+using model::verdicts_in_report_order;  // analysis/model/results_model.h
 // `lmroof check --format json`: schema lmroof.check/1 (docs/claims.md#check-output,
 // docs/check-output.schema.json). `model`: {name, source, dims} of the model the runs'
 // shapes came from, null without one.

@@ -17,15 +17,4 @@ void apply_noise_floors(RunChange& change, const Side& base, const Side& next) {
   change.note = fmt::format("within the pair's A/A noise floor (\u00b1{:.1f}%, the larger of the two files')", floor * 100);
 }
 
-std::string noise_floors_line(const Report& report) {
-  if (report.base.noise_floors.empty() || report.next.noise_floors.empty()) return "";
-  auto list = [](const Side& side) {
-    std::string out;
-    for (const auto& [pair, floor] : side.noise_floors)
-      out += fmt::format("{}{} \u00b1{:.1f}%", out.empty() ? "" : ", ", pair, floor * 100);
-    return out;
-  };
-  return fmt::format("noise floors (A/A): base {}; new {}", list(report.base), list(report.next));
-}
-
 }  // namespace lmroof::compare

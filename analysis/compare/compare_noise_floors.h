@@ -3,17 +3,11 @@
 // when both results files carry a floor for a run's pair, a change whose interval
 // lies within the larger of the two floors is one neither machine state could tell
 // from none, and is reported "same" with a note.
-#include <string>
-
 #include "analysis/compare/compare.h"
 
 namespace lmroof::compare {
 
 // Turns a faster/slower change within both files' floors into "same" (with its note).
 void apply_noise_floors(RunChange& change, const Side& base, const Side& next);
-
-// "noise floors (A/A): base norm ±1.2%, bias ±0.8%; new norm ±1.5%": empty unless both
-// files carry floors.
-std::string noise_floors_line(const Report& report);
 
 }  // namespace lmroof::compare

@@ -601,6 +601,25 @@ struct ClaimVerdict {
   std::string claims_file;
 };
 
+// The claims in the order the report and `lmroof check` show them: failing first, then
+// inconclusive, not measured, holding (file order within each). Part of the check
+// JSON's definition (docs/claims.md#check-output), so it sits with the type.
+inline std::vector<const ClaimVerdict*> verdicts_in_report_order(const std::vector<ClaimVerdict>& claims) {
+  auto rank = [](Verdict v) {
+    switch (v) {
+      case Verdict::fails: return 0;
+      case Verdict::inconclusive: return 1;
+      case Verdict::not_measured: return 2;
+      case Verdict::holds: return 3;
+    }
+    return 4;
+  };
+  std::vector<const ClaimVerdict*> out;
+  for (const auto& c : claims) out.push_back(&c);
+  std::stable_sort(out.begin(), out.end(), [&](const auto* a, const auto* b) { return rank(a->verdict) < rank(b->verdict); });
+  return out;
+}
+
 // ---- what the analysis decided from the above (not in results.json) ----------------
 // Derived once, when the analysis builds or reads a Results (lmroof::decide,
 // analysis/results/findings.h); the claims, the reports and the CLI read these fields

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/model/input_error.h"
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 
 #include <string_view>
 #include <vector>

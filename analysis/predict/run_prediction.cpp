@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "analysis/results/findings.h"
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "analysis/predict/measured_device.h"
 #include "analysis/predict/step_cost.h"
 

@@ -118,7 +118,7 @@ inline constexpr double kNotableRoofDrift = 0.05;
 // wider only by what the repeats themselves show.
 inline constexpr double kCurveCeilingAgreement = 0.15;
 
-// ---- Re-measurement (`lmroof run`, analysis/results/remeasure_plan.h) -----------------
+// ---- Re-measurement (`lmroof run`, analysis/remeasure/remeasure_plan.h) -----------------
 
 // Preparing one side again costs a warm-up and up to three calibration iterations.
 inline constexpr int kRemeasurePrepareIterations = 4;

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "analysis/model/input_error.h"
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "analysis/trace/cost_models.h"
 
 namespace lmroof::trace {

@@ -7,8 +7,6 @@
 #include <map>
 #include <tuple>
 
-#include "analysis/text/numbers.h"
-
 namespace lmroof::trace {
 
 namespace {
@@ -61,35 +59,6 @@ nlohmann::json compare_traces(const nlohmann::json& base, const nlohmann::json& 
     op_rows.push_back(row);
   }
   out["ops"] = op_rows;
-  return out;
-}
-
-std::string compare_text(const nlohmann::json& r, bool markdown) {
-  using numbers::si;
-  auto ratio = [](const nlohmann::json& v) { return v.is_null() ? std::string("new") : numbers::ratio(v.get<double>()); };
-  std::string out = fmt::format("base: {} ({})\nnew:  {} ({})\ntotal time: {} -> {} ({})\n\n", r["base"]["file"].get<std::string>(),
-                                r["base"]["device"].get<std::string>(), r["new"]["file"].get<std::string>(),
-                                r["new"]["device"].get<std::string>(), si(r["total"]["base_s"].get<double>(), "s"),
-                                si(r["total"]["new_s"].get<double>(), "s"), ratio(r["total"]["ratio"]));
-  out += markdown ? "| class | base | new | new/base |\n|---|---:|---:|---:|\n" : fmt::format("{:<14} {:>10} {:>10} {:>9}\n", "class", "base", "new", "new/base");
-  for (const auto& c : r["classes"]) {
-    if (c["base_s"].get<double>() == 0 && c["new_s"].get<double>() == 0) continue;
-    out += markdown ? fmt::format("| {} | {} | {} | {} |\n", c["class"].get<std::string>(), si(c["base_s"].get<double>(), "s"),
-                                  si(c["new_s"].get<double>(), "s"), ratio(c["ratio"]))
-                    : fmt::format("{:<14} {:>10} {:>10} {:>9}\n", c["class"].get<std::string>(), si(c["base_s"].get<double>(), "s"),
-                                  si(c["new_s"].get<double>(), "s"), ratio(c["ratio"]));
-  }
-  out += markdown ? "\n| op | shapes | base | new | change |\n|---|---|---:|---:|---:|\n" : "\nlargest changes per op shape:\n";
-  int n = 0;
-  for (const auto& o : r["ops"]) {
-    if (n++ == 15) break;
-    std::string dims = o["input_dims"].get<std::string>();
-    if (dims.size() > 40) dims = dims.substr(0, 37) + "...";
-    out += markdown ? fmt::format("| {} | `{}` | {} | {} | {} |\n", o["name"].get<std::string>(), dims, si(o["base_s"].get<double>(), "s"),
-                                  si(o["new_s"].get<double>(), "s"), si(o["delta_s"].get<double>(), "s"))
-                    : fmt::format("  {:<34} {:<40} {:>10} -> {:>10} ({})\n", o["name"].get<std::string>(), dims,
-                                  si(o["base_s"].get<double>(), "s"), si(o["new_s"].get<double>(), "s"), o["status"].get<std::string>());
-  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 // `lmroof compare A/trace.json B/trace.json`: the time change per class and per op
 // shape (name, input shapes, dtypes) between two traces: a change to a model, or the
 // same model on two GPUs. A shape found on one side only is listed as added or gone.
+// The text is reports/text/trace_text.h.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -10,6 +11,5 @@ namespace lmroof::trace {
 
 nlohmann::json compare_traces(const nlohmann::json& base, const nlohmann::json& next, const std::string& base_name,
                               const std::string& next_name);
-std::string compare_text(const nlohmann::json& report, bool markdown);
 
 }  // namespace lmroof::trace

@@ -1,7 +1,7 @@
 #pragma once
 // What `lmroof trace` prints and writes: trace.json (schema lmroof.trace/1,
-// docs/trace.schema.json), trace.csv (one row per op shape), the terminal summary
-// (text or markdown). Several ranks are summed into one table with a per-rank list.
+// docs/trace.schema.json) and trace.csv (one row per op shape); the terminal summary
+// is reports/text/trace_text.h. Several ranks are summed into one table with a per-rank list.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -16,6 +16,5 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks);
 
 nlohmann::json to_json(const TraceAnalysis& merged, const std::vector<TraceAnalysis>& ranks);
 std::string to_csv(const TraceAnalysis& merged);
-std::string to_text(const nlohmann::json& doc, bool markdown);
 
 }  // namespace lmroof::trace

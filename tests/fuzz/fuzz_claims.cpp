@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/model/json_input.h"
 #include "analysis/results/findings.h"
 

@@ -16,7 +16,7 @@ mkdir -p "$out/findings"
 # (-Ikernels: results_model.h's PairModelMapping lives in kernels/model_config.h, data only)
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -Ikernels
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
-model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/text/numbers.cpp analysis/text/markdown.cpp
+model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/numbers/numbers.cpp analysis/numbers/markdown.cpp
        analysis/stats/statistics.cpp analysis/stats/paired_statistics.cpp analysis/formats/file_names.cpp)
 
 # Each source is compiled once into $out/obj, $(nproc) at a time, and each target
@@ -31,9 +31,9 @@ mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
 # The claims read the findings the results library decides (analysis/results/findings.cpp:
 # judged levels from the roofs, the verdicts' words from text/verdict_text).
 claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" analysis/results/findings.cpp analysis/roofs/*.cpp
-            analysis/text/verdict_text.cpp kernels/run_names/shape.cpp "${model[@]}")
+            reports/text/verdict_text.cpp analysis/numbers/numbers.cpp analysis/numbers/markdown.cpp kernels/run_names/shape.cpp "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
-  [ ! -x "$out/$1" ] || [ -n "$(find analysis tests/fuzz kernels/model_config kernels/run_names -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
+  [ ! -x "$out/$1" ] || [ -n "$(find analysis reports/text tests/fuzz kernels/model_config kernels/run_names -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
 }
 object_of() { echo "$out/obj/${1%.cpp}.o"; }
 compile() {

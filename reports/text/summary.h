@@ -1,5 +1,5 @@
 #pragma once
-// Terminal tables printed after a run.
+// Terminal tables printed after a run (`run`, `analyze`, `check`) and by `ceilings`.
 #include <string>
 
 #include <vector>
@@ -17,5 +17,9 @@ std::string format_predictions_table(const model::Results& results);
 // `check`), each followed by a newline; markdown puts a blank line before each.
 // Empty when there are neither.
 std::string format_floors_and_controls(const model::Results& results, bool markdown = false);
+// What `lmroof ceilings` prints under the table: the ceilings whose repetitions still
+// disagreed after a re-measurement (model::Ceiling::unstable), and the bandwidth curve's
+// levels (model::BandwidthCurve) with its range; "" when there is neither.
+std::string format_stability_and_levels(const model::Results& results);
 
 }  // namespace lmroof::cli

@@ -9,9 +9,6 @@
 
 namespace lmroof {
 
-// The claims in the order the report and `lmroof check` show them: failing first, then
-// inconclusive, not measured, holding (file order within each).
-std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vector<model::ClaimVerdict>& claims);
 // "measured: 6 hold, 1 fails, 3 inconclusive · model: 8 hold": the two kinds of
 // evidence counted apart (docs/claims.md#evidence).
 std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims);

@@ -1,4 +1,4 @@
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 
 #include <algorithm>
 #include <array>

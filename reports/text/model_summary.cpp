@@ -1,4 +1,4 @@
-#include "cli/model_summary.h"
+#include "reports/text/model_summary.h"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,12 @@
-#include "reports/predict_format.h"
+#include "reports/text/predict_format.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "analysis/text/numbers.h"
-#include "reports/format.h"
+#include "analysis/numbers/numbers.h"
+#include "reports/text/format.h"
 
 namespace lmroof::report {
 

@@ -1,6 +1,6 @@
 // The verdicts' summary line, their report order and the noise floors' line: the words
 // the report, `lmroof check` and the run summary share (docs/claims.md).
-#include "analysis/text/verdict_text.h"
+#include "reports/text/verdict_text.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,16 +13,6 @@
 namespace lmroof {
 
 namespace {
-
-int rank(model::Verdict v) {
-  switch (v) {
-    case model::Verdict::fails: return 0;
-    case model::Verdict::inconclusive: return 1;
-    case model::Verdict::not_measured: return 2;
-    case model::Verdict::holds: return 3;
-  }
-  return 4;
-}
 
 struct Tally {
   int counts[4] = {0, 0, 0, 0};  // by model::Verdict
@@ -57,14 +47,6 @@ std::string tally_text(const Tally& t) {
 }
 
 }  // namespace
-
-std::vector<const model::ClaimVerdict*> verdicts_in_report_order(const std::vector<model::ClaimVerdict>& claims) {
-  std::vector<const model::ClaimVerdict*> out;
-  for (const auto& c : claims) out.push_back(&c);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto* a, const auto* b) { return rank(a->verdict) < rank(b->verdict); });
-  return out;
-}
 
 std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims) {
   Tally measured, model_only;

@@ -1,4 +1,4 @@
-#include "analysis/text/markdown.h"
+#include "analysis/numbers/markdown.h"
 
 namespace lmroof::model {
 

@@ -1,4 +1,4 @@
-#include "analysis/results/remeasure_plan.h"
+#include "analysis/remeasure/remeasure_plan.h"
 
 #include <algorithm>
 #include <limits>

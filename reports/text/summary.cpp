@@ -1,14 +1,14 @@
-#include "cli/summary.h"
+#include "reports/text/summary.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "analysis/claims/claims.h"
+#include "reports/text/claims_text.h"
 #include "analysis/claims/identity_controls.h"
 #include "analysis/claims/roof_faults.h"
-#include "analysis/roofs/curve_agreement.h"
 
 namespace lmroof::cli {
 
@@ -91,7 +91,34 @@ std::string format_floors_and_controls(const model::Results& results, bool markd
   if (const std::string controls = format_identity_controls(results.decided().controls); !controls.empty())
     out += lead + controls;
   if (const std::string faults = format_roof_faults(results.decided().roof_faults); !faults.empty()) out += lead + faults;
-  if (const std::string curve = curve_stability_line(results.bandwidth_curve); !curve.empty()) out += lead + curve + "\n";
+  if (const std::string curve = curve_set_aside_line(results); !curve.empty()) out += lead + curve + "\n";
+  return out;
+}
+
+std::string format_stability_and_levels(const model::Results& results) {
+  std::string out;
+  for (const auto& c : results.ceilings)
+    if (c.unstable)
+      out += fmt::format("unstable: {} ({} repetitions spread {:.0f}% after a re-measurement, beyond {:.0f}%): the machine "
+                         "changed state while it was measured; runs judged against it say so\n",
+                         c.name, c.repeats.value_or(0), 100 * c.spread.value_or(0), 100 * model::kCeilingSpreadBound);
+  if (const auto& curve = results.bandwidth_curve) {
+    out += fmt::format("memory levels (read bandwidth over {} working sets, {} to {}, {} threads):\n", curve->points.size(),
+                       numbers::si(curve->points.front().working_set_bytes, "B"),
+                       numbers::si(curve->points.back().working_set_bytes, "B"), curve->threads);
+    for (const auto& l : curve->levels) {
+      std::string against;  // the curve at its level ceiling's own working set (analysis/roofs/curve_agreement.h)
+      for (const auto& a : curve->agreement)
+        if (a.level == l.name)
+          against = fmt::format("; at {}'s set {:.0f}% of it{}", a.ceiling, 100 * a.ratio, a.agrees ? "" : " (DISAGREES)");
+      out += fmt::format("  {:<6} {:>14}  {}{}\n", l.name, numbers::si(l.bandwidth, "B/s"),
+                         l.capacity_bytes ? "up to " + numbers::si(*l.capacity_bytes, "B") : std::string("beyond the caches"),
+                         against);
+    }
+    if (curve->levels.empty() || curve->levels.back().capacity_bytes)
+      out += "  (no memory plateau: the curve stops before 2x the outermost cache, as the memory budget allows)\n";
+    if (const std::string line = curve_set_aside_line(results); !line.empty()) out += line + "\n";
+  }
   return out;
 }
 

@@ -1,11 +1,11 @@
 #pragma once
 // Readable numbers and safe text for the HTML report. The numbers are the project's
-// one set (analysis/text/numbers.h); this adds HTML escaping and shape labels.
+// one set (analysis/numbers/numbers.h); this adds HTML escaping and shape labels.
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "analysis/text/numbers.h"
+#include "analysis/numbers/numbers.h"
 #include "analysis/model/results_model.h"
 
 namespace lmroof::report {

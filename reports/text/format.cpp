@@ -1,5 +1,5 @@
 // HTML escaping and shape labels for the report; see reports/format.h.
-#include "reports/format.h"
+#include "reports/text/format.h"
 
 #include <algorithm>
 

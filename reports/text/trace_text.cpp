@@ -1,0 +1,130 @@
+// The trace summaries as text; see reports/text/trace_text.h.
+#include "reports/text/trace_text.h"
+
+#include <fmt/format.h>
+
+#include <tuple>
+
+#include "analysis/numbers/numbers.h"
+
+namespace lmroof::trace {
+
+std::string to_text(const nlohmann::json& doc, bool markdown) {
+  using numbers::percent;
+  using numbers::si;
+  std::string out;
+  auto pct = [](const nlohmann::json& v) { return v.is_null() ? std::string("unknown") : percent(v.get<double>()); };
+  const auto& dev = doc["device"];
+  const std::string device_line =
+      dev["table_name"].is_null()
+          ? fmt::format("device: {} (roofs unknown: {})", dev["name"].get<std::string>().empty() ? "none" : dev["name"].get<std::string>(),
+                        dev["why_unknown"].get<std::string>())
+          : fmt::format("device: {} (roofs from the table entry {}, source: {})", dev["name"].get<std::string>(),
+                        dev["table_name"].get<std::string>(), dev["source"].get<std::string>());
+  const auto& w = doc["window"];
+  const bool cpu = doc["cpu_only"].get<bool>();
+  const std::string window_line =
+      fmt::format("window: {} ({} steps), {}{}; {}", w["kind"].get<std::string>(), w["step_count"].get<size_t>(),
+                  si(w["total_s"].get<double>(), "s"),
+                  doc.contains("ranks") ? fmt::format(" summed over {} ranks", doc["ranks"].size()) : "",
+                  cpu ? std::string("CPU-only trace: times are self CPU times")
+                      : fmt::format("GPU busy {} ({}), idle {}", si(w["busy_s"].get<double>(), "s"),
+                                    w["total_s"].get<double>() > 0 ? percent(w["busy_s"].get<double>() / w["total_s"].get<double>()) : "-",
+                                    si(w["idle_s"].get<double>(), "s")));
+  if (markdown) out += fmt::format("**{}**\n\n**{}**\n\n", device_line, window_line);
+  else out += device_line + "\n" + window_line + "\n\n";
+  // Class table
+  if (markdown) out += "| class | FLOP share | byte share | time share | fraction of roof | time |\n|---|---:|---:|---:|---:|---:|\n";
+  else out += fmt::format("{:<14} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "class", "FLOPs", "bytes", "time", "of roof", "time");
+  for (const auto& c : doc["classes"]) {
+    if (c["time_s"].get<double>() == 0 && c["flops"].get<double>() == 0) continue;
+    const auto cells = std::make_tuple(c["class"].get<std::string>(), percent(c["flop_share"].get<double>()),
+                                       percent(c["byte_share"].get<double>()), percent(c["time_share"].get<double>()),
+                                       pct(c["fraction_of_roof"]), si(c["time_s"].get<double>(), "s"));
+    if (markdown)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", std::get<0>(cells), std::get<1>(cells), std::get<2>(cells),
+                         std::get<3>(cells), std::get<4>(cells), std::get<5>(cells));
+    else
+      out += fmt::format("{:<14} {:>10} {:>10} {:>10} {:>10} {:>10}\n", std::get<0>(cells), std::get<1>(cells),
+                         std::get<2>(cells), std::get<3>(cells), std::get<4>(cells), std::get<5>(cells));
+  }
+  out += "\n";
+  // Top ops
+  if (markdown) out += "| op | shapes | class | calls | time | at roof | above roof | bound |\n|---|---|---|---:|---:|---:|---:|---|\n";
+  else out += "top ops by time (time at the roof, time above it):\n";
+  int shown = 0;
+  for (const auto& op : doc["ops"]) {
+    if (shown++ == 10) break;
+    const std::string at_roof = op["roof_time_s"].is_null() ? "unknown" : si(op["roof_time_s"].get<double>(), "s");
+    const std::string above = op["time_above_roof_s"].is_null() ? "unknown" : si(op["time_above_roof_s"].get<double>(), "s");
+    std::string dims = op["input_dims"].get<std::string>();
+    if (dims.size() > 48) dims = dims.substr(0, 45) + "...";
+    if (markdown)
+      out += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", op["name"].get<std::string>(), dims,
+                         op["class"].get<std::string>(), op["calls"].get<uint64_t>(), si(op["time_s"].get<double>(), "s"),
+                         at_roof, above, op["bound"].get<std::string>());
+    else
+      out += fmt::format("  {:<34} {:<48} {:>10} at roof {:>10} above {:>10} {}\n", op["name"].get<std::string>(), dims,
+                         si(op["time_s"].get<double>(), "s"), at_roof, above, op["bound"].get<std::string>());
+  }
+  out += fmt::format("{}known-cost share of time: {}\n", markdown ? "\n" : "\n", percent(doc["known_cost_time_share"].get<double>()));
+  const auto& un = doc["unattributed"];
+  if (un["kernels"].get<uint64_t>() > 0)
+    out += fmt::format("{}unattributed: {} kernels, {} (launch not in the trace: queued before the profiler, or a CUDA-graph replay)\n",
+                       markdown ? "\n" : "", un["kernels"].get<uint64_t>(), si(un["device_time_s"].get<double>(), "s"));
+  const auto& lb = doc["launch_bound"];
+  if (!lb["threshold_s"].is_null())
+    out += fmt::format("{}launch-bound kernels (shorter than {}): {}, {} of the time\n", markdown ? "\n" : "",
+                       si(lb["threshold_s"].get<double>(), "s"), lb["kernels"].get<uint64_t>(), percent(lb["time_share"].get<double>()));
+  if (doc.contains("ranks")) {
+    out += markdown ? "\n| rank | step time | busy | communication |\n|---:|---:|---:|---:|\n" : "\nranks:\n";
+    for (const auto& r : doc["ranks"]) {
+      if (markdown)
+        out += fmt::format("| {}{} | {} | {} | {} |\n", r["rank"].dump(), r["slowest"].get<bool>() ? " (slowest)" : "",
+                           si(r["step_time_s"].get<double>(), "s"), si(r["busy_s"].get<double>(), "s"),
+                           percent(r["communication_share"].get<double>()));
+      else
+        out += fmt::format("  rank {:<4} step {:>10}  busy {:>10}  communication {:>7}{}\n", r["rank"].dump(),
+                           si(r["step_time_s"].get<double>(), "s"), si(r["busy_s"].get<double>(), "s"),
+                           percent(r["communication_share"].get<double>()), r["slowest"].get<bool>() ? "  <- slowest" : "");
+    }
+  }
+  if (!doc["anomalies"].empty()) {
+    out += markdown ? "\n**anomalies (tolerated, counted):**\n\n" : "\nanomalies (tolerated, counted):\n";
+    for (const auto& an : doc["anomalies"])
+      out += fmt::format("{}{} x {} (first: {})\n", markdown ? "- " : "  ", an["count"].get<uint64_t>(),
+                         an["kind"].get<std::string>(), an["first"].get<std::string>());
+  }
+  return out;
+}
+
+std::string compare_text(const nlohmann::json& r, bool markdown) {
+  using numbers::si;
+  auto ratio = [](const nlohmann::json& v) { return v.is_null() ? std::string("new") : numbers::ratio(v.get<double>()); };
+  std::string out = fmt::format("base: {} ({})\nnew:  {} ({})\ntotal time: {} -> {} ({})\n\n", r["base"]["file"].get<std::string>(),
+                                r["base"]["device"].get<std::string>(), r["new"]["file"].get<std::string>(),
+                                r["new"]["device"].get<std::string>(), si(r["total"]["base_s"].get<double>(), "s"),
+                                si(r["total"]["new_s"].get<double>(), "s"), ratio(r["total"]["ratio"]));
+  out += markdown ? "| class | base | new | new/base |\n|---|---:|---:|---:|\n" : fmt::format("{:<14} {:>10} {:>10} {:>9}\n", "class", "base", "new", "new/base");
+  for (const auto& c : r["classes"]) {
+    if (c["base_s"].get<double>() == 0 && c["new_s"].get<double>() == 0) continue;
+    out += markdown ? fmt::format("| {} | {} | {} | {} |\n", c["class"].get<std::string>(), si(c["base_s"].get<double>(), "s"),
+                                  si(c["new_s"].get<double>(), "s"), ratio(c["ratio"]))
+                    : fmt::format("{:<14} {:>10} {:>10} {:>9}\n", c["class"].get<std::string>(), si(c["base_s"].get<double>(), "s"),
+                                  si(c["new_s"].get<double>(), "s"), ratio(c["ratio"]));
+  }
+  out += markdown ? "\n| op | shapes | base | new | change |\n|---|---|---:|---:|---:|\n" : "\nlargest changes per op shape:\n";
+  int n = 0;
+  for (const auto& o : r["ops"]) {
+    if (n++ == 15) break;
+    std::string dims = o["input_dims"].get<std::string>();
+    if (dims.size() > 40) dims = dims.substr(0, 37) + "...";
+    out += markdown ? fmt::format("| {} | `{}` | {} | {} | {} |\n", o["name"].get<std::string>(), dims, si(o["base_s"].get<double>(), "s"),
+                                  si(o["new_s"].get<double>(), "s"), si(o["delta_s"].get<double>(), "s"))
+                    : fmt::format("  {:<34} {:<40} {:>10} -> {:>10} ({})\n", o["name"].get<std::string>(), dims,
+                                  si(o["base_s"].get<double>(), "s"), si(o["new_s"].get<double>(), "s"), o["status"].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace lmroof::trace

@@ -1,0 +1,15 @@
+#pragma once
+// `lmroof trace` and `lmroof compare A/trace.json B/trace.json` for a person: the
+// terminal summary (text or markdown) of what analysis/trace wrote as JSON.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace lmroof::trace {
+
+// The summary of one trace.json document (analysis/trace/trace_output.h: to_json).
+std::string to_text(const nlohmann::json& doc, bool markdown);
+// The change between two traces (analysis/trace/trace_compare.h: compare_traces).
+std::string compare_text(const nlohmann::json& report, bool markdown);
+
+}  // namespace lmroof::trace
