@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "analysis/claims/claims.h"
+#include "reports/text/roof_text.h"
 #include "reports/text/claims_text.h"
 #include "analysis/io/output_set.h"
 #include "analysis/predict/run_prediction.h"
@@ -23,7 +24,6 @@
 #include "reports/text/model_summary.h"
 #include "cli/remeasure.h"
 #include "reports/text/summary.h"
-#include "analysis/claims/roof_faults.h"
 #include "analysis/formats/file_names.h"
 #include "profiler/device_query.h"
 #include "profiler/metrics.h"

@@ -14,6 +14,7 @@
 #include "analysis/rules/rules.h"
 #include "analysis/results/results.h"
 #include "bench/bandwidth_curve.h"
+#include "reports/text/roof_text.h"
 #include "bench/cache_levels.h"
 #include "bench/memory_budget.h"
 #include "bench_fixture.h"
@@ -343,7 +344,7 @@ TEST(CurveAgreement, ACurveThatMatchesItsCeilingsIsStableOnEveryShape) {
     }
     EXPECT_FALSE(curve.unstable) << shape.name;
     EXPECT_FALSE(curve.unstable_reason) << shape.name;
-    EXPECT_EQ(curve_stability_line(curve), "");
+    EXPECT_EQ(curve_set_aside_line(curve), "");
   }
 }
 
@@ -361,7 +362,7 @@ TEST(CurveAgreement, ACurveFortyPercentLowOrHighIsUnstableOnEveryShape) {
         EXPECT_FALSE(a.agrees) << shape.name << " " << a.level;
         EXPECT_NEAR(a.ratio, scale, 0.05) << shape.name << " " << a.level;
       }
-      EXPECT_NE(curve_stability_line(curve).find("judged at the level ceilings"), std::string::npos);
+      EXPECT_NE(curve_set_aside_line(curve).find("judged at the level ceilings"), std::string::npos);
     }
 }
 

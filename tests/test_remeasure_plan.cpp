@@ -68,7 +68,7 @@ TEST(RemeasurePlan, EveryPairedComparisonWhateverTheClaimsSay) {
   // `lmroof run --remeasure-every-comparison` (hidden, for tests): every comparison with
   // paired rounds, then the A/A controls, each once; an unpaired comparison is left out.
   model::Results r = two_comparisons();
-  r.claims = {verdict(model::Verdict::holds, nullptr, "norm")};
+  r.claims = {verdict(model::Verdict::holds, std::nullopt, "norm")};
   r.comparisons.push_back(r.comparisons[0]);  // the same comparison twice: once
   model::Comparison unpaired = r.comparisons[0];
   unpaired.candidate.run = "norm/c";

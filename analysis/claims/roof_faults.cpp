@@ -4,18 +4,13 @@
 
 #include <map>
 
-#include "analysis/roofs/curve_agreement.h"
 
 namespace lmroof {
 
-namespace {
-
-std::string fault_text(const RoofFault& f) {
+std::string roof_fault_text(const RoofFault& f) {
   return fmt::format("{} ran at {:.0f}% of its judged roof ({}{}), above the {:.0f}% a measurement allows", f.run,
                      f.fraction * 100, f.roof, f.probed ? ", as probed next to it" : "", model::kAboveRoofFault * 100);
 }
-
-}  // namespace
 
 void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::Findings& findings) {
   std::map<std::string, RoofFault> faults;
@@ -27,7 +22,7 @@ void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::F
     for (const auto& e : v.evidence) {
       if (!e.run) continue;
       if (const auto f = faults.find(*e.run); f != faults.end() && !v.untrustworthy)
-        v.untrustworthy = fault_text(f->second) + ": a measurement fault";
+        v.untrustworthy = roof_fault_text(f->second) + ": a measurement fault";
       if (const auto u = unstable.find(*e.run); u != unstable.end() && v.cause_detail &&
                                                 v.cause_detail->find("unstable") == std::string::npos)
         *v.cause_detail += fmt::format(" ({} judged against {}, marked unstable: its repeats disagreed)", *e.run,
@@ -35,32 +30,6 @@ void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::F
     }
   }
 }
-
-std::string format_roof_faults(const std::vector<RoofFault>& faults) {
-  if (faults.empty()) return "";
-  std::string out = "runs above their judged roof (MEASUREMENT FAULT: the verdicts resting on them are untrustworthy):\n";
-  for (const auto& f : faults) out += "  " + fault_text(f) + "\n";
-  return out;
-}
-
-std::string roof_faults_summary(const model::Results& results) {
-  const auto faults = roof_faults(results);
-  std::string out;
-  if (faults.empty()) {
-    out = fmt::format("roof faults: none (no run above {:.0f}% of its judged roof)\n", model::kAboveRoofFault * 100);
-  } else {
-    const RoofFault* worst = &faults.front();
-    for (const auto& f : faults)
-      if (f.fraction > worst->fraction) worst = &f;
-    out = fmt::format("roof faults: {} run{} above {:.0f}% of {} judged roof (MEASUREMENT FAULT), the worst {}\n",
-                      faults.size(), faults.size() == 1 ? "" : "s", model::kAboveRoofFault * 100,
-                      faults.size() == 1 ? "its" : "their", fault_text(*worst));
-  }
-  if (const std::string curve = curve_stability_line(results.bandwidth_curve); !curve.empty()) out += curve + "\n";
-  return out;
-}
-
-std::string curve_set_aside_line(const model::Results& results) { return curve_stability_line(results.bandwidth_curve); }
 
 nlohmann::json curve_stability_json(const model::Results& results) {
   const auto& curve = results.bandwidth_curve;

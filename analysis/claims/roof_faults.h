@@ -23,16 +23,10 @@ namespace lmroof {
 // judged against.
 void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::Findings& findings);
 
-// "12.3 GB/s ... MEASUREMENT FAULT" lines for the CLI; empty without faults.
-std::string format_roof_faults(const std::vector<RoofFault>& faults);
-// One line for the end of `lmroof run`'s summary: how many runs are above their judged
-// roof and the worst ("roof faults: 2 runs above 105% of their judged roof, the worst
-// decode/... at 148% of L2 curve"), or that none is; then, when the bandwidth curve was
-// set aside (analysis/roofs/curve_agreement.h), that line too.
-std::string roof_faults_summary(const model::Results& results);
-// The line saying the bandwidth curve was set aside (analysis/roofs/curve_agreement.h:
-// curve_stability_line), for the report's first screen; "" when it judged the runs.
-std::string curve_set_aside_line(const model::Results& results);
+// "decode/... ran at 148% of its judged roof (L2 curve), above the 105% a measurement
+// allows": the fault as the verdicts it makes untrustworthy say it (results.json). The
+// lines for people are reports/text/roof_text.h.
+std::string roof_fault_text(const RoofFault& f);
 // check --format json's `roof_faults` and `unstable_judgements`.
 nlohmann::json roof_faults_json(const std::vector<RoofFault>& faults);
 nlohmann::json unstable_judgements_json(const std::vector<UnstableJudgement>& judgements);

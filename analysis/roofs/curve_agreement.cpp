@@ -83,10 +83,4 @@ void check_curve_against_ceilings(model::BandwidthCurve& curve, const std::vecto
     curve.unstable_reason.reset();
 }
 
-std::string curve_stability_line(const std::optional<model::BandwidthCurve>& curve) {
-  if (!curve || !curve->unstable) return "";
-  return fmt::format("bandwidth curve UNSTABLE, not used: runs are judged at the level ceilings instead ({})",
-                     curve->unstable_reason.value_or("a level disagrees with its ceiling"));
-}
-
 }  // namespace lmroof

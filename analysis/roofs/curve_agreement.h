@@ -36,8 +36,5 @@ std::vector<model::CurveAgreement> curve_agreement(const model::BandwidthCurve& 
 // 15%)..."). A curve with no level to check stays as it is (nothing contradicts it).
 void check_curve_against_ceilings(model::BandwidthCurve& curve, const std::vector<model::Ceiling>& ceilings);
 
-// "the bandwidth curve is unstable (...): runs are judged at the level ceilings"; ""
-// for a stable curve or none. For `check`, `run`'s summary and the report.
-std::string curve_stability_line(const std::optional<model::BandwidthCurve>& curve);
 
 }  // namespace lmroof

@@ -1,4 +1,5 @@
 #include "reports/text/summary.h"
+#include "reports/text/roof_text.h"
 
 #include <fmt/format.h>
 
