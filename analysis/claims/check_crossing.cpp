@@ -124,7 +124,7 @@ Case crossing_case(const Context& ctx, const std::vector<const Run*>& members) {
     bytes.push_back(r->bytes.model);
     I.push_back(r->flops.total / r->bytes.model);
     A.push_back(r->achieved.flop_per_s);
-    noise = std::max(noise, run_spread(*r));
+    noise = std::max(noise, run_spread(ctx.results, *r));
     c.evidence.push_back(evidence(r, "intensity.model", I.back()));
     c.evidence.push_back(evidence(r, "achieved.flop_per_s", A.back()));
   }

@@ -51,7 +51,7 @@ Outcome check_scaling(const Context& ctx) {
       xs.push_back(std::log(x));
       ys.push_back(std::log(*y));
       distinct.insert(x);
-      max_spread = std::max(max_spread, run_spread(*r));
+      max_spread = std::max(max_spread, run_spread(ctx.results, *r));
       c.evidence.push_back(evidence(r, field, *y));
     }
     std::vector<std::string> values;

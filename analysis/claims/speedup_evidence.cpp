@@ -168,11 +168,12 @@ std::string too_noisy(double noise, double max_noise) {
 
 // Half the spread of one run's median, relative: the larger half-width of its 95%
 // bootstrap interval (sqrt(max / min) - 1 with fewer than 3 samples).
-double run_spread(const Run& run) {
-  if (run.time_s.samples.size() < 3) return std::sqrt(run.time_s.max / run.time_s.min) - 1;
-  const stats::Interval i = stats::bootstrap_median_interval(run.time_s.samples);
+double run_spread(const model::Results& results, const Run& run) {
+  const auto& intervals = results.decided().median_intervals;
+  const auto i = intervals.find(run.id);
+  if (i == intervals.end()) return std::sqrt(run.time_s.max / run.time_s.min) - 1;  // fewer than 3 samples
   const double m = run.time_s.median;
-  return std::max(i.high / m, m / i.low) - 1;
+  return std::max(i->second.high / m, m / i->second.low) - 1;
 }
 
 Outcome check_each_pair(const Context& ctx, Case (*judge)(const Context&, const RunPair&)) {

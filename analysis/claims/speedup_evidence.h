@@ -52,7 +52,8 @@ std::string interval_text(const SpeedupStats& p);
 std::string what_would_decide(const SpeedupStats& p, double threshold, const Run& baseline, const Run& candidate);
 std::string too_noisy(double noise, double max_noise);
 // Half the spread of one run's median, relative: the larger half-width of its 95%
-// bootstrap interval (sqrt(max / min) - 1 with fewer than 3 samples).
-double run_spread(const Run& run);
+// bootstrap interval, as the analysis decided it (Findings::median_intervals;
+// sqrt(max / min) - 1 with fewer than 3 samples).
+double run_spread(const model::Results& results, const Run& run);
 
 }  // namespace lmroof::claims_detail
