@@ -12,6 +12,7 @@
 
 #include "analysis/text/numbers.h"
 #include "analysis/stats/statistics.h"
+#include "analysis/claims/roof_faults.h"
 #include "analysis/roofs/roof_choice.h"
 #include "reports/embedded_assets.h"
 #include "reports/attention_chart.h"
@@ -175,7 +176,7 @@ json roofline_chart(const model::Results& results) {
                                                        : std::string(num::kDash)},
         {"y_judged_roof", model::sol_fraction(r.judged_against) && std::isfinite(p.y_analytic)
                               ? json(p.y_analytic / *model::sol_fraction(r.judged_against)) : json(nullptr)},
-        {"fault", model::above_roof(r.judged_against)},
+        {"fault", is_roof_fault(r)},
         {"x_minimum", number_or_null(p.x_minimum)},
         {"x_model", number_or_null(p.x_model)},
         {"x_measured", number_or_null(p.x_measured)},

@@ -8,15 +8,39 @@
 
 namespace lmroof {
 
+// A fault compares the run against the most generous roof it has: the suite's (the best
+// of the ceilings' repeats, raised by the probes) or its own probes' best, whichever
+// leaves it the smaller fraction. A run is not a fault only because one roof was
+// measured low (its probes' median, or its probes while a neighbour held the machine:
+// a default run under a load of 15 put two naive decode runs at 116% of their best
+// probe and 53% of the suite's read roof); a run above every roof it has still is.
+namespace {
+
+// The judgement that leaves the run the smaller fraction; nullptr when neither has one.
+const model::JudgedAgainst* kindest_judgement(const model::Run& r, bool* probed) {
+  const model::JudgedAgainst* kindest = nullptr;
+  for (const auto* j : {&r.judged_against, &r.judged_against_probe})
+    if (model::sol_fraction(*j) && (!kindest || (*j)->fraction < kindest->fraction)) {
+      kindest = &**j;
+      if (probed) *probed = j == &r.judged_against_probe;
+    }
+  return kindest;
+}
+
+}  // namespace
+
+bool is_roof_fault(const model::Run& run) {
+  const model::JudgedAgainst* j = kindest_judgement(run, nullptr);
+  return j && j->fraction > model::kAboveRoofFault;
+}
+
 std::vector<RoofFault> roof_faults(const model::Results& results) {
   std::vector<RoofFault> out;
   for (const auto& r : results.runs) {
-    const model::JudgedAgainst* worst = nullptr;
     bool probed = false;
-    for (const auto* j : {&r.judged_against, &r.judged_against_probe})
-      if (model::above_roof(*j) && (!worst || (*j)->fraction > worst->fraction))
-        worst = &**j, probed = j == &r.judged_against_probe;
-    if (worst) out.push_back({r.id, *worst->roof, worst->fraction, probed});
+    const model::JudgedAgainst* kindest = kindest_judgement(r, &probed);
+    if (kindest && kindest->fraction > model::kAboveRoofFault)
+      out.push_back({r.id, *kindest->roof, kindest->fraction, probed});
   }
   return out;
 }

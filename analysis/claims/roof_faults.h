@@ -23,9 +23,13 @@ struct RoofFault {
   bool probed = false;  // judged against the DRAM roofs probed next to it (judged_against_probe)
 };
 
-// Every run above kAboveRoofFault of its judged roof (the suite's or its probe's, the
-// larger fraction), in results order.
+// Every run above kAboveRoofFault of its judged roof: of the suite's roof and its own
+// probes' best (judged_against_probe), the one that leaves it the smaller fraction (the
+// more peak-like roof), so that one roof measured low does not make a fault; in results
+// order.
 std::vector<RoofFault> roof_faults(const model::Results& results);
+// The same rule for one run: the runs table, the report and the roofline mark it.
+bool is_roof_fault(const model::Run& run);
 
 struct UnstableJudgement {
   std::string run;
