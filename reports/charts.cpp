@@ -173,7 +173,7 @@ json roofline_chart(const model::Results& results) {
                                                        : std::string(num::kDash)},
         {"y_judged_roof", model::sol_fraction(r.judged_against) && std::isfinite(p.y_analytic)
                               ? json(p.y_analytic / *model::sol_fraction(r.judged_against)) : json(nullptr)},
-        {"fault", model::above_roof(r.judged_against)},
+        {"fault", model::is_roof_fault(r)},
         {"x_minimum", number_or_null(p.x_minimum)},
         {"x_model", number_or_null(p.x_model)},
         {"x_measured", number_or_null(p.x_measured)},

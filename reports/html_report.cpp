@@ -489,7 +489,7 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
     row += fmt::format("<td><span class=\"bound bound-{}\">{}</span></td>", r.bound ? bound : "other", esc(bound));
     const auto sol = model::sol_fraction(r.judged_against), sol_probe = model::sol_fraction(r.judged_against_probe);
     std::string sol_text = sol ? esc(percent(*sol)) : "";
-    if (model::above_roof(r.judged_against)) sol_text = "<b class=\"fault\">" + sol_text + " (measurement fault)</b>";
+    if (model::is_roof_fault(r)) sol_text = "<b class=\"fault\">" + sol_text + " (measurement fault)</b>";
     row += sol ? fmt::format("<td class=\"num\" data-sort=\"{:.17g}\">{}</td>", *sol, sol_text)
                : fmt::format("<td class=\"num\" data-sort=\"\">{}</td>", kDash);
     std::string judged = sol ? esc(*r.judged_against->roof) : "";

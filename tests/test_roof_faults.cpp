@@ -183,6 +183,27 @@ TEST(RoofFaults, FailingClaimsShowMeasuredAgainstExpectedAndTheirCause) {
   EXPECT_NE(line.find("cause: implementation (baseline at 30% of its roof)"), std::string::npos) << line;
 }
 
+// A fault compares against the most peak-like roof the run has: one roof measured low
+// (its probes while a neighbour held the machine, or the suite's) does not make a
+// fault; a run above both still is one, at the smaller fraction.
+TEST(RoofFaults, AFaultIsAboveEveryRoofTheRunHas) {
+  model::Results r = fixture();
+  for (auto& run : r.runs) judge(run, 0.8, "DRAM");
+  judge(r.runs[0], 1.16, "DRAM");
+  r.runs[0].judged_against_probe = r.runs[0].judged_against;
+  r.runs[0].judged_against->fraction = 0.53;  // the suite's roof: well above the run
+  r.runs[0].judged_against->seconds = 0.53 * r.runs[0].time_s.median;
+  EXPECT_TRUE(roof_faults(r).empty());
+  EXPECT_FALSE(is_roof_fault(r.runs[0]));
+  r.runs[0].judged_against->fraction = 1.30;  // above the suite's roof too: a fault, at the kinder 116%
+  EXPECT_TRUE(is_roof_fault(r.runs[0]));
+  const auto faults = roof_faults(r);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_NEAR(faults[0].fraction, 1.16, 1e-12);
+  EXPECT_TRUE(faults[0].probed);
+  EXPECT_NE(roof_faults_summary(r).find("roof faults: 1 run above 105%"), std::string::npos) << roof_faults_summary(r);
+}
+
 TEST(RooflineLevels, EachLevelIsARoofAndNoRunPlotsAboveItsJudgedRoof) {
   model::Results r = fixture();
   model::BandwidthCurve curve;

@@ -662,6 +662,24 @@ struct RoofFault {
   bool probed = false;  // judged against the DRAM roofs probed next to it (judged_against_probe)
 };
 
+// Of a run's judgements (the suite's roof, and the roof probed next to it), the one that
+// leaves it the smaller fraction, the more peak-like roof; nullptr when neither has one.
+// `probed` says which. A roof fault is a run above kAboveRoofFault of this one.
+inline const JudgedAgainst* kindest_judgement(const Run& r, bool* probed = nullptr) {
+  const JudgedAgainst* kindest = nullptr;
+  for (const auto* j : {&r.judged_against, &r.judged_against_probe})
+    if (sol_fraction(*j) && (!kindest || (*j)->fraction < kindest->fraction)) {
+      kindest = &**j;
+      if (probed) *probed = j == &r.judged_against_probe;
+    }
+  return kindest;
+}
+// The fault rule for one run: the runs table, the report and the roofline mark it.
+inline bool is_roof_fault(const Run& r) {
+  const JudgedAgainst* j = kindest_judgement(r);
+  return j && j->fraction > kAboveRoofFault;
+}
+
 // A run judged against ceilings marked unstable (Ceiling::unstable).
 struct UnstableJudgement {
   std::string run;

@@ -50,7 +50,7 @@ std::string format_runs_table(const model::Results& results) {
     if (fraction && r.judged_against->composite) judged += " (sum of its steps)";
     if (fraction && !r.judged_against->unstable_ceilings.empty())
       judged += fmt::format(" [unstable: {}]", fmt::join(r.judged_against->unstable_ceilings, ", "));
-    if (model::above_roof(r.judged_against)) judged += " MEASUREMENT FAULT: above 105% of its roof";
+    if (model::is_roof_fault(r)) judged += " MEASUREMENT FAULT: above 105% of its roof";
     out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>5} {:>6} {:>5} {}\n", id,
                        numbers::si(r.time_s.median, "s"), numbers::si(r.achieved.byte_per_s, "B/s"),
                        numbers::si(r.achieved.flop_per_s, "FLOP/s"), numbers::sig(r.intensity.value),
