@@ -200,6 +200,44 @@ TEST(BandwidthCurve, TravelsFromBenchJsonIntoResultsAndBack) {
   EXPECT_EQ(model::to_json(back), model::to_json(results));
 }
 
+// The GPU's curve as bench/bandwidth_curve_cuda.cu writes it (points curve/cuda/read/<bytes>
+// from 1 MiB to 4 x L2, the launched threads, the L2 capacity beside each point; without a
+// GPU one curve/cuda/read that skipped with the reason) becomes a cuda curve with an L2
+// and an HBM level. Synthetic rates (H200-like: 50 MB L2 at 9 TB/s, HBM at 3.3 TB/s): the
+// benchmark itself has never run on a GPU.
+TEST(BandwidthCurve, AGpuCurveFromBenchJsonHasL2AndHbmLevels) {
+  const std::vector<Level> levels = {{"L2", 50e6, 9e12}};
+  const auto sets = bench::curve_working_sets(int64_t{1} << 20, 4 * static_cast<int64_t>(50e6), capacity_bytes(levels));
+  const auto points = synthetic_curve(levels, 3.3e12, sets);
+  nlohmann::json b = nlohmann::json::array();
+  b.push_back({{"name", "ceiling/cuda/dram_read/manual_time"}, {"run_name", "ceiling/cuda/dram_read/manual_time"},
+               {"run_type", "iteration"}, {"iterations", 1}, {"real_time", 1.0}, {"cpu_time", 1.0}, {"time_unit", "ms"},
+               {"ceiling_bytes", 3.3e9}});
+  for (const auto& p : points) {
+    const std::string name = fmt::format("curve/cuda/read/{:.0f}/manual_time", p.working_set_bytes);
+    const double bytes = 1e9;
+    for (double slower : {1.0, 1.1})
+      b.push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"}, {"iterations", 1},
+                   {"real_time", slower * bytes / p.read * 1e3}, {"cpu_time", 0.01}, {"time_unit", "ms"},
+                   {"curve_read_bytes", bytes}, {"working_set_bytes", p.working_set_bytes},
+                   {"ceiling_threads", 132 * 8 * 256}, {"curve_capacity_L2", 50e6}});
+  }
+  b.push_back({{"name", "curve/cuda/read"}, {"run_name", "curve/cuda/read"}, {"run_type", "iteration"},
+               {"iterations", 0}, {"real_time", 0}, {"cpu_time", 0}, {"time_unit", "ms"}, {"error_occurred", true},
+               {"error_message", "no CUDA device"}});
+  const nlohmann::json doc = {{"context", {{"host_name", "test"}}}, {"benchmarks", b}};
+  const model::Results results = build_results(parse_bench_json(test::as_measured(doc), "test"), {});
+  ASSERT_TRUE(results.bandwidth_curve);
+  const auto& curve = *results.bandwidth_curve;
+  EXPECT_EQ(curve.backend, "cuda");
+  EXPECT_EQ(curve.threads, 132 * 8 * 256);
+  EXPECT_EQ(curve.points.size(), points.size());
+  EXPECT_NEAR(curve.points.front().read, points.front().read, 1e-9 * points.front().read);  // the best repetition
+  expect_levels(curve.levels, levels, 3.3e12, "HBM");
+  ASSERT_EQ(results.skipped.size(), 1u);
+  EXPECT_EQ(results.skipped[0].reason, "no CUDA device");
+}
+
 TEST(CeilingRepeats, SpreadIsRecordedAndASecondAttemptThatStillDisagreesIsUnstable) {
   {  // one attempt, 10 and 11 ms: spread 1/11, stable
     const auto r = build_results(parse_bench_json(test::as_measured(curve_bench({ceiling_entry(10, 0), ceiling_entry(11, 0)})), "t"), {});
