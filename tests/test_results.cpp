@@ -547,7 +547,7 @@ TEST(BenchFiles, AMeasurementJoinedInMemoryAnalysesAsItsWrittenFile) {
   second["context"]["host_name"] = "a later session";
   const size_t split = 6;  // the ceilings and the layernorm runs, then the rest
   for (size_t i = 0; i < whole["benchmarks"].size(); ++i) (i < split ? first : second)["benchmarks"].push_back(whole["benchmarks"][i]);
-  nlohmann::json cv = entry("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8", 0.1, {{"bytes_per_second", "NAN_HERE"}});
+  nlohmann::json cv = bench_entry("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8", 0.1, {{"bytes_per_second", "NAN_HERE"}});
   cv["run_type"] = "aggregate";
   cv["aggregate_name"] = "cv";
   first["benchmarks"].push_back(cv);
