@@ -20,22 +20,22 @@
 namespace lmroof {
 namespace {
 
-nlohmann::json entry(const std::string& name, double real_time_ms, nlohmann::json counters = nlohmann::json::object()) {
-  nlohmann::json e = {{"name", name + "/real_time"}, {"run_name", name + "/real_time"}, {"run_type", "iteration"},
-                      {"iterations", 10}, {"real_time", real_time_ms}, {"cpu_time", real_time_ms}, {"time_unit", "ms"}};
-  for (auto& [k, v] : counters.items()) e[k] = v;
-  return e;
-}
-
 // DRAM ceilings only (no cache levels): read and copy 40 GB/s, FP32 FMA 20 GFLOP/s.
 nlohmann::json document(const std::vector<std::string>& ids, double real_time_ms) {
   nlohmann::json b = nlohmann::json::array();
-  b.push_back(entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 4e8}}));
-  b.push_back(entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 4e8}}));
-  b.push_back(entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 2e8}}));
+  b.push_back(test::bench_entry("ceiling/cpu/read", 10, {{"ceiling_bytes", 4e8}}));
+  b.push_back(test::bench_entry("ceiling/cpu/copy", 10, {{"ceiling_bytes", 4e8}}));
+  b.push_back(test::bench_entry("ceiling/cpu/fp32_fma", 10, {{"ceiling_flops", 2e8}}));
   for (const auto& id : ids)
-    for (int i = 0; i < 3; ++i) b.push_back(entry(id, real_time_ms));
+    for (int i = 0; i < 3; ++i) b.push_back(test::bench_entry(id, real_time_ms));
   return {{"context", {{"host_name", "test"}, {"num_cpus", 2}}}, {"benchmarks", b}};
+}
+
+// One declared step: its name, FLOPs and bytes as worked out by hand above each test.
+void expect_step(const CostStep& step, const std::string& name, double flops, double bytes) {
+  EXPECT_EQ(step.name, name);
+  EXPECT_DOUBLE_EQ(step.flops.total(), flops) << name;
+  EXPECT_DOUBLE_EQ(step.bytes, bytes) << name;
 }
 
 constexpr double kP = 20e9, kW = 40e9;  // FLOP/s, B/s: read = copy, so every byte moves at 40 GB/s
@@ -51,12 +51,8 @@ const char* kSoftcapFused = "stability/logit_softcap/fused/cpu/fp32/tokens:4/voc
 TEST(CompositeSteps, UnfusedStabilityPassesAreDeclaredAsSteps) {
   const Cost c = cost_of(RunSpec::parse_bench_name(kSoftcapUnfused));
   ASSERT_EQ(c.steps.size(), 2u);
-  EXPECT_EQ(c.steps[0].name, "capped = cap * tanh(logits / cap)");
-  EXPECT_DOUBLE_EQ(c.steps[0].flops.total(), 1200);
-  EXPECT_DOUBLE_EQ(c.steps[0].bytes, 3200);
-  EXPECT_EQ(c.steps[1].name, "loss = cross_entropy(capped, targets)");
-  EXPECT_DOUBLE_EQ(c.steps[1].flops.total(), 1612);
-  EXPECT_DOUBLE_EQ(c.steps[1].bytes, 1632);
+  expect_step(c.steps[0], "capped = cap * tanh(logits / cap)", 1200, 3200);
+  expect_step(c.steps[1], "loss = cross_entropy(capped, targets)", 1612, 1632);
   EXPECT_DOUBLE_EQ(c.flops.total(), 2812);
   EXPECT_DOUBLE_EQ(c.bytes_model, 4832);
   // One pass: no steps.
@@ -124,12 +120,8 @@ const char* kInterleave = "window/interleave_1_1/grouped/cpu/fp32/batch:1/q_head
 TEST(CompositeSteps, AWindowStackDeclaresItsGlobalAndLocalLayersAsSteps) {
   const Cost c = cost_of(RunSpec::parse_bench_name(kInterleave));
   ASSERT_EQ(c.steps.size(), 2u);
-  EXPECT_EQ(c.steps[0].name, "1 global layer (512 rows)");
-  EXPECT_DOUBLE_EQ(c.steps[0].flops.total(), 73792);
-  EXPECT_DOUBLE_EQ(c.steps[0].bytes, 33024);
-  EXPECT_EQ(c.steps[1].name, "1 local layer (128 rows)");
-  EXPECT_DOUBLE_EQ(c.steps[1].flops.total(), 18496);
-  EXPECT_DOUBLE_EQ(c.steps[1].bytes, 8448);
+  expect_step(c.steps[0], "1 global layer (512 rows)", 73792, 33024);
+  expect_step(c.steps[1], "1 local layer (128 rows)", 18496, 8448);
   // 6 layers of 1:5: one global, five local, grouped.
   const Cost six = cost_of(RunSpec::parse_bench_name(
       "window/interleave_1_5/grouped/cpu/fp32/batch:1/q_heads:4/kv_heads:1/head_dim:8/context:512/window:128/layers:6"));
