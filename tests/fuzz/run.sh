@@ -29,9 +29,10 @@ bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/re
 # a new check kind or control is fuzzed without an edit here.
 mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
 # The claims read the findings the results library decides (analysis/results/findings.cpp:
-# judged levels from the roofs, the verdicts' words from text/verdict_text).
+# judged levels from the roofs); the target prints the verdicts as `check` does
+# (reports/text/claims_text, verdict_text).
 claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" analysis/results/findings.cpp analysis/roofs/*.cpp
-            reports/text/verdict_text.cpp analysis/numbers/numbers.cpp analysis/numbers/markdown.cpp kernels/run_names/shape.cpp "${model[@]}")
+            reports/text/claims_text.cpp reports/text/verdict_text.cpp kernels/run_names/shape.cpp "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
   [ ! -x "$out/$1" ] || [ -n "$(find analysis reports/text tests/fuzz kernels/model_config kernels/run_names -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
 }
