@@ -20,12 +20,15 @@ trap 'rm -rf "$tmp"' EXIT
 threads="${OMP_NUM_THREADS:-$(nproc)}"
 if grep -qw avx512f /proc/cpuinfo; then isa=avx512; else isa=avx; fi
 
-echo "lmroof ceilings${quick:+ $quick} ..." >&2
-"$lmroof" ceilings $quick --backend cpu --json "$tmp/ceilings.json" > "$tmp/ceilings.txt"
-
 # lmroof's best repetition of each ceiling (bytes or FLOPs per second), and the working
-# set its DRAM ceilings streamed, from the benchmark JSON.
-python3 - "$tmp/ceilings.json" > "$tmp/lmroof.txt" <<'PY'
+# set its DRAM ceilings streamed, from the benchmark JSON: lmroof_ceilings N measures
+# them into $tmp/lmroofN.txt. They are measured twice, before and after likwid, because
+# a shared VM's DRAM rate can step between two states within a minute (the development
+# machine: about 30 and 55 GB/s); a ratio is only comparable where both agree.
+lmroof_ceilings() {
+  echo "lmroof ceilings${quick:+ $quick} ($1 of 2) ..." >&2
+  "$lmroof" ceilings $quick --backend cpu --json "$tmp/ceilings$1.json" > "$tmp/ceilings$1.txt"
+  python3 - "$tmp/ceilings$1.json" > "$tmp/lmroof$1.txt" <<'PY'
 import json, sys, re
 doc = json.loads(re.sub(r'\b-?(NaN|Infinity)\b', 'null', open(sys.argv[1]).read()))
 best, sets = {}, {}
@@ -43,8 +46,11 @@ for k in ("read", "copy", "copy_nt", "fp32_fma"):
     print(k, best.get(k, 0), int(sets.get(k, 0)))
 PY
 
-lmroof_value() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/lmroof.txt"; }
-lmroof_set() { awk -v k="$1" '$1 == k { print $3 }' "$tmp/lmroof.txt"; }
+}
+lmroof_ceilings 1
+
+lmroof_value() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/lmroof$2.txt"; }
+lmroof_set() { awk -v k="$1" '$1 == k { print $3 }' "$tmp/lmroof1.txt"; }
 
 # likwid_rate KERNEL BYTES: MByte/s (or MFlops/s for peakflops) of the kernel over BYTES
 # split between $threads threads of every memory domain.
@@ -67,16 +73,23 @@ best_of_three() {
   echo "$best"
 }
 
-printf '%-26s %-9s %14s %14s %8s\n' "likwid-bench kernel" "lmroof" "likwid" "lmroof" "ratio"
-row() {  # KERNEL LMROOF_CEILING BYTES UNIT
-  local likwid lm
-  likwid=$(best_of_three "$1" "$3")
-  lm=$(lmroof_value "$2")
-  awk -v k="$1" -v c="$2" -v a="$likwid" -v b="$lm" -v u="$4" \
-    'BEGIN { printf "%-26s %-9s %11.1f %s %11.1f %s %8.2f\n", k, c, a / 1e9, u, b / 1e9, u, (b > 0 ? a / b : 0) }'
+# likwid first (between the two lmroof measurements), then the table.
+declare -A likwid
+likwid[read]=$(best_of_three "load_$isa" "$(lmroof_set read)")
+likwid[copy]=$(best_of_three "copy_$isa" "$(lmroof_set copy)")
+likwid[copy_nt]=$(best_of_three "copy_mem_$isa" "$(lmroof_set copy_nt)")
+likwid[fp32_fma]=$(best_of_three "peakflops_sp_${isa}_fma" "$((threads * 16 * 1024))")
+lmroof_ceilings 2
+
+printf '%-26s %-9s %11s %11s %11s %7s %7s  %s\n' "likwid-bench kernel" "lmroof" "likwid" "lmroof 1" "lmroof 2" "ratio 1" "ratio 2" ""
+row() {  # KERNEL LMROOF_CEILING UNIT
+  awk -v k="$1" -v c="$2" -v a="${likwid[$2]}" -v b="$(lmroof_value "$2" 1)" -v d="$(lmroof_value "$2" 2)" -v u="$3" \
+    'BEGIN { moved = (b > 0 && d > 0 && (b > d ? b / d : d / b) > 1.2) ? "lmroof moved >20% between its two measurements: the machine changed state" : "";
+             printf "%-26s %-9s %9.1f %s %9.1f %s %9.1f %s %7.2f %7.2f  %s\n", k, c, a / 1e9, u, b / 1e9, u, d / 1e9, u,
+                    (b > 0 ? a / b : 0), (d > 0 ? a / d : 0), moved }'
 }
-row "load_$isa" read "$(lmroof_set read)" "G/s"
-row "copy_$isa" copy "$(lmroof_set copy)" "G/s"
-row "copy_mem_$isa" copy_nt "$(lmroof_set copy_nt)" "G/s"
-row "peakflops_sp_${isa}_fma" fp32_fma "$((threads * 16 * 1024))" "GF"
-echo "(ratio: likwid / lmroof, best of three likwid runs against lmroof's best repetition; bytes are read + written)"
+row "load_$isa" read "G/s"
+row "copy_$isa" copy "G/s"
+row "copy_mem_$isa" copy_nt "G/s"
+row "peakflops_sp_${isa}_fma" fp32_fma "GF"
+echo "(ratio N: likwid / lmroof's measurement N (before, after likwid); best of three likwid runs against lmroof's best repetition; bytes are read + written)"

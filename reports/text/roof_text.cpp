@@ -34,8 +34,7 @@ std::string roof_faults_summary(const model::Results& results) {
                       faults.size(), faults.size() == 1 ? "" : "s", model::kAboveRoofFault * 100,
                       faults.size() == 1 ? "its" : "their", roof_fault_text(*worst));
   }
-  if (const std::string curve = curve_set_aside_line(results); !curve.empty()) out += curve + "\n";
-  return out;
+  return out;  // the curve line, when set aside, is already in the floors-and-controls block above it
 }
 
 }  // namespace lmroof

@@ -18,7 +18,7 @@ std::string curve_set_aside_line(const model::Results& results);
 std::string format_roof_faults(const std::vector<model::RoofFault>& faults);
 // One line for the end of `lmroof run`'s summary: how many runs are above their judged
 // roof and the worst ("roof faults: 2 runs above 105% of their judged roof, the worst
-// decode/... at 148% of L2 curve"), or that none is; then the curve line, when set aside.
+// decode/... at 148% of L2 curve"), or that none is.
 std::string roof_faults_summary(const model::Results& results);
 
 }  // namespace lmroof
