@@ -117,6 +117,20 @@ TEST(ClaimsBound, HoldsFailsInconclusiveMissing) {
   EXPECT_EQ(v.at("bound-holds")["chart"], "roofline");
 }
 
+// The ridge is a ratio of two measured peaks: the margin widens by their repetitions'
+// spread, so a case just outside the claim's margin turns inconclusive, and says why.
+TEST(ClaimsBound, TheMarginWidensByTheSpreadOfTheRidgesRoofs) {
+  model::Results r = small_results();
+  for (auto& c : r.ceilings) c.spread = 5.0;  // every roof's repetitions 500% apart: nothing is decided
+  decide(r);
+  const auto verdicts = as_json(check_claims(load_claims(kData / "bound.yaml"), r));
+  std::map<std::string, json> v;
+  for (const auto& c : verdicts) v[c["id"].get<std::string>()] = c;
+  EXPECT_EQ(verdict(v, "bound-fails"), "inconclusive");
+  EXPECT_NE(v.at("bound-fails")["reason"].get<std::string>().find("widened by"), std::string::npos) << v.at("bound-fails");
+  EXPECT_EQ(verdict(v, "bound-holds"), "inconclusive");
+}
+
 TEST(ClaimsFaster, HoldsFailsInconclusiveMissing) {
   const auto v = check_file("faster.yaml");
   for (const auto& [id, c] : v) expect_schema(c);
