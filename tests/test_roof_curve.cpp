@@ -97,6 +97,19 @@ TEST(RoofCurve, BeyondTheCachesWritesPairWithReadsAtTheBestCopy) {
   EXPECT_EQ(r->roof, "DRAM curve");
 }
 
+TEST(RoofCurve, JustBeyondTheCachesACopyIsAtLeastTheCurvesRead) {
+  // A copy stream of 48 MiB, just beyond the 32 MiB L3: the curve reads 100-70 GB/s
+  // there (the L3 still serves part of it), faster than a DRAM copy_nt (36 GB/s), so the
+  // paired reads and writes go at the curve's read rate, not at the DRAM copy's.
+  const auto c = choose_roof(stream(24 * MiB, 24 * MiB, 48 * MiB), with_curve());
+  ASSERT_TRUE(c);
+  const double read = curve().read_at(48 * MiB);
+  ASSERT_GT(read, 36 * G);
+  EXPECT_NEAR(c->seconds, 48 * MiB / read, 1e-12);
+  EXPECT_EQ(c->roof, "DRAM curve");
+  EXPECT_NE(c->rule.find("still partly cached"), std::string::npos) << c->rule;
+}
+
 TEST(RoofCurve, RereadsComeAtTheCurvesRateForTheirSet) {
   // 512 MiB streamed, of which 256 MiB re-read from a 512 KiB set per thread (1 MiB for
   // the two threads: L2 on the curve, 400 GB/s).

@@ -107,13 +107,21 @@ std::optional<MemoryTime> curve_memory_time(const Traffic& t, const MachineRoofs
     for (auto [name, v] : {std::pair{"copy", r.copy}, std::pair{"copy_nt", r.copy_nt}})
       if (v && *v > copy) copy = *v, copy_name = name;
     if (!(copy > 0)) copy = read, copy_name = "the read rate";
+    // Just beyond the outermost cache the curve still reads faster than a DRAM copy: the
+    // cache still serves part of the set, and it serves the copy's share the same way. A
+    // roof is the fastest the machine allows, so the copy is at least that read rate
+    // (norm at 32 MiB on a 32 MiB L3 ran at 120% of a DRAM copy_nt roof, 2026-12-04).
+    // Only there: on the memory plateau itself a copy keeps the rate it was measured at.
+    const model::MemoryLevel* memory = curve.levels.empty() ? nullptr : &curve.levels.back();
+    const bool partly_cached = memory && !memory->capacity_bytes && read > memory->bandwidth;
+    if (partly_cached && read > copy) copy = read, copy_name = "the curve's read (the set is still partly cached)";
     const double once = std::max(0.0, t.bytes_read - reread);
     const double paired = std::min(once, t.bytes_written);
     seconds = 2 * paired / copy + (once - paired) / read + (t.bytes_written - paired) / copy + reread / reread_rate;
     rule += fmt::format(": as many reads as writes at the best copy ({}, {:.4g} GB/s), the other reads at that rate",
                         copy_name, copy / 1e9);
     if ((2 * paired + t.bytes_written - paired) >= 0.05 * bytes && copy_name != "the curve's copy" &&
-        copy_name != "the read rate")
+        copy_name != "the read rate" && copy_name.rfind("the curve's read", 0) != 0)
       roof = copy_name + "+" + roof;
   }
   if (reread > 0 && reread_rate > read)
