@@ -8,7 +8,10 @@
 #   copy_mem    / copy_nt   non-temporal stores
 #   peakflops_sp/ fp32_fma  FP32 FMA peak (likwid: FMAs plus one load per iteration, in L1)
 # Within 10% is the aim (README, "Checking the roofs"). Run it on a quiet machine.
-# Usage: scripts/likwid-check.sh [LMROOF] [--quick]     (Debian: apt-get install likwid)
+# A shared VM's DRAM rate can step between states within a minute, so the two tools are
+# interleaved: ROUNDS rounds (default 3) of lmroof's ceilings then likwid's four kernels,
+# each ratio taken within its round, and the median round's ratio printed with the range.
+# Usage: [ROUNDS=N] scripts/likwid-check.sh [LMROOF] [--quick]   (Debian: apt-get install likwid)
 set -euo pipefail
 lmroof="${1:-build/lmroof}"
 quick="${2:-}"
@@ -22,9 +25,8 @@ if grep -qw avx512f /proc/cpuinfo; then isa=avx512; else isa=avx; fi
 
 # lmroof's best repetition of each ceiling (bytes or FLOPs per second), and the working
 # set its DRAM ceilings streamed, from the benchmark JSON: lmroof_ceilings N measures
-# them into $tmp/lmroofN.txt. They are measured twice, before and after likwid, because
-# a shared VM's DRAM rate can step between two states within a minute (the development
-# machine: about 30 and 55 GB/s); a ratio is only comparable where both agree.
+# them into $tmp/lmroofN.txt, once per round (the development machine's DRAM rate steps
+# between about 30 and 55 GB/s within a minute: a ratio compares one moment).
 lmroof_ceilings() {
   echo "lmroof ceilings${quick:+ $quick} ($1 of 2) ..." >&2
   "$lmroof" ceilings $quick --backend cpu --json "$tmp/ceilings$1.json" > "$tmp/ceilings$1.txt"
@@ -49,7 +51,6 @@ PY
 }
 lmroof_ceilings 1
 
-lmroof_value() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/lmroof$2.txt"; }
 lmroof_set() { awk -v k="$1" '$1 == k { print $3 }' "$tmp/lmroof1.txt"; }
 
 # likwid_rate KERNEL BYTES: MByte/s (or MFlops/s for peakflops) of the kernel over BYTES
@@ -64,32 +65,42 @@ likwid_rate() {
   fi
 }
 
-best_of_three() {
-  local best=0 v
-  for _ in 1 2 3; do
-    v=$(likwid_rate "$1" "$2")
-    best=$(awk -v a="$best" -v b="$v" 'BEGIN { print (b > a ? b : a) }')
-  done
-  echo "$best"
-}
+rounds="${ROUNDS:-3}"
+[[ "$rounds" =~ ^[1-9][0-9]?$ ]] || { echo "ROUNDS=$rounds: a whole number from 1 to 99" >&2; exit 2; }
+# One round: lmroof's ceilings, then likwid's kernels right after them.
+for ((k = 1; k <= rounds; k++)); do
+  [ "$k" -gt 1 ] && lmroof_ceilings "$k"
+  echo "likwid-bench (round $k of $rounds) ..." >&2
+  {
+    echo "read $(likwid_rate "load_$isa" "$(lmroof_set read)")"
+    echo "copy $(likwid_rate "copy_$isa" "$(lmroof_set copy)")"
+    echo "copy_nt $(likwid_rate "copy_mem_$isa" "$(lmroof_set copy_nt)")"
+    echo "fp32_fma $(likwid_rate "peakflops_sp_${isa}_fma" "$((threads * 16 * 1024))")"
+  } > "$tmp/likwid$k.txt"
+done
 
-# likwid first (between the two lmroof measurements), then the table.
-declare -A likwid
-likwid[read]=$(best_of_three "load_$isa" "$(lmroof_set read)")
-likwid[copy]=$(best_of_three "copy_$isa" "$(lmroof_set copy)")
-likwid[copy_nt]=$(best_of_three "copy_mem_$isa" "$(lmroof_set copy_nt)")
-likwid[fp32_fma]=$(best_of_three "peakflops_sp_${isa}_fma" "$((threads * 16 * 1024))")
-lmroof_ceilings 2
-
-printf '%-26s %-9s %11s %11s %11s %7s %7s  %s\n' "likwid-bench kernel" "lmroof" "likwid" "lmroof 1" "lmroof 2" "ratio 1" "ratio 2" ""
-row() {  # KERNEL LMROOF_CEILING UNIT
-  awk -v k="$1" -v c="$2" -v a="${likwid[$2]}" -v b="$(lmroof_value "$2" 1)" -v d="$(lmroof_value "$2" 2)" -v u="$3" \
-    'BEGIN { moved = (b > 0 && d > 0 && (b > d ? b / d : d / b) > 1.2) ? "lmroof moved >20% between its two measurements: the machine changed state" : "";
-             printf "%-26s %-9s %9.1f %s %9.1f %s %9.1f %s %7.2f %7.2f  %s\n", k, c, a / 1e9, u, b / 1e9, u, d / 1e9, u,
-                    (b > 0 ? a / b : 0), (d > 0 ? a / d : 0), moved }'
-}
-row "load_$isa" read "G/s"
-row "copy_$isa" copy "G/s"
-row "copy_mem_$isa" copy_nt "G/s"
-row "peakflops_sp_${isa}_fma" fp32_fma "GF"
-echo "(ratio N: likwid / lmroof's measurement N (before, after likwid); best of three likwid runs against lmroof's best repetition; bytes are read + written)"
+# Per ceiling: each round's likwid / lmroof, the median round's ratio, and both tools' ranges.
+python3 - "$tmp" "$rounds" "$isa" <<'PY'
+import sys
+tmp, rounds, isa = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def table(path):
+    out = {}
+    for line in open(path):
+        k, v = line.split()[:2]
+        out[k] = float(v)
+    return out
+lm = [table(f"{tmp}/lmroof{k}.txt") for k in range(1, rounds + 1)]
+lk = [table(f"{tmp}/likwid{k}.txt") for k in range(1, rounds + 1)]
+kernels = {"read": f"load_{isa}", "copy": f"copy_{isa}", "copy_nt": f"copy_mem_{isa}", "fp32_fma": f"peakflops_sp_{isa}_fma"}
+print(f"{'likwid-bench kernel':26} {'lmroof':9} {'median ratio':>12}  per round (likwid / lmroof)")
+for c, kernel in kernels.items():
+    unit, scale = ("GF", 1e9) if c == "fp32_fma" else ("G/s", 1e9)
+    ratios = [a[c] / b[c] for a, b in zip(lk, lm) if b.get(c, 0) > 0 and a.get(c, 0) > 0]
+    median = sorted(ratios)[len(ratios) // 2] if ratios else 0
+    rounds_text = ", ".join(f"{a[c] / scale:.1f}/{b[c] / scale:.1f}" for a, b in zip(lk, lm))
+    spread = ""
+    if ratios and max(ratios) / min(ratios) > 1.2:
+        spread = "  (the rounds disagree by more than 20%: the machine changed state)"
+    print(f"{kernel:26} {c:9} {median:12.2f}  {rounds_text} {unit}{spread}")
+print(f"({rounds} rounds; in each, lmroof's best repetition, then one likwid run; bytes are read + written)")
+PY
