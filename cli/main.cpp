@@ -126,8 +126,9 @@ int main(int argc, char** argv) {
   auto* min_time_opt = run->add_option("--min-time", run_args.min_time, "Minimum seconds per repetition, in (0, 60]");
   auto* remeasure_opt = run->add_option(
       "--remeasure-budget", run_args.remeasure_budget,
-      fmt::format("Seconds of extra paired rounds for comparisons behind claims that fail or are inconclusive for cause "
-                  "machine or noise (then implementation), in [0, {:g}]; 0 turns it off (default {:g}, {:g} with --quick)",
+      fmt::format("Seconds for a second sitting of paired rounds at the end of the run: of every comparison (default "
+                  "run), or with --quick of those behind claims that fail or are inconclusive for cause machine or noise "
+                  "(then implementation); in [0, {:g}], 0 turns it off (default {:g}, {:g} with --quick)",
                   cli::kMaxRemeasureBudget, cli::kDefaultRemeasureBudget, cli::kQuickRemeasureBudget));
   // Hidden (no group: not in --help), for tests that need a re-measurement for sure.
   run->add_flag("--remeasure-every-comparison", run_args.remeasure_every_comparison,

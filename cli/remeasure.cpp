@@ -35,9 +35,14 @@ RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vecto
   // afterwards, once, from all rounds.
   const auto chosen = plan_remeasure(measured_rounds(measured, std::string(formats::kBenchJson)), claims, choice,
                                      {scheme.rounds, scheme.min_side_time_s, kPrepareSeconds});
+  outcome.choice = choice;
   if (chosen.empty()) return outcome;
-  std::fprintf(stderr, "lmroof: re-measuring up to %zu comparison(s) behind claims that fail or are inconclusive for "
-                       "cause machine, noise or implementation (budget %g s)\n", chosen.size(), budget_s);
+  if (choice == RemeasureChoice::every_comparison)
+    std::fprintf(stderr, "lmroof: a second sitting of every paired comparison and A/A control, %zu in all (budget %g s)\n",
+                 chosen.size(), budget_s);
+  else
+    std::fprintf(stderr, "lmroof: re-measuring up to %zu comparison(s) behind claims that fail or are inconclusive for "
+                         "cause machine, noise or implementation (budget %g s)\n", chosen.size(), budget_s);
   // One comparison at a time, so the budget is a stop and not only a plan: none starts
   // unless its estimate, scaled by how far the ones before ran past theirs (a loaded
   // machine, workloads slower to build than kPrepareSeconds), fits what is left. Only
@@ -69,10 +74,15 @@ RemeasureOutcome remeasure(const bench::RunnerOptions& options, const std::vecto
 
 std::string format_remeasure(const RemeasureOutcome& outcome, double budget_s) {
   if (outcome.comparisons == 0 && outcome.left_out == 0) return "";
-  std::string line = fmt::format("re-measured {} comparison{} (fails or inconclusive for cause machine, noise or implementation): {} more "
-                                 "paired rounds in {:.1f} s (budget {:g} s); the verdicts above use all rounds",
-                                 outcome.comparisons, outcome.comparisons == 1 ? "" : "s", outcome.rounds, outcome.seconds,
-                                 budget_s);
+  const bool every = outcome.choice == RemeasureChoice::every_comparison;
+  std::string line = fmt::format("{} {} comparison{} ({}): {} more paired rounds in {:.1f} s (budget {:g} s); the verdicts "
+                                 "above use all rounds{}",
+                                 every ? "timed a second sitting of" : "re-measured", outcome.comparisons,
+                                 outcome.comparisons == 1 ? "" : "s",
+                                 every ? "every comparison and A/A control, at the end of the run"
+                                       : "fails or inconclusive for cause machine, noise or implementation",
+                                 outcome.rounds, outcome.seconds, budget_s,
+                                 every ? ", each interval stretched to cover both sittings' speedups" : "");
   if (outcome.left_out > 0)
     line += fmt::format("; {} more did not fit the budget (a larger --remeasure-budget would time them)", outcome.left_out);
   return line;

@@ -27,6 +27,7 @@ struct RemeasureOutcome {
   int left_out = 0;     // planned but not started: the budget's time was spent
   double seconds = 0;   // what it took
   int failed = 0;       // benchmarks that reported an error
+  RemeasureChoice choice = RemeasureChoice::claims;
   std::vector<std::string> errors;
 };
 

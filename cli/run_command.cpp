@@ -260,17 +260,20 @@ int run(const RunArgs& args) {
   const double remeasure_budget = args.remeasure_budget_given ? args.remeasure_budget
                                   : args.quick                ? kQuickRemeasureBudget
                                                               : kDefaultRemeasureBudget;
+  // A default run times every comparison in a second sitting at its end (docs/claims.md#sittings);
+  // --quick only the comparisons its claims ask for.
+  const RemeasureChoice remeasure_choice = args.remeasure_every_comparison || !args.quick
+                                               ? RemeasureChoice::every_comparison
+                                               : RemeasureChoice::claims;
   bool bench_json_staged = false;
   try {
     // 1, continued: more rounds where the machine or the noise decided a verdict, chosen
     // from a look at the rounds so far; they join the measurement as data. Some claims
     // problems (a selector that matches two runs) show only against results: the
     // measurements are then published without verdicts rather than lost.
-    if (args.claims) {
+    if (args.claims || remeasure_choice == RemeasureChoice::every_comparison) {
       try {
-        remeasured = remeasure(options, claims, remeasure_budget,
-                               args.remeasure_every_comparison ? RemeasureChoice::every_comparison : RemeasureChoice::claims,
-                               summary.measurement);
+        remeasured = remeasure(options, claims, remeasure_budget, remeasure_choice, summary.measurement);
       } catch (const ClaimsFileError& e) {
         claims_error = e.what();
       }

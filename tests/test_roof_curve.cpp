@@ -110,6 +110,31 @@ TEST(RoofCurve, JustBeyondTheCachesACopyIsAtLeastTheCurvesRead) {
   EXPECT_NE(c->rule.find("still partly cached"), std::string::npos) << c->rule;
 }
 
+TEST(RoofCurve, StreamedWritesLeaveTheReadsTheirOwnSetOnTheCurve) {
+  // 80 MiB read and 80 MiB written with streaming stores: a 160 MiB set, on the memory
+  // plateau (40 GB/s from 128 MiB on). The streamed writes bypass the caches, so the
+  // reads compete for them alone: the curve reads 80 MiB at ~60 GB/s, the L3 still
+  // serving part of it. Reads at that rate and writes at the best copy (copy_nt, 36
+  // GB/s) beat the paired copy of all 160 MiB, so they are the roof.
+  Traffic t = stream(80 * MiB, 80 * MiB, 160 * MiB);
+  t.streamed_write_bytes = 80 * MiB;
+  const auto c = choose_roof(t, with_curve());
+  ASSERT_TRUE(c);
+  const double read = curve().read_at(80 * MiB);
+  ASSERT_GT(read, 40 * G);
+  EXPECT_NEAR(c->seconds, 80 * MiB / read + 80 * MiB / (36 * G), 1e-12);
+  EXPECT_LT(c->seconds, 160 * MiB / (36 * G));
+  EXPECT_EQ(c->level, "DRAM");
+  EXPECT_NE(c->rule.find("written with streaming stores bypass the caches"), std::string::npos) << c->rule;
+  // The same traffic with ordinary stores: the whole 160 MiB competes, paired at copy_nt.
+  t.streamed_write_bytes = 0;
+  EXPECT_NEAR(choose_roof(t, with_curve())->seconds, 160 * MiB / (36 * G), 1e-12);
+  // Under twice the L3 the partly-cached rule already takes every byte at the curve's read.
+  Traffic small = stream(24 * MiB, 24 * MiB, 48 * MiB);
+  small.streamed_write_bytes = 24 * MiB;
+  EXPECT_NEAR(choose_roof(small, with_curve())->seconds, 48 * MiB / curve().read_at(48 * MiB), 1e-12);
+}
+
 TEST(RoofCurve, RereadsComeAtTheCurvesRateForTheirSet) {
   // 512 MiB streamed, of which 256 MiB re-read from a 512 KiB set per thread (1 MiB for
   // the two threads: L2 on the curve, 400 GB/s).

@@ -35,9 +35,12 @@ std::optional<model::PairedRounds> paired_rounds_of(const model::Results& result
                                                      const Run& candidate) {
   if (const auto* c = results.comparison(baseline.id, candidate.id); c && c->paired && c->paired->has_interval())
     return c->paired;
-  if (const auto* c = results.comparison(candidate.id, baseline.id); c && c->paired && c->paired->has_interval())
-    return model::PairedRounds{c->paired->rounds, 1 / c->paired->speedup, 1 / *c->paired->high, 1 / *c->paired->low,
-                               c->paired->extra_rounds};
+  if (const auto* c = results.comparison(candidate.id, baseline.id); c && c->paired && c->paired->has_interval()) {
+    model::PairedRounds inverted{c->paired->rounds, 1 / c->paired->speedup, 1 / *c->paired->high, 1 / *c->paired->low,
+                                 c->paired->extra_rounds, {}};
+    for (const double s : c->paired->sittings) inverted.sittings.push_back(1 / s);
+    return inverted;
+  }
   return std::nullopt;
 }
 
@@ -100,6 +103,7 @@ SpeedupStats speedup_stats(const Check& ch, const model::Results& results, const
     const double floor = 1 + std::max(0.0, ch.noise_floor);
     p.rounds = static_cast<int>(paired->rounds);
     p.extra_rounds = static_cast<int>(paired->extra_rounds);
+    p.sittings = paired->sittings;
     p.repetitions = p.rounds;
     p.speedup = paired->speedup;
     p.low = std::min(*paired->low, p.speedup / floor);
@@ -134,7 +138,9 @@ std::string interval_text(const SpeedupStats& p) {
   if (!p.has_interval()) return "no interval";
   if (p.rounds > 0)
     return fmt::format("95% {}\u2013{}, \u00b1{}, {} paired rounds{}{}", num(p.low), num(p.high), pct(p.noise), p.rounds,
-                       p.extra_rounds > 0 ? fmt::format(" ({} re-measured)", p.extra_rounds) : "",
+                       p.sittings.size() == 2 ? fmt::format(" in two sittings, {} then {}", num(p.sittings[0]), num(p.sittings[1]))
+                       : p.extra_rounds > 0   ? fmt::format(" ({} re-measured)", p.extra_rounds)
+                                              : "",
                        p.floor ? fmt::format(", floor \u00b1{}", pct(*p.floor)) : "");
   return fmt::format("95% {}\u2013{}, \u00b1{}{}", num(p.low), num(p.high), pct(p.noise),
                      p.drift > 0 ? fmt::format(", with the machine's drift of {} between the runs", pct(p.drift)) : "");

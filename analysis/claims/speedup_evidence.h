@@ -38,6 +38,7 @@ struct SpeedupStats {
   double drift = 0;     // the machine's, between the two runs (0: not probed)
   int rounds = 0;       // > 0: from paired, interleaved rounds (Comparison::paired)
   int extra_rounds = 0;  // of which the re-measurement took (PairedRounds::extra_rounds)
+  std::vector<double> sittings;  // each sitting's speedup, with two (PairedRounds::sittings)
   std::optional<double> floor;  // the pair's A/A noise floor (Results::noise_floors)
   bool has_interval() const { return std::isfinite(noise); }
   // Within ±floor: a difference this machine cannot tell from none.

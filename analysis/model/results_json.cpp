@@ -886,6 +886,20 @@ PairedRounds paired_from(const JsonCursor& c) {
   if (p.low && !(*p.low <= p.speedup && p.speedup <= *p.high))
     c.at("speedup").fail(fmt::format("{:.6g} lies outside its interval [low, high] = [{:.6g}, {:.6g}]", p.speedup,
                                      *p.low, *p.high));
+  if (const auto sittings = c.opt("sittings"); sittings && !sittings->is_null()) {
+    // Each sitting's speedup, the suite's and the re-measurement's: two, only when the
+    // re-measurement added some of the rounds, and inside the interval stretched to them.
+    if (!(p.extra_rounds > 0 && p.extra_rounds < p.rounds))
+      sittings->fail("is given only when extra_rounds is some but not all of rounds (two sittings)");
+    const auto items = sittings->items();
+    if (items.size() != 2) sittings->fail(fmt::format("must list two speedups, one per sitting (lists {})", items.size()));
+    for (const auto& item : items) {
+      p.sittings.push_back(item.positive());
+      if (p.low && !(*p.low <= p.sittings.back() && p.sittings.back() <= *p.high))
+        item.fail(fmt::format("{:.6g} lies outside the interval [low, high] = [{:.6g}, {:.6g}], which covers each sitting",
+                              p.sittings.back(), *p.low, *p.high));
+    }
+  }
   return p;
 }
 
@@ -893,6 +907,7 @@ json paired_json(const PairedRounds& p) {
   json out = {{"rounds", p.rounds}, {"speedup", p.speedup}, {"low", p.low ? json(*p.low) : json(nullptr)},
               {"high", p.high ? json(*p.high) : json(nullptr)}};
   if (p.extra_rounds > 0) out["extra_rounds"] = p.extra_rounds;  // absent: none, as in files from before it
+  if (!p.sittings.empty()) out["sittings"] = p.sittings;          // absent: one sitting
   return out;
 }
 

@@ -487,6 +487,13 @@ struct PairedRounds {
   // How many of `rounds` the re-measurement added (`lmroof run --remeasure-budget`,
   // docs/claims.md#re-measurement); 0 without one.
   int64_t extra_rounds = 0;
+  // With extra rounds, each sitting's own speedup (the suite's rounds, then the
+  // re-measurement's, taken at the end of the run): the machine's state can move a
+  // ratio between sittings by more than the rounds of one sitting vary (fused RMSNorm
+  // vs LayerNorm measured 1.08x in one default run and 1.14x in the next), so [low,
+  // high] is stretched to cover each of them (docs/claims.md#sittings). Empty with one
+  // sitting.
+  std::vector<double> sittings;
   bool has_interval() const { return low && high; }
 };
 

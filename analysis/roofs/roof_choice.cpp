@@ -120,6 +120,31 @@ std::optional<MemoryTime> curve_memory_time(const Traffic& t, const MachineRoofs
     seconds = 2 * paired / copy + (once - paired) / read + (t.bytes_written - paired) / copy + reread / reread_rate;
     rule += fmt::format(": as many reads as writes at the best copy ({}, {:.4g} GB/s), the other reads at that rate",
                         copy_name, copy / 1e9);
+    // Bytes written with streaming stores bypass the caches (as in nominal_memory_time):
+    // only the rest of the working set competes for them, so the reads sit on the curve
+    // at that smaller set, and the writes go to memory at the best copy. Unless the
+    // whole set is under twice the outermost cache, where the writes too may stay on
+    // chip and the partly-cached rule above serves every byte. The faster of the two is
+    // the roof (QK-norm's passes at 1024 tokens read 36 MiB and stream 36 MiB out; on a
+    // 32 MiB L3 they ran at 106-109% of the copy_nt roof of their 72.5 MiB set, 2026-12-05).
+    const model::MemoryLevel* outer = nullptr;
+    for (const auto& l : curve.levels)
+      if (l.capacity_bytes) outer = &l;
+    const double streamed = std::min(t.streamed_write_bytes, ws);
+    if (streamed > 0 && outer && ws >= kDramResidentOverOuterCache * *outer->capacity_bytes) {
+      const double competing = ws - streamed;
+      const double read_there = competing > 0 ? curve.read_at(competing) : 0;
+      const double split = read_there > read
+                               ? once / read_there + t.bytes_written / copy + reread / std::max(reread_rate, read_there)
+                               : seconds;
+      if (split < seconds) {
+        seconds = split;
+        rule += fmt::format("; but its {} written with streaming stores bypass the caches, and its reads come from the "
+                            "rest ({}), which the curve reads at {:.4g} GB/s: its reads at that rate, its writes at the "
+                            "best copy",
+                            gib(streamed), gib(competing), read_there / 1e9);
+      }
+    }
     if ((2 * paired + t.bytes_written - paired) >= 0.05 * bytes && copy_name != "the curve's copy" &&
         copy_name != "the read rate" && copy_name.rfind("the curve's read", 0) != 0)
       roof = copy_name + "+" + roof;

@@ -532,4 +532,44 @@ paired_case filtered "$noaa; d['context']['lmroof_benchmark_filter'] = '--benchm
   { echo "FAIL: a filtered run's missing A/A control is refused: $("$lmroof" analyze "$tmp/filtered.json" -o "$tmp/f.json" 2>&1 | tail -1)"; failures=$((failures + 1)); }
 # ---- end issue 38 item 11 --------------------------------------------------------------
 
+# ---- issue 34: a second sitting's rounds stretch the interval to cover each sitting -----
+# The rounds of RUF vs RF again as a second sitting (paired_extra 1, numbered on), with the
+# candidate 25% slower: the comparison lists both sittings' speedups, its interval covers
+# both, and `analyze` of it checks; a results.json whose sittings lie outside the
+# interval, or that lists sittings without extra rounds, is refused.
+paired_case sittings 'xs = [x for x in b if x["run_name"].startswith("paired/" + RUF + "|" + RF)]
+import copy
+for i, x in enumerate([copy.deepcopy(x) for x in xs]):
+    x["paired_round"] = len(xs) + i; x["paired_order"] = (len(xs) + i) % 2; x["paired_extra"] = 1
+    x["paired_candidate_s"] *= 1.25; b.append(x)'
+if "$lmroof" analyze "$tmp/sittings.json" -o "$tmp/sittings-results.json" >/dev/null 2>"$tmp/sittings.err"; then
+  python3 - "$tmp/sittings-results.json" <<'PY' && echo "ok: two sittings listed, the interval covers both" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = next(c for c in d["comparisons"] if c["baseline"]["run"].startswith("norm/rmsnorm/unfused") and c["candidate"]["run"].startswith("norm/rmsnorm/fused"))
+p = c["paired"]
+s1, s2 = p["sittings"]
+assert p["extra_rounds"] * 2 == p["rounds"], p
+assert abs(s1 / s2 - 1.25) < 0.02, (s1, s2)
+assert p["low"] <= min(s1, s2) and max(s1, s2) <= p["high"], p
+others = [c["paired"] for c in d["comparisons"] if c is not None and c["paired"] and "sittings" in c["paired"]]
+assert len(others) == 1, others
+PY
+    { echo "FAIL: the second sitting's rounds are not listed or not covered"; failures=$((failures + 1)); }
+  python3 - "$tmp/sittings-results.json" "$tmp/sittings-outside.json" "$tmp/sittings-one.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = next(c for c in d["comparisons"] if c["paired"] and "sittings" in c["paired"])
+c["paired"]["sittings"][1] = c["paired"]["high"] * 1.5
+json.dump(d, open(sys.argv[2], "w"))
+c["paired"]["sittings"][1] = c["paired"]["speedup"]; c["paired"].pop("extra_rounds")
+json.dump(d, open(sys.argv[3], "w"))
+PY
+  expect_error 2 "sittings-outside.json: /comparisons/[0-9]+/paired/sittings/1: .* lies outside the interval" -- check "$tmp/sittings-outside.json"
+  expect_error 2 "sittings-one.json: /comparisons/[0-9]+/paired/sittings: is given only when extra_rounds is some but not all of rounds" -- check "$tmp/sittings-one.json"
+else
+  echo "FAIL: a bench.json with two sittings does not analyze: $(tail -1 "$tmp/sittings.err")"; failures=$((failures + 1))
+fi
+# ---- end issue 34 sittings -------------------------------------------------------------
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

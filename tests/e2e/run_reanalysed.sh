@@ -20,9 +20,9 @@ timeout 600 "$lmroof" run --quick --backend cpu --suite norm --remeasure-budget 
   --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?
 [ "$rc" = 0 ] || { echo "FAIL: lmroof run exited $rc"; tail -5 "$tmp/stderr"; exit 1; }
-line=$(grep "^re-measured " "$tmp/stdout") || { echo "FAIL: the run re-measured nothing"; tail -5 "$tmp/stdout"; exit 1; }
+line=$(grep -E "^(re-measured|timed a second sitting of) " "$tmp/stdout") || { echo "FAIL: the run re-measured nothing"; tail -5 "$tmp/stdout"; exit 1; }
 echo "run: $line"
-grep -q "re-measuring up to" "$tmp/stderr" || fail "no progress line for the re-measurement on stderr"
+grep -qE "re-measuring up to|a second sitting of every paired comparison" "$tmp/stderr" || fail "no progress line for the re-measurement on stderr"
 ls -A "$tmp/out" | grep -q 'remeasure\|\.merge\|partial\|\.tmp' && fail "temporary files left in --out: $(ls -A "$tmp/out")"
 
 timeout 120 "$lmroof" analyze "$tmp/out/bench.json" -o "$tmp/analyzed.json" >/dev/null 2>"$tmp/analyze.err" ||
@@ -38,6 +38,12 @@ assert said > 0 and len(extra) == said, f"bench.json holds {len(extra)} extra ro
 # ... and the results use them.
 assert any(c["paired"] and c["paired"].get("extra_rounds", 0) > 0 for c in run["comparisons"] if c.get("paired")), \
     "no comparison of the run counts an extra round"
+# Each comparison timed in two sittings lists both sittings' speedups, inside its interval.
+for c in run["comparisons"]:
+    p = c.get("paired")
+    if p and 0 < p.get("extra_rounds", 0) < p["rounds"]:
+        assert len(p.get("sittings", [])) == 2, c
+        assert all(p["low"] <= s <= p["high"] for s in p["sittings"]), p
 for doc in (run, analyzed):
     doc["machine"].pop("date", None)  # when the analysis ran
 diff = [k for k in sorted(set(run) | set(analyzed)) if run.get(k) != analyzed.get(k)]
