@@ -126,5 +126,49 @@ TEST(ClaimsPaired, EveryFailingOrInconclusiveVerdictHasACause) {
   }
 }
 
+// "No gap" (within_noise) fails only where the slower side, at its roof, would still be
+// more than the band slower than the faster side measured; where its distance from its
+// roof covers the gap, the case is inconclusive for cause implementation (the kernels'
+// code, not the claim's physics).
+TEST(ClaimsPaired, ANoGapClaimFailsOnlyWhereTheSlowerSidesRoofCannotCloseTheGap) {
+  const auto claims = parse_claims(R"(claims:
+  - id: no-gap
+    statement: RMSNorm and LayerNorm take the same time, unfused.
+    source: test fixture
+    check:
+      kind: faster
+      candidate: {pair: norm, variant: rmsnorm, impl: unfused}
+      baseline: {pair: norm, variant: layernorm, impl: unfused}
+      shape: {tokens: 512}
+      within_noise: true
+      max_difference: 0.10
+)",
+                                   "inline.yaml", registry_catalogue());
+  auto judged = [&](double baseline_fraction) {
+    model::Results r = with_paired(1.30, 1.28, 1.32, 0.01);
+    for (auto& run : r.runs)
+      if (run.id == norm_run(r, "layernorm").id) {
+        run.judged_against_probe.reset();
+        run.judged_against = model::JudgedAgainst{};
+        run.judged_against->roof = "copy_nt";
+        run.judged_against->unit = "B/s";
+        run.judged_against->fraction = baseline_fraction;
+      }
+    decide(r);
+    return check_claims(claims, r).at(0);
+  };
+  // LayerNorm 1.30x slower at 70% of its roof: at its roof it would take 0.91x of
+  // RMSNorm's time, so the gap is code.
+  const auto code = judged(0.70);
+  EXPECT_EQ(code.verdict, model::Verdict::inconclusive) << code.measured;
+  ASSERT_TRUE(code.cause);
+  EXPECT_EQ(*code.cause, model::Cause::implementation);
+  ASSERT_TRUE(code.reason);
+  EXPECT_NE(code.reason->find("within the slower side's distance from its roof"), std::string::npos) << *code.reason;
+  // At 95% of its roof it would still be 1.24x slower: the gap is the roofs', and fails.
+  const auto physics = judged(0.95);
+  EXPECT_EQ(physics.verdict, model::Verdict::fails) << physics.measured;
+}
+
 }  // namespace
 }  // namespace lmroof

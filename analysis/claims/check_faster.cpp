@@ -8,10 +8,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/claims/check_common.h"
 #include "analysis/claims/speedup_evidence.h"
+#include "analysis/claims/verdict_cause.h"
 #include "analysis/numbers/numbers.h"
 
 namespace lmroof::claims_detail {
@@ -101,6 +103,26 @@ Case faster_verdict(const Context& ctx, const SpeedupStats& st, const RunPair& p
     c.verdict = Verdict::holds;
   } else if (d > band + st.noise) {
     c.verdict = Verdict::fails;
+    // "No gap" is a claim about the two sides' roofs: it can fail only where the slower
+    // side, at its roof, would still be more than the band slower than the faster side
+    // measured. When the slower side's distance from its roof covers the gap, the gap is
+    // how close each kernel gets to its roof: lmroof's code, not the claim's physics
+    // (fused LayerNorm at 67% of its copy_nt roof against fused RMSNorm at 78% of the
+    // same roof measured 1.21x, and 1.08x in another run with both nearer it, 2026-12-05).
+    const bool candidate_slower = s < 1;
+    const Run& slower = candidate_slower ? *p.candidate : *p.baseline;
+    const double gap = candidate_slower ? 1 / s : s;
+    if (const auto fraction = roof_fraction(slower); fraction && *fraction * gap <= 1 + band) {
+      c.verdict = Verdict::inconclusive;
+      c.reason = fmt::format("the gap ({}) is within the slower side's distance from its roof (the {} at {} of it: "
+                             "its roof time is {} the faster side's time), so it measures the kernels' code, not the "
+                             "claim; would decide it: a {}/{} kernel nearer its roof",
+                             numbers::ratio(gap), candidate_slower ? "candidate" : "baseline", pct(*fraction),
+                             numbers::ratio(*fraction * gap), slower.variant, slower.impl);
+      c.cause = VerdictCause{Cause::implementation,
+                             fmt::format("{} {} at {} of its roof, {} slower", candidate_slower ? "candidate" : "baseline",
+                                         slower.id, pct(*fraction), numbers::ratio(gap))};
+    }
   } else {
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("difference {} is beyond {} but within the interval (\u00b1{}) of it; would decide it: {}",
@@ -114,7 +136,11 @@ Case faster_case(const Context& ctx, const RunPair& p) {
   const Check& ch = ctx.claim.check;
   const SpeedupStats st = speedup_stats(ch, ctx.results, *p.baseline, *p.candidate);
   Case c = faster_verdict(ctx, st, p);
+  // A cause the verdict named itself (a gap within a side's distance from its roof)
+  // stands, unless the machine decided (a latency-bound side, the probes moved).
+  const auto named = std::exchange(c.cause, std::nullopt);
   name_cause(c, ch, st, p);
+  if (named && !(c.cause && c.cause->cause == Cause::machine)) c.cause = named;
   return c;
 }
 
