@@ -11,7 +11,15 @@
 # A shared VM's DRAM rate can step between states within a minute, so the two tools are
 # interleaved: ROUNDS rounds (default 3) of lmroof's ceilings then likwid's four kernels,
 # each ratio taken within its round, and the median round's ratio printed with the range.
-# Usage: [ROUNDS=N] scripts/likwid-check.sh [LMROOF] [--quick]   (Debian: apt-get install likwid)
+# Both tools run on the same page size. lmroof asks for 2 MiB pages for its large
+# buffers (madvise, kernels/common/host_buffer.h); likwid-bench allocates with
+# posix_memalign and, where transparent huge pages are "madvise" (Debian's default), gets
+# 4 KiB pages, which cost its DRAM kernels 10-35% on the development VM (copy 25.9-34.6
+# GB/s on 4 KiB pages against 31.4-46.4 on 2 MiB pages, alternated, 2026-12-05). So
+# likwid-bench runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc 2.35 and later:
+# malloc then advises huge pages too) whenever lmroof's buffers get them;
+# PAGES=4k runs both on 4 KiB pages (LMROOF_HUGE_PAGES=0, no tunable).
+# Usage: [ROUNDS=N] [PAGES=2m|4k] scripts/likwid-check.sh [LMROOF] [--quick]   (Debian: apt-get install likwid)
 set -euo pipefail
 lmroof="${1:-build/lmroof}"
 quick="${2:-}"
@@ -21,6 +29,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 threads="${OMP_NUM_THREADS:-$(nproc)}"
+
+# The page size both tools run on (see above).
+pages="${PAGES:-2m}"
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true)
+likwid_env=()
+case "$pages" in
+  4k) export LMROOF_HUGE_PAGES=0
+      echo "pages: 4 KiB for both (LMROOF_HUGE_PAGES=0; likwid-bench as it allocates)" >&2 ;;
+  2m) if [ "${LMROOF_HUGE_PAGES:-1}" = 0 ] || { [ "$thp" != always ] && [ "$thp" != madvise ]; }; then
+        echo "pages: 4 KiB for both (transparent huge pages '${thp:-absent}', LMROOF_HUGE_PAGES=${LMROOF_HUGE_PAGES:-unset})" >&2
+      else
+        likwid_env=(env GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
+        echo "pages: 2 MiB for both where the kernel grants them (transparent huge pages '$thp'; lmroof by madvise," \
+             "likwid-bench by GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which glibc before 2.35 ignores)" >&2
+      fi ;;
+  *) echo "PAGES=$pages: 2m or 4k" >&2; exit 2 ;;
+esac
 if grep -qw avx512f /proc/cpuinfo; then isa=avx512; else isa=avx; fi
 
 # lmroof's best repetition of each ceiling (bytes or FLOPs per second), and the working
@@ -57,7 +82,7 @@ lmroof_set() { awk -v k="$1" '$1 == k { print $3 }' "$tmp/lmroof1.txt"; }
 # split between $threads threads of every memory domain.
 likwid_rate() {
   local kernel="$1" bytes="$2" out
-  out=$(likwid-bench -t "$kernel" -w "N:$((bytes / 1024))kB:$threads" 2>&1) || { echo "likwid-bench -t $kernel failed: $out" >&2; echo 0; return; }
+  out=$("${likwid_env[@]}" likwid-bench -t "$kernel" -w "N:$((bytes / 1024))kB:$threads" 2>&1) || { echo "likwid-bench -t $kernel failed: $out" >&2; echo 0; return; }
   if [[ "$kernel" == peakflops* ]]; then
     awk '/^MFlops\/s:/ { print $2 * 1e6 }' <<<"$out"
   else

@@ -197,17 +197,8 @@ struct Ceiling {
 // A roof whose two bests differ by more than this is called out (run summary, report):
 // the fractions of it of the runs measured in between are uncertain by about as much.
 inline constexpr double kNotableRoofDrift = rules::kNotableRoofDrift;  // why: analysis/rules/rules.h
-// A ceiling whose repetitions spread by more than this ((best - worst) / best) is
-// measured again, and marked unstable if the second measurement spreads as much
-// (Ceiling::unstable). A roof is the best repetition, so slow repetitions alone do not
-// lower it; but a spread this wide says the machine changed state while it was
-// measured (memory pressure, a neighbour), and the best may not be its peak either.
-// A fifth: four times kNotableRoofDrift, well beyond the few percent a STREAM-style
-// loop's repetitions spread on a quiet machine, and well below the 2-3.6x swings of
-// issue #34 item 2. Under a load of 20 on the 2-core development VM (seven builds
-// beside it, 2026-12-04), 5 of the 9 peak CPU ceilings spread 23-38% again after a
-// re-measurement and were marked unstable, as they should be there.
-inline constexpr double kCeilingSpreadBound = 0.20;
+// Why: analysis/rules/rules.h.
+inline constexpr double kCeilingSpreadBound = rules::kCeilingSpreadBound;
 // "read 13%, copy_nt 27%": the ceilings that moved by more than kNotableRoofDrift
 // between before and after the suite; empty when none did.
 std::string roofs_that_moved(const std::vector<Ceiling>& ceilings);
@@ -382,10 +373,8 @@ struct JudgedAgainst {
   std::vector<std::string> unstable_ceilings;
 };
 
-// A run faster than this fraction of its judged roof is a measurement fault, not a fast
-// kernel (issue #34): the roof or the time is wrong. 5% leaves room for a roof measured
-// as the best of several repeats on a machine that moved a little since.
-inline constexpr double kAboveRoofFault = 1.05;
+// Why: analysis/rules/rules.h.
+inline constexpr double kAboveRoofFault = rules::kAboveRoofFault;
 inline bool above_roof(const std::optional<JudgedAgainst>& j) { return j && j->roof && j->fraction > kAboveRoofFault; }
 
 // A judgement's fraction of its roof (the speed of light), nullopt when it has no roof

@@ -153,4 +153,23 @@ inline constexpr double kPredictionCheckMinTime = 1e-3;
 inline constexpr double kMeasurableFloorBound = 0.25;
 inline bool floor_measurable(double floor) { return floor <= kMeasurableFloorBound; }
 
+// ---- Roofs: ceilings and faults (analysis/model/results_model.h names them) -----------
+
+// A ceiling whose repetitions spread by more than this ((best - worst) / best) is
+// measured again, and marked unstable if the second measurement spreads as much
+// (Ceiling::unstable). A roof is the best repetition, so slow repetitions alone do not
+// lower it; but a spread this wide says the machine changed state while it was
+// measured (memory pressure, a neighbour), and the best may not be its peak either.
+// A fifth: four times kNotableRoofDrift, well beyond the few percent a STREAM-style
+// loop's repetitions spread on a quiet machine, and well below the 2-3.6x swings of
+// issue #34 item 2. Under a load of 20 on the 2-core development VM (seven builds
+// beside it, 2026-12-04), 5 of the 9 peak CPU ceilings spread 23-38% again after a
+// re-measurement and were marked unstable, as they should be there.
+inline constexpr double kCeilingSpreadBound = 0.20;
+
+// A run faster than this fraction of its judged roof is a measurement fault, not a fast
+// kernel (issue #34): the roof or the time is wrong. 5% leaves room for a roof measured
+// as the best of several repeats on a machine that moved a little since.
+inline constexpr double kAboveRoofFault = 1.05;
+
 }  // namespace lmroof::rules
