@@ -104,24 +104,25 @@ Case faster_verdict(const Context& ctx, const SpeedupStats& st, const RunPair& p
   } else if (d > band + st.noise) {
     c.verdict = Verdict::fails;
     // "No gap" is a claim about the two sides' roofs: it can fail only where the slower
-    // side, at its roof, would still be more than the band slower than the faster side
-    // measured. When the slower side's distance from its roof covers the gap, the gap is
-    // how close each kernel gets to its roof: lmroof's code, not the claim's physics
-    // (fused LayerNorm at 67% of its copy_nt roof against fused RMSNorm at 78% of the
-    // same roof measured 1.21x, and 1.08x in another run with both nearer it, 2026-12-05).
+    // side, at its roof, would still take more than 1 + band times the faster side's
+    // time. Where its distance from its roof covers the gap, the gap is how close each
+    // kernel gets to its roof: lmroof's code, not the claim's physics (fused LayerNorm at
+    // 83% of its probed copy_nt roof ran 1.25x slower than fused RMSNorm; in another run
+    // 1.08x, with both nearer it, 2026-12-04/05). Times are the runs' medians, as the
+    // roof fractions are.
     const bool candidate_slower = s < 1;
     const Run& slower = candidate_slower ? *p.candidate : *p.baseline;
-    const double gap = candidate_slower ? 1 / s : s;
-    if (const auto fraction = roof_fraction(slower); fraction && *fraction * gap <= 1 + band) {
+    const double t_slow = candidate_slower ? tc : tb, t_fast = candidate_slower ? tb : tc;
+    if (const auto fraction = roof_fraction(slower); fraction && *fraction * t_slow <= (1 + band) * t_fast) {
       c.verdict = Verdict::inconclusive;
       c.reason = fmt::format("the gap ({}) is within the slower side's distance from its roof (the {} at {} of it: "
                              "its roof time is {} the faster side's time), so it measures the kernels' code, not the "
                              "claim; would decide it: a {}/{} kernel nearer its roof",
-                             numbers::ratio(gap), candidate_slower ? "candidate" : "baseline", pct(*fraction),
-                             numbers::ratio(*fraction * gap), slower.variant, slower.impl);
+                             numbers::ratio(candidate_slower ? 1 / s : s), candidate_slower ? "candidate" : "baseline",
+                             pct(*fraction), numbers::ratio(*fraction * t_slow / t_fast), slower.variant, slower.impl);
       c.cause = VerdictCause{Cause::implementation,
-                             fmt::format("{} {} at {} of its roof, {} slower", candidate_slower ? "candidate" : "baseline",
-                                         slower.id, pct(*fraction), numbers::ratio(gap))};
+                             fmt::format("{} {} at {} of its roof", candidate_slower ? "candidate" : "baseline",
+                                         slower.id, pct(*fraction))};
     }
   } else {
     c.verdict = Verdict::inconclusive;
