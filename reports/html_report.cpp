@@ -196,7 +196,10 @@ std::string speedup_class(const model::Results& results, const model::Comparison
 std::string speedup_text(const model::Results& results, const model::Comparison& c, bool count = true) {
   const model::ComparisonEvidence& e = results.evidence(c);
   if (!e.low || !e.high) return esc(ratio(e.speedup));
-  const std::string evidence = fmt::format("{} {}", e.rounds, e.paired ? "paired rounds" : "reps, unpaired");
+  std::string evidence = fmt::format("{} {}", e.rounds, e.paired ? "paired rounds" : "reps, unpaired");
+  // Two sittings: each one's speedup, which the interval covers (docs/claims.md#sittings).
+  if (e.sittings.size() == 2)
+    evidence += fmt::format(" in two sittings, {} then {}", ratio(e.sittings[0]), ratio(e.sittings[1]));
   if (!count)
     return fmt::format("<span title=\"{}\">{} <span class=\"ci\">[{}\u2013{}]</span></span>", esc(evidence),
                        esc(ratio(e.speedup)), esc(sig(*e.low)), esc(sig(*e.high)));

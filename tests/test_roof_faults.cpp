@@ -163,6 +163,14 @@ TEST(ComparisonEvidence, TheReportColoursByItAndExplainsALevelChange) {
   EXPECT_NE(row.find("within noise"), std::string::npos) << row;
   EXPECT_NE(row.find("of which ~2x is a change of level"), std::string::npos) << row;
   EXPECT_EQ(html.find("Mann\u2013Whitney", table), std::string::npos);  // the U test is dropped
+  // Two sittings: each one's speedup beside the count.
+  c.paired = model::PairedRounds{20, 1.10, 1.04, 1.16, 10, {1.14, 1.06}};
+  decide(r);
+  const std::string twice = render_report_html(r);
+  const size_t t2 = twice.find("<table class=\"comparisons\">");
+  ASSERT_NE(t2, std::string::npos);
+  const std::string row2 = twice.substr(twice.find("<tr><td>norm</td>", t2), 1200);
+  EXPECT_NE(row2.find("20 paired rounds in two sittings, 1.14\u00d7 then 1.06\u00d7"), std::string::npos) << row2;
 }
 
 TEST(RoofFaults, FailingClaimsShowMeasuredAgainstExpectedAndTheirCause) {

@@ -648,6 +648,7 @@ struct ComparisonEvidence {
   std::optional<double> low, high;
   int64_t rounds = 0;           // paired rounds, or the smaller side's repetitions
   std::optional<double> floor;  // the pair's A/A floor
+  std::vector<double> sittings;  // each sitting's speedup, with two (PairedRounds::sittings)
 };
 
 // A run above kAboveRoofFault of its judged roof: a measurement fault (docs/claims.md#roof-faults).

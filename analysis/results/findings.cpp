@@ -108,6 +108,7 @@ ComparisonEvidence comparison_evidence(const model::Results& results, const mode
     e.speedup = c.paired->speedup;
     e.low = c.paired->low, e.high = c.paired->high;
     e.rounds = c.paired->rounds;
+    e.sittings = c.paired->sittings;
   } else {
     e.speedup = c.speedup;
     e.low = c.speedup_low, e.high = c.speedup_high;
