@@ -76,7 +76,7 @@ std::string format_remeasure(const RemeasureOutcome& outcome, double budget_s) {
   if (outcome.comparisons == 0 && outcome.left_out == 0) return "";
   const bool every = outcome.choice == RemeasureChoice::every_comparison;
   std::string line = fmt::format("{} {} comparison{} ({}): {} more paired rounds in {:.1f} s (budget {:g} s); the verdicts "
-                                 "above use all rounds{}",
+                                 "use all rounds{}",
                                  every ? "timed a second sitting of" : "re-measured", outcome.comparisons,
                                  outcome.comparisons == 1 ? "" : "s",
                                  every ? "every comparison and A/A control, at the end of the run"

@@ -333,9 +333,9 @@ int run(const RunArgs& args) {
       std::printf("\nclaims checked on runs derived from %s:\n", options.suite.shapes.model->name.c_str());
     std::printf("\n%s", format_claims_text(results.claims).c_str());
     std::printf("%s", format_floors_and_controls(results).c_str());
-    if (const std::string line = format_remeasure(remeasured, remeasure_budget); !line.empty())
-      std::printf("%s\n", line.c_str());
   }
+  if (const std::string line = format_remeasure(remeasured, remeasure_budget); !line.empty())
+    std::printf("%s\n", line.c_str());
   std::printf("\n%s", roof_faults_summary(results).c_str());
   std::printf("\nwrote %s, %s and %s\n", (args.out / formats::kResultsJson).c_str(), (args.out / "report.html").c_str(),
               (args.out / formats::kBenchJson).c_str());
