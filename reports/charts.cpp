@@ -251,6 +251,20 @@ json roofline_chart(const model::Results& results) {
   const double ymin = decade_floor(y_lo / 2), ymax = decade_ceil(y_hi * 2);
 
   json roofs = json::array(), labels = json::array(), ridges = json::array();
+  // The sloped roofs' labels sit along their lines. Two roofs close in rate (L2 and L3
+  // at 234 and 198 GB/s, DRAM read and copy_nt at 72 and 80) would put their labels on
+  // top of each other at the same place along the slope, so the labels are placed
+  // after all roofs are known: from the fastest down, each above its line at `base` of
+  // the way along it, but under its line when the roof above is less than 1.6x faster.
+  struct SlopeLabel {
+    size_t index;  // in `labels`
+    double value, x_start, x_end, base;
+  };
+  std::vector<SlopeLabel> slope_labels;
+  auto slope_label = [&](json label, double value, double x_start, double x_end, double base) {
+    slope_labels.push_back({labels.size(), value, x_start, x_end, base});
+    labels.push_back(std::move(label));
+  };
   auto bandwidth_roof = [&](const model::Ceiling& bw, const char* level) {
     const double x_start = std::max(xmin, ymin / bw.value);
     const double x_end = compute.empty() ? std::min(xmax, ymax / bw.value)
@@ -258,11 +272,10 @@ json roofline_chart(const model::Results& results) {
     roofs.push_back({{"roof", bw.name}, {"x", x_start}, {"y", bw.value * x_start}, {"dash", "solid"}, {"level", level}});
     roofs.push_back({{"roof", bw.name}, {"x", x_end}, {"y", bw.value * x_end}, {"dash", "solid"}, {"level", level}});
     // Along the slope, a quarter of the way up; the template turns it to the line's angle.
-    const double x_label = x_start * std::pow(x_end / x_start, 0.25);
-    labels.push_back({{"label", std::string_view(level) == "l2" ? fmt::format("{} (L2): {}", bw.name, num::si(bw.value, "B/s"))
-                                                                 : fmt::format("DRAM {}: {}", bw.name, num::si(bw.value, "B/s"))},
-                      {"x", x_label}, {"y", bw.value * x_label}, {"x2", x_end}, {"y2", bw.value * x_end},
-                      {"above", true}, {"align", "left"}, {"level", level}});
+    slope_label({{"label", std::string_view(level) == "l2" ? fmt::format("{} (L2): {}", bw.name, num::si(bw.value, "B/s"))
+                                                            : fmt::format("DRAM {}: {}", bw.name, num::si(bw.value, "B/s"))},
+                 {"x2", x_end}, {"y2", bw.value * x_end}, {"above", true}, {"align", "left"}, {"level", level}},
+                bw.value, x_start, x_end, 0.25);
   };
   if (bandwidth) bandwidth_roof(*bandwidth, "dram");
   if (l2) bandwidth_roof(*l2, "l2");
@@ -276,10 +289,9 @@ json roofline_chart(const model::Results& results) {
     if (!(x_end > x_start)) return;
     roofs.push_back({{"roof", name}, {"x", x_start}, {"y", value * x_start}, {"dash", "dotted"}, {"level", "memory"}});
     roofs.push_back({{"roof", name}, {"x", x_end}, {"y", value * x_end}, {"dash", "dotted"}, {"level", "memory"}});
-    const double x_label = x_start * std::pow(x_end / x_start, 0.1);
-    labels.push_back({{"label", fmt::format("{}: {}", name, num::si(value, "B/s"))}, {"x", x_label},
-                      {"y", value * x_label}, {"x2", x_end}, {"y2", value * x_end}, {"above", true}, {"align", "left"},
-                      {"level", "memory"}});
+    slope_label({{"label", fmt::format("{}: {}", name, num::si(value, "B/s"))}, {"x2", x_end}, {"y2", value * x_end},
+                 {"above", true}, {"align", "left"}, {"level", "memory"}},
+                value, x_start, x_end, 0.1);
   };
   // An unstable curve judged no run (analysis/roofs/curve_agreement.h): the level
   // ceilings the runs were judged at are drawn instead.
@@ -295,6 +307,30 @@ json roofline_chart(const model::Results& results) {
           c.name[0] == 'l' && c.name.substr(2) == "_read")
         level_roof(fmt::format("L{} read{}", c.name[1], c.cache_bytes ? " (" + capacity_text(*c.cache_bytes) + ")" : ""),
                    c.value);
+  }
+  std::sort(slope_labels.begin(), slope_labels.end(),
+            [](const SlopeLabel& a, const SlopeLabel& b) { return a.value > b.value; });
+  double previous_value = 0, previous_fraction = 0;
+  bool previous_above = true;
+  for (const SlopeLabel& l : slope_labels) {
+    double fraction = l.base;
+    bool above = true;
+    if (previous_value > 0 && previous_value < 1.6 * l.value) {
+      // Close below the previous roof: under its own line when the previous label sits
+      // above its line (the gap between them is then the two lines' plus a text line),
+      // else further along the slope.
+      if (previous_above) {
+        above = false, fraction = std::max(fraction, previous_fraction);
+      } else {
+        fraction = std::max(fraction, previous_fraction + 0.35);
+        if (fraction > 0.8) fraction = l.base;  // no room left along the line: back to its place
+      }
+    }
+    const double x_label = l.x_start * std::pow(l.x_end / l.x_start, fraction);
+    labels[l.index]["x"] = x_label;
+    labels[l.index]["y"] = l.value * x_label;
+    labels[l.index]["above"] = above;
+    previous_value = l.value, previous_fraction = fraction, previous_above = above;
   }
   for (size_t i = 0; i < compute.size(); ++i) {
     const model::Ceiling& c = *compute[i].ceiling;

@@ -290,8 +290,7 @@ threads_case threadsdeep "$(printf '[%.0s' $(seq 20000))$(printf ']%.0s' $(seq 2
 # streamed-out bytes (docs/cost-model.md#which-roof-a-run-is-judged-against) cannot exceed the bytes written
 bench_example=$(ls -d "$src"/docs/examples/*cpu*/bench.json 2>/dev/null | sort | tail -1)
 if [ -n "$bench_example" ]; then
-  # measured before bench.json recorded the pair catalogue: migrated first (tests/e2e/migrate_examples.sh)
-  "$lmroof" migrate "$bench_example" -o "$tmp/example-bench.json" >/dev/null 2>&1 ||
+  example_bench "$bench_example" "$tmp/example-bench.json" ||
     { echo "FAIL: migrate of $bench_example"; failures=$((failures + 1)); bench_example=""; }
 fi
 if [ -n "$bench_example" ]; then
