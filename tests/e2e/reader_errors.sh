@@ -561,11 +561,22 @@ d = json.load(open(sys.argv[1]))
 c = next(c for c in d["comparisons"] if c["paired"] and "sittings" in c["paired"])
 c["paired"]["sittings"][1] = c["paired"]["high"] * 1.5
 json.dump(d, open(sys.argv[2], "w"))
-c["paired"]["sittings"][1] = c["paired"]["speedup"]; c["paired"].pop("extra_rounds")
+c["paired"]["sittings"][1] = c["paired"]["speedup"]; extra = c["paired"].pop("extra_rounds")
 json.dump(d, open(sys.argv[3], "w"))
+c["paired"]["extra_rounds"] = extra
+base = sys.argv[3].rsplit("-", 1)[0]
+for name, value in (("text", "fast"), ("negative", [1.0, -2]), ("three", [1.0, 1.0, 1.0]), ("object", {"a": 1}),
+                    ("deep", [[[[1.0]]], 1.0])):
+    c["paired"]["sittings"] = value
+    json.dump(d, open(f"{base}-{name}.json", "w"))
 PY
   expect_error 2 "sittings-outside.json: /comparisons/[0-9]+/paired/sittings/1: .* lies outside the interval" -- check "$tmp/sittings-outside.json"
   expect_error 2 "sittings-one.json: /comparisons/[0-9]+/paired/sittings: is given only when extra_rounds is some but not all of rounds" -- check "$tmp/sittings-one.json"
+  expect_error 2 "sittings-text.json: /comparisons/[0-9]+/paired/sittings: " -- check "$tmp/sittings-text.json"
+  expect_error 2 "sittings-negative.json: /comparisons/[0-9]+/paired/sittings/1: " -- check "$tmp/sittings-negative.json"
+  expect_error 2 "sittings-three.json: /comparisons/[0-9]+/paired/sittings: must list two speedups, one per sitting \(lists 3\)" -- check "$tmp/sittings-three.json"
+  expect_error 2 "sittings-object.json: /comparisons/[0-9]+/paired/sittings: " -- check "$tmp/sittings-object.json"
+  expect_error 2 "sittings-deep.json: /comparisons/[0-9]+/paired/sittings/0: " -- check "$tmp/sittings-deep.json"
 else
   echo "FAIL: a bench.json with two sittings does not analyze: $(tail -1 "$tmp/sittings.err")"; failures=$((failures + 1))
 fi
