@@ -47,10 +47,11 @@ class Model:
         T = B * N
         gemm = "Cijk_Ailk_Bljk_BBS_BH_MT128x128x32" if rocm else "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
         out = []
-        # layer_norm over D with weight and bias: 8 FLOPs per element; mean and rstd fp32.
+        # layer_norm over D with weight and bias: 7 FLOPs per element, 3 per row and an
+        # rsqrt (kernels/run_names/op_formulas.h); mean and rstd fp32.
         n = T * D
         out.append(("aten::native_layer_norm", [[B, N, D], [], [D], [D], []], [t, "", t, t, "Scalar"], ["", "[%d]" % D, "", "", "1e-05"],
-                    8 * n, nbytes([B, N, D], t) * 2 + 2 * nbytes([D], t) + 2 * T * 4, ["vectorized_layer_norm_kernel"]))
+                    7 * n + 4 * T, nbytes([B, N, D], t) * 2 + 2 * nbytes([D], t) + 2 * T * 4, ["vectorized_layer_norm_kernel"]))
         # addmm(bias [3D], x [T, D], w [D, 3D]): 2·T·3D·D + T·3D
         out.append(("aten::addmm", [[3 * D], [T, D], [D, 3 * D], [], []], [t, t, t, "Scalar", "Scalar"], ["", "", "", "1", "1"],
                     2 * T * 3 * D * D + T * 3 * D,

@@ -9,6 +9,8 @@
 #include <map>
 #include <numeric>
 
+#include "kernels/run_names/op_formulas.h"
+
 namespace lmroof::trace {
 
 std::string_view to_string(OpClass c) {
@@ -376,7 +378,7 @@ OpCost matmul_cost(Builder& b, size_t a_index, size_t b_index, std::optional<siz
     batch *= static_cast<double>(std::max(ab[i], bb[i]));
   }
   const double out = batch * M * N;
-  double flops = 2.0 * batch * M * N * K;
+  double flops = formulas::matmul_flops(batch, M, N, K);
   b.read(a_index);
   b.read(b_index);
   if (bias_index && b.tensor(*bias_index)) {
@@ -436,24 +438,37 @@ OpCost attention_cost(Builder& b, size_t q_index, bool layout_bhnd, std::optiona
 }
 
 // ---- normalization ----------------------------------------------------------------
-// Forward, per element: mean 1, variance 3, normalize 2, affine 2 (when weight given).
+// Forward: the one formula the pairs and predict use (kernels/run_names/op_formulas.h):
+// LayerNorm 5 per element, +1 for a weight and +1 for a bias (at weight_index + 1),
+// RMSNorm 3, +1 for a weight; per statistics row 3 (2 for RMSNorm) and one rsqrt.
+// `rows` is the number of statistics rows; when the trace does not tell it (0), the
+// per-row terms are left out, and the assumption says so.
 // Backward, per element: x̂ 2, dŷ 1, two row sums 3, dx 5, dγ 2, dβ 1 (affine: 14, else 10).
+// `stats_per_row_bytes`: the mean and rstd a native op writes per row (0 for composites).
 OpCost norm_cost(Builder& b, bool backward, bool rms, size_t x_index, std::optional<size_t> weight_index,
                  double stats_per_row_bytes, double rows, std::vector<size_t> outputs_like_inputs) {
   b.cost.op_class = OpClass::normalization;
   b.cost.unit = Unit::vector;
   if (!b.tensor(x_index)) return b.none("input missing from Input Dims");
   const double n = elements(b.input(x_index)->dims);
-  const bool affine = weight_index && b.tensor(*weight_index);
-  double per_element;
-  if (!rms) per_element = backward ? (affine ? 14 : 10) : (affine ? 8 : 6);
-  else per_element = backward ? (affine ? 10 : 7) : (affine ? 4 : 3);  // rms: square+sum 2, scale 1, weight 1
+  const bool weight = weight_index && b.tensor(*weight_index);
+  const bool bias = !rms && weight_index && b.tensor(*weight_index + 1);
+  double flops;
+  if (backward) {
+    flops = (rms ? (weight ? 10 : 7) : (weight ? 14 : 10)) * n;
+  } else {
+    const double r = rows > 0 ? rows : 1, d = n / r;
+    const formulas::Flops f = rms ? formulas::rmsnorm_flops(r, d, weight) : formulas::layernorm_flops(r, d, weight, bias);
+    // Without the rows, only the per-element terms: the total less the per-row ones.
+    flops = rows > 0 ? f.total() : f.vector - (rms ? 2 : 3);
+    if (rows <= 0) b.cost.assumption = "rows normalised over unknown: per-row terms (division, eps, rsqrt) not counted";
+  }
   b.read_all();
   for (size_t i : outputs_like_inputs)
     if (b.tensor(i)) b.write(elements(b.input(i)->dims), b.input(i)->type);
   b.bytes += rows * stats_per_row_bytes;
   b.cost.dtype = compute_dtype(b.input(x_index)->type);
-  return b.done(per_element * n);
+  return b.done(flops);
 }
 
 double rows_of(const OpInput& x, int64_t normalized_dims) {
@@ -702,7 +717,8 @@ const std::vector<Entry>& table() {
     add("native_layer_norm", layer_norm);
     add("layer_norm", [](Builder& b) {
       if (!b.tensor(0)) return norm_cost(b, false, false, 0, 2, 0, 0, {});
-      return norm_cost(b, false, false, 0, 2, 0, 0, {0});  // the composite returns the output only
+      const double rows = rows_of(*b.input(0), normalized_rank(b.input(1), b.input(2)));
+      return norm_cost(b, false, false, 0, 2, 0, rows, {0});  // the composite returns the output only
     });
     add("native_layer_norm_backward", [](Builder& b) {
       // (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask): writes dx, dγ, dβ
@@ -713,7 +729,11 @@ const std::vector<Entry>& table() {
       const double rows = rows_of(*b.input(0), normalized_rank(b.input(1), b.input(2)));
       return norm_cost(b, false, true, 0, 2, 4, rows, {0});
     });
-    add("rms_norm", [](Builder& b) { return norm_cost(b, false, true, 0, 2, 0, 0, {0}); });
+    add("rms_norm", [](Builder& b) {
+      if (!b.tensor(0)) return norm_cost(b, false, true, 0, 2, 0, 0, {});
+      const double rows = rows_of(*b.input(0), normalized_rank(b.input(1), b.input(2)));
+      return norm_cost(b, false, true, 0, 2, 0, rows, {0});
+    });
     add("_fused_rms_norm_backward", [](Builder& b) { return norm_cost(b, true, true, 1, 4, 0, 0, {1, 4}); });
     add("native_group_norm", [](Builder& b) {
       // (input [N, C, *], weight, bias, N, C, HxW, group, eps): mean and rstd per (N, group)
