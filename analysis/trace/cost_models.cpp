@@ -611,7 +611,11 @@ OpCost collective_cost(Builder& b, std::string_view op_name, const std::vector<s
   b.cost.op_class = OpClass::communication;
   b.cost.unit = Unit::network;
   std::string text(op_name);
+// GCC 12 warns, falsely, that "x" + std::string copies overlap (GCC bug 105329).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
   for (auto k : kernels) text += " " + std::string(k);
+#pragma GCC diagnostic pop
   std::string lower;
   for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   auto has = [&](std::string_view s) { return lower.find(s) != std::string::npos; };

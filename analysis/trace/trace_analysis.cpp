@@ -24,8 +24,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool is_device(Category c) { return c == Category::kernel || c == Category::gpu_memcpy || c == Category::gpu_memset; }
-
 std::optional<int64_t> step_number(std::string_view name) {
   constexpr std::string_view kPrefix = "ProfilerStep#";
   if (!name.starts_with(kPrefix)) return std::nullopt;
