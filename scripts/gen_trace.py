@@ -424,6 +424,13 @@ def generate_modules(a, path):
         step0 = st["cpu"]
         st["step"] = s
         module("Qwen2RMSNorm", 2 * s, rms_norm)
+        if a.norm_only:  # the worked example of docs/trace.md, "Fix first": two norms a step
+            module("Qwen2RMSNorm", 2 * s + 1, rms_norm)
+            w.ev({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (a.first_step + s), "pid": 1, "tid": 1,
+                  "ts": step0 - 0.5, "dur": st["cpu"] - step0 + 1.0, "args": {"External id": 1}})
+            steps.append((a.first_step + s, step0 - 0.5, st["cpu"] + 0.5))
+            st["cpu"] += 30.0
+            continue
         module("Qwen2Attention", s, attention)
         module("Qwen2RMSNorm", 2 * s + 1, rms_norm)
         module("Qwen2MLP", s, mlp)
@@ -470,10 +477,10 @@ def generate_modules(a, path):
     # Fusing the norm's eight kernels: one pass reads x (bf16, its narrowest dtype here) and
     # the weight and writes y, once per call.
     fusion = {"module": "Qwen2RMSNorm", "calls": 2 * a.steps, "bytes_per_call": 2 * n * 2 + D * 2}
-    return expected_modules(rows, spans, modules, steps, fusion)
+    return expected_modules(rows, spans, modules, steps, fusion, a)
 
 
-def expected_modules(rows, spans, modules, steps, fusion):
+def expected_modules(rows, spans, modules, steps, fusion, a):
     total_time = sum(r["device_time_s"] for r in rows.values())
     classes, ivanov = {}, {}
     for r in rows.values():
@@ -500,7 +507,7 @@ def expected_modules(rows, spans, modules, steps, fusion):
                         for (n, s, e), b in zip(steps, busy)]}
     return {"ops": [dict(r, name=k[0], input_dims=k[1], input_types=k[2], module=k[3]) for k, r in rows.items()],
             "classes": classes, "ivanov_classes": ivanov, "modules": modules, "total_time_s": total_time,
-            "window": window, "fusion": fusion, "all_gather": {"message_bytes": 201088 * 2, "bus_factor": 7 / 8}}
+            "window": window, "fusion": fusion, "norm_only": a.norm_only, "all_gather": {"message_bytes": 201088 * 2, "bus_factor": 7 / 8}}
 
 
 def main():
@@ -522,6 +529,7 @@ def main():
     p.add_argument("--rocm", action="store_true")
     p.add_argument("--nccl", action="store_true")
     p.add_argument("--modules", action="store_true", help="the real-format fixture with module events (host-only steps)")
+    p.add_argument("--norm-only", action="store_true", help="--modules: only the two RMSNorm calls a step")
     p.add_argument("--host-pause-us", type=float, default=200.0, help="--modules: host time per step with nothing queued")
     p.add_argument("--big-ids", action="store_true", help="External ids and correlations beyond 2^53")
     p.add_argument("--ranks", type=int, default=0, help="write a folder of this many rank traces (rank r is 1+r/4 times slower)")

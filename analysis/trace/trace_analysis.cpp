@@ -402,22 +402,27 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   };
   a.total_s = (w1 - w0) * 1e-6;
 
-  // Per name caches: the op's own class, the kernel's class, the module type's.
-  std::unordered_map<uint32_t, OpNameInfo> op_info;
+  // Per name caches, indexed by string id (a look-up per device event must stay cheap):
+  // the op's own class, the kernel's class, the module type's id.
+  std::vector<OpNameInfo> op_info(S.size());
+  std::vector<uint8_t> op_info_known(S.size(), 0);
   auto info_of = [&](uint32_t name) -> const OpNameInfo& {
-    auto [it, inserted] = op_info.emplace(name, OpNameInfo{});
-    if (inserted) {
+    if (!op_info_known[name]) {
       const OpCost c = cost_of(S.at(name), OpInputs{}, {}, std::nullopt);
-      it->second = {c.op_class, !c.model.empty(), is_softmax_op(S.at(name))};
+      op_info[name] = {c.op_class, !c.model.empty(), is_softmax_op(S.at(name))};
+      op_info_known[name] = 1;
     }
-    return it->second;
+    return op_info[name];
   };
-  std::unordered_map<uint32_t, std::pair<OpClass, bool>> kernel_info;  // class, softmax
+  std::vector<std::pair<OpClass, bool>> kernel_info(S.size());  // class, softmax
+  std::vector<uint8_t> kernel_info_known(S.size(), 0);
   auto kernel_class = [&](const TraceEvent& e) -> std::pair<OpClass, bool> {
     if (e.category != Category::kernel) return {OpClass::memory, false};
-    auto [it, inserted] = kernel_info.emplace(e.name, std::pair(OpClass::other, false));
-    if (inserted) it->second = {class_of_kernel(S.at(e.name)), is_softmax_kernel(S.at(e.name))};
-    return it->second;
+    if (!kernel_info_known[e.name]) {
+      kernel_info[e.name] = {class_of_kernel(S.at(e.name)), is_softmax_kernel(S.at(e.name))};
+      kernel_info_known[e.name] = 1;
+    }
+    return kernel_info[e.name];
   };
   std::vector<std::string> module_types{""};  // id 0: none
   std::vector<std::optional<OpClass>> module_classes{std::nullopt};  // per type id
