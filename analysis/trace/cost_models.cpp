@@ -691,22 +691,26 @@ std::optional<OpCost> custom_op_cost(Builder& b, std::string_view op) {
   std::string n;
   for (char c : op.substr(op.rfind("::") + 2)) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   auto has = [&](std::string_view part) { return n.find(part) != std::string::npos; };
-  // The largest tensor input: a norm's or activation's input (an output buffer passed in
-  // has its size and is not counted again).
-  auto largest = [&]() -> const OpInput* {
-    const OpInput* x = nullptr;
+  // Sets the class and model of vector work and finds x, the largest tensor input (a
+  // norm's or activation's input; an output buffer passed in has its size and is not
+  // counted again), and its element size; the returned cost when either is unknown.
+  const OpInput* x = nullptr;
+  int size = 0;
+  auto vector_input = [&](OpClass c, const char* model) -> std::optional<OpCost> {
+    b.cost.op_class = c;
+    b.cost.unit = Unit::vector;
+    b.cost.model = model;
     for (const auto& in : b.in.inputs)
       if (in.is_tensor && (!x || elements(in.dims) > elements(x->dims))) x = &in;
-    return x;
+    if (!x) return b.none("input missing from Input Dims");
+    const auto bytes = dtype_bytes(x->type);
+    if (!bytes) return b.none(fmt::format("input has the unknown dtype \"{}\"", x->type));
+    size = *bytes;
+    b.cost.dtype = compute_dtype(x->type);
+    return std::nullopt;
   };
   if (has("rms_norm") || has("rmsnorm") || has("layer_norm") || has("layernorm")) {
-    b.cost.op_class = OpClass::normalization;
-    b.cost.unit = Unit::vector;
-    b.cost.model = "custom norm";
-    const OpInput* x = largest();
-    if (!x) return b.none("input missing from Input Dims");
-    const auto size = dtype_bytes(x->type);
-    if (!size) return b.none(fmt::format("input has the unknown dtype \"{}\"", x->type));
+    if (auto unknown = vector_input(OpClass::normalization, "custom norm")) return unknown;
     const double elems = elements(x->dims);
     const bool rms = has("rms");
     const bool fused_add = has("add");
@@ -715,26 +719,18 @@ std::optional<OpCost> custom_op_cost(Builder& b, std::string_view op) {
     double weight = 0;
     for (const auto& in : b.in.inputs)
       if (in.is_tensor && in.dims.size() == 1 && !x->dims.empty() && in.dims[0] == x->dims.back()) {
-        weight = elements(in.dims) * dtype_bytes(in.type).value_or(*size);
+        weight = elements(in.dims) * dtype_bytes(in.type).value_or(size);
         break;
       }
-    b.bytes = 2 * elems * *size + weight + (fused_add ? 2 * elems * *size : 0);
-    b.cost.dtype = compute_dtype(x->type);
+    b.bytes = 2 * elems * size + weight + (fused_add ? 2 * elems * size : 0);
     b.cost.assumption = fused_add ? "reads input, residual and weight; writes output and residual"
                                   : "reads input and weight; writes output";
     return b.done((rms ? 4 : 8) * elems + (fused_add ? elems : 0));
   }
   if (has("silu_and_mul") || has("gelu_and_mul") || has("gelu_tanh_and_mul") || has("act_and_mul")) {
-    b.cost.op_class = OpClass::elementwise;
-    b.cost.unit = Unit::vector;
-    b.cost.model = "custom act_and_mul";
-    const OpInput* x = largest();
-    if (!x) return b.none("input missing from Input Dims");
-    const auto size = dtype_bytes(x->type);
-    if (!size) return b.none(fmt::format("input has the unknown dtype \"{}\"", x->type));
+    if (auto unknown = vector_input(OpClass::elementwise, "custom act_and_mul")) return unknown;
     const double half = elements(x->dims) / 2;  // act(x[..., :d]) * x[..., d:]
-    b.bytes = 3 * half * *size;
-    b.cost.dtype = compute_dtype(x->type);
+    b.bytes = 3 * half * size;
     b.cost.assumption = "reads the [.., 2d] input, writes the [.., d] output; 2 FLOPs per output element";
     return b.done(2 * half);
   }

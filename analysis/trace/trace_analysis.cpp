@@ -579,14 +579,21 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) {
       return x.start_us != y.start_us ? x.start_us < y.start_us : x.launch_us < y.launch_us;
     });
-    std::vector<std::pair<double, double>> plain;
-    plain.reserve(spans.size());
-    for (const auto& s : spans) plain.emplace_back(s.start_us, s.end_us);
-    const Union all = interval_union(plain, w0, host_window ? std::max(w1, [&] {
-      double hi = w1;
+    // Their union, clipped to the window (on host ranges, to the last device event's end):
+    // merged in one pass, the spans being sorted.
+    double hi = w1;
+    if (host_window)
       for (const auto& s : spans) hi = std::max(hi, s.end_us);
-      return hi;
-    }()) : w1);
+    Union all;
+    for (const auto& s : spans) {
+      const double start = std::max(s.start_us, w0), end = std::min(s.end_us, hi);
+      if (end <= start) continue;
+      if (!all.merged.empty() && start <= all.merged.back().second)
+        all.merged.back().second = std::max(all.merged.back().second, end);
+      else
+        all.merged.emplace_back(start, end);
+    }
+    for (const auto& m : all.merged) all.busy_us += m.second - m.first;
     if (host_window) {
       std::vector<std::vector<std::pair<double, double>>> per_step(a.steps.size());
       for (const auto& s : spans) per_step[s.step].emplace_back(s.start_us, s.end_us);
