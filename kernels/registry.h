@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/run_names/cost.h"
+#include "kernels/run_names/op_class.h"
 #include "kernels/run_names/pair_catalogue.h"
 #include "kernels/run_names/workload.h"
 #include "kernels/model_config/model_config.h"
@@ -18,13 +19,13 @@
 namespace lmroof {
 
 // A fragment of a pair's CUDA kernel names and the operator class a composite run's
-// kernel breakdown files those kernels under ("matrix", "attention", "normalization",
-// "elementwise": kernels/run_names/cost.h). The profiler's table of library kernels
-// (cuBLAS, FlashAttention, ...) comes after every pair's own names, so a pair that
-// names its kernels here needs no edit in profiler/.
+// kernel breakdown files those kernels under (kernels/run_names/op_class.h). The table of
+// library kernels (cuBLAS, FlashAttention, ...: kernels/run_names/kernel_names.h) comes
+// after every pair's own names, so a pair that names its kernels here needs no edit
+// elsewhere.
 struct KernelClassName {
-  std::string pattern;  // matched case-insensitively as a substring of the demangled name
-  std::string op_class;
+  std::string pattern;  // lower case; matched as a substring of the lower-cased demangled name
+  OpClass op_class = OpClass::other;
   std::string why;      // what it catches, for docs and the tests
 };
 

@@ -31,64 +31,20 @@ double KernelTrace::total_kernel_seconds() const {
 
 std::map<std::string, double> KernelTrace::seconds_by_class() const {
   std::map<std::string, double> out;
-  for (const auto& k : kernels) out[k.op_class] += k.duration_ns * 1e-9;
+  for (const auto& k : kernels) out[std::string(to_string(k.op_class))] += k.duration_ns * 1e-9;
   return out;
 }
 
 // --- Kernel classes -----------------------------------------------------------------
 
-namespace {
-
-// Library and generic names: cuBLAS/cuBLASLt (Hopper: nvjet_*, sm90_xmma_gemm_*,
-// cutlass3x_sm90_*; split-K: splitKreduce_kernel), common third-party kernels
-// (FlashAttention, PyTorch elementwise kernels) and the generic words lmroof's own
-// kernels use (namespaces lmroof::<pair>). A pair's own kernel names live in its
-// PairDef (kernel_classes) and come first.
-const std::vector<KernelClassRule>& library_kernel_rules() {
-  static const std::vector<KernelClassRule> rules = {
-      // Attention first: its softmax would otherwise be normalization.
-      {"flash", "attention", "FlashAttention / FlashInfer kernels"},
-      {"fmha", "attention", "fused multi-head attention (cuDNN, CUTLASS)"},
-      {"attention", "attention", "kernels named after attention"},
-      {"attn", "attention", "kernels named after attention"},
-      // Matrix: BLAS and tensor-core GEMMs.
-      {"gemm", "matrix", "GEMM kernels (cuBLAS sm90_xmma_gemm_*, CUTLASS, lmroof GEMMs)"},
-      {"gemv", "matrix", "matrix-vector kernels (cuBLAS gemv*)"},
-      {"nvjet", "matrix", "cuBLAS's nvJet GEMM kernels (CUDA 12.8+ on Hopper)"},
-      {"cutlass", "matrix", "CUTLASS kernels"},
-      {"xmma", "matrix", "cuBLAS/cuDNN xmma kernels"},
-      {"cublas", "matrix", "kernels in cuBLAS's namespaces (split-K reduction, ...)"},
-      {"splitkreduce", "matrix", "cuBLAS split-K reduction"},
-      {"matmul", "matrix", "kernels named after matmul"},
-      {"wgmma", "matrix", "kernels named after Hopper's warpgroup MMA"},
-      // Normalization (Ivanov et al.'s "statistical normalization").
-      {"norm", "normalization", "LayerNorm/RMSNorm kernels (fused_norm_kernel, layer_norm, rms_norm)"},
-      {"softmax", "normalization", "softmax outside attention"},
-      {"row_mean", "normalization", "row statistics of a normalization"},
-      // Element-wise.
-      {"bias", "elementwise", "bias addition (add_bias_kernel)"},
-      {"rope", "elementwise", "rotary position embedding (rope_kernel)"},
-      {"rotary", "elementwise", "rotary position embedding"},
-      {"swiglu", "elementwise", "SwiGLU activation (swiglu_kernel)"},
-      {"silu", "elementwise", "SiLU activation"},
-      {"gelu", "elementwise", "GELU activation"},
-      {"add_kernel", "elementwise", "residual additions (add_kernel)"},
-      {"elementwise", "elementwise", "PyTorch/other element-wise kernels"},
-      {"ew_kernel", "elementwise", "lmroof element-wise kernels"},
-  };
-  return rules;
-}
-
-}  // namespace
-
-const std::vector<KernelClassRule>& kernel_class_rules() {
+const std::vector<KernelNameRule>& kernel_class_rules() {
   // all_pairs() is complete after static initialization and never changes, so the
   // views into its strings stay valid.
-  static const std::vector<KernelClassRule> rules = [] {
-    std::vector<KernelClassRule> all;
+  static const std::vector<KernelNameRule> rules = [] {
+    std::vector<KernelNameRule> all;
     for (const PairDef& pair : all_pairs())
       for (const KernelClassName& k : pair.kernel_classes) all.push_back({k.pattern, k.op_class, k.why});
-    const auto& library = library_kernel_rules();
+    const auto& library = kernel_name_rules();
     all.insert(all.end(), library.begin(), library.end());
     return all;
   }();
@@ -103,17 +59,13 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool contains(const std::string& haystack_lower, std::string_view needle) {
-  return haystack_lower.find(lower(needle)) != std::string::npos;
-}
-
 }  // namespace
 
-std::string classify_kernel(std::string_view name) {
+OpClass classify_kernel(std::string_view name) {
   const std::string n = lower(name);
   for (const auto& rule : kernel_class_rules())
-    if (contains(n, rule.pattern)) return std::string(rule.op_class);
-  return "other";
+    if (matches(rule, n)) return rule.op_class;
+  return OpClass::other;
 }
 
 void classify_trace(std::vector<KernelRecord>& kernels) {
@@ -127,16 +79,16 @@ void classify_trace(std::vector<KernelRecord>& kernels) {
                                                         : kernels[a].correlation_id < kernels[b].correlation_id;
     });
     const auto is_attention_softmax = [&](size_t i) {
-      return kernels[i].op_class == "attention" && contains(lower(kernels[i].name), "softmax");
+      return kernels[i].op_class == OpClass::attention && lower(kernels[i].name).find("softmax") != std::string::npos;
     };
-    std::vector<std::string> by_name(idx.size());
+    std::vector<OpClass> by_name(idx.size());
     for (size_t j = 0; j < idx.size(); ++j) by_name[j] = kernels[idx[j]].op_class;
     for (size_t j = 0; j < idx.size(); ++j) {
       KernelRecord& k = kernels[idx[j]];
-      if (by_name[j] == "matrix" &&
+      if (by_name[j] == OpClass::matmul &&
           ((j > 0 && is_attention_softmax(idx[j - 1])) || (j + 1 < idx.size() && is_attention_softmax(idx[j + 1]))))
-        k.op_class = "attention";
-      if (j > 0 && contains(lower(k.name), "splitkreduce")) k.op_class = kernels[idx[j - 1]].op_class;
+        k.op_class = OpClass::attention;
+      if (j > 0 && lower(k.name).find("splitkreduce") != std::string::npos) k.op_class = kernels[idx[j - 1]].op_class;
     }
   }
 }

@@ -15,6 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/run_names/kernel_names.h"
+#include <vector>
+
 namespace lmroof::profiler {
 
 struct KernelRecord {
@@ -25,7 +28,7 @@ struct KernelRecord {
   double duration_ns = 0;             // end - start
   uint32_t stream_id = 0;             // CUPTI's stream id
   uint32_t correlation_id = 0;        // links the record to the launching API call
-  std::string op_class;               // classify_trace(): "matrix", "attention", ...
+  OpClass op_class = OpClass::other;  // classify_trace()
 };
 
 struct KernelTrace {
@@ -49,22 +52,16 @@ struct KernelTrace {
 KernelTrace trace_kernels(const std::function<void()>& run);
 
 // --- Kernel classes -----------------------------------------------------------------
-// Operator classes, as in kernels/run_names/cost.h: "matrix", "attention",
-// "normalization", "elementwise"; "other" when no rule matches.
-struct KernelClassRule {
-  std::string_view pattern;  // matched case-insensitively as a substring of the demangled name
-  std::string_view op_class;
-  std::string_view why;  // what the rule catches, for docs and reports
-};
-
-// The rules, first match wins: every pair's own kernel names (PairDef::kernel_classes,
-// kernels/registry.h, in catalogue order), then the library and generic names, so
-// specific names come before generic ones (the block's causal softmax is attention,
-// not normalization).
-const std::vector<KernelClassRule>& kernel_class_rules();
+// lmroof's one operator-class vocabulary (kernels/run_names/op_class.h); "other" when no
+// rule matches. The rules, first match wins: every pair's own kernel names
+// (PairDef::kernel_classes, kernels/registry.h, in catalogue order; substrings, lower
+// case), then the library table kernels/run_names/kernel_names.h that a user's PyTorch
+// trace uses too, so specific names come before generic ones (the block's causal softmax
+// is attention, not a reduction).
+const std::vector<KernelNameRule>& kernel_class_rules();
 
 // The class of one kernel from its name alone.
-std::string classify_kernel(std::string_view name);
+OpClass classify_kernel(std::string_view name);
 
 // classify_kernel() for every kernel, then two rules that need the neighbours (each
 // stream's kernels in start order):

@@ -6,7 +6,7 @@ nlohmann::json kernel_trace_json(const KernelTrace& trace) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : trace.kernels)
     kernels.push_back({{"name", k.name},
-                       {"class", k.op_class},
+                       {"class", to_string(k.op_class)},
                        {"grid", k.grid},
                        {"block", k.block},
                        {"duration_ns", k.duration_ns}});

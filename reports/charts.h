@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/results_model.h"
+#include "kernels/run_names/op_class.h"
 
 namespace lmroof::report {
 
@@ -48,6 +49,6 @@ std::vector<Chart> build_charts(const model::Results& results);
 // attention -> "tensor contraction" (attention's FLOPs are its two batched
 // contractions; its softmax is a few percent of them), normalization -> "normalization",
 // elementwise -> "element-wise". Unknown classes keep their name.
-std::string ivanov_category(std::string_view op_class);
+std::string ivanov_category(OpClass op_class);
 
 }  // namespace lmroof::report

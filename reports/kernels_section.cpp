@@ -31,7 +31,7 @@ std::string run_details(const model::Run& run) {
                        esc(k.reason.value_or("no reason recorded")));
   const auto& list = k.list;
   std::map<std::string, double> by_class;
-  for (const auto& kernel : list) by_class[kernel.op_class] += kernel.share;
+  for (const auto& kernel : list) by_class[std::string(to_string(kernel.op_class))] += kernel.share;
   std::string classes;
   for (const auto& [cls, share] : by_class) classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", cls, percent(share));
   const double total = k.total_s;
@@ -48,7 +48,7 @@ std::string run_details(const model::Run& run) {
     out += fmt::format(
         "<tr><td class=\"num\">{}</td><td><code title=\"{}\">{}</code></td><td>{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        ++index, esc(name), esc(short_name(name)), esc(kernel.op_class), dims(kernel.grid), dims(kernel.block),
+        ++index, esc(name), esc(short_name(name)), esc(std::string(to_string(kernel.op_class))), dims(kernel.grid), dims(kernel.block),
         esc(si(kernel.time_s, "s")), esc(percent(kernel.share)));
   }
   return out + "</tbody></table></div>\n</details>\n";

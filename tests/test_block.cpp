@@ -131,8 +131,8 @@ TEST(BlockCost, HandComputed) {
   EXPECT_DOUBLE_EQ(s.flops_by_class.at(kClassNormalization).vector, 72);
   EXPECT_DOUBLE_EQ(s.flops_by_class.at(kClassNormalization).special, 4);
   EXPECT_DOUBLE_EQ(s.bytes_by_class.at(kClassNormalization), 160);
-  EXPECT_DOUBLE_EQ(s.flops_by_class.at(kClassMatrix).matrix, 640);
-  EXPECT_DOUBLE_EQ(s.bytes_by_class.at(kClassMatrix), 1088);
+  EXPECT_DOUBLE_EQ(s.flops_by_class.at(kClassMatmul).matrix, 640);
+  EXPECT_DOUBLE_EQ(s.bytes_by_class.at(kClassMatmul), 1088);
   EXPECT_DOUBLE_EQ(s.flops_by_class.at(kClassAttention).matrix, 48);
   EXPECT_DOUBLE_EQ(s.flops_by_class.at(kClassAttention).vector, 36);
   EXPECT_DOUBLE_EQ(s.flops_by_class.at(kClassAttention).special, 6);
@@ -149,7 +149,7 @@ TEST(BlockCost, HandComputed) {
   const Cost p = cost_of(block_spec("parallel", shape));
   EXPECT_DOUBLE_EQ(p.flops_by_class.at(kClassNormalization).vector, 36);
   EXPECT_DOUBLE_EQ(p.bytes_by_class.at(kClassNormalization), 80);
-  EXPECT_DOUBLE_EQ(p.bytes_by_class.at(kClassMatrix), 1024);
+  EXPECT_DOUBLE_EQ(p.bytes_by_class.at(kClassMatmul), 1024);
   EXPECT_DOUBLE_EQ(p.flops_by_class.at(kClassElementwise).vector, 88);
   EXPECT_DOUBLE_EQ(p.bytes_by_class.at(kClassElementwise), 432);
   EXPECT_DOUBLE_EQ(p.flops.matrix, 688);
@@ -206,7 +206,7 @@ TEST(BlockCost, HandComputedOptionsAndUnfused) {
   EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassNormalization), 576);
   EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassAttention), 400);
   EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassElementwise), 1216);
-  EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassMatrix), 1088);
+  EXPECT_DOUBLE_EQ(e.bytes_by_class.at(kClassMatmul), 1088);
   EXPECT_DOUBLE_EQ(e.flops.total(), fused.flops.total());
   EXPECT_DOUBLE_EQ(e.bytes_minimum, fused.bytes_minimum);
 
@@ -241,7 +241,7 @@ TEST(BlockCost, ClassesSumToTotals) {
       ASSERT_EQ(c.bytes_by_class.size(), 4u);
       FlopCount sum;
       double bytes = 0;
-      for (const char* cls : {kClassMatrix, kClassAttention, kClassNormalization, kClassElementwise}) {
+      for (const char* cls : {kClassMatmul, kClassAttention, kClassNormalization, kClassElementwise}) {
         sum += c.flops_by_class.at(cls);
         bytes += c.bytes_by_class.at(cls);
       }
@@ -280,7 +280,7 @@ TEST(BlockTimers, ClassSecondsCoverAllClassesWithinWallTime) {
     const auto classes = workload->last_class_seconds();
     ASSERT_EQ(classes.size(), 4u) << variant;
     double sum = 0;
-    for (const char* cls : {kClassMatrix, kClassAttention, kClassNormalization, kClassElementwise}) {
+    for (const char* cls : {kClassMatmul, kClassAttention, kClassNormalization, kClassElementwise}) {
       ASSERT_TRUE(classes.contains(cls)) << variant << " " << cls;
       EXPECT_GT(classes.at(cls), 0) << variant << " " << cls;
       sum += classes.at(cls);

@@ -263,7 +263,7 @@ TEST(CudaBlock, ReportsEveryClassTime) {
     auto workload = make_workload(spec);
     workload->run();
     const auto seconds = workload->last_class_seconds();
-    for (const char* cls : {kClassMatrix, kClassAttention, kClassNormalization, kClassElementwise}) {
+    for (const char* cls : {kClassMatmul, kClassAttention, kClassNormalization, kClassElementwise}) {
       ASSERT_TRUE(seconds.count(cls)) << variant << ": no time for " << cls;
       EXPECT_GT(seconds.at(cls), 0.0) << variant << ": " << cls;
       EXPECT_LT(seconds.at(cls), 1.0) << variant << ": " << cls;

@@ -227,7 +227,7 @@ TEST(CuptiGpu, TraceOfTwoKernelsListsBothWithDurations) {
   for (const auto& k : t.kernels)
     std::printf("  %-60s grid %d,%d,%d block %d,%d,%d %10.0f ns stream %u class %s\n", k.name.c_str(), k.grid[0],
                 k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.duration_ns, k.stream_id,
-                k.op_class.c_str());
+                std::string(to_string(k.op_class)).c_str());
   EXPECT_EQ(t.dropped_records, 0u) << t.note;
   ASSERT_EQ(t.kernels.size(), 2u);
   EXPECT_NE(t.kernels[0].name.find("cupti_test_fma_kernel"), std::string::npos) << t.kernels[0].name;

@@ -55,6 +55,24 @@ TEST(Model, RejectsUnknownSchemaAndEmptyNames) {
   EXPECT_NE(error_of(json::array()).find("r.json: /: must be an object"), std::string::npos);
 }
 
+TEST(Model, OperatorClassesAreTheOneVocabulary) {
+  // A breakdown's class is an OpClass (kernels/run_names/op_class.h): "matrix", matmul's
+  // name before 2026-12-07, reads as matmul and is written so; anything else is refused.
+  json doc = small_results();
+  size_t with_breakdown = doc["runs"].size();
+  for (size_t i = 0; i < doc["runs"].size(); ++i)
+    if (doc["runs"][i]["breakdown"].is_object()) with_breakdown = i;
+  ASSERT_LT(with_breakdown, doc["runs"].size()) << "the fixture has a block run with a breakdown";
+  json& cls = doc["runs"][with_breakdown]["breakdown"]["classes"][0]["class"];
+  cls = "matrix";
+  const json again = model::to_json(model::results_from_json(doc, "r.json"));
+  EXPECT_EQ(again["runs"][with_breakdown]["breakdown"]["classes"][0]["class"], "matmul");
+  cls = "tensor contraction";
+  EXPECT_NE(error_of(doc).find("/runs/" + std::to_string(with_breakdown) + "/breakdown/classes/0/class: must be an operator class"),
+            std::string::npos)
+      << error_of(doc);
+}
+
 TEST(Model, RejectsDuplicateRunIds) {
   json doc = small_results();
   doc["runs"].push_back(doc["runs"][0]);

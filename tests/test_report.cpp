@@ -345,9 +345,9 @@ TEST(Report, BlockSharesShowThePapersFigures) {
   // The measured panels use the paper's categories, so the bars line up.
   for (const auto& c : measured_categories)
     EXPECT_TRUE(c == "tensor contraction" || c == "normalization" || c == "element-wise") << c;
-  EXPECT_EQ(lmroof::report::ivanov_category("matrix"), "tensor contraction");
-  EXPECT_EQ(lmroof::report::ivanov_category("attention"), "tensor contraction");
-  EXPECT_EQ(lmroof::report::ivanov_category("elementwise"), "element-wise");
+  EXPECT_EQ(lmroof::report::ivanov_category(lmroof::OpClass::matmul), "tensor contraction");
+  EXPECT_EQ(lmroof::report::ivanov_category(lmroof::OpClass::attention), "tensor contraction");
+  EXPECT_EQ(lmroof::report::ivanov_category(lmroof::OpClass::elementwise), "element-wise");
 }
 
 TEST(Report, NumbersAreReadable) {

@@ -422,7 +422,7 @@ profiler::KernelRecord kernel(const std::string& name, const std::string& op_cla
                               int block = 1) {
   profiler::KernelRecord k;
   k.name = name;
-  k.op_class = op_class;
+  k.op_class = lmroof::parse_op_class(op_class).value();
   k.duration_ns = duration_ns;
   k.grid = {grid, 1, 1};
   k.block = {block, 1, 1};
@@ -448,7 +448,7 @@ TEST(Results, KernelTracesBecomeThePerKernelBreakdown) {
   EXPECT_DOUBLE_EQ(k["total_s"].get<double>(), 4e-6);
   ASSERT_EQ(k["list"].size(), 2u);
   EXPECT_EQ(k["list"][0]["name"], "gemm_a");  // launch order kept
-  EXPECT_EQ(k["list"][0]["class"], "matrix");
+  EXPECT_EQ(k["list"][0]["class"], "matmul") << "\"matrix\", the name before 2026-12-07, is read as matmul and written so";
   EXPECT_DOUBLE_EQ(k["list"][0]["share"].get<double>(), 0.75);
   EXPECT_EQ(k["list"][1]["grid"], nlohmann::json({8, 1, 1}));
   EXPECT_TRUE(find_run(results, "norm/rmsnorm/fused/cpu/fp32/tokens:4/d_model:8")["kernels"].is_null());
@@ -483,7 +483,7 @@ TEST(BenchFiles, KernelTracesAreWrittenBesideTheBenchmarkJsonAndReadBack) {
   EXPECT_TRUE(bench::take_kernel_traces().is_null()) << "taken once";
   const BenchDocument doc = load_bench_json(bench_path);
   ASSERT_TRUE(doc.kernel_traces.contains("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8"));
-  EXPECT_EQ(doc.kernel_traces.at("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8").kernels[0].op_class, "elementwise");
+  EXPECT_EQ(doc.kernel_traces.at("norm/layernorm/fused/cpu/fp32/tokens:4/d_model:8").kernels[0].op_class, lmroof::OpClass::elementwise);
 
   // A malformed trace file is an error that names it, not a silently thinner report.
   write_file_atomically(dir / "bench.kernels.json", "{\"schema\": \"lmroof.kernels/1\", \"runs\": [");

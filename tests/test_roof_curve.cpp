@@ -152,9 +152,9 @@ TEST(RoofCurve, ACompositeRunIsJudgedAgainstTheSumOfItsStepsRoofTimes) {
   // and 4.06 GiB would allow max(1 s, bytes / W); by step the times add up.
   Cost cost;
   cost.flops.matrix = 200 * G;
-  cost.flops_by_class["matrix"] = FlopCount{200 * G, 0, 0};
+  cost.flops_by_class["matmul"] = FlopCount{200 * G, 0, 0};
   cost.flops_by_class["normalization"] = FlopCount{0, 0, 0};
-  cost.bytes_by_class["matrix"] = 64 * MiB;
+  cost.bytes_by_class["matmul"] = 64 * MiB;
   cost.bytes_by_class["normalization"] = 4096 * MiB;
   cost.bytes_model = cost.bytes_minimum = 4160 * MiB;
   cost.bytes_read = 2080 * MiB;

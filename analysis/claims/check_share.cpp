@@ -27,8 +27,8 @@ Case share_case(const Context& ctx, const Run& run) {
   const model::ClassShare* cls = nullptr;
   std::vector<std::string> present;
   for (const auto& k : run.breakdown->classes) {
-    present.push_back(k.op_class);
-    if (k.op_class == ch.op_class) cls = &k;
+    present.emplace_back(to_string(k.op_class));
+    if (present.back() == ch.op_class) cls = &k;
   }
   if (!cls) {
     c.reason = fmt::format("run {} has no class '{}' in its breakdown (has: {})", run_id(run), ch.op_class,

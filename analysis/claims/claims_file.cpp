@@ -377,7 +377,15 @@ Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim
     }
     case CheckKind::share: {
       c.run = r.selector(need("run"), "run");
-      c.op_class = r.string(need("class"), "class");
+      {
+        // One operator-class vocabulary (kernels/run_names/op_class.h); "matrix" is
+        // matmul's name before 2026-12-07.
+        const YAML::Node& class_node = need("class");
+        const std::string name = r.string(class_node, "class");
+        const auto op_class = parse_op_class(name);
+        if (!op_class) r.fail(class_node, fmt::format("class '{}' of claim '{}' is no operator class", name, claim_id));
+        c.op_class = std::string(to_string(*op_class));
+      }
       if (n["flop_share"]) c.flop_share = r.range(n["flop_share"], "flop_share");
       if (n["time_share"]) c.time_share = r.range(n["time_share"], "time_share");
       if (n["time_over_flop_share"]) c.time_over_flop_share = r.range(n["time_over_flop_share"], "time_over_flop_share");

@@ -344,6 +344,13 @@ std::string JsonCursor::one_of(std::span<const std::string_view> allowed) const 
   fail(fmt::format("must be one of {} (is {})", list, shown(*value_)));
 }
 
+OpClass JsonCursor::op_class() const {
+  if (const auto c = parse_op_class(string())) return *c;
+  std::string list;
+  for (OpClass c : kAllOpClasses) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", to_string(c));
+  fail(fmt::format("must be an operator class, one of {} (is {})", list, shown(*value_)));
+}
+
 bool JsonCursor::boolean() const {
   if (!value_->is_boolean()) fail(fmt::format("must be true or false (is {})", shown(*value_)));
   return value_->get<bool>();

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/input_error.h"
+#include "kernels/run_names/op_class.h"
 
 namespace lmroof::model {
 
@@ -89,6 +90,9 @@ class JsonCursor {
   std::string one_line(size_t max_length = kMaxNameLength) const;
   std::string one_of(std::initializer_list<std::string_view> allowed) const;
   std::string one_of(std::span<const std::string_view> allowed) const;
+  // An operator class by its name (kernels/run_names/op_class.h; "matrix", the name
+  // before 2026-12-07, reads as matmul).
+  OpClass op_class() const;
   bool boolean() const;
   double number() const;        // finite
   double positive() const;      // finite, > 0

@@ -603,7 +603,7 @@ Breakdown breakdown_from(const JsonCursor& c) {
   b.time_source = c.at("time_source").one_of({"phase_timers", "cupti", "none"});
   for (const auto& k : c.at("classes").items()) {
     ClassShare s;
-    s.op_class = name_of(k.at("class"));
+    s.op_class = k.at("class").op_class();
     s.flops = k.at("flops").non_negative();
     s.flop_share = k.at("flop_share").fraction();
     s.bytes_model = k.at("bytes_model").non_negative();
@@ -617,7 +617,7 @@ Breakdown breakdown_from(const JsonCursor& c) {
 json breakdown_json(const Breakdown& b) {
   json classes = json::array();
   for (const auto& s : b.classes)
-    classes.push_back({{"class", s.op_class}, {"flops", s.flops}, {"flop_share", s.flop_share},
+    classes.push_back({{"class", to_string(s.op_class)}, {"flops", s.flops}, {"flop_share", s.flop_share},
                        {"bytes_model", s.bytes_model}, {"time_s", opt(s.time_s)}, {"time_share", opt(s.time_share)}});
   return {{"time_source", b.time_source}, {"classes", classes}};
 }
@@ -632,7 +632,7 @@ Kernels kernels_from(const JsonCursor& c) {
   for (const auto& e : c.at("list").items()) {
     KernelTime t;
     t.name = e.at("name").string(kMaxTextLength);
-    t.op_class = e.at("class").string();
+    t.op_class = e.at("class").op_class();
     t.grid = launch_dims(e.at("grid"));
     t.block = launch_dims(e.at("block"));
     t.time_s = e.at("time_s").non_negative();
@@ -645,7 +645,7 @@ Kernels kernels_from(const JsonCursor& c) {
 json kernels_json(const Kernels& k) {
   json list = json::array();
   for (const auto& t : k.list)
-    list.push_back({{"name", t.name}, {"class", t.op_class}, {"grid", t.grid}, {"block", t.block},
+    list.push_back({{"name", t.name}, {"class", to_string(t.op_class)}, {"grid", t.grid}, {"block", t.block},
                     {"time_s", t.time_s}, {"share", t.share}});
   return {{"source", k.source}, {"available", k.available}, {"reason", opt(k.reason)},
           {"dropped_records", k.dropped_records}, {"total_s", k.total_s}, {"list", list}};

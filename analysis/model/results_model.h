@@ -24,6 +24,7 @@
 
 #include "kernels/model_config/model_config.h"  // PairModelMapping (kernels/model_config.h, data only)
 #include "kernels/run_names/pair_catalogue.h"   // VariantImpl, ComparisonDef, IntensityPrediction (data only)
+#include "kernels/run_names/op_class.h"        // OpClass
 
 #include "analysis/model/input_error.h"
 #include "analysis/model/schema.h"
@@ -395,7 +396,7 @@ struct DramProbe {
 };
 
 struct ClassShare {
-  std::string op_class;  // JSON "class"
+  OpClass op_class = OpClass::other;  // JSON "class"
   double flops = 0, flop_share = 0, bytes_model = 0;
   std::optional<double> time_s, time_share;
 };
@@ -407,7 +408,7 @@ struct Breakdown {
 
 struct KernelTime {
   std::string name;
-  std::string op_class;  // JSON "class"
+  OpClass op_class = OpClass::other;  // JSON "class"
   std::vector<int64_t> grid, block;
   double time_s = 0, share = 0;
 };

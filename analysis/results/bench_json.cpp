@@ -76,7 +76,7 @@ std::map<std::string, KernelTraceRecord> traces_from(const JsonCursor& root) {
       for (const auto& k : kernels->items()) {
         KernelRecord rec;
         rec.name = k.at("name").string(model::kMaxTextLength);
-        rec.op_class = k.opt("class") ? k.at("class").string() : "other";
+        rec.op_class = k.opt("class") ? k.at("class").op_class() : OpClass::other;
         if (auto g = k.opt("grid")) rec.grid = launch_dims(*g);
         if (auto bl = k.opt("block")) rec.block = launch_dims(*bl);
         rec.duration_ns = k.at("duration_ns").non_negative();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/input_error.h"
+#include "kernels/run_names/op_class.h"
 
 namespace lmroof {
 
@@ -31,7 +32,8 @@ struct BenchEntry {
 };
 
 struct KernelRecord {
-  std::string name, op_class;
+  std::string name;
+  OpClass op_class = OpClass::other;
   std::vector<int64_t> grid, block;
   double duration_ns = 0;
 };

@@ -101,6 +101,22 @@ std::map<std::string, double> class_counters(const std::vector<const BenchEntry*
   return out;
 }
 
+// class_counters() of an operator-class prefix, keyed by the class's name today
+// (kernels/run_names/op_class.h: files written before 2026-12-07 say "matrix" for matmul);
+// a name that is no class is bad input, named with its counter.
+std::map<std::string, double> op_class_counters(const BenchDocument& bench, const std::vector<const BenchEntry*>& samples,
+                                                std::string_view prefix) {
+  std::map<std::string, double> out;
+  for (const auto& [name, value] : class_counters(samples, prefix)) {
+    const auto op_class = parse_op_class(name);
+    if (!op_class)
+      fail(bench, model::pointer_append(samples.front()->pointer, std::string(prefix) + name),
+           fmt::format("\"{}\" is no operator class", name));
+    out[std::string(to_string(*op_class))] += value;
+  }
+  return out;
+}
+
 // The kernel's validation before timing (bench/validate_before_timing.h), the same on
 // every repetition; nullopt in files written before it existed.
 std::optional<model::Validated> validated_of(const BenchEntry& first) {
@@ -359,11 +375,14 @@ Cost recorded_cost(const BenchDocument& bench, const Group& g) {
   if (cost.bytes_streamed_out > cost.bytes_written)
     fail(bench, first.pointer + "/" + std::string(counter::kBytesStreamedOut),
          fmt::format("{} exceeds bytes_written ({})", cost.bytes_streamed_out, cost.bytes_written));
-  for (const auto& [cls, flops] : class_counters({&first}, counter::kClassFlopsPrefix)) {
-    const double m = counter_of(first, std::string(counter::kClassFlopsMatrixPrefix) + cls).value_or(0);
-    cost.flops_by_class[cls] = FlopCount{m, flops - m, 0};
+  const auto matrix_flops = op_class_counters(bench, {&first}, counter::kClassFlopsMatrixPrefix);
+  for (const auto& [cls, flops] : op_class_counters(bench, {&first}, counter::kClassFlopsPrefix)) {
+    const auto m = matrix_flops.find(cls);
+    const double matrix = m == matrix_flops.end() ? 0.0 : m->second;
+    cost.flops_by_class[cls] = FlopCount{matrix, flops - matrix, 0};
   }
-  for (const auto& [cls, bytes] : class_counters({&first}, counter::kClassBytesModelPrefix)) cost.bytes_by_class[cls] = bytes;
+  for (const auto& [cls, bytes] : op_class_counters(bench, {&first}, counter::kClassBytesModelPrefix))
+    cost.bytes_by_class[cls] = bytes;
   // A composite run's steps (Cost::steps): each with its FLOPs and bytes, summing to the
   // run's, else the sum of their roof times would judge some other run. Only the FLOPs'
   // total is recorded: the composite roof takes every FLOP at the one FMA peak.
@@ -394,12 +413,13 @@ Cost recorded_cost(const BenchDocument& bench, const Group& g) {
   return cost;
 }
 
-std::optional<model::Breakdown> breakdown_of(const Cost& cost, const std::vector<const BenchEntry*>& samples) {
+std::optional<model::Breakdown> breakdown_of(const BenchDocument& bench, const Cost& cost,
+                                             const std::vector<const BenchEntry*>& samples) {
   if (cost.flops_by_class.empty()) return std::nullopt;
   // Kernel-level GPU times (CUPTI trace) beat phase timers when both exist.
-  std::map<std::string, double> seconds = class_counters(samples, counter::kCuptiClassTimePrefix);
+  std::map<std::string, double> seconds = op_class_counters(bench, samples, counter::kCuptiClassTimePrefix);
   const bool traced = !seconds.empty();
-  if (!traced) seconds = class_counters(samples, counter::kClassTimePrefix);
+  if (!traced) seconds = op_class_counters(bench, samples, counter::kClassTimePrefix);
   double total_time = 0;
   for (const auto& [cls, s] : seconds) total_time += s;
   const double total_flops = cost.flops.total();
@@ -407,7 +427,7 @@ std::optional<model::Breakdown> breakdown_of(const Cost& cost, const std::vector
   b.time_source = traced ? "cupti" : seconds.empty() ? "none" : "phase_timers";
   for (const auto& [cls, flops] : cost.flops_by_class) {
     model::ClassShare c;
-    c.op_class = cls;
+    c.op_class = *parse_op_class(cls);  // op_class_counters() named it
     c.flops = flops.total();
     c.flop_share = total_flops > 0 ? std::min(1.0, flops.total() / total_flops) : 0.0;
     c.bytes_model = cost.bytes_by_class.count(cls) ? cost.bytes_by_class.at(cls) : 0.0;
@@ -515,7 +535,7 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
     r.judged_against = model::JudgedAgainst{};
     r.judged_against->reason = "roof choice covers CPU runs only";
   }
-  r.breakdown = breakdown_of(cost, g.samples);
+  r.breakdown = breakdown_of(bench, cost, g.samples);
   const auto trace = bench.kernel_traces.find(r.id);
   r.kernels = kernels_of(trace == bench.kernel_traces.end() ? nullptr : &trace->second);
   r.validated = validated_of(*g.samples.front());

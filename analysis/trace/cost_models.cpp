@@ -16,26 +16,6 @@
 
 namespace lmroof::trace {
 
-std::string_view to_string(OpClass c) {
-  switch (c) {
-    case OpClass::matmul: return "matmul";
-    case OpClass::attention: return "attention";
-    case OpClass::normalization: return "normalization";
-    case OpClass::elementwise: return "elementwise";
-    case OpClass::reduction: return "reduction";
-    case OpClass::communication: return "communication";
-    case OpClass::memory: return "memory";
-    case OpClass::other: return "other";
-  }
-  return "other";
-}
-
-std::optional<OpClass> parse_class(std::string_view text) {
-  for (OpClass c : kAllClasses)
-    if (to_string(c) == text) return c;
-  return std::nullopt;
-}
-
 namespace {
 
 // A tiny reader of the arrays Kineto writes: numbers, strings, nested arrays.
@@ -493,15 +473,16 @@ int64_t normalized_rank(const OpInput* shape_arg, const OpInput* weight) {
 // ---- elementwise ------------------------------------------------------------------
 // The index of an out= tensor: the last tensor input of an op named NAME.out, or of an
 // arithmetic op given more tensors than its functional form takes (mul(self, other,
-// out)). It is written once, never read.
-std::optional<size_t> out_tensor(const Builder& b, size_t max_tensor_inputs) {
-  size_t tensors = 0;
-  std::optional<size_t> last;
+// out)). It is written once, never read. kNoOutTensor when there is none (an index, not
+// an optional: GCC 12 warns falsely of an uninitialized optional<size_t> here).
+constexpr size_t kNoOutTensor = std::numeric_limits<size_t>::max();
+size_t out_tensor(const Builder& b, size_t max_tensor_inputs) {
+  size_t tensors = 0, last = kNoOutTensor;
   for (size_t i = 0; i < b.in.inputs.size(); ++i)
     if (b.in.inputs[i].is_tensor) ++tensors, last = i;
-  if (!last || tensors < 2) return std::nullopt;
+  if (tensors < 2) return kNoOutTensor;
   if (b.out_overload || tensors > max_tensor_inputs) return last;
-  return std::nullopt;
+  return kNoOutTensor;
 }
 
 OpCost elementwise_cost(Builder& b, double flops_per_element, std::string_view kind,
@@ -509,9 +490,9 @@ OpCost elementwise_cost(Builder& b, double flops_per_element, std::string_view k
   b.cost.op_class = OpClass::elementwise;
   b.cost.unit = Unit::vector;
   if (!b.in.dims_parsed) return b.none("Input Dims unreadable");
-  const std::optional<size_t> out_index = kind == "arith" ? out_tensor(b, max_tensor_inputs) : std::nullopt;
+  const size_t out_index = kind == "arith" ? out_tensor(b, max_tensor_inputs) : kNoOutTensor;
   OpInputs operands = b.in;  // the inputs without the out= tensor
-  if (out_index) operands.inputs[*out_index].is_tensor = false;
+  if (out_index != kNoOutTensor) operands.inputs[out_index].is_tensor = false;
   const auto shape = broadcast(operands);
   if (!shape) return b.none("inputs do not broadcast");
   const std::string type = promoted_type(operands);
@@ -533,10 +514,10 @@ OpCost elementwise_cost(Builder& b, double flops_per_element, std::string_view k
     if (out_type.empty()) return b.none("target dtype not in Concrete Inputs");
     b.read(0);
     b.write(out, out_type);
-  } else if (out_index) {  // out=: the operands read, the out tensor written once at its own dtype
+  } else if (out_index != kNoOutTensor) {  // out=: the operands read, the out tensor written once at its own dtype
     for (size_t i = 0; i < b.in.inputs.size(); ++i)
-      if (i != *out_index) b.read(i);
-    b.write(out, b.input(*out_index)->type);
+      if (i != out_index) b.read(i);
+    b.write(out, b.input(out_index)->type);
     b.cost.assumption = "out= tensor: counted once, as the output";
   } else {
     b.read_all();

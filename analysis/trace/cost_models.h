@@ -10,15 +10,14 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/run_names/op_class.h"
+
 namespace lmroof::trace {
 
-// After Ivanov et al., "Data Movement Is All You Need" (MLSys 2021).
-enum class OpClass { matmul, attention, normalization, elementwise, reduction, communication, memory, other };
-constexpr OpClass kAllClasses[] = {OpClass::matmul,    OpClass::attention,     OpClass::normalization,
-                                   OpClass::elementwise, OpClass::reduction, OpClass::communication,
-                                   OpClass::memory,    OpClass::other};
-std::string_view to_string(OpClass c);
-std::optional<OpClass> parse_class(std::string_view text);
+// The operator classes are lmroof's one vocabulary (kernels/run_names/op_class.h), shared
+// with the pairs and the profiler's kernel trace.
+using lmroof::OpClass;
+inline constexpr auto& kAllClasses = kAllOpClasses;
 
 // Which peak an op is judged against.
 enum class Unit { tensor, vector, network, none };

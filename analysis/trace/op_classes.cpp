@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "kernels/run_names/kernel_names.h"
+
 namespace lmroof::trace {
 
 namespace {
@@ -28,29 +30,7 @@ bool is_softmax_op(std::string_view name) {
 
 bool is_softmax_kernel(std::string_view kernel_name) { return has(lower(kernel_name), "softmax"); }
 
-OpClass class_of_kernel(std::string_view kernel_name) {
-  const std::string k = lower(kernel_name);
-  // Order matters: a collective or attention kernel may also name a GEMM tile.
-  if (has(k, "nccl") || has(k, "rccl") || has(k, "multimem") || has(k, "symm_mem") || has(k, "symmetric_memory") ||
-      has(k, "allreduce") || has(k, "all_reduce") || has(k, "allgather") || has(k, "all_gather") ||
-      has(k, "reducescatter") || has(k, "reduce_scatter") || has(k, "cross_device_reduce"))
-    return OpClass::communication;
-  if (k.starts_with("memcpy") || k.starts_with("memset")) return OpClass::memory;
-  if (has(k, "flash") || has(k, "fmha") || has(k, "paged_attention") || has(k, "attention") || has(k, "attn"))
-    return OpClass::attention;
-  if (has(k, "rms_norm") || has(k, "rmsnorm") || has(k, "layer_norm") || has(k, "layernorm") || has(k, "group_norm") ||
-      has(k, "batch_norm") || has(k, "batchnorm"))
-    return OpClass::normalization;
-  const bool triton = has(k, "triton");
-  if (has(k, "gemm") || has(k, "cutlass") || has(k, "nvjet") || has(k, "xmma") || has(k, "cublas") || k.starts_with("cijk") ||
-      (triton && (has(k, "_mm_") || k.ends_with("_mm") || has(k, "bmm") || has(k, "addmm"))))
-    return OpClass::matmul;
-  if (has(k, "softmax") || has(k, "reduce_kernel") || (triton && (has(k, "triton_red_") || has(k, "triton_per_"))))
-    return OpClass::reduction;
-  if (has(k, "elementwise_kernel") || has(k, "multi_tensor_apply") || (triton && has(k, "triton_poi_")))
-    return OpClass::elementwise;
-  return OpClass::other;
-}
+OpClass class_of_kernel(std::string_view kernel_name) { return class_of_kernel_name(kernel_name); }
 
 std::string module_type_of_event(std::string_view name) {
   constexpr std::string_view kPrefix = "nn.Module: ";
@@ -85,33 +65,6 @@ ClassChoice choose_class(OpClass op_class, bool op_has_model, OpClass kernel_cla
   if (module_class) return {*module_class, "module"};
   if (!op_has_model && kernel_class != OpClass::other) return {kernel_class, "kernel"};
   return {op_class, "op"};
-}
-
-std::string_view to_string(IvanovClass c) {
-  switch (c) {
-    case IvanovClass::tensor_contraction: return "tensor_contraction";
-    case IvanovClass::statistical_normalization: return "statistical_normalization";
-    case IvanovClass::elementwise: return "elementwise";
-    case IvanovClass::communication: return "communication";
-    case IvanovClass::memory: return "memory";
-    case IvanovClass::other: return "other";
-  }
-  return "other";
-}
-
-IvanovClass ivanov_class(OpClass c, bool softmax) {
-  if (softmax) return IvanovClass::statistical_normalization;
-  switch (c) {
-    case OpClass::matmul:
-    case OpClass::attention: return IvanovClass::tensor_contraction;
-    case OpClass::normalization: return IvanovClass::statistical_normalization;
-    case OpClass::elementwise:
-    case OpClass::reduction: return IvanovClass::elementwise;
-    case OpClass::communication: return IvanovClass::communication;
-    case OpClass::memory: return IvanovClass::memory;
-    case OpClass::other: return IvanovClass::other;
-  }
-  return IvanovClass::other;
 }
 
 }  // namespace lmroof::trace

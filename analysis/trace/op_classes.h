@@ -18,7 +18,8 @@
 
 namespace lmroof::trace {
 
-// The class of a kernel from its name alone (docs/trace.md lists the patterns).
+// The class of a kernel from its name alone: the one table of kernels/run_names/kernel_names.h
+// (docs/trace.md lists the patterns).
 OpClass class_of_kernel(std::string_view kernel_name);
 bool is_specific(OpClass c);  // matmul, attention, normalization, communication
 // softmax, log_softmax and their backwards, by op name (aten:: optional) or kernel name.
@@ -41,14 +42,8 @@ struct ClassChoice {
 // The rules above; op_has_model: the op's class came from a cost model (else "other").
 ClassChoice choose_class(OpClass op_class, bool op_has_model, OpClass kernel_class, std::optional<OpClass> module_class);
 
-// Ivanov et al.'s three classes (tensor contractions: matmul and attention; statistical
-// normalizations: normalization and every softmax; element-wise: the rest of the
-// elementwise work and plain reductions), and lmroof's communication, memory, other.
-enum class IvanovClass { tensor_contraction, statistical_normalization, elementwise, communication, memory, other };
-constexpr IvanovClass kAllIvanovClasses[] = {IvanovClass::tensor_contraction, IvanovClass::statistical_normalization,
-                                             IvanovClass::elementwise,        IvanovClass::communication,
-                                             IvanovClass::memory,             IvanovClass::other};
-std::string_view to_string(IvanovClass c);
-IvanovClass ivanov_class(OpClass c, bool softmax);
+// Ivanov et al.'s grouping: IvanovClass and ivanov_class() in kernels/run_names/op_class.h.
+using lmroof::IvanovClass;
+using lmroof::kAllIvanovClasses;
 
 }  // namespace lmroof::trace

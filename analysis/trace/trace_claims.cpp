@@ -58,7 +58,7 @@ std::vector<Claim> load_trace_claims(const std::filesystem::path& path) {
       fail(path, check, fmt::format("claim {}: kind \"{}\": a trace is checked with kind class_share (docs/trace.md)", c.id, kind));
     if (!check["class"]) fail(path, check, fmt::format("claim {}: class: missing", c.id));
     c.op_class = check["class"].as<std::string>();
-    if (!parse_class(c.op_class))
+    if (!parse_op_class(c.op_class))
       fail(path, check["class"], fmt::format("claim {}: class \"{}\" is not one of matmul, attention, normalization, "
                                              "elementwise, reduction, communication, memory, other", c.id, c.op_class));
     for (const auto& kv : check) {

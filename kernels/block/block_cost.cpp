@@ -94,10 +94,10 @@ Cost cost(Variant variant, Dims d, int element_bytes, Backend backend, bool unfu
 
   // matrix: 2·T·in·out per projection; the same total for both variants,
   // 2T(3D·D + D·D + 2F·D + F·D) = 2T(4D² + 3DF).
-  c.flops_by_class[kClassMatrix].matrix = 2 * T * (4 * D * D + 3 * D * F);
+  c.flops_by_class[kClassMatmul].matrix = 2 * T * (4 * D * D + 3 * D * F);
   // Each GEMM reads its activation input and its weights once and writes its output.
   const double weights = 4 * D * D + 3 * D * F;
-  c.bytes_by_class[kClassMatrix] =
+  c.bytes_by_class[kClassMatmul] =
       s * (serial ? (TD + 3 * TD) + (TD + TD) + (TD + 2 * TF) + (TF + TD) + weights  // qkv, o, gate|up, down
                   : (TD + T * (3 * D + 2 * F)) + (T * (D + F) + TD) + weights);     // in, out
 

@@ -345,7 +345,7 @@ class CpuBlockWorkload final : public Workload {
     // OpenMP may have been given more threads since construction: one score tile each.
     const size_t need = static_cast<size_t>(omp_get_max_threads()) * kQueryTile * d_.tokens;
     if (scores_.size() < need) scores_.resize(need);
-    seconds_ = {{kClassNormalization, 0.0}, {kClassMatrix, 0.0}, {kClassAttention, 0.0}, {kClassElementwise, 0.0}};
+    seconds_ = {{kClassNormalization, 0.0}, {kClassMatmul, 0.0}, {kClassAttention, 0.0}, {kClassElementwise, 0.0}};
     if (variant_ == Variant::serial)
       run_serial();
     else
@@ -451,15 +451,15 @@ class CpuBlockWorkload final : public Workload {
     const int64_t T = d_.tokens, D = d_.d_model, F = d_.d_ff;
     float* q = qkv_.data();
     rmsnorm(x_.data(), w_.gamma1.data(), n_.data());
-    phase(kClassMatrix, [&] { gemm_nt(T, 3 * D, D, n_.data(), D, w_.w_in.data(), D, q, 3 * D); });
+    phase(kClassMatmul, [&] { gemm_nt(T, 3 * D, D, n_.data(), D, w_.w_in.data(), D, q, 3 * D); });
     qk_rope(q, 3 * D);
     attend(q, 3 * D, attn_.data(), D);
-    phase(kClassMatrix, [&] { gemm_nt(T, D, D, attn_.data(), D, w_.w_out.data(), D, m_.data(), D); });
+    phase(kClassMatmul, [&] { gemm_nt(T, D, D, attn_.data(), D, w_.w_out.data(), D, m_.data(), D); });
     phase(kClassElementwise, [&] { add(T * D, x_.data(), m_.data(), h_.data()); });
     rmsnorm(h_.data(), w_.gamma2.data(), n_.data());
-    phase(kClassMatrix, [&] { gemm_nt(T, 2 * F, D, n_.data(), D, w_.w_in.data() + 3 * D * D, D, gu_.data(), 2 * F); });
+    phase(kClassMatmul, [&] { gemm_nt(T, 2 * F, D, n_.data(), D, w_.w_in.data() + 3 * D * D, D, gu_.data(), 2 * F); });
     act(gu_.data(), gu_.data() + F, 2 * F, act_.data(), F);
-    phase(kClassMatrix, [&] { gemm_nt(T, D, F, act_.data(), F, w_.w_down.data(), F, m_.data(), D); });
+    phase(kClassMatmul, [&] { gemm_nt(T, D, F, act_.data(), F, w_.w_down.data(), F, m_.data(), D); });
     phase(kClassElementwise, [&] { add(T * D, h_.data(), m_.data(), y_.data()); });
   }
 
@@ -468,11 +468,11 @@ class CpuBlockWorkload final : public Workload {
     float* z = qkv_.data();  // [T, 3D + 2F]: q | k | v | gate | up
     float* cat = attn_.data();  // [T, D + F]: attn | silu(gate)·up
     rmsnorm(x_.data(), w_.gamma1.data(), n_.data());
-    phase(kClassMatrix, [&] { gemm_nt(T, ld, D, n_.data(), D, w_.w_in.data(), D, z, ld); });
+    phase(kClassMatmul, [&] { gemm_nt(T, ld, D, n_.data(), D, w_.w_in.data(), D, z, ld); });
     qk_rope(z, ld);
     attend(z, ld, cat, D + F);
     act(z + 3 * D, z + 3 * D + F, ld, cat + D, D + F);
-    phase(kClassMatrix, [&] { gemm_nt(T, D, D + F, cat, D + F, w_.w_out.data(), D + F, m_.data(), D); });
+    phase(kClassMatmul, [&] { gemm_nt(T, D, D + F, cat, D + F, w_.w_out.data(), D + F, m_.data(), D); });
     phase(kClassElementwise, [&] { add(T * D, x_.data(), m_.data(), y_.data()); });
   }
 

@@ -37,7 +37,7 @@ PairDef block_pair() {
   p.cpu_only_impls = {"unfused"};
   // Before the library table, where "softmax" alone would make it normalization.
   p.kernel_classes = {
-      {"causal_softmax", "attention", "the block's softmax over attention scores (cost model: attention class)"}};
+      {"causal_softmax", OpClass::attention, "the block's softmax over attention scores (cost model: attention class)"}};
   p.complete_shape = [](const std::string& variant, const Shape& s) {
     block::parse_variant(variant);
     return block::complete_shape(s);

@@ -16,9 +16,9 @@ PairDef decode_pair() {
               {"gqa", "grouped"}, {"gqa", "blas"},  {"mqa", "naive"}, {"mqa", "grouped"}, {"mqa", "blas"}};
   p.cpu_only_impls = {"blas"};
   p.kernel_classes = {
-      {"lmroof::decode::", "attention", "every kernel of the decode pair (SIMT, MMA, split-K combine)"},
-      {"decode_simt_kernel", "attention", "decode attention, CUDA cores"},
-      {"decode_mma_kernel", "attention", "decode attention, tensor cores"},
+      {"lmroof::decode::", OpClass::attention, "every kernel of the decode pair (SIMT, MMA, split-K combine)"},
+      {"decode_simt_kernel", OpClass::attention, "decode attention, CUDA cores"},
+      {"decode_mma_kernel", OpClass::attention, "decode attention, tensor cores"},
   };
   // One batch/head configuration over a context sweep (1024 ... 4096), so "decode
   // time grows linearly with context" can be checked on the default suite. kv_heads

@@ -22,7 +22,7 @@ PairDef norm_pair() {
                    {{"tokens", 4096}, {"d_model", 8192}},
                    {{"tokens", 32768}, {"d_model", 1024}}};
   p.kernel_classes = {
-      {"lmroof::norm::", "normalization", "every kernel of the norm pair (fused, streaming, unfused steps)"}};
+      {"lmroof::norm::", OpClass::normalization, "every kernel of the norm pair (fused, streaming, unfused steps)"}};
   p.comparisons = {
       {{"layernorm", "unfused"}, {"rmsnorm", "unfused"}, "RMSNorm vs LayerNorm, unfused (eager)"},
       {{"layernorm", "fused"}, {"rmsnorm", "fused"}, "RMSNorm vs LayerNorm, fused"},

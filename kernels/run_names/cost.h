@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/run_names/op_class.h"
+
 namespace lmroof {
 
 // FLOPs split the way a roofline needs them: matrix work can use tensor cores or
@@ -25,13 +27,12 @@ struct FlopCount {
   }
 };
 
-// Operator classes used for a composite run's breakdown (the block), after
-// Ivanov et al.: tensor contractions, statistical normalization, element-wise;
-// attention is kept apart because it mixes contraction and softmax.
-inline constexpr const char* kClassMatrix = "matrix";
-inline constexpr const char* kClassAttention = "attention";
-inline constexpr const char* kClassNormalization = "normalization";
-inline constexpr const char* kClassElementwise = "elementwise";
+// The classes a composite run's breakdown (the block) files its FLOPs and bytes under:
+// lmroof's one operator-class vocabulary (kernels/run_names/op_class.h), by name.
+inline constexpr const char* kClassMatmul = to_string(OpClass::matmul).data();
+inline constexpr const char* kClassAttention = to_string(OpClass::attention).data();
+inline constexpr const char* kClassNormalization = to_string(OpClass::normalization).data();
+inline constexpr const char* kClassElementwise = to_string(OpClass::elementwise).data();
 
 // One step of a composite run: a pass over memory (or a group of identical ones, such as
 // a stack's layers of one kind) that runs on its own, so that its own roof holds it.
