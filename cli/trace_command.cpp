@@ -123,6 +123,12 @@ std::optional<int64_t> parse_steps(const std::string& text) {
   return n;
 }
 
+// A document as JSON text, a string that is not UTF-8 (a file name's bytes) replaced by
+// U+FFFD rather than a throw once the work is done.
+std::string dump_text(const nlohmann::json& doc, int indent) {
+  return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json read_trace_json(const std::filesystem::path& path) {
   require_complete_set(path.parent_path());  // as for a results.json (issue 47, defect 16)
   const nlohmann::json doc = model::read_json_file(path);
@@ -217,12 +223,14 @@ int trace_command(const TraceArgs& args) {
     verdicts = lt::check_trace_claims(claims, doc);
     doc["claims"] = lt::verdicts_json(verdicts);
   }
-  write_file_atomically(set.staged(formats::kTraceJson), doc.dump(1) + "\n");
+  // Replaced, not thrown at write time: the reader refuses names that are not UTF-8,
+  // but a file name (trace.json's "file") is the filesystem's bytes (issue 47, defect 4).
+  write_file_atomically(set.staged(formats::kTraceJson), dump_text(doc, 1) + "\n");
   write_file_atomically(set.staged(formats::kTraceCsv), lt::to_csv(merged));
   write_file_atomically(set.staged(formats::kTraceHtml), report::trace_html(doc));
   set.publish();
 
-  if (args.format == "json") std::printf("%s\n", doc.dump(2).c_str());
+  if (args.format == "json") std::printf("%s\n", dump_text(doc, 2).c_str());
   else {
     std::printf("%s", lt::to_text(report::printable_strings(doc), args.format == "markdown").c_str());
     if (!verdicts.empty()) std::printf("\n%s", lt::verdicts_text(verdicts, args.format == "markdown").c_str());
@@ -240,12 +248,12 @@ int check_trace(const CheckArgs& args) {
   const auto claims = lt::load_trace_claims(claims_file);
   const auto verdicts = lt::check_trace_claims(claims, doc);
   if (args.format == "json")
-    std::printf("%s\n", nlohmann::json({{"schema", "lmroof.check/1"},
-                                        {"claims_file", claims_file.string()},
-                                        {"results_file", trace_file.string()},
-                                        {"claims", lt::verdicts_json(verdicts)}})
-                            .dump(2)
-                            .c_str());
+    std::printf("%s\n", dump_text({{"schema", "lmroof.check/1"},
+                                   {"claims_file", claims_file.string()},
+                                   {"results_file", trace_file.string()},
+                                   {"claims", lt::verdicts_json(verdicts)}},
+                                  2)
+                             .c_str());
   else {
     if (args.format == "text") std::printf("claims: %s\ntrace: %s\n", claims_file.c_str(), trace_file.c_str());
     std::printf("%s", lt::verdicts_text(verdicts, args.format == "markdown").c_str());
@@ -257,7 +265,7 @@ int compare_traces(const CompareArgs& args) {
   if (!args.html.empty()) throw model::InputError("--html: not available when comparing trace.json files; the text, json and markdown formats are");
   const nlohmann::json a = read_trace_json(args.base), b = read_trace_json(args.next);
   const nlohmann::json report = lt::compare_traces(a, b, args.base.string(), args.next.string());
-  if (args.format == "json") std::printf("%s\n", report.dump(2).c_str());
+  if (args.format == "json") std::printf("%s\n", dump_text(report, 2).c_str());
   else std::printf("%s", lt::compare_text(report::printable_strings(report), args.format == "markdown").c_str());
   return 0;
 }

@@ -78,7 +78,9 @@ TraceAnalysis analysed(const TraceFile& trace) {
 
 // Every number in a document, finite (nlohmann writes NaN and infinity as null).
 void expect_finite(const nlohmann::json& v, const std::string& at) {
-  if (v.is_number_float()) EXPECT_TRUE(std::isfinite(v.get<double>())) << at;
+  if (v.is_number_float()) {
+    EXPECT_TRUE(std::isfinite(v.get<double>())) << at;
+  }
   if (v.is_structured())
     for (const auto& [key, item] : v.items()) expect_finite(item, at + "." + key);
 }
@@ -156,6 +158,20 @@ TEST_F(TraceInput, NanAndInfiniteTimesAreCountedAndLeaveEveryFigureFinite) {
   const nlohmann::json doc = to_json(a, {a});
   expect_finite(doc, "trace.json");
   EXPECT_DOUBLE_EQ(doc["window"]["total_s"].get<double>(), 2e-6);
+}
+
+TEST_F(TraceInput, ATinyButFiniteTimeLeavesEveryFigureFinite) {
+  // 1e-317 µs is finite (1e-323 s, subnormal): a roof time divided by it is not.
+  const TraceFile t = read_trace(file(
+      "tiny.json",
+      R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":0,"tid":7,"ts":0,"dur":1e-317,)"
+      R"("args":{"Input Dims":[[64,64],[64,64]],"Input type":["float","float"]}},)"
+      R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":0,"tid":7,"ts":0,"dur":1e-317,"args":{"correlation":1}},)"
+      R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1e-317,"args":{"correlation":1}}]})"));
+  const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
+  const TraceAnalysis a = analyze(t, resolve_roofs(t, table, "H100 SXM", std::nullopt), {});
+  ASSERT_EQ(a.ops.size(), 1u);
+  expect_finite(to_json(a, {a}), "trace.json");
 }
 
 // ---- defect 6: steps --------------------------------------------------------------------------

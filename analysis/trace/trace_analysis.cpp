@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <climits>
 #include <cctype>
 #include <map>
@@ -697,14 +698,10 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       row.cost.bytes.reset();
       row.cost.why_unknown = "counted at the nested op that carries the cost";
     }
-    const double time = row.time_s();
     if (row.cost.op_class == OpClass::communication) {
       row.bound = "communication";
       row.roof_note = "no interconnect roof in the device table";
-      if (row.cost.message_bytes && row.device_time_s > 0) {
-        row.algbw_bytes_per_s = *row.cost.message_bytes * row.calls / row.device_time_s;
-        if (row.cost.bus_factor) row.busbw_bytes_per_s = *row.algbw_bytes_per_s * *row.cost.bus_factor;
-      }
+      set_rates(row);
       continue;
     }
     if (!row.cost.flops || !row.cost.bytes) {
@@ -728,7 +725,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     const double compute = *row.cost.flops / *peak;
     const double memory = *row.cost.bytes / roofs.device->bandwidth_bytes_per_s;
     row.roof_time_s = row.calls * std::max(compute, memory);
-    if (time > 0) row.fraction_of_roof = *row.roof_time_s / time;
+    set_rates(row);
     // Faster than the roof cannot be: the cost model overcounts this op, the roofs are
     // below the device's (a wrong --device), or the time is not the op's whole work
     // (a CPU op whose work ran on other threads). Shown, and counted.
@@ -746,6 +743,24 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   for (const auto& [name, t] : unattributed_names) unattributed.emplace_back(std::string(name), t);
   summarize(a, unattributed);
   return a;
+}
+
+std::optional<double> finite_ratio(double num, double den) {
+  if (!(den > 0)) return std::nullopt;
+  const double q = num / den;
+  return std::isfinite(q) ? std::optional(q) : std::nullopt;
+}
+
+void set_rates(OpRow& row) {
+  row.fraction_of_roof.reset();
+  row.algbw_bytes_per_s.reset();
+  row.busbw_bytes_per_s.reset();
+  if (row.roof_time_s) row.fraction_of_roof = finite_ratio(*row.roof_time_s, row.time_s());
+  if (row.cost.message_bytes) {
+    row.algbw_bytes_per_s = finite_ratio(*row.cost.message_bytes * row.calls, row.device_time_s);
+    if (row.algbw_bytes_per_s && row.cost.bus_factor)
+      row.busbw_bytes_per_s = finite_ratio(*row.algbw_bytes_per_s * *row.cost.bus_factor, 1);
+  }
 }
 
 bool op_row_order(const OpRow& x, const OpRow& y) {
@@ -811,7 +826,7 @@ void summarize(TraceAnalysis& a, std::vector<std::pair<std::string, double>> una
     row.byte_share = bytes > 0 ? row.bytes / bytes : 0;
     row.time_share = a.total_time_s > 0 ? row.time_s / a.total_time_s : 0;
     row.fraction_of_roof.reset();
-    if (row.known_time_s > 0) row.fraction_of_roof = row.roof_time_s / row.known_time_s;
+    row.fraction_of_roof = finite_ratio(row.roof_time_s, row.known_time_s);
   };
   for (auto& [c, row] : classes) {
     shares(row);
@@ -823,7 +838,7 @@ void summarize(TraceAnalysis& a, std::vector<std::pair<std::string, double>> una
   }
   for (auto& [type, m] : modules) {
     if (auto c = class_of_module(type)) m.module_class = *c, m.gives_class = true;
-    if (m.known_time_s > 0) m.fraction_of_roof = m.roof_time_s / m.known_time_s;
+    m.fraction_of_roof = finite_ratio(m.roof_time_s, m.known_time_s);
     m.time_share = a.total_time_s > 0 ? m.time_s / a.total_time_s : 0;
     a.modules.push_back(m);
   }

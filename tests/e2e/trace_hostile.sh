@@ -116,6 +116,11 @@ expect_error 2 "ff.json: byte [0-9]+: traceEvents\[[0-9]+\].name: a string that 
   trace "$tmp/ff.json" --out "$tmp/o-bad"
 expect_error 2 "surrogate.json: byte [0-9]+: traceEvents\[[0-9]+\].name: .*surrogate" -- trace "$tmp/surrogate.json" --out "$tmp/o-bad"
 [ ! -e "$tmp/o-bad" ] || fail "a refused trace wrote its --out"
+# A file name is the filesystem's bytes, not the trace's: replaced in trace.json, never a write-time throw.
+cp "$tmp/t.json" "$tmp/name-"$'\xff'".json"
+"$lmroof" trace "$tmp/name-"$'\xff'".json" --out "$tmp/o-name" >/dev/null 2>"$tmp/err" &&
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "\ufffd" in json.dumps(d, ensure_ascii=False)' "$tmp/o-name/trace.json" &&
+  ok "a file name that is not UTF-8 is replaced in trace.json" || fail "a file name that is not UTF-8: $(cat "$tmp/err")"
 
 # --- defect 5: NaN and Infinity times ----------------------------------------------------------
 python3 - "$tmp/t.json" "$tmp/nan.json" <<'PY'
