@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/remeasure.h"
 #include "cli/shape_options.h"
+#include "reports/text/terminal_text.h"
 
 namespace {
 
@@ -78,16 +79,7 @@ void refuse_empty_values(const CLI::App& command) {
 
 // The error as one line: a newline or other control character from the input (a
 // claim id, a file name) is shown escaped, never printed raw to the terminal.
-std::string one_line(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
-    else if (byte < 0x20 || byte == 0x7F) out += fmt::format("\\x{:02x}", byte);
-    else out += c;
-  }
-  return out;
-}
+std::string one_line(std::string_view text) { return lmroof::report::printable(text); }
 
 }  // namespace
 

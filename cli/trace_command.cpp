@@ -7,6 +7,7 @@
 #include <ctime>
 #include <cstdio>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/io/atomic_write.h"
@@ -17,12 +18,16 @@
 #include "analysis/model/results_model.h"
 #include "analysis/predict/devices.h"
 #include "analysis/predict/measured_device.h"
+#include "analysis/formats/file_names.h"
+#include "bench/memory_budget.h"
 #include "analysis/trace/trace_analysis.h"
 #include "analysis/trace/trace_claims.h"
 #include "analysis/trace/trace_compare.h"
+#include "analysis/trace/trace_document.h"
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
 #include "cli/commands.h"
+#include "reports/text/terminal_text.h"
 #include "reports/text/trace_text.h"
 #include "reports/trace_report.h"
 
@@ -32,30 +37,81 @@ namespace lt = lmroof::trace;
 
 namespace {
 
-constexpr const char* kTraceFiles[] = {"trace.json", "trace.csv", "trace.html"};
+constexpr std::string_view kTraceFiles[] = {formats::kTraceJson, formats::kTraceCsv, formats::kTraceHtml};
 
 bool is_trace_name(const std::filesystem::path& p) {
   const std::string n = p.filename().string();
   return n.ends_with(".json") || n.ends_with(".json.gz");
 }
 
-// A folder stands for its per-rank traces (*.json, *.json.gz), in name order.
+// A folder stands for its per-rank traces (*.json, *.json.gz), in name order. Each
+// file is read once: one named twice, a folder and a file in it, or a symlink or hard
+// link in the folder to a file already listed is the same file (same device and inode),
+// and counting it twice would double every time (issue 47, defect 2).
 std::vector<std::filesystem::path> expand_inputs(const std::vector<std::filesystem::path>& inputs) {
-  std::vector<std::filesystem::path> out;
+  std::vector<std::filesystem::path> listed;
   for (const auto& input : inputs) {
     std::error_code ec;
     if (std::filesystem::is_directory(input, ec)) {
       std::vector<std::filesystem::path> files;
-      for (const auto& entry : std::filesystem::directory_iterator(input, ec))
-        if (entry.is_regular_file() && is_trace_name(entry.path())) files.push_back(entry.path());
+      const std::vector<std::string> own = published_set(input);  // a trace.json lmroof wrote there
+      for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
+        if (!entry.is_regular_file() || !is_trace_name(entry.path())) continue;
+        if (std::find(own.begin(), own.end(), entry.path().filename().string()) != own.end()) {
+          std::fprintf(stderr, "lmroof trace: %s is lmroof's own output, not a trace: skipped\n",
+                       report::printable(entry.path().string()).c_str());
+          continue;
+        }
+        files.push_back(entry.path());
+      }
       if (files.empty()) throw model::InputError(fmt::format("{}: a folder with no *.json or *.json.gz trace", input.string()));
       std::sort(files.begin(), files.end());
-      out.insert(out.end(), files.begin(), files.end());
+      listed.insert(listed.end(), files.begin(), files.end());
     } else {
-      out.push_back(input);
+      listed.push_back(input);
     }
   }
+  std::vector<std::filesystem::path> out;
+  std::vector<std::pair<std::pair<dev_t, ino_t>, std::filesystem::path>> seen;
+  for (const auto& file : listed) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) {  // missing: read_trace says so
+      out.push_back(file);
+      continue;
+    }
+    const auto id = std::pair(st.st_dev, st.st_ino);
+    const auto same = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == id; });
+    if (same != seen.end()) {
+      std::fprintf(stderr, "lmroof trace: %s is %s, read once\n", report::printable(file.string()).c_str(),
+                   report::printable(same->second.string()).c_str());
+      continue;
+    }
+    seen.emplace_back(id, file);
+    out.push_back(file);
+  }
   return out;
+}
+
+// Two traces of one rank (distributedInfo.rank) would count its time twice: refused,
+// naming both files, since the sum over ranks is what the outputs report. Checked as
+// each trace is read, before the next one is.
+void require_new_rank(const lt::TraceFile& trace, const std::vector<lt::TraceAnalysis>& read_before) {
+  if (!trace.rank) return;
+  for (const auto& earlier : read_before)
+    if (earlier.rank == trace.rank)
+      throw model::InputError(fmt::format("{}: distributedInfo.rank: {}, as in {}; two traces of one rank would count its "
+                                          "time twice: give one trace per rank",
+                                          trace.path, *trace.rank, earlier.file));
+}
+
+// The folders the inputs are read from must not hold a set a killed lmroof left half
+// published (issue 47, defect 16): the same check as for a results.json.
+void require_complete_input_folders(const std::vector<std::filesystem::path>& inputs) {
+  for (const auto& input : inputs) {
+    if (input.empty()) continue;
+    std::error_code ec;
+    require_complete_set(std::filesystem::is_directory(input, ec) ? input : input.parent_path());
+  }
 }
 
 std::optional<int64_t> parse_steps(const std::string& text) {
@@ -67,10 +123,18 @@ std::optional<int64_t> parse_steps(const std::string& text) {
   return n;
 }
 
+// A document as JSON text, a string that is not UTF-8 (a file name's bytes) replaced by
+// U+FFFD rather than a throw once the work is done.
+std::string dump_text(const nlohmann::json& doc, int indent) {
+  return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json read_trace_json(const std::filesystem::path& path) {
+  require_complete_set(path.parent_path());  // as for a results.json (issue 47, defect 16)
   const nlohmann::json doc = model::read_json_file(path);
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "lmroof.trace/1")
     throw model::InputError(fmt::format("{}: schema: not an lmroof trace.json (lmroof.trace/1)", path.string()));
+  lt::require_trace_document(doc, path.string());
   return doc;
 }
 
@@ -90,20 +154,20 @@ int trace_command(const TraceArgs& args) {
   const std::vector<std::filesystem::path> files = expand_inputs(args.inputs);
   const std::optional<int64_t> step = parse_steps(args.steps);
   if (args.threads < 1 || args.threads > 2) throw model::InputError("--threads: 1 or 2");
-  // Outputs first, before reading a multi-GB input: never an input, never a non-file.
-  std::vector<std::filesystem::path> outputs;
-  for (const char* name : kTraceFiles) outputs.push_back(args.out / name);
-  std::vector<std::filesystem::path> inputs = files;
+  // Outputs first, before reading a multi-GB input: never an input, never a non-file,
+  // never a folder holding a run's set, and no input from a half-published folder
+  // (issue 47, defects 1, 11, 16).
+  std::vector<std::filesystem::path> inputs = args.inputs;
+  inputs.insert(inputs.end(), files.begin(), files.end());
   if (!args.ceilings.empty()) inputs.push_back(args.ceilings);
   if (!args.claims.empty()) inputs.push_back(args.claims);
-  for (const auto& p : outputs)
-    if (auto why = why_not_replaceable(p)) throw model::InputError(fmt::format("--out: {}: {}", p.string(), *why));
-  for (const auto& p : outputs)
-    for (const auto& in : inputs) {
-      std::error_code ec;
-      if (std::filesystem::exists(p, ec) && std::filesystem::equivalent(p, in, ec))
-        throw model::InputError(fmt::format("--out: {} is an input; choose another folder", p.string()));
-    }
+  check_inputs_outside_set(args.out, inputs, SetKind::trace);
+  require_complete_input_folders(inputs);
+  for (std::string_view name : kTraceFiles)
+    if (auto why = why_not_replaceable(args.out / name))
+      throw model::InputError(fmt::format("--out: {}: {}", (args.out / name).string(), *why));
+  // The kept events' bound (issue 47, defect 18), read now: a bad LMROOF_MEMORY_LIMIT fails before reading.
+  const double memory_limit = bench::available_memory_bytes();
   // Roofs: the table, a flag, or measured ceilings.
   const std::vector<predict::Device> table = predict::load_device_file(predict::bundled_devices_file());
   std::optional<predict::Device> measured;
@@ -124,19 +188,21 @@ int trace_command(const TraceArgs& args) {
   }
   std::vector<lt::Claim> claims;
   if (!args.claims.empty()) claims = lt::load_trace_claims(args.claims);
-  OutputSet set(args.out);
+  OutputSet set(args.out, SetKind::trace);
 
   std::vector<lt::TraceAnalysis> ranks;
   lt::ReadOptions read_options;
   read_options.threads = args.threads;
   read_options.progress = isatty(STDERR_FILENO) != 0;
+  read_options.memory_limit_bytes = memory_limit;
   // One rank at a time: the memory budget is the largest rank's kept events (about a
   // quarter of its JSON size), not the sum over ranks.
   for (const auto& file : files) {
-    if (files.size() > 1) std::fprintf(stderr, "lmroof trace: reading %s\n", file.c_str());
+    if (files.size() > 1) std::fprintf(stderr, "lmroof trace: reading %s\n", report::printable(file.string()).c_str());
     const auto cpu0 = std::clock();
     const auto wall0 = std::chrono::steady_clock::now();
     lt::TraceFile t = lt::read_trace(file, read_options);
+    require_new_rank(t, ranks);
     const auto cpu1 = std::clock();
     const auto wall1 = std::chrono::steady_clock::now();
     const lt::Roofs roofs = lt::resolve_roofs(t, table, args.device, measured);
@@ -157,16 +223,18 @@ int trace_command(const TraceArgs& args) {
     verdicts = lt::check_trace_claims(claims, doc);
     doc["claims"] = lt::verdicts_json(verdicts);
   }
-  write_file_atomically(set.staged("trace.json"), doc.dump(1) + "\n");
-  write_file_atomically(set.staged("trace.csv"), lt::to_csv(merged));
-  write_file_atomically(set.staged("trace.html"), report::trace_html(doc));
+  // Replaced, not thrown at write time: the reader refuses names that are not UTF-8,
+  // but a file name (trace.json's "file") is the filesystem's bytes (issue 47, defect 4).
+  write_file_atomically(set.staged(formats::kTraceJson), dump_text(doc, 1) + "\n");
+  write_file_atomically(set.staged(formats::kTraceCsv), lt::to_csv(merged));
+  write_file_atomically(set.staged(formats::kTraceHtml), report::trace_html(doc));
   set.publish();
 
-  if (args.format == "json") std::printf("%s\n", doc.dump(2).c_str());
+  if (args.format == "json") std::printf("%s\n", dump_text(doc, 2).c_str());
   else {
-    std::printf("%s", lt::to_text(doc, args.format == "markdown").c_str());
+    std::printf("%s", lt::to_text(report::printable_strings(doc), args.format == "markdown").c_str());
     if (!verdicts.empty()) std::printf("\n%s", lt::verdicts_text(verdicts, args.format == "markdown").c_str());
-    std::printf("\nwrote %s/{trace.json,trace.csv,trace.html}\n", args.out.c_str());
+    std::printf("\nwrote %s/{trace.json,trace.csv,trace.html}\n", report::printable(args.out.string()).c_str());
   }
   return lt::claims_exit(verdicts);
 }
@@ -180,12 +248,12 @@ int check_trace(const CheckArgs& args) {
   const auto claims = lt::load_trace_claims(claims_file);
   const auto verdicts = lt::check_trace_claims(claims, doc);
   if (args.format == "json")
-    std::printf("%s\n", nlohmann::json({{"schema", "lmroof.check/1"},
-                                        {"claims_file", claims_file.string()},
-                                        {"results_file", trace_file.string()},
-                                        {"claims", lt::verdicts_json(verdicts)}})
-                            .dump(2)
-                            .c_str());
+    std::printf("%s\n", dump_text({{"schema", "lmroof.check/1"},
+                                   {"claims_file", claims_file.string()},
+                                   {"results_file", trace_file.string()},
+                                   {"claims", lt::verdicts_json(verdicts)}},
+                                  2)
+                             .c_str());
   else {
     if (args.format == "text") std::printf("claims: %s\ntrace: %s\n", claims_file.c_str(), trace_file.c_str());
     std::printf("%s", lt::verdicts_text(verdicts, args.format == "markdown").c_str());
@@ -197,8 +265,8 @@ int compare_traces(const CompareArgs& args) {
   if (!args.html.empty()) throw model::InputError("--html: not available when comparing trace.json files; the text, json and markdown formats are");
   const nlohmann::json a = read_trace_json(args.base), b = read_trace_json(args.next);
   const nlohmann::json report = lt::compare_traces(a, b, args.base.string(), args.next.string());
-  if (args.format == "json") std::printf("%s\n", report.dump(2).c_str());
-  else std::printf("%s", lt::compare_text(report, args.format == "markdown").c_str());
+  if (args.format == "json") std::printf("%s\n", dump_text(report, 2).c_str());
+  else std::printf("%s", lt::compare_text(report::printable_strings(report), args.format == "markdown").c_str());
   return 0;
 }
 

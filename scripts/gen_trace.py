@@ -284,12 +284,15 @@ def union(spans, lo, hi):
 
 def expected(a, exp_ops, spans, steps, unattributed, outside, world):
     lo, hi = steps[0][1], steps[-1][2]
-    busy = 0.0 if a.cpu_only else union(spans, lo, hi) * 1e-6
+    # The window is the steps' union (the gaps between steps are outside it), and busy
+    # is the device time inside the steps.
+    window = union([(s, e) for _, s, e in steps], lo, hi) * 1e-6
+    busy = 0.0 if a.cpu_only else union([(max(s, ss), min(e, se)) for s, e in spans for _, ss, se in steps], lo, hi) * 1e-6
     ops = []
     for (name, dims, types), o in exp_ops.items():
         ops.append(dict(o, name=name, input_dims=dims, input_types=types))
-    return {"window": {"kind": "steps", "step_count": len(steps), "total_s": (hi - lo) * 1e-6, "busy_s": busy,
-                       "idle_s": (hi - lo) * 1e-6 - busy,
+    return {"window": {"kind": "steps", "step_count": len(steps), "total_s": window, "busy_s": busy,
+                       "idle_s": window - busy,
                        "steps": [{"number": n, "duration_s": (e - s) * 1e-6,
                                   "busy_s": 0.0 if a.cpu_only else union(spans, s, e) * 1e-6} for n, s, e in steps],
                        "outside_window_device_events": outside},
@@ -492,7 +495,7 @@ def expected_modules(rows, spans, modules, steps, fusion, a):
     # Host-only steps: a step's busy time is the union of the kernels launched in it.
     w0, w1 = steps[0][1], steps[-1][2]
     busy = [min(e - s, union([(a, b) for a, b, _, k in spans if k == i], -1e300, 1e300)) for i, (_, s, e) in enumerate(steps)]
-    total = (w1 - w0) * 1e-6
+    total = union([(s, e) for _, s, e in steps], w0, w1) * 1e-6  # the steps' union, as for GPU steps
     idle = total - sum(busy) * 1e-6
     # Idle gaps over the device timeline: host-bound when the kernel after the gap was launched
     # after the gap began (nothing was queued).

@@ -15,6 +15,12 @@ namespace lmroof::formats {
 inline constexpr std::string_view kBenchJson = "bench.json";
 inline constexpr std::string_view kKernelTracesJson = "bench.kernels.json";
 inline constexpr std::string_view kResultsJson = "results.json";
+// `lmroof trace`'s set (docs/trace.md): its outputs are named "trace.*", so a folder's
+// set tells which command wrote it (analysis/io/output_set.h, SetKind).
+inline constexpr std::string_view kTracePrefix = "trace.";
+inline constexpr std::string_view kTraceJson = "trace.json";
+inline constexpr std::string_view kTraceCsv = "trace.csv";
+inline constexpr std::string_view kTraceHtml = "trace.html";
 
 // The schema ids a reader accepts, exactly.
 inline constexpr std::string_view kResultsSchema = "lmroof.results/1";

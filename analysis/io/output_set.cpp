@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -39,6 +40,19 @@ bool is_set_output_name(const std::string& name) {
          name == "report.html" ||
          (name.starts_with("report.") && (name.ends_with(".vl.json") || name.ends_with(".csv")));
 }
+
+// The kind of set a published file belongs to, by its name (SetKind); none for a
+// name no set of either command has.
+std::optional<SetKind> kind_of_output(const std::string& name) {
+  if (is_set_output_name(name)) return SetKind::run;
+  // trace.json, trace.csv, trace.html, and any later trace.*.json/csv/html (as report.*
+  // for a run); never trace.json.gz, a profiler trace someone named so.
+  if (name.starts_with(formats::kTracePrefix) && (name.ends_with(".json") || name.ends_with(".csv") || name.ends_with(".html")))
+    return SetKind::trace;
+  return std::nullopt;
+}
+
+const char* command_of(SetKind kind) { return kind == SetKind::run ? "lmroof run" : "lmroof trace"; }
 
 // A set list or journal is read back from disk: only plain names inside DIR count.
 bool is_plain_name(const std::string& name) {
@@ -186,7 +200,7 @@ bool a_run_holds_the_lock(const fs::path& dir) {
 
 }  // namespace
 
-OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
+OutputSet::OutputSet(fs::path dir, SetKind kind) : dir_(std::move(dir)) {
   if (dir_.empty()) throw std::invalid_argument("--out is empty; name an output folder");
   std::error_code ec;
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
@@ -236,6 +250,13 @@ OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
     close_lock();
     throw std::invalid_argument(fmt::format("{}: cannot finish the publish an earlier run left unfinished: {}",
                                             dir_.string(), e.what()));
+  }
+  // Checked again under the lock: the folder may have changed since the command's first check.
+  try {
+    refuse_other_commands_set(dir_, kind);
+  } catch (...) {
+    close_lock();
+    throw;
   }
   // Each name the new set may replace must be a regular file now, or publishing
   // would fail after the measurement (a folder named report.html).
@@ -359,29 +380,51 @@ void OutputSet::publish() {
   finish_publish(dir_);
 }
 
-void check_inputs_outside_set(const fs::path& dir, const std::vector<fs::path>& inputs) {
+void refuse_other_commands_set(const fs::path& dir, SetKind kind) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::vector<std::string> others;
+  for (const auto& name : previous_set(dir))
+    if (const auto of = kind_of_output(name); of && *of != kind) others.push_back(name);
+  if (others.empty()) return;
+  std::sort(others.begin(), others.end());
+  std::string names;
+  for (size_t i = 0; i < others.size() && i < 3; ++i) names += (i ? ", " : "") + others[i];
+  if (others.size() > 3) names += ", ...";
+  throw std::invalid_argument(fmt::format("--out {}: holds the outputs of `{}` ({}), which publishing `{}`'s set there "
+                                          "would delete; choose another --out",
+                                          dir.string(), command_of(kind == SetKind::run ? SetKind::trace : SetKind::run),
+                                          names, command_of(kind)));
+}
+
+void check_inputs_outside_set(const fs::path& dir, const std::vector<fs::path>& inputs, SetKind kind) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return;  // a folder the run will make holds no input
   const fs::path canonical_dir = fs::canonical(dir, ec);
   if (ec) return;
+  refuse_other_commands_set(dir, kind);
   const std::vector<std::string> previous = previous_set(dir);
-  // What the run replaces, removes or writes into: a name of a set (this one's or the
-  // previous one's) and lmroof's own entries (.lmroof.lock, .lmroof-set, staging folders).
+  // What publishing replaces, removes or writes into: a name of this kind's set or of
+  // the previous one, and lmroof's own entries (.lmroof.lock, .lmroof-set, staging folders).
   auto is_written = [&](const std::string& name) {
-    return is_set_output_name(name) || name.starts_with(".lmroof") || name.starts_with("..lmroof") ||
+    return kind_of_output(name) == kind || name.starts_with(".lmroof") || name.starts_with("..lmroof") ||
            std::find(previous.begin(), previous.end(), name) != previous.end();
   };
   for (const auto& input : inputs) {
     if (input.empty()) continue;
     auto refuse = [&](const std::string& name) {
-      throw std::invalid_argument(fmt::format("{}: is {} in --out {}, which this run replaces; give a copy from "
+      throw std::invalid_argument(fmt::format("{}: is {} in --out {}, which {} replaces; give a copy from "
                                               "elsewhere or choose another --out",
-                                              input.string(), name, dir.string()));
+                                              input.string(), name, dir.string(), kind == SetKind::run ? "this run" : "`lmroof trace`"));
     };
     // By name: where the input lies once "..", "." and symlinks are resolved.
     const fs::path where = fs::weakly_canonical(fs::absolute(input, ec), ec);
     if (!ec) {
       const fs::path inside = where.lexically_relative(canonical_dir);
+      if (inside == "." && fs::is_directory(where, ec))
+        throw std::invalid_argument(fmt::format("{}: is --out {} itself: the outputs would be written among the inputs, "
+                                                "and read as inputs next time; choose another --out",
+                                                input.string(), dir.string()));
       if (!inside.empty() && *inside.begin() != ".." && *inside.begin() != ".") {
         const std::string first = inside.begin()->string();
         if (is_written(first)) refuse(first);
@@ -395,6 +438,8 @@ void check_inputs_outside_set(const fs::path& dir, const std::vector<fs::path>& 
     }
   }
 }
+
+std::vector<std::string> published_set(const fs::path& dir) { return previous_set(dir); }
 
 void require_complete_set(const fs::path& dir_in) {
   const fs::path dir = dir_in.empty() ? fs::path(".") : dir_in;

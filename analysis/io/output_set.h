@@ -36,12 +36,26 @@ struct KeptMeasurements {
   std::string why_not;
 };
 
-// Refuses (std::invalid_argument, one line) an input of a run that the run into `dir`
-// would replace or remove: a file in `dir` at a name of the set (results.json,
-// report.html, ...), of the previous set, or of lmroof's bookkeeping (.lmroof.lock,
-// .lmroof-set, staging folders), named directly, through a symlink or "..", or as a
-// hard link. Call it before OutputSet, which already writes the lock file.
-void check_inputs_outside_set(const std::filesystem::path& dir, const std::vector<std::filesystem::path>& inputs);
+// Which command's set a folder holds: `lmroof run`'s (bench.json, bench.kernels.json,
+// results.json, report.html, report.*) or `lmroof trace`'s (trace.*). A folder holds
+// one command's set: publishing removes the files of the previous set, so a set of the
+// other command there would be deleted (issue 47, defect 1). Told by the file names.
+enum class SetKind { run, trace };
+
+// Refuses (std::invalid_argument, one line) an input of a command that publishing
+// into `dir` would replace or remove: a file in `dir` at a name of the set
+// (results.json, report.html, ... for a run; trace.* for a trace), of the previous
+// set, or of lmroof's bookkeeping (.lmroof.lock, .lmroof-set, staging folders), named
+// directly, through a symlink or "..", or as a hard link; and an input folder that is
+// `dir` itself (the outputs would land among the inputs). Also refuses a `dir` that
+// holds the other command's set (refuse_other_commands_set). Call it before
+// OutputSet, which already writes the lock file, and before reading any input.
+void check_inputs_outside_set(const std::filesystem::path& dir, const std::vector<std::filesystem::path>& inputs,
+                              SetKind kind = SetKind::run);
+
+// Refuses (std::invalid_argument, one line) a `dir` whose previous set (its set list,
+// or for a folder without one the run outputs it holds) has files of the other kind.
+void refuse_other_commands_set(const std::filesystem::path& dir, SetKind kind);
 
 class OutputSet {
  public:
@@ -49,8 +63,9 @@ class OutputSet {
   // run holds it), finishes a publish a killed run left half done, removes staging
   // folders of killed runs, and creates this run's staging folder, which also proves
   // that `dir` is writable. Every failure here is std::invalid_argument, one line
-  // naming `dir`: nothing has been measured yet.
-  explicit OutputSet(std::filesystem::path dir);
+  // naming `dir`: nothing has been measured yet. A `dir` that holds the other
+  // kind's set is refused (refuse_other_commands_set), checked again under the lock.
+  explicit OutputSet(std::filesystem::path dir, SetKind kind = SetKind::run);
   // Unpublished: removes the staging folder. Releases the lock.
   ~OutputSet();
   OutputSet(const OutputSet&) = delete;
@@ -87,6 +102,11 @@ class OutputSet {
   std::unique_ptr<RemoveOnInterrupt> remove_lock_if_interrupted_;
   std::unique_ptr<RemoveOnInterrupt> remove_staging_if_interrupted_;
 };
+
+// The names of the set published in `dir`: its set list, or for a folder without one
+// the run outputs it holds. A reader that takes every file of a folder (a rank folder)
+// skips these: they are lmroof's own outputs, not its inputs (issue 47, defect 11).
+std::vector<std::string> published_set(const std::filesystem::path& dir);
 
 // For readers of a file in `dir`: when a run is publishing there right now, waits a
 // few seconds for it; when a killed run left a publish unfinished (the journal is

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <climits>
 #include <cctype>
 #include <map>
@@ -33,7 +34,8 @@ std::optional<int64_t> step_number(std::string_view name) {
   if (name.empty()) return std::nullopt;
   for (char c : name) {
     if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
+    // Beyond int64 is no step (the reader refuses it, naming the event).
+    if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, c - '0', &n)) return std::nullopt;
   }
   return n;
 }
@@ -54,6 +56,15 @@ Union interval_union(std::vector<std::pair<double, double>> spans, double lo, do
   }
   for (const auto& m : u.merged) u.busy_us += m.second - m.first;
   return u;
+}
+
+// The length of [from, to) covered by sorted, disjoint intervals (a Union's merged).
+double overlap_us(const std::vector<std::pair<double, double>>& merged, double from, double to) {
+  double us = 0;
+  auto it = std::lower_bound(merged.begin(), merged.end(), from,
+                             [](const std::pair<double, double>& m, double t) { return m.second <= t; });
+  for (; it != merged.end() && it->first < to; ++it) us += std::max(0.0, std::min(it->second, to) - std::max(it->first, from));
+  return us;
 }
 
 // The peak an op is judged at, and what was assumed to pick it.
@@ -371,8 +382,12 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
                                           *options.step, by_number.begin()->first, by_number.rbegin()->first));
     a.window_kind = "steps";
     a.step_source = host_window ? "user_annotation" : "gpu_user_annotation";
+    // In time order, not by number: the numbers need not follow time (issue 47, defect 6),
+    // and step_of halves by start. The window spans the steps' times.
+    std::sort(a.steps.begin(), a.steps.end(), [](const StepWindow& x, const StepWindow& y) { return x.start_us < y.start_us; });
     a.window_start_us = a.steps.front().start_us;
-    a.window_end_us = a.steps.back().end_us;
+    a.window_end_us = a.steps.front().end_us;
+    for (const auto& s : a.steps) a.window_end_us = std::max(a.window_end_us, s.end_us);
   } else {
     if (options.step)
       throw model::InputError(fmt::format("--steps {}: {} has no ProfilerStep annotations", *options.step, trace.path));
@@ -398,7 +413,13 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     --it;
     return ts >= it->start_us && ts < it->end_us ? static_cast<int32_t>(it - a.steps.begin()) : -1;
   };
-  a.total_s = (w1 - w0) * 1e-6;
+  // The window's own time: the union of its steps (the whole span without steps). Between
+  // steps that do not touch the device is outside the window, not idle in it (issue 47).
+  std::vector<std::pair<double, double>> step_spans;
+  if (a.window_kind == "whole") step_spans.emplace_back(w0, w1);
+  for (const auto& s : a.steps) step_spans.emplace_back(s.start_us, s.end_us);
+  const Union window = interval_union(std::move(step_spans), w0, w1);
+  a.total_s = window.busy_us * 1e-6;
 
   // Per name caches, indexed by string id (a look-up per device event must stay cheap):
   // the op's own class, the kernel's class, the module type's id.
@@ -591,7 +612,6 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       else
         all.merged.emplace_back(start, end);
     }
-    for (const auto& m : all.merged) all.busy_us += m.second - m.first;
     if (host_window) {
       std::vector<std::vector<std::pair<double, double>>> per_step(a.steps.size());
       for (const auto& s : spans) per_step[s.step].emplace_back(s.start_us, s.end_us);
@@ -603,36 +623,39 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
         a.busy_s += st.busy_s;
       }
     } else {
-      a.busy_s = all.busy_us * 1e-6;
-      // Per step: the window's merged (sorted, disjoint) intervals overlapping the step.
+      // Busy inside the steps: a device event may run past its step's end, into the
+      // time between steps, which is outside the window.
+      for (const auto& [from, to] : window.merged) a.busy_s += overlap_us(all.merged, from, to) * 1e-6;
       for (auto& s : a.steps) {
-        double busy_us = 0;
-        auto it = std::lower_bound(all.merged.begin(), all.merged.end(), s.start_us,
-                                   [](const std::pair<double, double>& m, double t) { return m.second <= t; });
-        for (; it != all.merged.end() && it->first < s.end_us; ++it)
-          busy_us += std::max(0.0, std::min(it->second, s.end_us) - std::max(it->first, s.start_us));
-        s.busy_s = busy_us * 1e-6;
+        s.busy_s = overlap_us(all.merged, s.start_us, s.end_us) * 1e-6;
         s.idle_s = (s.end_us - s.start_us) * 1e-6 - s.busy_s;
       }
     }
     a.idle_s = a.total_s - a.busy_s;
     if (!a.cpu_only) {
+      // Where idle gaps are sought: inside the window's steps; on host ranges, from the
+      // window's start to the last device event's end (the device may lag the host).
       const double end = all.merged.empty() ? w1 : std::max(w1, all.merged.back().second);
-      double cursor = w0;
-      for (const auto& m : all.merged) {
-        if (m.first > cursor) a.idle_gaps.push_back({(cursor - w0) * 1e-6, (m.first - cursor) * 1e-6});
-        cursor = std::max(cursor, m.second);
+      const std::vector<std::pair<double, double>> region =
+          host_window ? std::vector{std::pair(w0, end)} : window.merged;
+      for (const auto& [from, to] : region) {
+        double cursor = from;
+        auto m = std::lower_bound(all.merged.begin(), all.merged.end(), from,
+                                  [](const std::pair<double, double>& x, double t) { return x.second <= t; });
+        for (; m != all.merged.end() && m->first < to; ++m) {
+          if (m->first > cursor) a.idle_gaps.push_back({(cursor - w0) * 1e-6, (m->first - cursor) * 1e-6});
+          cursor = std::max(cursor, m->second);
+        }
+        if (to > cursor) a.idle_gaps.push_back({(cursor - w0) * 1e-6, (to - cursor) * 1e-6});
       }
-      if (w1 > cursor) a.idle_gaps.push_back({(cursor - w0) * 1e-6, (w1 - cursor) * 1e-6});
       std::sort(a.idle_gaps.begin(), a.idle_gaps.end(), [](const Gap& x, const Gap& y) { return x.duration_s > y.duration_s; });
       if (a.idle_gaps.size() > 20) a.idle_gaps.resize(20);
       // Host-bound gaps: the device idles until a kernel whose launch came after the gap
       // began, so nothing was queued: the host was the bottleneck.
-      cursor = w0;
-      double host_bound_us = 0;
+      double cursor = w0, host_bound_us = 0;
       for (const auto& s : spans) {
         const double start = std::max(s.start_us, w0);
-        if (start > cursor && s.launch_us > cursor) host_bound_us += std::min(start, end) - cursor;  // no launch: -inf, never
+        if (start > cursor && s.launch_us > cursor) host_bound_us += overlap_us(region, cursor, std::min(start, end));  // no launch: -inf, never
         cursor = std::max(cursor, std::min(s.end_us, end));
       }
       a.idle_host_bound_s = std::min(a.idle_s, host_bound_us * 1e-6);
@@ -675,14 +698,10 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       row.cost.bytes.reset();
       row.cost.why_unknown = "counted at the nested op that carries the cost";
     }
-    const double time = row.time_s();
     if (row.cost.op_class == OpClass::communication) {
       row.bound = "communication";
       row.roof_note = "no interconnect roof in the device table";
-      if (row.cost.message_bytes && row.device_time_s > 0) {
-        row.algbw_bytes_per_s = *row.cost.message_bytes * row.calls / row.device_time_s;
-        if (row.cost.bus_factor) row.busbw_bytes_per_s = *row.algbw_bytes_per_s * *row.cost.bus_factor;
-      }
+      set_rates(row);
       continue;
     }
     if (!row.cost.flops || !row.cost.bytes) {
@@ -706,7 +725,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     const double compute = *row.cost.flops / *peak;
     const double memory = *row.cost.bytes / roofs.device->bandwidth_bytes_per_s;
     row.roof_time_s = row.calls * std::max(compute, memory);
-    if (time > 0) row.fraction_of_roof = *row.roof_time_s / time;
+    set_rates(row);
     // Faster than the roof cannot be: the cost model overcounts this op, the roofs are
     // below the device's (a wrong --device), or the time is not the op's whole work
     // (a CPU op whose work ran on other threads). Shown, and counted.
@@ -724,6 +743,24 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   for (const auto& [name, t] : unattributed_names) unattributed.emplace_back(std::string(name), t);
   summarize(a, unattributed);
   return a;
+}
+
+std::optional<double> finite_ratio(double num, double den) {
+  if (!(den > 0)) return std::nullopt;
+  const double q = num / den;
+  return std::isfinite(q) ? std::optional(q) : std::nullopt;
+}
+
+void set_rates(OpRow& row) {
+  row.fraction_of_roof.reset();
+  row.algbw_bytes_per_s.reset();
+  row.busbw_bytes_per_s.reset();
+  if (row.roof_time_s) row.fraction_of_roof = finite_ratio(*row.roof_time_s, row.time_s());
+  if (row.cost.message_bytes) {
+    row.algbw_bytes_per_s = finite_ratio(*row.cost.message_bytes * row.calls, row.device_time_s);
+    if (row.algbw_bytes_per_s && row.cost.bus_factor)
+      row.busbw_bytes_per_s = finite_ratio(*row.algbw_bytes_per_s * *row.cost.bus_factor, 1);
+  }
 }
 
 bool op_row_order(const OpRow& x, const OpRow& y) {
@@ -789,7 +826,7 @@ void summarize(TraceAnalysis& a, std::vector<std::pair<std::string, double>> una
     row.byte_share = bytes > 0 ? row.bytes / bytes : 0;
     row.time_share = a.total_time_s > 0 ? row.time_s / a.total_time_s : 0;
     row.fraction_of_roof.reset();
-    if (row.known_time_s > 0) row.fraction_of_roof = row.roof_time_s / row.known_time_s;
+    row.fraction_of_roof = finite_ratio(row.roof_time_s, row.known_time_s);
   };
   for (auto& [c, row] : classes) {
     shares(row);
@@ -801,7 +838,7 @@ void summarize(TraceAnalysis& a, std::vector<std::pair<std::string, double>> una
   }
   for (auto& [type, m] : modules) {
     if (auto c = class_of_module(type)) m.module_class = *c, m.gives_class = true;
-    if (m.known_time_s > 0) m.fraction_of_roof = m.roof_time_s / m.known_time_s;
+    m.fraction_of_roof = finite_ratio(m.roof_time_s, m.known_time_s);
     m.time_share = a.total_time_s > 0 ? m.time_s / a.total_time_s : 0;
     a.modules.push_back(m);
   }

@@ -140,6 +140,14 @@ std::optional<std::string> match_device_name(std::string_view trace_name, const 
 
 TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const AnalysisOptions& options);
 
+// A row's rates from its times: fraction_of_roof (from roof_time_s) and a collective's
+// algbw/busbw (from message_bytes). Each is left unset when its quotient is not finite:
+// a time of a few subnormal seconds (a hostile "dur": 1e-317) would make it infinite,
+// which trace.json cannot hold (issue 47, defect 5).
+void set_rates(OpRow& row);
+// num / den when den > 0 and the quotient is finite.
+std::optional<double> finite_ratio(double num, double den);
+
 // Op rows by time, largest first (ties by name, shapes, dtypes, module).
 bool op_row_order(const OpRow& x, const OpRow& y);
 // Fills the class tables (lmroof's and Ivanov's), the module table, other_by_name,

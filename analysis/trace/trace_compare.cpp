@@ -21,12 +21,14 @@ nlohmann::json compare_traces(const nlohmann::json& base, const nlohmann::json& 
                               const std::string& next_name) {
   nlohmann::json out;
   out["schema"] = "lmroof.trace-compare/1";
-  out["base"] = {{"file", base_name}, {"device", base["device"]["name"]}, {"total_time_s", base["total_time_s"]}};
-  out["new"] = {{"file", next_name}, {"device", next["device"]["name"]}, {"total_time_s", next["total_time_s"]}};
-  out["total"] = change(base["total_time_s"].get<double>(), next["total_time_s"].get<double>());
+  // Read with at(), never a const operator[] (undefined on an absent key): the
+  // documents passed require_trace_document, and at() keeps any other caller safe.
+  out["base"] = {{"file", base_name}, {"device", base.at("device").at("name")}, {"total_time_s", base.at("total_time_s")}};
+  out["new"] = {{"file", next_name}, {"device", next.at("device").at("name")}, {"total_time_s", next.at("total_time_s")}};
+  out["total"] = change(base.at("total_time_s").get<double>(), next.at("total_time_s").get<double>());
   std::map<std::string, std::pair<double, double>> classes;
-  for (const auto& c : base["classes"]) classes[c["class"].get<std::string>()].first = c["time_s"].get<double>();
-  for (const auto& c : next["classes"]) classes[c["class"].get<std::string>()].second = c["time_s"].get<double>();
+  for (const auto& c : base.at("classes")) classes[c.at("class").get<std::string>()].first = c.at("time_s").get<double>();
+  for (const auto& c : next.at("classes")) classes[c.at("class").get<std::string>()].second = c.at("time_s").get<double>();
   nlohmann::json class_rows = nlohmann::json::array();
   for (const auto& [name, t] : classes) {
     auto row = change(t.first, t.second);
@@ -38,11 +40,11 @@ nlohmann::json compare_traces(const nlohmann::json& base, const nlohmann::json& 
   std::map<Key, std::pair<double, double>> ops;
   std::map<Key, std::string> op_class;
   for (const auto& [doc, first] : {std::pair(&base, true), std::pair(&next, false)})
-    for (const auto& o : (*doc)["ops"]) {
-      const Key k{o["name"], o["input_dims"], o["input_types"]};
+    for (const auto& o : doc->at("ops")) {
+      const Key k{o.at("name"), o.at("input_dims"), o.at("input_types")};
       auto& t = ops[k];
-      (first ? t.first : t.second) += o["time_s"].get<double>();
-      op_class[k] = o["class"];
+      (first ? t.first : t.second) += o.at("time_s").get<double>();
+      op_class[k] = o.at("class");
     }
   std::vector<std::pair<Key, std::pair<double, double>>> sorted(ops.begin(), ops.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {

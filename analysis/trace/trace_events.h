@@ -33,19 +33,21 @@ class StringPool {
   uint32_t intern(std::string_view text);
   std::string_view at(uint32_t id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }
+  size_t bytes() const { return bytes_; }  // the characters held, for the memory bound
 
  private:
   std::deque<std::string> strings_;  // a deque: the views keyed below stay valid as it grows
   std::unordered_map<std::string_view, uint32_t> ids_;
+  size_t bytes_ = 0;
 };
 
 struct TraceEvent {
   double ts_us = 0, dur_us = 0;  // µs, fractional as in the trace
   uint64_t external_id = 0, correlation = 0;  // ids as written: up to 2^64-1, never via a double
-  uint32_t index = 0;       // position in traceEvents, for messages (saturates at 2^32-1)
-  int32_t pid = 0, tid = 0;  // strings (some exporters write names) are interned and negated
+  int64_t pid = 0, tid = 0;  // 64 bits as written; strings (some exporters write names) are interned and negated
   int32_t stream = -1, device = -1;
   uint32_t name = 0, input_dims = 0, input_types = 0, concrete_inputs = 0;  // StringPool ids (raw JSON of the arrays)
+  uint32_t index = 0;  // position in traceEvents, for messages (saturates at 2^32-1); here, not before pid, to pack in 80 bytes
   Category category = Category::cpu_op;
   char ph = 'X';
   bool has_external_id = false, has_correlation = false;

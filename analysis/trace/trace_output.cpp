@@ -94,13 +94,7 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
         if (std::find(x.kernels.begin(), x.kernels.end(), k) == x.kernels.end()) x.kernels.push_back(k);
     }
   }
-  for (auto& op : m.ops) {
-    if (op.roof_time_s && op.time_s() > 0) op.fraction_of_roof = *op.roof_time_s / op.time_s();
-    if (op.cost.message_bytes && op.device_time_s > 0) {
-      op.algbw_bytes_per_s = *op.cost.message_bytes * op.calls / op.device_time_s;
-      if (op.cost.bus_factor) op.busbw_bytes_per_s = *op.algbw_bytes_per_s * *op.cost.bus_factor;
-    }
-  }
+  for (auto& op : m.ops) set_rates(op);
   std::sort(m.ops.begin(), m.ops.end(), op_row_order);
   m.module_instances = module_instances;
   summarize(m, std::vector<std::pair<std::string, double>>(unattributed.begin(), unattributed.end()));

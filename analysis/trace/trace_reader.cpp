@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cmath>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -19,6 +20,7 @@
 #include <thread>
 
 #include "analysis/model/input_error.h"
+#include "analysis/numbers/numbers.h"
 
 namespace lmroof::trace {
 
@@ -28,6 +30,7 @@ uint32_t StringPool::intern(std::string_view text) {
   if (it != ids_.end()) return it->second;
   const auto id = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(text);
+  bytes_ += text.size();
   ids_.emplace(std::string_view(strings_.back()), id);
   return id;
 }
@@ -160,6 +163,8 @@ class ChunkStream {
     return c;
   }
   size_t Tell() const { return count_ + static_cast<size_t>(current_ - buffer_.data()); }
+  // Whether the input is used up: Peek() is then '\0', which a NUL byte in the file also is.
+  bool at_end() const { return eof_; }
   Ch* PutBegin() { return nullptr; }
   void Put(Ch) {}
   void Flush() {}
@@ -231,6 +236,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   explicit Handler(TraceFile& trace) : trace_(trace) {}
 
   bool saw_trace_events = false;
+  std::string not_an_array;  // what traceEvents was instead of an array ("an object")
+  std::string refusal;       // why the handler stopped the parse (a bad string, a bound), for the message
   std::string where() const {
     if (in_events_ && depth_ >= 3) {
       std::string s = fmt::format("traceEvents[{}]", trace_.event_count);
@@ -260,6 +267,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     return scalar(v);
   }
   bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (!valid_text(std::string_view(s, n))) return false;
     if (capturing()) {
       std::string quoted = "\"";
       for (rapidjson::SizeType i = 0; i < n; ++i) {
@@ -276,6 +284,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   }
   bool Key(const char* s, rapidjson::SizeType n, bool) {
     const std::string_view key(s, n);
+    if (!valid_text(key)) return false;
     if (capturing()) return true;  // captured arrays hold no objects in practice; keys dropped
     if (depth_ == 1) top_key_.assign(key);
     else if (in_events_ && depth_ == 3) event_key_.assign(key);
@@ -298,6 +307,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     if (capturing()) return capture_open('{');
     ++depth_;
     if (depth_ == 1) return true;
+    if (depth_ == 2 && top_key_ == "traceEvents") not_an_array = "an object";
     if (depth_ == 2 && top_key_ == "distributedInfo") in_distributed_ = true, event_key_.clear();
     if (depth_ == 3 && in_events_) {
       event_ = TraceEvent{};
@@ -316,7 +326,10 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool EndObject(rapidjson::SizeType) {
     --nesting_;
     if (capturing()) return capture_close('}');
-    if (depth_ == 3 && in_events_) finish_event();
+    if (depth_ == 3 && in_events_) {
+      finish_event();
+      if (stop_) return false;
+    }
     if (depth_ == 3 && in_devices_) trace_.devices.push_back(std::move(device_));
     if (depth_ == 4 && in_args_) in_args_ = false;
     if (depth_ == 2 && in_distributed_) in_distributed_ = false;
@@ -355,6 +368,39 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   };
 
   bool capturing() const { return capture_depth_ > 0; }
+
+  // Every string and key must be UTF-8 that JSON can carry on: no invalid byte (0xFF,
+  // a cut sequence, an overlong form) and no UTF-16 surrogate, which a lone "\udc00"
+  // escape leaves (RapidJSON 1.1 decodes it into bytes ED B0 80). A name is refused
+  // while reading, not when trace.json is written (issue 47, defect 4).
+  bool valid_text(std::string_view text) {
+    const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
+    const auto* end = begin + text.size();
+    for (const auto* p = begin; p < end;) {
+      if (*p < 0x80) {
+        ++p;
+        continue;
+      }
+      int extra = 0;
+      uint32_t code = 0, least = 0;
+      if ((*p & 0xE0) == 0xC0) extra = 1, code = *p & 0x1F, least = 0x80;
+      else if ((*p & 0xF0) == 0xE0) extra = 2, code = *p & 0x0F, least = 0x800;
+      else if ((*p & 0xF8) == 0xF0) extra = 3, code = *p & 0x07, least = 0x10000;
+      bool valid = extra > 0 && end - p > extra;
+      for (int i = 1; valid && i <= extra; ++i) {
+        valid = (p[i] & 0xC0) == 0x80;
+        code = (code << 6) | (p[i] & 0x3F);
+      }
+      if (!valid || code < least || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return bad_text(*p, p - begin);
+      p += extra + 1;
+    }
+    return true;
+  }
+  bool bad_text(unsigned char byte, ptrdiff_t at) {
+    refusal = fmt::format("{}: a string that is not valid UTF-8 (byte 0x{:02x} at its byte {}{})", where(), byte, at,
+                          byte == 0xED ? ", a UTF-16 surrogate such as a lone \\udc00 escape" : "");
+    return false;
+  }
   bool capture(std::string_view text) {
     if (need_comma_) captured_ += ',';
     captured_ += text;
@@ -411,29 +457,49 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
                   fmt::format("traceEvents[{}]", trace_.event_count));
     return std::nullopt;
   }
-  int32_t small_id(const Value& v) {
-    if (v.kind == Value::integer) return static_cast<int32_t>(v.negative ? -int64_t(v.u) : int64_t(v.u));
-    if (v.kind == Value::string) return -static_cast<int32_t>(trace_.strings.intern(v.s));
+  // An integer as written, sign included; none beyond int64 (RapidJSON gives a
+  // negative one as int64, so only a large positive one can be beyond it).
+  static std::optional<int64_t> signed_of(const Value& v) {
+    if (v.kind != Value::integer || (!v.negative && v.u > uint64_t(INT64_MAX))) return std::nullopt;
+    return v.negative ? static_cast<int64_t>(0 - v.u) : static_cast<int64_t>(v.u);
+  }
+  // pid/tid: 64 bits as written (issue 47); a string, or an integer beyond int64, by its
+  // interned text, negated, so that it differs from every small number.
+  int64_t small_id(const Value& v) {
+    if (auto n = signed_of(v)) return *n;
+    if (v.kind == Value::string) return -static_cast<int64_t>(trace_.strings.intern(v.s));
+    if (v.kind == Value::integer) return -static_cast<int64_t>(trace_.strings.intern(std::to_string(v.u)));
     return 0;
   }
 
   bool scalar(const Value& v) {
     if (depth_ == 1) {
-      if (top_key_ == "baseTimeNanoseconds" && v.kind == Value::integer) trace_.base_time_ns = int64_t(v.u);
+      if (top_key_ == "baseTimeNanoseconds") trace_.base_time_ns = signed_of(v);
+      if (top_key_ == "traceEvents") not_an_array = v.kind == Value::number || v.kind == Value::integer ? "a number"
+                                                    : v.kind == Value::none ? "null or a boolean" : "a string";
       if (top_key_ == "cuda_runtime_version" && v.kind != Value::none) trace_.runtime = "cuda";
       if (top_key_ == "hip_runtime_version" && v.kind != Value::none) trace_.runtime = "hip";
       return true;
     }
     if (in_distributed_ && depth_ == 2) {
-      if (event_key_ == "rank" && v.kind == Value::integer) trace_.rank = int64_t(v.u);
-      if (event_key_ == "world_size" && v.kind == Value::integer) trace_.world_size = int64_t(v.u);
+      if (event_key_ == "rank" && v.kind == Value::integer) {
+        trace_.rank = signed_of(v);
+        if (!trace_.rank || *trace_.rank < 0) return refuse(fmt::format("distributedInfo.rank: {}{} is no rank (0 or more)",
+                                                                         v.negative ? "-" : "", v.u));
+      }
+      if (event_key_ == "world_size" && v.kind == Value::integer) {
+        trace_.world_size = signed_of(v);
+        if (!trace_.world_size || *trace_.world_size < 1)
+          return refuse(fmt::format("distributedInfo.world_size: {}{} is no world size (1 or more)", v.negative ? "-" : "", v.u));
+      }
       if (event_key_ == "backend" && v.kind == Value::string) trace_.distributed_backend.assign(v.s);
       return true;
     }
     if (in_devices_ && depth_ == 3) {
-      if (event_key_ == "id" && v.kind == Value::integer) device_.id = int64_t(v.u);
+      if (event_key_ == "id" && v.kind == Value::integer) device_.id = signed_of(v).value_or(-1);
       if (event_key_ == "name" && v.kind == Value::string) device_.name.assign(v.s);
-      if (event_key_ == "totalGlobalMem" && v.kind >= Value::number && v.kind != Value::string) device_.total_global_mem = v.d;
+      if (event_key_ == "totalGlobalMem" && v.kind >= Value::number && v.kind != Value::string && std::isfinite(v.d))
+        device_.total_global_mem = v.d;
       if (event_key_ == "numSms" && v.kind == Value::integer) device_.num_sms = int64_t(v.u);
       if (event_key_ == "computeMajor" && v.kind == Value::integer) device_.compute_major = int64_t(v.u);
       if (event_key_ == "computeMinor" && v.kind == Value::integer) device_.compute_minor = int64_t(v.u);
@@ -489,12 +555,18 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     if (category == Category::flow) {
       if (ph_ != 's' && ph_ != 'f' && ph_ != 't') return;
       trace_.flows.push_back(FlowEvent{flow_id_, event_.index, ph_});
-      return;
+      return check_memory();
     }
     if (ph_ != 'X') return;  // instants carry no duration
     if (!has_ts_ || !has_dur_)
       return trace_.note(fmt::format("{} events without {} (ignored)", cat_, has_ts_ ? "dur" : "ts"),
                          fmt::format("traceEvents[{}]", index));
+    // NaN, Infinity or a time no profiler writes (Kineto keeps int64 nanoseconds: at
+    // most 2^63 ns) would make every sum and trace.json's figures non-finite (issue 47, defect 5).
+    if (!(std::abs(event_.ts_us) <= kMaxTimeUs) || !(std::abs(event_.dur_us) <= kMaxTimeUs))
+      return trace_.note("ts or dur that is not a finite time within 2^63 ns (event ignored)",
+                         fmt::format("traceEvents[{}] ts {} dur {}", index, event_.ts_us, event_.dur_us));
+    if ((category == Category::user_annotation || category == Category::gpu_user_annotation) && !step_number_fits()) return;
     if (event_.dur_us < 0) {
       trace_.note("negative durations (taken as 0)", fmt::format("traceEvents[{}] dur {}", index, event_.dur_us));
       event_.dur_us = 0;
@@ -505,7 +577,47 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       trace_.extras.push_back(extras_);
     }
     trace_.events.push_back(event_);
+    check_memory();
   }
+
+  static constexpr double kMaxTimeUs = 9223372036854775.807;  // 2^63 ns in µs
+  bool stop_ = false;  // finish_event refused: EndObject stops the parse
+
+  bool refuse(std::string why) {
+    refusal = std::move(why);
+    stop_ = true;
+    return false;
+  }
+  // ProfilerStep#N with an N beyond int64 cannot be a step (issue 47, defect 6).
+  bool step_number_fits() {
+    constexpr std::string_view kPrefix = "ProfilerStep#";
+    const std::string_view name = trace_.strings.at(event_.name);
+    if (!name.starts_with(kPrefix)) return true;
+    int64_t n = 0;
+    for (char c : name.substr(kPrefix.size())) {
+      if (c < '0' || c > '9') return true;  // not a step name
+      if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, c - '0', &n))
+        return refuse(fmt::format("traceEvents[{}].name: \"{}\": the step number does not fit in 64 bits", event_.index,
+                                  name.substr(0, 48)));
+    }
+    return true;
+  }
+  // The kept records (events, flows, the args few events carry, each interned string)
+  // at kBytesPerKeptEvent each, plus the strings' characters, against the bound.
+  void check_memory() {
+    const size_t kept = trace_.events.size() + trace_.flows.size() + trace_.extras.size() + trace_.strings.size();
+    const double bytes = static_cast<double>(kept) * kBytesPerKeptEvent + static_cast<double>(trace_.strings.bytes());
+    if (memory_limit_bytes_ > 0 && bytes > memory_limit_bytes_)
+      refuse(fmt::format("traceEvents[{}]: {} kept events and strings so far, at {:.0f} bytes each while read and analysed, "
+                         "would pass the {} available (MemAvailable, or LMROOF_MEMORY_LIMIT); read the trace on a machine "
+                         "with more memory, or profile fewer steps",
+                         event_.index, kept, kBytesPerKeptEvent, numbers::si(memory_limit_bytes_, "B")));
+  }
+
+ public:
+  double memory_limit_bytes_ = 0;
+
+ private:
 
   TraceFile& trace_;
   int depth_ = 0;
@@ -521,6 +633,12 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   std::string captured_;
   bool need_comma_ = false;
 };
+
+// A byte for a message: itself when printable ASCII, else its hex.
+std::string printable_byte(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte >= 0x20 && byte < 0x7F ? std::string(1, c) : fmt::format("\\x{:02x}", byte);
+}
 
 bool starts_with_gzip_magic(const std::filesystem::path& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -550,6 +668,7 @@ TraceFile read_trace(const std::filesystem::path& path, const ReadOptions& optio
   if (options.threads > 1) source = std::make_unique<PrefetchSource>(std::move(source));
   auto stream = std::make_unique<ChunkStream>(*source, std::filesystem::file_size(path, ec), options.progress, trace.path);
   Handler handler(trace);
+  handler.memory_limit_bytes_ = options.memory_limit_bytes;
   rapidjson::Reader reader;
   const rapidjson::ParseResult result =
       reader.Parse<rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(
@@ -558,15 +677,34 @@ TraceFile read_trace(const std::filesystem::path& path, const ReadOptions& optio
   if (result.IsError() && handler.too_deep)
     throw InputError(fmt::format("{}: byte {}{}: nested deeper than {} levels, which no profiler trace is (in {})", trace.path,
                                  result.Offset(), gzipped ? " (uncompressed)" : "", Handler::kMaxNesting, handler.where()));
+  const std::string uncompressed = gzipped ? " (uncompressed)" : "";
+  if (result.IsError() && !handler.refusal.empty())
+    throw InputError(fmt::format("{}: byte {}{}: {}", trace.path, result.Offset(), uncompressed, handler.refusal));
   if (result.IsError()) {
-    const bool at_end = result.Code() == rapidjson::kParseErrorDocumentEmpty ||
-                        (stream->Peek() == '\0' && result.Offset() + 1 >= trace.bytes_read);
+    // The end of the input, or a NUL byte in it (which Peek() also shows as '\0').
+    const bool at_end = result.Code() == rapidjson::kParseErrorDocumentEmpty || stream->at_end();
+    if (!at_end && stream->Peek() == '\0')
+      throw InputError(fmt::format("{}: byte {}{}: a NUL byte: not JSON (in {})", trace.path, stream->Tell(), uncompressed,
+                                   handler.where()));
     if (result.Code() == rapidjson::kParseErrorDocumentEmpty && trace.bytes_read == 0)
       throw InputError(fmt::format("{}: byte 0: the file is empty, not JSON", trace.path));
     throw InputError(fmt::format("{}: byte {}{}: {}: {}", trace.path, result.Offset(), gzipped ? " (uncompressed)" : "",
                                  at_end ? "truncated, the JSON ends early" : "not JSON",
                                  fmt::format("{} (in {})", rapidjson::GetParseError_En(result.Code()), handler.where())));
   }
+  // One document per file: a second document (two JSON texts, or a second gzip member,
+  // which zlib inflates as a continuation) would otherwise go unread (issue 47, defect 3).
+  while (!stream->at_end() && (stream->Peek() == ' ' || stream->Peek() == '\n' || stream->Peek() == '\r' ||
+                               stream->Peek() == '\t'))
+    stream->Take();
+  if (!stream->at_end())
+    throw InputError(fmt::format("{}: byte {}{}: content after the document ({}); a trace file holds one JSON document",
+                                 trace.path, stream->Tell(), uncompressed,
+                                 stream->Peek() == '\0' ? "a NUL byte" : fmt::format("'{}'", printable_byte(stream->Peek()))));
+  trace.bytes_read = stream->Tell();
+  if (!handler.not_an_array.empty())
+    throw InputError(fmt::format("{}: traceEvents: is {}, not an array of events; not a PyTorch profiler (Chrome trace) file",
+                                 trace.path, handler.not_an_array));
   if (!handler.saw_trace_events)
     throw InputError(fmt::format("{}: traceEvents: missing; not a PyTorch profiler (Chrome trace) file", trace.path));
   return trace;

@@ -155,7 +155,7 @@ printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":"x","dur
 # An output that is an input is refused before reading.
 cp "$tmp/gpu.json" "$tmp/o-in/trace.json" 2>/dev/null || { mkdir -p "$tmp/o-in" && cp "$tmp/gpu.json" "$tmp/o-in/trace.json"; }
 "$lmroof" trace "$tmp/o-in/trace.json" --out "$tmp/o-in" > /dev/null 2> "$tmp/err"; rc=$?
-[ "$rc" = 2 ] && grep -q "is an input" "$tmp/err" || fail "an output naming the input: exit $rc, $(cat "$tmp/err")"
+[ "$rc" = 2 ] && grep -q "is trace.json in --out" "$tmp/err" || fail "an output naming the input: exit $rc, $(cat "$tmp/err")"
 cmp -s "$tmp/gpu.json" "$tmp/o-in/trace.json" || fail "the input was overwritten"
 
 # --- tolerated: counted in anomalies, never a crash --------------------------------------
