@@ -4,7 +4,7 @@
 # build so the normal g++ build is unaffected.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 60)
 # Seed corpora: real outputs (tests/data: results files and a cut-down bench.json of a
-# quick run; docs/examples) and the claims fixtures.
+# quick run; docs/examples) and the claims fixtures (results' and traces' claims).
 # Findings are left in build-fuzz/findings/ (crash-*, with the input that crashed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,7 +31,10 @@ mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
 # The claims read the findings the results library decides (analysis/results/findings.cpp:
 # judged levels from the roofs); the target prints the verdicts as `check` does
 # (reports/text/claims_text, verdict_text).
+# class_share claims name the trace's classes of both groupings (analysis/trace/cost_models.h,
+# op_classes.h): the target fuzzes the trace claims loader and checker too.
 claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" analysis/results/findings.cpp analysis/roofs/*.cpp
+            analysis/trace/cost_models.cpp analysis/trace/op_classes.cpp
             reports/text/claims_text.cpp reports/text/verdict_text.cpp kernels/run_names/shape.cpp "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
   [ ! -x "$out/$1" ] || [ -n "$(find analysis reports/text tests/fuzz kernels/model_config kernels/run_names -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
