@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 
+#include "bench/suite.h"
 #include "block/block.h"
 #include "common/host_data.h"
 #include "registry.h"
@@ -214,6 +216,36 @@ TEST(BlockCost, HandComputedOptionsAndUnfused) {
   EXPECT_DOUBLE_EQ(eo.bytes_by_class.at(kClassNormalization), 1232);
   EXPECT_DOUBLE_EQ(eo.bytes_by_class.at(kClassAttention), 592);
   EXPECT_DOUBLE_EQ(eo.flops.total(), f.flops.total());
+}
+
+// What the process holds right now (VmRSS), in bytes; 0 where /proc cannot say.
+double resident_set_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  double kb = 0;
+  while (status >> key)
+    if (key == "VmRSS:" && status >> kb) return kb * 1024;
+  return 0;
+}
+
+// issue 47 #20: the eager block's H·T² scores and T² mask were left out of the memory
+// budget, so `--tokens 8192` printed "at most 538.6 MB" and passed 2 GB. The footprint
+// the budget counts must bound what constructing and running the workload holds.
+TEST(BlockCost, FootprintBoundsWhatTheEagerBlockHolds) {
+  const Shape shape = block::complete_shape({{"tokens", 1024}, {"d_model", 256}});
+  const RunSpec eager{"block", "serial", "unfused", Backend::cpu, DType::fp32, shape};
+  const double H = static_cast<double>(shape["q_heads"]), T = 1024;
+  const double footprint = bench::footprint_bytes(eager);
+  EXPECT_GE(footprint, 4 * (H * T * T + T * T)) << "the scores and the mask are not counted";
+  EXPECT_GT(footprint, bench::footprint_bytes(block_spec("serial", shape)));
+  // BLAS and OpenMP touch their buffers and stacks on first use: not the workload's.
+  find_pair("block").make_cpu(block_spec("serial", block::complete_shape({{"tokens", 64}, {"d_model", 256}})))->run();
+  const double before = resident_set_bytes();
+  if (before == 0) GTEST_SKIP() << "no VmRSS in /proc/self/status";
+  auto workload = find_pair("block").make_cpu(eager);
+  workload->run();
+  const double grown = resident_set_bytes() - before;
+  EXPECT_LE(grown, footprint) << "the workload holds " << grown << " bytes, the budget counts " << footprint;
 }
 
 TEST(BlockShape, OptionsAppearOnlyWhenOn) {
