@@ -177,30 +177,27 @@ if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
 fi
 
 # stopped by a signal in the middle of a step: the step ends, and everything is packed
-o="$tmp/out-term"; mkdir -p "$o"
-STUB_SLEEP=60 PATH="$tmp/stubbin:$PATH" OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-term" \
-  "$repo/scripts/device-check.sh" --first --budget 120 >"$tmp/term.out" 2>&1 &
-pid=$!
-sleep 5
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-[ "$rc" = 143 ] || fail "device-check stopped by TERM exited $rc, not 143 (issue 47 #22)"
-[ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT after a TERM: $(ls "$o" | tr '\n' ' ')"
-grep -q "interrupted *stopped by a signal" "$tmp/term.out" || fail "a TERM is not reported among the steps: $(tail -5 "$tmp/term.out")"
+# stop_mid_step SIGNAL EXIT [COMMAND PREFIX...]: device-check stopped by SIGNAL exits EXIT
+stop_mid_step() {
+  local signal="$1" want="$2"; shift 2
+  local o="$tmp/out-$signal" rc
+  mkdir -p "$o"
+  STUB_SLEEP=60 PATH="$tmp/stubbin:$PATH" OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-$signal" \
+    "$@" "$repo/scripts/device-check.sh" --first --budget 120 >"$tmp/$signal.out" 2>&1 &
+  local pid=$!
+  sleep 5
+  kill "-$signal" "$pid"
+  wait "$pid"
+  rc=$?
+  [ "$rc" = "$want" ] || fail "device-check stopped by $signal exited $rc, not $want (issue 47 #22)"
+  [ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT after a $signal: $(ls "$o" | tr '\n' ' ')"
+}
+stop_mid_step TERM 143
+grep -q "interrupted *stopped by a signal" "$tmp/TERM.out" || fail "a TERM is not reported among the steps: $(tail -5 "$tmp/TERM.out")"
 [ "$failures" = 0 ] && ok "a TERM mid-step: the step stopped, the outputs packed, exit 143"
 # INT the same, exit 130 (a script's background job starts with INT ignored, which bash
 # cannot trap: env --default-signal gives it INT as a terminal's Ctrl-C would)
-o="$tmp/out-int"; mkdir -p "$o"
-STUB_SLEEP=60 PATH="$tmp/stubbin:$PATH" OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-int" \
-  env --default-signal=INT "$repo/scripts/device-check.sh" --first --budget 120 >"$tmp/int.out" 2>&1 &
-pid=$!
-sleep 5
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-[ "$rc" = 130 ] || fail "device-check stopped by INT exited $rc, not 130 (issue 47 #22)"
-[ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT after an INT: $(ls "$o" | tr '\n' ' ')"
+stop_mid_step INT 130 env --default-signal=INT
 
 rm "$repo/.device/bundle.tar.xz"
 o="$tmp/out-none"; mkdir -p "$o"

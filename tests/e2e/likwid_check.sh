@@ -6,11 +6,7 @@
 # Usage: likwid_check.sh LMROOF SOURCE_DIR (LMROOF is unused: a stub stands in)
 set -u
 src="$2"
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 mkdir -p "$tmp/bin"
 
 # lmroof ceilings --json FILE: each ceiling at 10 G/s (or 10 GFLOP/s) over a 64 MiB set
