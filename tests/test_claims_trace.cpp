@@ -79,6 +79,9 @@ TEST(TraceClaimsFile, EachBadInputIsRefusedWithFileAndLine) {
       {"claims:\n  - id: c\n    statement: s\n    source: x\n    chart: roofline\n    check: {kind: class_share, class: matmul, time_share: {min: 0.5}}\n",
        "t.yaml:5: 'chart' names a chart of the results page"},
       {"claims:\n  - id: c\n    check: {kind: class_share, class: matmul, time_share: {min: 0.5}}\n", "t.yaml:2: claim 'c' has no 'statement'"},
+      // text in memory too (the fuzz target found it): a byte that is not UTF-8 failed only when written as JSON
+      {"claims:\n  - id: c\n    statement: s\xff\n    source: x\n    check: {kind: class_share, class: matmul, time_share: {min: 0.5}}\n",
+       "t.yaml:3: invalid UTF-8 (byte 0xFF)"},
   };
   for (const auto& [text, expected] : cases) {
     const std::string got = refusal(text);

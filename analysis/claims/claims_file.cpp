@@ -580,6 +580,13 @@ void refuse_aliases(const std::string& text, const std::string& file) {
 std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue,
                                 ClaimsTarget target) {
   Reader r(file, catalogue, target);
+  // UTF-8 first, whatever the text came from: a byte that is not would pass YAML and
+  // fail only when the verdicts are written as JSON, after a run has measured
+  // everything or a trace was read (the fuzz target found it for text in memory).
+  if (const auto at = model::first_invalid_utf8(text))
+    throw ClaimsFileError(file, static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n') + 1),
+                          fmt::format("invalid UTF-8 (byte 0x{:02X}); save the file as UTF-8",
+                                      static_cast<unsigned char>(text[*at])));
   check_depth(text, file);
   refuse_aliases(text, file);
   YAML::Node root;
@@ -640,9 +647,8 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
 std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue,
                                ClaimsTarget target) {
   constexpr uintmax_t kMaxClaimsBytes = 16 << 20;
-  // A regular file of at most 16 MiB (a FIFO or /dev/zero is refused at once), in
-  // UTF-8: a byte that is not would pass YAML and fail only when the verdicts are
-  // written as JSON, after a run has measured everything.
+  // A regular file of at most 16 MiB (a FIFO or /dev/zero is refused at once); UTF-8
+  // is parse_claims' to check.
   const std::string shown = file.string();
   std::string text;
   try {
@@ -651,10 +657,6 @@ std::vector<Claim> load_claims(const std::filesystem::path& file, const model::C
     const std::string what = e.what();
     throw ClaimsFileError(shown, 0, what.starts_with(shown + ": ") ? what.substr(shown.size() + 2) : what);
   }
-  if (const auto at = model::first_invalid_utf8(text))
-    throw ClaimsFileError(shown, static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n') + 1),
-                          fmt::format("invalid UTF-8 (byte 0x{:02X}); save the file as UTF-8",
-                                      static_cast<unsigned char>(text[*at])));
   return parse_claims(text, shown, catalogue, target);
 }
 
