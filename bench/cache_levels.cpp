@@ -65,8 +65,12 @@ std::optional<int64_t> cache_size_override(int level) {
     const bool has_unit = digits != std::string::npos;
     if (digits == 0 || size.size() > 12 || (has_unit && (digits + 1 != size.size() || std::string("KMG").find(size[digits]) == std::string::npos)))
       throw bad(fmt::format("'{}' is not a whole number of bytes, K, M or G", size.substr(0, 40)));
-    const int64_t bytes = parse_size(size);
-    if (bytes > (int64_t{1} << 40)) throw bad(fmt::format("'{}' is more than 1 TiB", size));
+    // The number against 1 TiB before the unit's shift (12 digits of G would overflow
+    // int64 there and wrap to a small or zero size, issue 47 #13).
+    const int shift = !has_unit ? 0 : size[digits] == 'K' ? 10 : size[digits] == 'M' ? 20 : 30;
+    const int64_t number = std::stoll(size.substr(0, digits == std::string::npos ? size.size() : digits));
+    if (number > (int64_t{1} << (40 - shift))) throw bad(fmt::format("'{}' is more than 1 TiB", size));
+    const int64_t bytes = number << shift;
     if (item[1] - '0' == level) found = bytes;
     pos = comma + 1;
   }

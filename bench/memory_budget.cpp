@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -83,8 +84,15 @@ double available_memory_bytes() {
   if (const char* limit = std::getenv("LMROOF_MEMORY_LIMIT"); limit && *limit) {
     char* end = nullptr;
     const double bytes = std::strtod(limit, &end);
-    if (*end != '\0' || !(bytes > 0) || !(bytes < 1e18))
-      throw std::invalid_argument(fmt::format("LMROOF_MEMORY_LIMIT='{}' is not a positive number of bytes", limit));
+    const std::string shown = std::string(limit).substr(0, 40);
+    if (end == limit || *end != '\0' || !std::isfinite(bytes))
+      throw std::invalid_argument(fmt::format("LMROOF_MEMORY_LIMIT='{}' is not a number of bytes", shown));
+    // Below one byte nothing fits and the limit would print as "0.0 kB"; at 1e18 (an
+    // exabyte, far past any host's memory) byte counts near int64's 9.2e18 come close.
+    if (!(bytes >= 1))
+      throw std::invalid_argument(fmt::format("LMROOF_MEMORY_LIMIT='{}' is less than one byte", shown));
+    if (bytes >= 1e18)
+      throw std::invalid_argument(fmt::format("LMROOF_MEMORY_LIMIT='{}' is 1e18 bytes or more (an exabyte)", shown));
     return bytes;
   }
   return mem_available_bytes();
@@ -141,7 +149,8 @@ const MemoryBudget& memory_budget() {
 std::string readable_bytes(double bytes) {
   if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
   if (bytes >= 1e5) return fmt::format("{:.1f} MB", bytes / 1e6);
-  return fmt::format("{:.1f} kB", bytes / 1e3);
+  if (bytes >= 100) return fmt::format("{:.1f} kB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);  // "0.0 kB" would hide a limit of a few bytes
 }
 
 void check_peak_fits(double peak_bytes, const std::string& what) {

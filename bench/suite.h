@@ -45,8 +45,10 @@ struct SuitePlan {
 };
 SuitePlan plan_suite(const SuiteOptions& options);
 
-// The fewest bytes one run needs in memory: the cost model's minimum (every input and
-// output once, at the run's dtype). Runs go one at a time, so the largest counts.
+// The bytes one run holds in memory: what its implementation declares resident
+// (Cost::resident_bytes: intermediates and scratch, the eager block's H·T² scores), else
+// the cost model's minimum (every input and output once, at the run's dtype). Runs go
+// one at a time, so the largest counts.
 double footprint_bytes(const RunSpec& spec);
 // Throws std::invalid_argument naming the largest run, its estimate and the limit when
 // it cannot fit, then (one line) when everything the process will hold cannot:

@@ -273,7 +273,10 @@ std::map<std::string, int64_t> shape_without(const Shape& shape, const std::vect
   return s;
 }
 
-double footprint_bytes(const RunSpec& spec) { return cost_of(spec).bytes_minimum; }
+double footprint_bytes(const RunSpec& spec) {
+  const Cost c = cost_of(spec);
+  return std::max(c.bytes_minimum, c.resident_bytes);
+}
 
 void check_footprint(const std::vector<RunSpec>& runs, double limit_bytes, const std::string& limit_name) {
   const RunSpec* largest = nullptr;
@@ -282,7 +285,7 @@ void check_footprint(const std::vector<RunSpec>& runs, double limit_bytes, const
     if (const double b = footprint_bytes(r); b > most) most = b, largest = &r;
   if (largest && most > limit_bytes)
     throw std::invalid_argument(fmt::format(
-        "{} needs at least {} (its inputs and outputs at {}), more than the {} of {}; lower --tokens, "
+        "{} needs at least {} (its inputs, outputs and the buffers it holds, at {}), more than the {} of {}; lower --tokens, "
         "--batch or --context",
         largest->bench_name(), readable_bytes(most), to_string(largest->dtype), readable_bytes(limit_bytes), limit_name));
 }

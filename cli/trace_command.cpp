@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/claims/claims.h"
+#include "analysis/claims/trace_shares.h"
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
@@ -21,13 +23,13 @@
 #include "analysis/formats/file_names.h"
 #include "bench/memory_budget.h"
 #include "analysis/trace/trace_analysis.h"
-#include "analysis/trace/trace_claims.h"
 #include "analysis/trace/trace_compare.h"
 #include "analysis/trace/trace_document.h"
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
 #include "cli/commands.h"
 #include "reports/text/terminal_text.h"
+#include "reports/text/claims_text.h"
 #include "reports/text/trace_text.h"
 #include "reports/trace_report.h"
 
@@ -186,8 +188,8 @@ int trace_command(const TraceArgs& args) {
     lt::TraceFile empty;
     lt::resolve_roofs(empty, table, args.device, std::nullopt);
   }
-  std::vector<lt::Claim> claims;
-  if (!args.claims.empty()) claims = lt::load_trace_claims(args.claims);
+  std::vector<Claim> claims;  // read whole and checked before the trace (a bad byte fails in a moment, not after GBs)
+  if (!args.claims.empty()) claims = load_claims(args.claims, model::Catalogue{}, ClaimsTarget::trace);
   OutputSet set(args.out, SetKind::trace);
 
   std::vector<lt::TraceAnalysis> ranks;
@@ -218,10 +220,11 @@ int trace_command(const TraceArgs& args) {
   }
   const lt::TraceAnalysis merged = lt::merge_ranks(ranks);
   nlohmann::json doc = lt::to_json(merged, ranks);
-  std::vector<lt::ClaimVerdict> verdicts;
+  std::vector<model::ClaimVerdict> verdicts;
   if (!claims.empty()) {
-    verdicts = lt::check_trace_claims(claims, doc);
-    doc["claims"] = lt::verdicts_json(verdicts);
+    verdicts = check_trace_claims(claims, read_trace_shares(doc, (args.out / "trace.json").string()));
+    doc["claims"] = nlohmann::json::array();
+    for (const auto& v : verdicts) doc["claims"].push_back(model::to_json(v));
   }
   // Replaced, not thrown at write time: the reader refuses names that are not UTF-8,
   // but a file name (trace.json's "file") is the filesystem's bytes (issue 47, defect 4).
@@ -233,10 +236,11 @@ int trace_command(const TraceArgs& args) {
   if (args.format == "json") std::printf("%s\n", dump_text(doc, 2).c_str());
   else {
     std::printf("%s", lt::to_text(report::printable_strings(doc), args.format == "markdown").c_str());
-    if (!verdicts.empty()) std::printf("\n%s", lt::verdicts_text(verdicts, args.format == "markdown").c_str());
+    if (!verdicts.empty())
+      std::printf("\n%s", (args.format == "markdown" ? format_claims_markdown(verdicts) : format_claims_table(verdicts)).c_str());
     std::printf("\nwrote %s/{trace.json,trace.csv,trace.html}\n", report::printable(args.out.string()).c_str());
   }
-  return lt::claims_exit(verdicts);
+  return claims_exit_code(verdicts);
 }
 
 int check_trace(const CheckArgs& args) {
@@ -244,21 +248,20 @@ int check_trace(const CheckArgs& args) {
     throw model::InputError(fmt::format("{}: a trace.json is checked against a claims file: lmroof check CLAIMS.yaml TRACE.json",
                                         args.files.back()));
   const std::filesystem::path claims_file = args.files[0], trace_file = args.files[1];
+  // The claims first: a bad claims file is refused before a large trace.json is read.
+  const auto claims = load_claims(claims_file, model::Catalogue{}, ClaimsTarget::trace);
   const nlohmann::json doc = read_trace_json(trace_file);
-  const auto claims = lt::load_trace_claims(claims_file);
-  const auto verdicts = lt::check_trace_claims(claims, doc);
-  if (args.format == "json")
-    std::printf("%s\n", dump_text({{"schema", "lmroof.check/1"},
-                                   {"claims_file", claims_file.string()},
-                                   {"results_file", trace_file.string()},
-                                   {"claims", lt::verdicts_json(verdicts)}},
-                                  2)
-                             .c_str());
-  else {
-    if (args.format == "text") std::printf("claims: %s\ntrace: %s\n", claims_file.c_str(), trace_file.c_str());
-    std::printf("%s", lt::verdicts_text(verdicts, args.format == "markdown").c_str());
+  const auto verdicts = check_trace_claims(claims, read_trace_shares(doc, trace_file.string()));
+  const int code = claims_exit_code(verdicts, args.strict);
+  if (args.format == "json") {
+    std::printf("%s\n", dump_text(claims_check_json(verdicts, trace_file.string(), claims_file.string(), args.strict), 2).c_str());
+  } else if (args.format == "markdown") {
+    std::printf("%s", format_claims_markdown(verdicts).c_str());
+  } else {
+    std::printf("claims: %s\ntrace: %s\n%s", claims_file.c_str(), trace_file.c_str(), format_claims_table(verdicts).c_str());
+    if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }
-  return lt::claims_exit(verdicts, args.strict);
+  return code;
 }
 
 int compare_traces(const CompareArgs& args) {

@@ -222,8 +222,14 @@ std::string trace_html(const json& doc) {
   }
   if (doc.contains("claims")) {
     rows.clear();
-    for (const auto& c : doc["claims"]) rows.push_back({c["id"], c["verdict"], c["evidence"]});
-    content += "<section id=\"claims\"><h2>Claims</h2>\n" + table({"claim", "verdict", "evidence"}, rows) + "</section>\n";
+    // results.json's claim verdicts (docs/claims.md#check-output): expected and measured in words, and why not measured.
+    for (const auto& c : doc["claims"]) {
+      std::string measured = c["measured"];
+      if (c.contains("reason") && c["reason"].is_string()) measured += " (" + c["reason"].get<std::string>() + ")";
+      rows.push_back({c["id"], c["verdict"], c["expected"], measured});
+    }
+    content += "<section id=\"claims\"><h2>Claims</h2>\n" + table({"claim", "verdict", "expected", "measured"}, rows) +
+               "</section>\n";
   }
   content += "</main>\n<footer>Written by lmroof trace (docs/trace.md; trace.json: docs/trace.schema.json). Self-contained: "
              "nothing is fetched.</footer>\n";

@@ -164,9 +164,19 @@ PY
   # exit 0 when every step that ran succeeded (skips say why in the summary)
   [ "$bundle_ok" = 1 ] && ! printf '%s\n' "${step_lines[@]}" | grep -qE ' (failed|TIMED OUT)'
 }
-trap 'finish; exit $?' EXIT
+# Stopped by a signal: everything is still packed, and the exit says so as a shell
+# would (128 + the signal: 143 for TERM, 130 for INT), never 0 (issue 47 #22).
+signal_rc=
+trap 'finish; finish_rc=$?; exit "${signal_rc:-$finish_rc}"' EXIT
 step_pid=
-trap '[ -n "$step_pid" ] && kill -TERM "$step_pid" 2>/dev/null; note interrupted "stopped by a signal at $(elapsed)s"; exit 143' TERM INT
+stopped() {
+  signal_rc=$1
+  [ -n "$step_pid" ] && kill -TERM "$step_pid" 2>/dev/null
+  note interrupted "stopped by a signal at $(elapsed)s"
+  exit "$signal_rc"
+}
+trap 'stopped 143' TERM
+trap 'stopped 130' INT
 
 echo "device-check $call: budget ${budget}s, outputs under $work, packed to $out/$name.tar.gz"
 

@@ -34,7 +34,17 @@ mkdir -p "$out" || { echo "device-pack-outputs: cannot create OUT '$out'"; exit 
 tarball="$out/$name.tar.gz"
 work=$(cd "$work" && pwd)
 parent=$(dirname "$work") base=$(basename "$work")
-rm -f "$tarball" "$tarball".part* "$out/$name.log" "$work/left-out.txt"
+# A LOG that already is OUT/NAME.log stays where it is: removing the old copy first would
+# delete the only one (issue 47 #14).
+log_in_place=0
+[ -n "$log" ] && [ "$log" -ef "$out/$name.log" ] && log_in_place=1
+rm -f "$tarball" "$tarball".part* "$work/left-out.txt"
+[ "$log_in_place" = 1 ] || rm -f "$out/$name.log"
+# The log beside the tarball; fails loudly rather than claiming "log as ..." without it.
+copy_log() {
+  [ -z "$log" ] || [ "$log_in_place" = 1 ] || cp "$log" "$out/$name.log" ||
+    { echo "device-pack-outputs: cannot copy LOG '$log' to $out/$name.log"; exit 2; }
+}
 
 # The members are NAME/... whatever WORK is called; links are stored as links.
 excludes=()
@@ -67,7 +77,7 @@ if [ "$size" -gt "$limit" ]; then
   if [ "$parts" -gt "$slots" ]; then
     echo "device-pack-outputs: $tarball is $size bytes: $parts parts of $limit bytes would not fit in $slots files; nothing packed"
     rm -f "$tarball"
-    [ -n "$log" ] && cp "$log" "$out/$name.log"
+    copy_log
     exit 2
   fi
   split -b "$limit" -d -a 2 "$tarball" "$tarball.part" || { echo "device-pack-outputs: split failed"; exit 2; }
@@ -76,5 +86,6 @@ if [ "$size" -gt "$limit" ]; then
   echo "device-pack-outputs: $size bytes over the $limit-byte limit: split into $parts parts ($name.tar.gz.part00..): cat $name.tar.gz.part* > $name.tar.gz"
 fi
 members=$(( $(find "$work" -type f | wc -l) - left_out ))
-[ -n "$log" ] && cp "$log" "$out/$name.log" && files_used=$((files_used + 1))
+copy_log
+[ -n "$log" ] && files_used=$((files_used + 1))
 echo "device-pack-outputs: $members files of $work packed into $out/$name.tar.gz ($size bytes)$([ -n "$log" ] && echo ", log as $name.log"); $files_used of $max_files files"

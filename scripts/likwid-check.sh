@@ -19,6 +19,8 @@
 # likwid-bench runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc 2.35 and later:
 # malloc then advises huge pages too) whenever lmroof's buffers get them;
 # PAGES=4k runs both on 4 KiB pages (LMROOF_HUGE_PAGES=0, no tunable).
+# A figure likwid-bench does not give (it fails, or prints no rate this script can read)
+# is "not measured" with the reason, the other figures still printed; the exit is then 1.
 # Usage: [ROUNDS=N] [PAGES=2m|4k] scripts/likwid-check.sh [LMROOF] [--quick]   (Debian: apt-get install likwid)
 set -euo pipefail
 lmroof="${1:-build/lmroof}"
@@ -79,15 +81,23 @@ lmroof_ceilings 1
 lmroof_set() { awk -v k="$1" '$1 == k { print $3 }' "$tmp/lmroof1.txt"; }
 
 # likwid_rate KERNEL BYTES: MByte/s (or MFlops/s for peakflops) of the kernel over BYTES
-# split between $threads threads of every memory domain.
+# split between $threads threads of every memory domain; "nan" when likwid-bench fails
+# or prints no positive rate, with the reason on stderr.
 likwid_rate() {
-  local kernel="$1" bytes="$2" out
-  out=$("${likwid_env[@]}" likwid-bench -t "$kernel" -w "N:$((bytes / 1024))kB:$threads" 2>&1) || { echo "likwid-bench -t $kernel failed: $out" >&2; echo 0; return; }
-  if [[ "$kernel" == peakflops* ]]; then
-    awk '/^MFlops\/s:/ { print $2 * 1e6 }' <<<"$out"
-  else
-    awk '/^MByte\/s:/ { print $2 * 1e6 }' <<<"$out"
+  local kernel="$1" bytes="$2" out rate status=0
+  out=$("${likwid_env[@]}" likwid-bench -t "$kernel" -w "N:$((bytes / 1024))kB:$threads" 2>&1) || status=$?
+  if [ "$status" != 0 ]; then
+    echo "likwid-bench -t $kernel: exit $status: $(tail -n 1 <<<"$out" | cut -c1-200)" >&2
+    echo nan; return
   fi
+  local field='MByte/s:'
+  [[ "$kernel" == peakflops* ]] && field='MFlops/s:'
+  rate=$(awk -v f="$field" '$1 == f && $2 + 0 > 0 { print $2 * 1e6; exit }' <<<"$out")
+  if [ -z "$rate" ]; then
+    echo "likwid-bench -t $kernel: no positive '$field' line in its output" >&2
+    echo nan; return
+  fi
+  echo "$rate"
 }
 
 rounds="${ROUNDS:-3}"
@@ -106,26 +116,42 @@ done
 
 # Per ceiling: each round's likwid / lmroof, the median round's ratio, and both tools' ranges.
 python3 - "$tmp" "$rounds" "$isa" <<'PY'
-import sys
+import math, sys
 tmp, rounds, isa = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def table(path):
+    # "KERNEL RATE"; a rate missing, unreadable, not finite or not positive is not measured
     out = {}
     for line in open(path):
-        k, v = line.split()[:2]
-        out[k] = float(v)
+        parts = line.split()
+        if not parts: continue
+        try:
+            v = float(parts[1])
+        except (IndexError, ValueError):
+            continue
+        if math.isfinite(v) and v > 0: out[parts[0]] = v
     return out
 lm = [table(f"{tmp}/lmroof{k}.txt") for k in range(1, rounds + 1)]
 lk = [table(f"{tmp}/likwid{k}.txt") for k in range(1, rounds + 1)]
 kernels = {"read": f"load_{isa}", "copy": f"copy_{isa}", "copy_nt": f"copy_mem_{isa}", "fp32_fma": f"peakflops_sp_{isa}_fma"}
 print(f"{'likwid-bench kernel':26} {'lmroof':9} {'median ratio':>12}  per round (likwid / lmroof)")
+missing = 0
 for c, kernel in kernels.items():
     unit, scale = ("GF", 1e9) if c == "fp32_fma" else ("G/s", 1e9)
-    ratios = [a[c] / b[c] for a, b in zip(lk, lm) if b.get(c, 0) > 0 and a.get(c, 0) > 0]
-    median = sorted(ratios)[len(ratios) // 2] if ratios else 0
-    rounds_text = ", ".join(f"{a[c] / scale:.1f}/{b[c] / scale:.1f}" for a, b in zip(lk, lm))
+    ratios = [a[c] / b[c] for a, b in zip(lk, lm) if c in a and c in b]
+    shown = lambda t: f"{t[c] / scale:.1f}" if c in t else "-"
+    rounds_text = ", ".join(f"{shown(a)}/{shown(b)}" for a, b in zip(lk, lm))
+    if not ratios:
+        missing += 1
+        print(f"{kernel:26} {c:9} {'not measured':>12}  {rounds_text} {unit}  (no round has both figures: see the lines above)")
+        continue
+    median = sorted(ratios)[len(ratios) // 2]
     spread = ""
-    if ratios and max(ratios) / min(ratios) > 1.2:
+    if max(ratios) / min(ratios) > 1.2:
         spread = "  (the rounds disagree by more than 20%: the machine changed state)"
+    elif len(ratios) < rounds:
+        missing += 1
+        spread = f"  ({rounds - len(ratios)} of {rounds} rounds not measured)"
     print(f"{kernel:26} {c:9} {median:12.2f}  {rounds_text} {unit}{spread}")
 print(f"({rounds} rounds; in each, lmroof's best repetition, then one likwid run; bytes are read + written)")
+sys.exit(1 if missing else 0)
 PY

@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 
+#include "bench/suite.h"
 #include "block/block.h"
 #include "common/host_data.h"
 #include "registry.h"
@@ -214,6 +216,43 @@ TEST(BlockCost, HandComputedOptionsAndUnfused) {
   EXPECT_DOUBLE_EQ(eo.bytes_by_class.at(kClassNormalization), 1232);
   EXPECT_DOUBLE_EQ(eo.bytes_by_class.at(kClassAttention), 592);
   EXPECT_DOUBLE_EQ(eo.flops.total(), f.flops.total());
+}
+
+// What the process holds right now (VmRSS), in bytes; 0 where /proc cannot say.
+double resident_set_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  double kb = 0;
+  while (status >> key)
+    if (key == "VmRSS:" && status >> kb) return kb * 1024;
+  return 0;
+}
+
+// issue 47 #20: the eager block's H·T² scores and T² mask were left out of the memory
+// budget, so `--tokens 8192` printed "at most 538.6 MB" and passed 2 GB. The footprint
+// the budget counts must bound what constructing and running the workload holds. At
+// 2048 tokens the scores (64 MiB) and mask (16 MiB) dwarf the rest.
+TEST(BlockCost, FootprintBoundsWhatTheEagerBlockHolds) {
+  const Shape shape = block::complete_shape({{"tokens", 2048}, {"d_model", 256}});
+  const RunSpec eager{"block", "serial", "unfused", Backend::cpu, DType::fp32, shape};
+  const double H = static_cast<double>(shape["q_heads"]), T = 2048;
+  const double footprint = bench::footprint_bytes(eager);
+  EXPECT_GE(footprint, 4 * (H * T * T + T * T)) << "the scores and the mask are not counted";
+  EXPECT_GT(footprint, bench::footprint_bytes(block_spec("serial", shape)));
+  // BLAS touches its per-thread buffers, and OpenMP its stacks, on first use at this
+  // shape: not the workload's. A first workload does that; its buffers go back to the OS.
+  find_pair("block").make_cpu(eager)->run();
+  release_kept_host_bytes();
+  const double before = resident_set_bytes();
+  if (before == 0) GTEST_SKIP() << "no VmRSS in /proc/self/status";
+  auto workload = find_pair("block").make_cpu(eager);
+  workload->run();
+  const double grown = resident_set_bytes() - before;
+  // Buffers of 2 MiB and more are 2 MiB-aligned huge pages (common/host_buffer.h): each
+  // may hold up to 2 MiB more than its bytes. The CPU block holds 24 buffers
+  // (block_cpu.cpp: 10 always, 11 eager; block.h: 3 weight matrices).
+  constexpr double kHugePageRounding = 24 * 2.0 * (1 << 20);
+  EXPECT_LE(grown, footprint + kHugePageRounding) << "the workload holds " << grown << " bytes, the budget counts " << footprint;
 }
 
 TEST(BlockShape, OptionsAppearOnlyWhenOn) {

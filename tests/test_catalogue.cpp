@@ -243,6 +243,11 @@ TEST(PureAnalysis, ImpossibleValuesAreRejectedWithTheirPath) {
   b = foreign_bench();
   b["benchmarks"][3]["bytes_model"] = -5.0;
   EXPECT_NE(analysis_error(b).find("bench.json: /benchmarks/3/bytes_model: must not be negative"), std::string::npos);
+  // a negative zero: read as 0 FLOPs it gave an intensity of 0 without a word (issue 47)
+  b = foreign_bench();
+  b["benchmarks"][3]["flops_matrix"] = -0.0;
+  EXPECT_NE(analysis_error(b).find("bench.json: /benchmarks/3/flops_matrix: must not be negative (is -0.0)"), std::string::npos)
+      << analysis_error(b);
   b = foreign_bench();
   b["benchmarks"][0]["ceiling_bytes"] = 0.0;
   EXPECT_NE(analysis_error(b).find("bench.json: /benchmarks/0/ceiling_bytes: must be positive"), std::string::npos)

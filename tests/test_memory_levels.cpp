@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <string>
 
+#include "analysis/model/json_input.h"
 #include "analysis/roofs/curve_agreement.h"
 #include "analysis/roofs/memory_levels.h"
 #include "analysis/roofs/roof_choice.h"
@@ -166,6 +169,13 @@ nlohmann::json ceiling_entry(double ms, int attempt) {
           {"ceiling_attempt", attempt}};
 }
 
+// The DRAM read ceiling over `set` bytes: 2e8 bytes in `ms`.
+nlohmann::json read_ceiling_entry(double set, double ms) {
+  return {{"name", "ceiling/cpu/read/real_time"}, {"run_name", "ceiling/cpu/read/real_time"}, {"run_type", "iteration"},
+          {"iterations", 10}, {"real_time", ms}, {"cpu_time", ms}, {"time_unit", "ms"}, {"ceiling_bytes", 2e8},
+          {"working_set_bytes", set}};
+}
+
 nlohmann::json curve_bench(const std::vector<nlohmann::json>& ceilings) {
   nlohmann::json b = nlohmann::json::array();
   for (const auto& c : ceilings) b.push_back(c);
@@ -177,7 +187,9 @@ nlohmann::json curve_bench(const std::vector<nlohmann::json>& ceilings) {
 }
 
 TEST(BandwidthCurve, TravelsFromBenchJsonIntoResultsAndBack) {
-  const auto doc = parse_bench_json(test::as_measured(curve_bench({ceiling_entry(10, 0)})), "test");
+  // No L3 capacity beside the points: the read ceiling's working set says where DRAM
+  // starts (issue 47 #17), here 8 MiB at 20 GB/s.
+  const auto doc = parse_bench_json(test::as_measured(curve_bench({ceiling_entry(10, 0), read_ceiling_entry(8 * MiB, 10)})), "test");
   const model::Results results = build_results(doc, {});
   ASSERT_TRUE(results.bandwidth_curve);
   const auto& curve = *results.bandwidth_curve;
@@ -267,8 +279,10 @@ TEST(CeilingRepeats, SpreadIsRecordedAndASecondAttemptThatStillDisagreesIsUnstab
 
 // results.json's curve and ceiling fields: each hostile value is refused, naming its field.
 TEST(BandwidthCurve, ReaderRefusesEveryBadField) {
+  // The read ceiling's working set says where DRAM starts (no L3 capacity beside the points).
   const auto good = model::to_json(build_results(
-      parse_bench_json(test::as_measured(curve_bench({ceiling_entry(10, 0), ceiling_entry(11, 0)})), "test"), {}));
+      parse_bench_json(test::as_measured(curve_bench({ceiling_entry(10, 0), ceiling_entry(11, 0), read_ceiling_entry(8 * MiB, 10)})), "test"),
+      {}));
   ASSERT_NO_THROW(model::results_from_json(good, "good.json"));
   struct Case {
     std::string pointer;
@@ -575,7 +589,9 @@ TEST_F(CacheSizesEnv, OverridesTheLevelsItNamesAndKeepsTheOthers) {
   EXPECT_EQ(bench::cache_level(1).bytes, l1.bytes);
   setenv("LMROOF_CACHE_SIZES", "L3=0", 1);
   EXPECT_EQ(bench::cache_level(3).bytes, 0);
-  for (const char* bad : {"L3", "L4=1M", "L3=1T", "L3=-1", "L3=1MB", "L3=2048G", "X", "L3=1G,", "L3=99999999999999"}) {
+  for (const char* bad : {"L3", "L4=1M", "L3=1T", "L3=-1", "L3=1MB", "L3=2048G", "X", "L3=1G,", "L3=99999999999999",
+                          // the shift of G would overflow int64: read as no L3, or as 1 GiB (issue 47 #13)
+                          "L3=8589934592G", "L3=17179869185G", "L3=1025G", "L2=1073741825M"}) {
     setenv("LMROOF_CACHE_SIZES", bad, 1);
     try {
       bench::cache_level(3);
@@ -588,9 +604,152 @@ TEST_F(CacheSizesEnv, OverridesTheLevelsItNamesAndKeepsTheOthers) {
 
 TEST(MemoryBudget, SizesReadAsAPersonWouldWriteThem) {
   EXPECT_EQ(bench::readable_bytes(1e5), "0.1 MB");
+  EXPECT_EQ(bench::readable_bytes(40), "40 B");  // not "0.0 kB" (issue 47, also seen)
   EXPECT_EQ(bench::readable_bytes(512e6), "512.0 MB");
   EXPECT_EQ(bench::readable_bytes(17.9e9), "17.90 GB");
   EXPECT_EQ(bench::readable_bytes(2048), "2.0 kB");
+}
+
+class MemoryLimitEnv : public ::testing::Test {
+ protected:
+  void TearDown() override { unsetenv("LMROOF_MEMORY_LIMIT"); }
+};
+
+// issue 47, also seen: 999999999999999999 was "not a positive number", 1e-300 "0.0 kB".
+TEST_F(MemoryLimitEnv, EachBadLimitSaysWhatIsWrongWithIt) {
+  setenv("LMROOF_MEMORY_LIMIT", "2e8", 1);
+  EXPECT_EQ(bench::available_memory_bytes(), 2e8);
+  const std::pair<const char*, const char*> cases[] = {{"999999999999999999", "1e18 bytes or more"},
+                                                       {"1e-300", "less than one byte"},
+                                                       {"0", "less than one byte"},
+                                                       {"-5", "less than one byte"},
+                                                       {"lots", "not a number"},
+                                                       {"nan", "not a number"},
+                                                       {"1e400", "not a number"}};
+  for (const auto& [value, words] : cases) {
+    setenv("LMROOF_MEMORY_LIMIT", value, 1);
+    try {
+      bench::available_memory_bytes();
+      ADD_FAILURE() << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << value << ": " << e.what();
+    }
+  }
+}
+
+// ---- issue 47 #17: the L3's size unknown ------------------------------------------
+
+// An EPYC-like curve (L1 64 KiB, L2 2 MiB, a 32 MiB L3 at 60 GB/s, DRAM at 20 GB/s)
+// whose L3 size the OS does not report: past 2x the L2 the points sit in the L3 up to
+// 32 MiB. Told where DRAM starts, the DRAM level is DRAM's; left to 2x the last known
+// capacity, it was the L3's (the defect's 167 GB/s against a 61.5 GB/s read ceiling).
+TEST(MemoryLevels, AnUnknownL3IsNotReadAsDram) {
+  const std::vector<Level> levels = {{"L1", 64 * KiB, 400e9}, {"L2", 2 * MiB, 230e9}, {"L3", 32 * MiB, 60e9}};
+  const auto sets = bench::curve_working_sets(16 * 1024, static_cast<int64_t>(256 * MiB), capacity_bytes(levels));
+  const auto points = synthetic_curve(levels, 20e9, sets);
+  const std::vector<CacheCapacity> known = {{"L1", 64 * KiB}, {"L2", 2 * MiB}};
+  const auto guessed = memory_levels(points, known, "DRAM");
+  ASSERT_EQ(guessed.back().name, "DRAM");
+  EXPECT_GT(guessed.back().bandwidth, 30e9);  // the old rule: L3 points in the DRAM level
+  const auto found = memory_levels(points, known, "DRAM", 128 * MiB);
+  ASSERT_EQ(found.back().name, "DRAM");
+  EXPECT_NEAR(found.back().bandwidth / 20e9, 1.0, 0.05);
+  EXPECT_EQ(memory_levels(points, known, "DRAM", std::numeric_limits<double>::infinity()).back().name, "L2");
+}
+
+// Through bench.json: no L3 capacity beside the points, so the DRAM level comes from the
+// points at least as large as the read ceiling's working set; without a read ceiling,
+// no DRAM level at all.
+TEST(BandwidthCurve, WithTheL3UnknownTheDramLevelComesFromDramSizedPointsOnly) {
+  nlohmann::json b = nlohmann::json::array({ceiling_entry(10, 0)});  // a copy ceiling: the file holds a ceiling
+  // 1e8 bytes per repetition: 1 ms is 100 GB/s. L1 200, L2 100, "L3" 60, DRAM 20 GB/s.
+  for (double set : {16 * KiB, 32 * KiB, 256 * KiB, 1 * MiB, 8 * MiB, 16 * MiB, 32 * MiB, 64 * MiB, 128 * MiB, 256 * MiB}) {
+    const double ms = set <= 32 * KiB ? 0.5 : set <= 1 * MiB ? 1.0 : set <= 32 * MiB ? 100.0 / 60 : 5.0;
+    b.push_back(curve_entry(set, ms, 1e10));
+  }
+  nlohmann::json with_read = b;
+  with_read.push_back(read_ceiling_entry(128 * MiB, 10));  // 2e8 bytes in 10 ms: 20 GB/s
+  const auto results = build_results(parse_bench_json(test::as_measured({{"context", {{"host_name", "t"}}}, {"benchmarks", with_read}}), "t"), {});
+  ASSERT_TRUE(results.bandwidth_curve);
+  const auto& levels = results.bandwidth_curve->levels;
+  ASSERT_EQ(levels.back().name, "DRAM");
+  EXPECT_NEAR(levels.back().bandwidth, 20e9, 1e6);  // not the median of 60 and 20 GB/s points
+  EXPECT_FALSE(results.bandwidth_curve->unstable) << results.bandwidth_curve->unstable_reason.value_or("");
+  const auto without = build_results(parse_bench_json(test::as_measured({{"context", {{"host_name", "t"}}}, {"benchmarks", b}}), "t"), {});
+  EXPECT_EQ(without.bandwidth_curve->levels.back().name, "L2");
+}
+
+// A level whose own rate disagrees with its ceiling marks the curve unstable, even
+// where the curve at the ceiling's working set agrees (the DRAM level read off the L3).
+TEST(CurveAgreement, ALevelThatDisagreesWithItsCeilingMakesTheCurveUnstable) {
+  const MachineShape shape = shapes().front();
+  model::BandwidthCurve curve = curve_of(shape, 1.0);
+  curve.levels.back().bandwidth *= 3;  // DRAM read at an L3 rate
+  check_curve_against_ceilings(curve, ceilings_of(shape, 0.02));
+  EXPECT_TRUE(curve.unstable);
+  ASSERT_TRUE(curve.unstable_reason);
+  EXPECT_NE(curve.unstable_reason->find("the DRAM level reads"), std::string::npos) << *curve.unstable_reason;
+  const auto& dram = curve.agreement.back();
+  EXPECT_EQ(dram.level, "DRAM");
+  EXPECT_NEAR(dram.ratio, 1.0, 0.05);  // the curve at read's working set agrees
+  EXPECT_FALSE(dram.agrees);
+  ASSERT_TRUE(dram.level_value);
+}
+
+// ---- issue 47 #12: results.json's curve cross-checked on read ----------------------
+
+nlohmann::json example_results() {
+  return model::read_json_file(std::string(LMROOF_SOURCE_DIR) +
+                               "/docs/examples/2026-12-05-cpu-amd-epyc-zen5-2core/results.json");
+}
+
+TEST(BandwidthCurve, TheReaderChecksLevelsAgainstPointsAgreementAgainstCeilingsAndRunsAgainstBoth) {
+  const nlohmann::json good = example_results();
+  ASSERT_NO_THROW(model::results_from_json(good, "good.json"));
+  const auto& curve = good["bandwidth_curve"];
+  using Mutation = std::function<void(nlohmann::json&)>;
+  const std::vector<std::pair<Mutation, std::string>> cases = {
+      // levels x100: the roofline drew "DRAM read: 7.18 TB/s"
+      {[](nlohmann::json& d) { for (auto& l : d["bandwidth_curve"]["levels"]) l["bandwidth"] = l["bandwidth"].get<double>() * 100; },
+       "/bandwidth_curve/levels/0/bandwidth: is"},
+      // L1 and L3 swapped
+      {[&](nlohmann::json& d) {
+         d["bandwidth_curve"]["levels"][0]["bandwidth"] = curve["levels"][2]["bandwidth"];
+         d["bandwidth_curve"]["levels"][2]["bandwidth"] = curve["levels"][0]["bandwidth"];
+       },
+       "outside the"},
+      {[](nlohmann::json& d) { d["bandwidth_curve"]["agreement"][0]["ceiling"] = "l9_read"; }, "names no ceiling of this file ('l9_read')"},
+      {[](nlohmann::json& d) { d["bandwidth_curve"]["agreement"][1]["level"] = "L3"; },
+       "/bandwidth_curve/agreement/1/ceiling: level 'L3' is checked against 'l3_read', not 'l2_read'"},
+      {[](nlohmann::json& d) {
+         auto& a = d["bandwidth_curve"]["agreement"][0];
+         a["ceiling_value"] = a["ceiling_value"].get<double>() * 2;
+         a["ratio"] = a["curve_value"].get<double>() / a["ceiling_value"].get<double>();
+         a["agrees"] = false;
+         d["bandwidth_curve"]["unstable"] = true;
+         d["bandwidth_curve"]["unstable_reason"] = "made up";
+       },
+       "the value of ceiling 'l1_read'"},
+      // 2% off: ratio and agrees stay consistent, only the points say otherwise
+      {[](nlohmann::json& d) { d["bandwidth_curve"]["agreement"][2]["curve_value"] = d["bandwidth_curve"]["agreement"][2]["curve_value"].get<double>() * 1.02;
+                               d["bandwidth_curve"]["agreement"][2]["ratio"] = d["bandwidth_curve"]["agreement"][2]["ratio"].get<double>() * 1.02; },
+       "the curve's points' rate there"},
+      // also seen: a denormal roof value, an unknown roof or level
+      {[](nlohmann::json& d) { d["runs"][0]["judged_against"]["value"] = 5e-324; }, "/runs/0/judged_against/value"},
+      {[](nlohmann::json& d) { d["runs"][0]["judged_against"]["roof"] = "copy_nt+L9 curve"; }, "'L9 curve' names neither a ceiling"},
+      {[](nlohmann::json& d) { d["runs"][0]["judged_against"]["roof"] = "warp_drive"; }, "'warp_drive' names neither"},
+      {[](nlohmann::json& d) { d["runs"][0]["judged_against"]["level"] = "L9"; }, "/runs/0/judged_against/level"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    nlohmann::json doc = good;
+    cases[i].first(doc);
+    try {
+      model::results_from_json(doc, "bad.json");
+      ADD_FAILURE() << "case " << i << " (" << cases[i].second << ") was accepted";
+    } catch (const model::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(cases[i].second), std::string::npos) << "case " << i << ": " << e.what();
+    }
+  }
 }
 
 // The DRAM arrays on this machine stay within the budget's rule whatever its caches.

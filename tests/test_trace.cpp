@@ -14,7 +14,6 @@
 #include "analysis/trace/cost_models.h"
 #include "analysis/trace/op_classes.h"
 #include "analysis/trace/trace_analysis.h"
-#include "analysis/trace/trace_claims.h"
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
 

@@ -210,6 +210,11 @@ model::EvidenceKind evidence_kind(const Check& ch, const std::vector<model::Evid
       return ch.time_share.min || ch.time_share.max || ch.time_over_flop_share.min || ch.time_over_flop_share.max
                  ? model::EvidenceKind::measured
                  : model::EvidenceKind::model;
+    case CheckKind::class_share:  // a trace's shares of time and roof are its own times; FLOPs and bytes its cost model's
+      return ch.time_share.min || ch.time_share.max || ch.time_over_flop_share.min || ch.time_over_flop_share.max ||
+                     ch.fraction_of_roof.min || ch.fraction_of_roof.max
+                 ? model::EvidenceKind::measured
+                 : model::EvidenceKind::model;
     case CheckKind::bound:
       if (!ch.crossing.empty()) return model::EvidenceKind::measured;  // the measured crossing is read from the runs' times
       [[fallthrough]];

@@ -14,6 +14,7 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
+#include "analysis/claims/trace_shares.h"
 #include "analysis/claims/verdict_cause.h"
 #include "analysis/model/results_model.h"
 
@@ -106,6 +107,22 @@ std::string lacking_note(int lacking, const std::string& dimension);
 // A check judged run by run (bound, share): one case per run its selector matches.
 Outcome check_each_run(const Context& ctx, Case (*judge)(const Context&, const Run&));
 
+// ---- one class's shares against a share or class_share check (check_share.cpp) ----
+// The one share rule (docs/claims.md#share) for a run's breakdown and a trace's class
+// table: each range the check gives is judged on its figure; time/FLOP share is time
+// share over FLOP share (infinite when the FLOP share is 0 and the time share is not).
+struct ClassShares {
+  std::optional<double> flop_share, byte_share, time_share, fraction_of_roof;
+};
+struct ShareJudgement {
+  Verdict verdict = Verdict::not_measured;  // holds, fails, or not measured when a judged figure is absent
+  std::string measured;                     // "normalization: FLOP share 0.17%, time share 25.5%, ..."
+  std::vector<std::pair<std::string, double>> figures;  // "flop_share" -> 0.0017, for evidence
+  std::vector<std::string> missing;         // the judged figures that are absent
+  double slack = 0;                         // the closest call, relative (Case::slack)
+};
+ShareJudgement judge_shares(const Check& ch, const ClassShares& shares);
+
 // ---- the check kinds, one file each (check_<kind>.cpp) ------------------------------
 Outcome check_bound(const Context& ctx);
 Outcome check_crossing(const Context& ctx);  // bound along a dimension
@@ -113,5 +130,7 @@ Outcome check_faster(const Context& ctx);
 Outcome check_ratio(const Context& ctx);
 Outcome check_share(const Context& ctx);
 Outcome check_scaling(const Context& ctx);
+// class_share, against a trace's class tables rather than a Context's results
+Outcome check_class_share(const Claim& claim, const TraceShares& trace);
 
 }  // namespace lmroof::claims_detail

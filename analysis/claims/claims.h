@@ -39,8 +39,22 @@ class ClaimsFileError : public std::runtime_error {
   int line_;
 };
 
-enum class CheckKind { bound, faster, ratio, share, scaling };
+// class_share: an operator class's share of a profiler trace (trace.json's class table,
+// docs/trace.md#claims); the others are checked against a results.json.
+enum class CheckKind { bound, faster, ratio, share, scaling, class_share };
 const char* to_string(CheckKind kind);
+
+// What a claims file is checked against: a results.json (`lmroof check`, `run`,
+// `analyze`) or a trace.json (`lmroof trace --claims`, `check CLAIMS trace.json`). A
+// claim of a kind the document cannot answer is refused when the file is read.
+enum class ClaimsTarget { results, trace };
+
+// How a trace's operators are grouped into classes for a class_share claim (docs/trace.md#claims):
+// lmroof's own classes (trace.json `classes`), or Ivanov et al.'s three (`ivanov_classes`).
+enum class Grouping { lmroof, ivanov };
+const char* to_string(Grouping grouping);
+// The classes each grouping has, as trace.json names them.
+const std::vector<std::string>& grouping_classes(Grouping grouping);
 
 // Picks runs out of results.json's runs[]. An empty list or unset field matches any.
 struct RunSelector {
@@ -99,11 +113,16 @@ struct Check {
   std::string metric;
   Range range;  // ratio
 
-  // share
+  // share, class_share
   std::string op_class;  // "normalization"
   Range flop_share;
   Range time_share;
   Range time_over_flop_share;
+  // class_share only: the grouping its class belongs to, and the two figures a trace
+  // has that a run's breakdown lacks
+  Grouping grouping = Grouping::lmroof;
+  Range byte_share;
+  Range fraction_of_roof;
 
   // scaling
   std::string dimension;  // "context"
@@ -112,6 +131,9 @@ struct Check {
   std::vector<std::string> across;  // selector fields the series may span: "variant", "impl"
   int min_points = rules::kMinSeriesPoints;  // scaling; bound with crossing
 };
+
+// The chart a class_share claim points at: the trace page's class table (reports/trace_report.cpp).
+inline constexpr const char* kTraceClassesChart = "classes";
 
 struct Claim {
   std::string id;
@@ -127,14 +149,25 @@ struct Claim {
 // Reads and validates a claims file: every field known and typed, every metric one a
 // run has, every pair, variant, impl, shape dimension and chart in the catalogue (a
 // claim marked `pending` may name a pair the catalogue lacks). Throws ClaimsFileError.
-std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue);
+// A file meant for the other target (a bound check in a trace's claims, a class_share
+// check in a results' claims) is refused at the claim's kind. The file is read whole
+// and checked (size, UTF-8, aliases, every field) before anything else is read: call
+// it before a multi-GB trace.
+std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue,
+                               ClaimsTarget target = ClaimsTarget::results);
 // The same from text already in memory; `file` only names it in messages.
-std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue);
+std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue,
+                                ClaimsTarget target = ClaimsTarget::results);
 
 // Checks every claim against the results, one verdict per claim in order. Throws
 // ClaimsFileError when a claim cannot be applied to them (a selector that matches
 // several runs where one is needed).
 std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results);
+
+struct TraceShares;  // analysis/claims/trace_shares.h
+// Checks class_share claims (loaded with ClaimsTarget::trace) against a trace's class
+// tables, one verdict per claim in order, by the same share rule as a run's breakdown.
+std::vector<model::ClaimVerdict> check_trace_claims(const std::vector<Claim>& claims, const TraceShares& trace);
 
 using model::verdicts_in_report_order;  // analysis/model/results_model.h
 // `lmroof check --format json`: schema lmroof.check/1 (docs/claims.md#check-output,

@@ -46,7 +46,8 @@ std::string expected_text(const Check& ch) {
       if (*ch.factor == 1.0) return "measurably faster: speedup > 1 beyond noise";
       return fmt::format("speedup >= {:.2f}, beyond noise", *ch.factor);
     case CheckKind::ratio: return fmt::format("{} ratio {}", ch.metric, ch.range.describe());
-    case CheckKind::share: {
+    case CheckKind::share:
+    case CheckKind::class_share: {
       std::vector<std::string> parts;
       auto as_pct = [](const Range& r) {
         if (r.min && r.max) return fmt::format("in [{}, {}]", pct(*r.min), pct(*r.max));
@@ -54,9 +55,14 @@ std::string expected_text(const Check& ch) {
         return "<= " + pct(*r.max);
       };
       if (ch.flop_share.min || ch.flop_share.max) parts.push_back("FLOP share " + as_pct(ch.flop_share));
+      if (ch.byte_share.min || ch.byte_share.max) parts.push_back("byte share " + as_pct(ch.byte_share));
       if (ch.time_share.min || ch.time_share.max) parts.push_back("time share " + as_pct(ch.time_share));
+      if (ch.fraction_of_roof.min || ch.fraction_of_roof.max)
+        parts.push_back("fraction of roof " + as_pct(ch.fraction_of_roof));
       if (ch.time_over_flop_share.min || ch.time_over_flop_share.max)
         parts.push_back("time/FLOP share " + ch.time_over_flop_share.describe());
+      if (ch.kind == CheckKind::class_share)
+        return fmt::format("{} ({} grouping): {}", ch.op_class, to_string(ch.grouping), join(parts, ", "));
       return fmt::format("{}: {}", ch.op_class, join(parts, ", "));
     }
     case CheckKind::scaling:
@@ -65,16 +71,8 @@ std::string expected_text(const Check& ch) {
   return "";
 }
 
-model::ClaimVerdict check_one(const Claim& claim, const model::Results& results) {
-  const Context ctx{claim, results};
-  Outcome o;
-  switch (claim.check.kind) {
-    case CheckKind::bound: o = claim.check.crossing.empty() ? check_bound(ctx) : check_crossing(ctx); break;
-    case CheckKind::faster: o = check_faster(ctx); break;
-    case CheckKind::ratio: o = check_ratio(ctx); break;
-    case CheckKind::share: o = check_share(ctx); break;
-    case CheckKind::scaling: o = check_scaling(ctx); break;
-  }
+// A claim's verdict from its outcome, whatever document it was checked against.
+model::ClaimVerdict verdict_of(const Claim& claim, Outcome o) {
 // GCC 12 warns, falsely, that assigning "-" copies overlap (GCC bug 105329).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wrestrict"
@@ -95,20 +93,38 @@ model::ClaimVerdict check_one(const Claim& claim, const model::Results& results)
   v.claims_file = claim.file;
   v.cases = o.cases;
   v.evidence_kind = evidence_kind(claim.check, v.evidence);
-  if (v.verdict == Verdict::fails || v.verdict == Verdict::inconclusive) {
+  // The cost model's FLOPs and bytes decided it: no kernel, machine or noise could.
+  if (v.evidence_kind == model::EvidenceKind::model && (v.verdict == Verdict::fails || v.verdict == Verdict::inconclusive))
+    o.cause = VerdictCause{Cause::architecture, "the cost model's FLOPs and bytes decide it"};
+  if (o.cause && (v.verdict == Verdict::fails || v.verdict == Verdict::inconclusive)) {
+    v.cause = o.cause->cause;
+    v.cause_detail = o.cause->detail;
+  }
+  return v;
+}
+
+model::ClaimVerdict check_one(const Claim& claim, const model::Results& results) {
+  const Context ctx{claim, results};
+  Outcome o;
+  switch (claim.check.kind) {
+    case CheckKind::bound: o = claim.check.crossing.empty() ? check_bound(ctx) : check_crossing(ctx); break;
+    case CheckKind::faster: o = check_faster(ctx); break;
+    case CheckKind::ratio: o = check_ratio(ctx); break;
+    case CheckKind::share: o = check_share(ctx); break;
+    case CheckKind::scaling: o = check_scaling(ctx); break;
+    case CheckKind::class_share:  // refused by load_claims for a results.json
+      o.reason = "a class_share claim is checked against a trace.json";
+      break;
+  }
+  model::ClaimVerdict v = verdict_of(claim, std::move(o));
+  if ((v.verdict == Verdict::fails || v.verdict == Verdict::inconclusive) && !v.cause) {
     // Kinds whose cases name no cause (bound, share, scaling): the runs in the evidence.
-    std::optional<VerdictCause> cause = o.cause;
-    if (v.evidence_kind == model::EvidenceKind::model) {
-      // The cost model's FLOPs and bytes decided it: no kernel, machine or noise could.
-      cause = VerdictCause{Cause::architecture, "the cost model's FLOPs and bytes decide it"};
-    } else if (!cause) {
-      CauseInputs in{v.verdict, {}, std::nullopt, std::nullopt};
-      std::set<std::string> seen;
-      for (const auto& e : v.evidence)
-        if (e.run && seen.insert(*e.run).second)
-          if (const Run* r = results.run(*e.run)) in.sides.emplace_back("run", r);
-      cause = cause_of(in);
-    }
+    CauseInputs in{v.verdict, {}, std::nullopt, std::nullopt};
+    std::set<std::string> seen;
+    for (const auto& e : v.evidence)
+      if (e.run && seen.insert(*e.run).second)
+        if (const Run* r = results.run(*e.run)) in.sides.emplace_back("run", r);
+    const std::optional<VerdictCause> cause = cause_of(in);
     v.cause = cause->cause;
     v.cause_detail = cause->detail;
   }
@@ -142,6 +158,18 @@ std::string Range::describe(int digits) const {
   if (min) return ">= " + f(*min);
   if (max) return "<= " + f(*max);
   return "any";
+}
+
+std::vector<model::ClaimVerdict> check_trace_claims(const std::vector<Claim>& claims, const TraceShares& trace) {
+  std::vector<model::ClaimVerdict> out;
+  out.reserve(claims.size());
+  for (const auto& c : claims) {
+    Outcome o;
+    if (c.check.kind == CheckKind::class_share) o = check_class_share(c, trace);
+    else o.reason = fmt::format("a {} claim is checked against a results.json", to_string(c.check.kind));  // refused by load_claims
+    out.push_back(verdict_of(c, std::move(o)));
+  }
+  return out;
 }
 
 std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results) {

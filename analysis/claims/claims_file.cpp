@@ -18,6 +18,8 @@
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
 #include "analysis/model/json_input.h"
+#include "analysis/trace/cost_models.h"
+#include "analysis/trace/op_classes.h"
 
 namespace lmroof {
 
@@ -33,8 +35,31 @@ const char* to_string(CheckKind kind) {
     case CheckKind::ratio: return "ratio";
     case CheckKind::share: return "share";
     case CheckKind::scaling: return "scaling";
+    case CheckKind::class_share: return "class_share";
   }
   return "?";
+}
+
+const char* to_string(Grouping grouping) { return grouping == Grouping::ivanov ? "ivanov" : "lmroof"; }
+
+namespace {
+// The names trace.json gives a class enum's values, in its order.
+template <typename Class, size_t N>
+std::vector<std::string> class_names(const Class (&all)[N]) {
+  std::vector<std::string> out;
+  for (const auto c : all) out.emplace_back(trace::to_string(c));
+  return out;
+}
+}  // namespace
+
+const std::vector<std::string>& grouping_classes(Grouping grouping) {
+  // Both lists are the trace's own (analysis/trace/cost_models.h, op_classes.h: the rows
+  // trace.json writes), so a class added there is claimable at once. Ivanov et al.
+  // (MLSys 2021, table "Proportions for operator classes in PyTorch") have three; the
+  // trace adds communication, memory and other, which their table has no row for.
+  static const std::vector<std::string> lmroof = class_names(trace::kAllClasses);
+  static const std::vector<std::string> ivanov = class_names(trace::kAllIvanovClasses);
+  return grouping == Grouping::ivanov ? ivanov : lmroof;
 }
 
 namespace claims_detail {
@@ -90,8 +115,10 @@ void check_depth(const std::string& text, const std::string& file) {
 
 class Reader {
  public:
-  Reader(std::string file, const model::Catalogue& catalogue) : file_(std::move(file)), catalogue_(catalogue) {}
+  Reader(std::string file, const model::Catalogue& catalogue, ClaimsTarget target)
+      : file_(std::move(file)), catalogue_(catalogue), target_(target) {}
   const model::Catalogue& catalogue() const { return catalogue_; }
+  ClaimsTarget target() const { return target_; }
   const std::vector<std::string>& dims() const { return catalogue_.dimension_order; }
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& problem) const {
@@ -232,7 +259,13 @@ class Reader {
  private:
   std::string file_;
   const model::Catalogue& catalogue_;
+  ClaimsTarget target_;
 };
+
+// The kinds a claims file for this document may use, for messages.
+const char* kinds_for(ClaimsTarget target) {
+  return target == ClaimsTarget::trace ? "class_share" : "bound, faster, ratio, share, scaling";
+}
 
 CheckKind parse_kind(const Reader& r, const YAML::Node& n) {
   const auto s = r.string(n, "kind");
@@ -241,7 +274,20 @@ CheckKind parse_kind(const Reader& r, const YAML::Node& n) {
   if (s == "ratio") return CheckKind::ratio;
   if (s == "share") return CheckKind::share;
   if (s == "scaling") return CheckKind::scaling;
-  r.fail(n, fmt::format("unknown check kind '{}' (expected bound, faster, ratio, share, scaling)", s));
+  if (s == "class_share") return CheckKind::class_share;
+  r.fail(n, fmt::format("unknown check kind '{}' (expected {})", s, kinds_for(r.target())));
+}
+
+// A claim of a kind its document cannot answer, refused when the file is read rather
+// than judged "not measured" after a long run or a multi-GB trace.
+void require_kind_for_target(const Reader& r, const YAML::Node& n, CheckKind kind) {
+  if (r.target() == ClaimsTarget::trace && kind != CheckKind::class_share)
+    r.fail(n, fmt::format("a {} check is checked against a results.json; a trace.json takes kind class_share "
+                          "(docs/trace.md#claims)",
+                          to_string(kind)));
+  if (r.target() == ClaimsTarget::results && kind == CheckKind::class_share)
+    r.fail(n, "a class_share check is checked against a trace.json (lmroof trace --claims, or lmroof check CLAIMS "
+              "trace.json); a results.json takes kind share");
 }
 
 std::vector<std::string> fields_for(CheckKind kind) {
@@ -260,6 +306,9 @@ std::vector<std::string> fields_for(CheckKind kind) {
     case CheckKind::scaling:
       return {"kind",     "run",       "shape",  "metric",     "dimension",
               "exponent", "tolerance", "across", "min_points", "noise_floor", "max_noise"};
+    case CheckKind::class_share:
+      return {"kind", "class", "grouping", "flop_share", "byte_share", "time_share", "fraction_of_roof",
+              "time_over_flop_share"};
   }
   return {};
 }
@@ -277,9 +326,10 @@ void merge_shape(RunSelector& s, const std::vector<std::pair<std::string, int64_
 Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim_id) {
   const std::string where = fmt::format("the check of claim '{}'", claim_id);
   if (!n.IsMap()) r.fail(n, fmt::format("{} must be a mapping", where));
-  if (!n["kind"]) r.fail(n, fmt::format("{} has no 'kind' (expected bound, faster, ratio, share, scaling)", where));
+  if (!n["kind"]) r.fail(n, fmt::format("{} has no 'kind' (expected {})", where, kinds_for(r.target())));
   Check c;
   c.kind = parse_kind(r, n["kind"]);
+  require_kind_for_target(r, n["kind"], c.kind);
   r.require_map(n, fmt::format("a {} check", to_string(c.kind)), fields_for(c.kind));
 
   auto need = [&](const char* key) {
@@ -394,6 +444,31 @@ Check parse_check(const Reader& r, const YAML::Node& n, const std::string& claim
                               claim_id));
       break;
     }
+    case CheckKind::class_share: {
+      if (n["grouping"]) {
+        const auto g = r.string(n["grouping"], "grouping");
+        if (g == "ivanov") c.grouping = Grouping::ivanov;
+        else if (g != "lmroof") r.fail(n["grouping"], fmt::format("unknown grouping '{}' (expected lmroof, ivanov)", g));
+      }
+      c.op_class = r.string(need("class"), "class");
+      const auto& classes = grouping_classes(c.grouping);
+      if (std::find(classes.begin(), classes.end(), c.op_class) == classes.end())
+        r.fail(n["class"], fmt::format("unknown class '{}' in the {} grouping (known: {})", c.op_class,
+                                       to_string(c.grouping), join(classes, ", ")));
+      const std::pair<const char*, Range*> ranges[] = {{"flop_share", &c.flop_share},
+                                                       {"byte_share", &c.byte_share},
+                                                       {"time_share", &c.time_share},
+                                                       {"fraction_of_roof", &c.fraction_of_roof},
+                                                       {"time_over_flop_share", &c.time_over_flop_share}};
+      bool any = false;
+      for (const auto& [key, range] : ranges)
+        if (n[key]) *range = r.range(n[key], key), any = true;
+      if (!any)
+        r.fail(n, fmt::format("class_share check of claim '{}' needs flop_share, byte_share, time_share, "
+                              "fraction_of_roof or time_over_flop_share",
+                              claim_id));
+      break;
+    }
     case CheckKind::scaling: {
       c.run = r.selector(need("run"), "run");
       c.metric = r.string(need("metric"), "metric");
@@ -460,6 +535,7 @@ std::string default_chart(const model::Catalogue& catalogue, const Check& c) {
       if (c.crossing.empty()) return std::string(model::kRooflineChart);
       break;  // a crossing is read along the pair's sweep: its pair chart
     case CheckKind::share: return std::string(model::kBlockSharesChart);
+    case CheckKind::class_share: return std::string(kTraceClassesChart);
     default: break;
   }
   const bool by_run = c.kind == CheckKind::scaling || c.kind == CheckKind::bound;
@@ -509,8 +585,16 @@ void refuse_aliases(const std::string& text, const std::string& file) {
 }  // namespace
 // ---- end issue 38 ------------------------------------------------------------------
 
-std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue) {
-  Reader r(file, catalogue);
+std::vector<Claim> parse_claims(const std::string& text, const std::string& file, const model::Catalogue& catalogue,
+                                ClaimsTarget target) {
+  Reader r(file, catalogue, target);
+  // UTF-8 first, whatever the text came from: a byte that is not would pass YAML and
+  // fail only when the verdicts are written as JSON, after a run has measured
+  // everything or a trace was read (the fuzz target found it for text in memory).
+  if (const auto at = model::first_invalid_utf8(text))
+    throw ClaimsFileError(file, static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n') + 1),
+                          fmt::format("invalid UTF-8 (byte 0x{:02X}); save the file as UTF-8",
+                                      static_cast<unsigned char>(text[*at])));
   check_depth(text, file);
   refuse_aliases(text, file);
   YAML::Node root;
@@ -534,8 +618,12 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
       c.line = line_of(n);
       c.id = r.required_string(n, "id", "a claim");
       for (char ch : c.id)
-        if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.'))
+        if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) {
+          // An id holding a terminal control (ESC) is named by the character, never printed raw.
+          if (const auto unsafe = model::terminal_unsafe_character(c.id))
+            r.fail(n["id"], fmt::format("a claim id holds {}: ids may hold only letters, digits, '-', '_' and '.'", *unsafe));
           r.fail(n["id"], fmt::format("claim id '{}' may hold only letters, digits, '-', '_' and '.'", c.id));
+        }
       if (!ids.insert(c.id).second) r.fail(n["id"], fmt::format("claim id '{}' appears twice", c.id));
       const auto owner = fmt::format("claim '{}'", c.id);
       c.statement = r.required_string(n, "statement", owner);
@@ -544,6 +632,8 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
       if (n["notes"]) r.string(n["notes"], "notes");
       if (!n["check"]) r.fail(n, fmt::format("{} has no 'check'", owner));
       c.check = parse_check(r, n["check"], c.id);
+      if (n["chart"] && target == ClaimsTarget::trace)
+        r.fail(n["chart"], "'chart' names a chart of the results page; a trace's claims are shown by its class table");
       if (n["chart"]) {
         c.chart = r.string(n["chart"], "chart");
         const auto& charts = catalogue.charts;
@@ -562,11 +652,11 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
   }
 }
 
-std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue) {
+std::vector<Claim> load_claims(const std::filesystem::path& file, const model::Catalogue& catalogue,
+                               ClaimsTarget target) {
   constexpr uintmax_t kMaxClaimsBytes = 16 << 20;
-  // A regular file of at most 16 MiB (a FIFO or /dev/zero is refused at once), in
-  // UTF-8: a byte that is not would pass YAML and fail only when the verdicts are
-  // written as JSON, after a run has measured everything.
+  // A regular file of at most 16 MiB (a FIFO or /dev/zero is refused at once); UTF-8
+  // is parse_claims' to check.
   const std::string shown = file.string();
   std::string text;
   try {
@@ -575,11 +665,7 @@ std::vector<Claim> load_claims(const std::filesystem::path& file, const model::C
     const std::string what = e.what();
     throw ClaimsFileError(shown, 0, what.starts_with(shown + ": ") ? what.substr(shown.size() + 2) : what);
   }
-  if (const auto at = model::first_invalid_utf8(text))
-    throw ClaimsFileError(shown, static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n') + 1),
-                          fmt::format("invalid UTF-8 (byte 0x{:02X}); save the file as UTF-8",
-                                      static_cast<unsigned char>(text[*at])));
-  return parse_claims(text, shown, catalogue);
+  return parse_claims(text, shown, catalogue, target);
 }
 
 }  // namespace lmroof

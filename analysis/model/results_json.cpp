@@ -395,9 +395,11 @@ BandwidthCurve bandwidth_curve_from(const JsonCursor& c, const std::string& back
       x.ratio = a.at("ratio").positive();
       must_agree(a.at("ratio"), x.ratio, x.curve_value / x.ceiling_value, "curve_value / ceiling_value");
       x.tolerance = a.at("tolerance").fraction();
+      if (auto v = a.opt("level_value")) x.level_value = physical(*v, kLowestBandwidth, kHighestBandwidth);
       x.agrees = a.at("agrees").boolean();
-      if (x.agrees != (std::abs(x.ratio - 1) <= x.tolerance))
-        a.at("agrees").fail("must say whether |ratio - 1| is within tolerance");
+      if (x.agrees != x.values_agree())
+        a.at("agrees").fail(x.level_value ? "must say whether |ratio - 1| and |level_value / ceiling_value - 1| are within tolerance"
+                                          : "must say whether |ratio - 1| is within tolerance");
       curve.agreement.push_back(std::move(x));
     }
   if (auto u = c.opt("unstable"); u && !u->json().is_null()) curve.unstable = u->boolean();
@@ -421,7 +423,7 @@ json to_json(const BandwidthCurve& curve) {
   for (const auto& a : curve.agreement)
     agreement.push_back({{"level", a.level}, {"ceiling", a.ceiling}, {"ceiling_value", a.ceiling_value},
                          {"working_set_bytes", a.working_set_bytes}, {"curve_value", a.curve_value}, {"ratio", a.ratio},
-                         {"tolerance", a.tolerance}, {"agrees", a.agrees}});
+                         {"tolerance", a.tolerance}, {"level_value", opt(a.level_value)}, {"agrees", a.agrees}});
   return {{"backend", curve.backend}, {"threads", curve.threads}, {"points", std::move(points)},
           {"levels", std::move(levels)}, {"agreement", std::move(agreement)}, {"unstable", curve.unstable},
           {"unstable_reason", opt(curve.unstable_reason)}};
@@ -432,11 +434,17 @@ JudgedAgainst judged_from(const JsonCursor& c) {
   if (auto r = c.opt("roof")) {
     j.roof = r->string();
     j.unit = c.at("unit").one_of({"B/s", "FLOP/s"});
-    j.value = c.at("value").positive();
+    // A rate a machine can have (issue 47: 5e-324 was accepted). B/s as the curve's
+    // points. FLOP/s: a roof made of steps ("fp32_fma+L3 curve by step") is the run's
+    // FLOPs over the sum of its steps' roof times, so it can sit far below the compute
+    // ceiling (a norm's few FLOPs per byte) but never above it: from the curve's lowest
+    // rate's 1e3 to the compute ceilings' highest.
+    j.value = j.unit == "B/s" ? physical(c.at("value"), kLowestBandwidth, kHighestBandwidth)
+                              : physical(c.at("value"), kLowestBandwidth, physical_range(CeilingKind::compute).high);
     j.seconds = c.at("seconds").positive();
     j.fraction = c.at("fraction").positive();
     j.rule = c.at("rule").string(kMaxTextLength);
-    if (auto l = c.opt("level")) j.level = l->string();
+    if (auto l = c.opt("level")) j.level = l->one_of({"L1", "L2", "L3", "DRAM", "HBM"});
     if (auto w = c.opt("working_set_bytes")) j.working_set_bytes = w->positive();
     if (auto k = c.opt("composite")) j.composite = k->boolean();
     if (auto u = c.opt("unstable_ceilings"))
@@ -669,6 +677,74 @@ void must_agree(const JsonCursor& field, double value, double expected, std::str
     field.fail(fmt::format("is {:.9g} but {} is {:.9g} (they must agree within a relative {:g})", value, formula,
                            expected, kDerivedTolerance));
 }
+
+// ---- issue 47 #12: the curve cross-checked as the ceilings are --------------------
+// A level is the median of its plateau's points, so it lies within the read rates of
+// the points in its range; an agreement reads a ceiling of this file at that ceiling's
+// working set, and the curve there; a run's roof is made of ceilings of this file and
+// levels of its curve. A curve whose levels were scaled 100x, or swapped, or an
+// agreement naming a ceiling the file lacks, was accepted and drawn.
+void check_curve_in_file(const JsonCursor& c, const BandwidthCurve& curve, const std::vector<Ceiling>& ceilings) {
+  const auto levels = c.at("levels").items();
+  double previous = 0;
+  for (size_t i = 0; i < curve.levels.size(); ++i) {
+    const MemoryLevel& l = curve.levels[i];
+    const double high = l.capacity_bytes.value_or(std::numeric_limits<double>::infinity());
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (const auto& p : curve.points)
+      if (p.working_set_bytes > previous && p.working_set_bytes <= high) lo = std::min(lo, p.read), hi = std::max(hi, p.read);
+    if (hi == 0)
+      levels[i].at("bandwidth").fail(fmt::format("level '{}' has no curve point in its range of working sets", l.name));
+    if (l.bandwidth < lo * (1 - kDerivedTolerance) || l.bandwidth > hi * (1 + kDerivedTolerance))
+      levels[i].at("bandwidth").fail(fmt::format("is {:.4g} B/s, outside the {:.4g} to {:.4g} B/s the curve's points read in "
+                                                 "level '{}' (a level is the median of its points)",
+                                                 l.bandwidth, lo, hi, l.name));
+    if (l.capacity_bytes) previous = *l.capacity_bytes;
+  }
+  if (curve.agreement.empty()) return;
+  const auto agreement = c.at("agreement").items();
+  for (size_t i = 0; i < curve.agreement.size(); ++i) {
+    const CurveAgreement& a = curve.agreement[i];
+    const JsonCursor& at = agreement[i];
+    const auto level = std::find_if(curve.levels.begin(), curve.levels.end(), [&](const auto& l) { return l.name == a.level; });
+    if (level == curve.levels.end()) at.at("level").fail(fmt::format("names no level of the curve ('{}')", a.level));
+    const auto ceiling = std::find_if(ceilings.begin(), ceilings.end(), [&](const auto& x) { return x.name == a.ceiling; });
+    if (ceiling == ceilings.end()) at.at("ceiling").fail(fmt::format("names no ceiling of this file ('{}')", a.ceiling));
+    // Each level is held to its own ceiling: an L2 level against l3_read says nothing.
+    if (const auto own = level_ceiling_name(a.level, curve.backend); !own || *own != a.ceiling)
+      at.at("ceiling").fail(fmt::format("level '{}' is checked against {}, not '{}'", a.level,
+                                        own ? "'" + *own + "'" : std::string("no ceiling"), a.ceiling));
+    must_agree(at.at("ceiling_value"), a.ceiling_value, ceiling->value, fmt::format("the value of ceiling '{}'", a.ceiling));
+    if (!ceiling->working_set_bytes) at.at("ceiling").fail(fmt::format("ceiling '{}' has no working_set_bytes", a.ceiling));
+    must_agree(at.at("working_set_bytes"), a.working_set_bytes, *ceiling->working_set_bytes,
+               fmt::format("the working set of ceiling '{}'", a.ceiling));
+    must_agree(at.at("curve_value"), a.curve_value, curve.read_at(a.working_set_bytes), "the curve's points' rate there");
+    if (a.level_value) must_agree(at.at("level_value"), *a.level_value, level->bandwidth, fmt::format("level '{}'", a.level));
+  }
+}
+
+// The ceilings and curve levels a judged roof's name is made of ("copy_nt+read",
+// "fp32_fma+L3 curve by step") are this file's.
+void check_judged_roof(const JsonCursor& c, const JudgedAgainst& j, const std::set<std::string>& ceiling_names,
+                       const std::optional<BandwidthCurve>& curve) {
+  if (!j.roof) return;
+  std::string name = *j.roof;
+  if (name.ends_with(" by step")) name.resize(name.size() - 8);
+  for (size_t start = 0; start <= name.size();) {
+    const size_t end = std::min(name.find('+', start), name.size());
+    const std::string part = name.substr(start, end - start);
+    start = end + 1;
+    if (ceiling_names.count(part) || part == "none") continue;  // "none": a step that moves no bytes
+    if (part.ends_with(" curve") && curve) {
+      const std::string level = part.substr(0, part.size() - 6);
+      if (std::any_of(curve->levels.begin(), curve->levels.end(), [&](const auto& l) { return l.name == level; }) ||
+          level == (curve->backend == "cuda" ? "HBM" : "DRAM"))
+        continue;
+    }
+    c.at("roof").fail(fmt::format("'{}' names neither a ceiling of this file nor a level of its bandwidth curve", part));
+  }
+}
+// ---- end issue 47 #12 ---------------------------------------------------------------
 
 void check_derived(const JsonCursor& c, const Run& r) {
   // Times: min and max are the extremes of the samples, mean their mean.
@@ -1252,8 +1328,10 @@ Results results_from_json(const json& doc, const std::string& file) {
     if (!ceiling_names.insert(x.name).second) c.at("name").fail(fmt::format("ceiling '{}' appears twice", x.name));
     r.ceilings.push_back(std::move(x));
   }
-  if (auto curve = root.opt("bandwidth_curve"); curve && !curve->json().is_null())
+  if (auto curve = root.opt("bandwidth_curve"); curve && !curve->json().is_null()) {
     r.bandwidth_curve = bandwidth_curve_from(*curve, r.machine.backend);
+    check_curve_in_file(*curve, *r.bandwidth_curve, r.ceilings);
+  }
   if (auto roofs = root.opt("roofs")) {
     auto roof = [&](std::string_view key) -> std::optional<std::string> {
       auto v = roofs->opt(key);
@@ -1297,6 +1375,9 @@ Results results_from_json(const json& doc, const std::string& file) {
       if (*name && *value)
         must_agree(c.at("roofline").at(key), **value, r.ceiling(**name)->value,
                    fmt::format("the value of ceiling '{}'", **name));
+    if (run.judged_against) check_judged_roof(c.at("judged_against"), *run.judged_against, ceiling_names, r.bandwidth_curve);
+    if (run.judged_against_probe)
+      check_judged_roof(c.at("judged_against_probe"), *run.judged_against_probe, ceiling_names, r.bandwidth_curve);
     r.runs.push_back(std::move(run));
   }
   if (!r.index()) {

@@ -219,6 +219,17 @@ struct BandwidthPoint {
   bool unstable = false;
 };
 
+// The level ceiling a curve level is checked against ("L2" -> "l2_read"; "DRAM" ->
+// "read" on the CPU, "HBM" -> "dram_read" on CUDA); nullopt for a name it does not know.
+// Here, with the data, because both the analysis (analysis/roofs/curve_agreement) and
+// the reader of results.json (an agreement names the pair) apply it.
+inline std::optional<std::string> level_ceiling_name(const std::string& level, const std::string& backend) {
+  if (level == "L1" || level == "L2" || level == "L3") return std::string("l") + level[1] + "_read";
+  if (level == "DRAM" && backend == "cpu") return std::string("read");
+  if (level == "HBM" && backend == "cuda") return std::string("dram_read");
+  return std::nullopt;
+}
+
 // The curve checked against a level's ceiling (analysis/roofs/curve_agreement.h): the
 // curve's read rate at the ceiling's own working set against the ceiling's value. They
 // time the same loop over the same set on the same threads, so they differ only by the
@@ -231,7 +242,16 @@ struct CurveAgreement {
   double curve_value = 0;         // B/s, the curve's read rate there
   double ratio = 0;               // curve_value / ceiling_value
   double tolerance = 0;           // rules::kCurveCeilingAgreement + the larger repeat spread
-  bool agrees = false;            // |ratio - 1| <= tolerance
+  // The level's own rate (MemoryLevel::bandwidth, its plateau's median) against the same
+  // ceiling: a plateau read off the wrong points (a DRAM level from the L3's, issue 47
+  // #17) disagrees here while the curve at the ceiling's set agrees. Absent in files
+  // written before it.
+  std::optional<double> level_value;  // B/s
+  bool agrees = false;            // |ratio - 1| <= tolerance, and |level_value / ceiling_value - 1| too
+  // Whether the values above say it agrees (the reader holds `agrees` to it).
+  bool values_agree() const {
+    return std::abs(ratio - 1) <= tolerance && (!level_value || std::abs(*level_value / ceiling_value - 1) <= tolerance);
+  }
 };
 
 // A plateau of the curve: a cache level (or DRAM / HBM) and the read rate inside it.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 
 #include "analysis/model/json_input.h"
@@ -56,7 +57,12 @@ BenchEntry entry_from(const JsonCursor& b) {
       continue;
     }
     if (key.size() > model::kMaxNameLength) value.fail("counter name too long");
-    e.counters[key] = value.non_negative();
+    const double v = value.non_negative();
+    // -0.0 passes `< 0`, yet no counter lmroof writes is a negative zero (costs and
+    // counts are sums of non-negative products): read as 0 FLOPs it gave an intensity of
+    // 0 without a word (issue 47, also seen). Its sign says the file was edited or garbled.
+    if (std::signbit(v)) value.fail("must not be negative (is -0.0)");
+    e.counters[key] = v;
   }
   return e;
 }

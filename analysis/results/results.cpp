@@ -184,10 +184,26 @@ std::pair<int, int> attempt_and_phase(const BenchEntry& e) {
           counter_of(e, counter::kCeilingPhase).value_or(0) > 0 ? 1 : 0};
 }
 
+// Where a CPU curve's DRAM level starts when the L3's size is unknown (LMROOF_CACHE_SIZES
+// L3=0, or an OS that reports none): past L2 the points may sit in the L3, so only those
+// at least as large as the measured `read` ceiling's working set, which lmroof sized to
+// stream from DRAM (docs/cost-model.md#memory-budget), count; without that ceiling, no
+// DRAM level. nullopt: the caches are known, memory_levels' own rule.
+std::optional<double> far_from(const model::BandwidthCurve& curve, const std::vector<CacheCapacity>& caches,
+                               const std::vector<model::Ceiling>& ceilings) {
+  if (curve.backend != "cpu" || std::any_of(caches.begin(), caches.end(), [](const auto& c) { return c.name == "L3"; }))
+    return std::nullopt;
+  for (const auto& c : ceilings)
+    if (c.name == "read" && c.backend == "cpu" && c.source == "measured" && c.working_set_bytes && *c.working_set_bytes > 0)
+      return *c.working_set_bytes;
+  return std::numeric_limits<double>::infinity();
+}
+
 // The memory-bandwidth curve from its points' benchmarks (curve/<backend>/read/<bytes>,
 // bench/bandwidth_curve.h), with the levels found on it (analysis/roofs/memory_levels.h);
 // nullopt when fewer than two points were measured.
-std::optional<model::BandwidthCurve> curve_from(const BenchDocument& bench, const std::vector<const Group*>& groups) {
+std::optional<model::BandwidthCurve> curve_from(const BenchDocument& bench, const std::vector<const Group*>& groups,
+                                                const std::vector<model::Ceiling>& ceilings) {
   model::BandwidthCurve curve;
   std::vector<CacheCapacity> caches;
   for (const Group* g : groups) {
@@ -240,7 +256,7 @@ std::optional<model::BandwidthCurve> curve_from(const BenchDocument& bench, cons
     if (c.name != "L1" && c.name != "L2" && c.name != "L3")
       throw InputError(fmt::format("{}: /benchmarks: curve capacity '{}{}' names no cache level (L1, L2, L3)",
                                    bench.origin, counter::kCurveCapacityPrefix, c.name));
-  curve.levels = memory_levels(curve.points, caches, curve.backend == "cuda" ? "HBM" : "DRAM");
+  curve.levels = memory_levels(curve.points, caches, curve.backend == "cuda" ? "HBM" : "DRAM", far_from(curve, caches, ceilings));
   return curve;
 }
 
@@ -680,7 +696,7 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
     throw InputError(fmt::format("{}: /benchmarks: holds no lmroof ceilings or runs", bench.origin));
 
   raise_to_probes(results.ceilings, pair_groups);
-  results.bandwidth_curve = curve_from(bench, curve_groups);
+  results.bandwidth_curve = curve_from(bench, curve_groups, results.ceilings);
   if (results.bandwidth_curve) {
     for (const Group* g : curve_groups) same_backend(results.bandwidth_curve->backend, *g);
     // After raise_to_probes: the ceilings are final (analysis/roofs/curve_agreement.h).

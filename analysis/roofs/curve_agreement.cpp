@@ -28,17 +28,6 @@ double spread_around(const model::BandwidthCurve& curve, double bytes) {
 
 }  // namespace
 
-std::optional<std::string> level_ceiling_name(const std::string& level, const std::string& backend) {
-// GCC 12 warns, falsely, that "x" + std::string copies overlap (GCC bug 105329).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wrestrict"
-  if (level == "L1" || level == "L2" || level == "L3") return "l" + level.substr(1) + "_read";
-#pragma GCC diagnostic pop
-  if (level == "DRAM" && backend == "cpu") return std::string("read");
-  if (level == "HBM" && backend == "cuda") return std::string("dram_read");
-  return std::nullopt;
-}
-
 std::vector<model::CurveAgreement> curve_agreement(const model::BandwidthCurve& curve,
                                                    const std::vector<model::Ceiling>& ceilings) {
   std::vector<model::CurveAgreement> out;
@@ -62,7 +51,8 @@ std::vector<model::CurveAgreement> curve_agreement(const model::BandwidthCurve& 
     // repeats spread 12% cannot be held to agree within less.
     a.tolerance = std::min(1.0, rules::kCurveCeilingAgreement +
                                     std::max(c->spread.value_or(0.0), spread_around(curve, a.working_set_bytes)));
-    a.agrees = std::abs(a.ratio - 1) <= a.tolerance;
+    a.level_value = level.bandwidth;
+    a.agrees = a.values_agree();
     out.push_back(std::move(a));
   }
   return out;
@@ -71,13 +61,19 @@ std::vector<model::CurveAgreement> curve_agreement(const model::BandwidthCurve& 
 void check_curve_against_ceilings(model::BandwidthCurve& curve, const std::vector<model::Ceiling>& ceilings) {
   curve.agreement = curve_agreement(curve, ceilings);
   std::vector<std::string> parts;
-  for (const auto& a : curve.agreement)
-    if (!a.agrees)
+  for (const auto& a : curve.agreement) {
+    if (std::abs(a.ratio - 1) > a.tolerance)
       parts.push_back(fmt::format("{} reads {} at {}'s working set ({}), {:.0f}% of its {} ({} by more than the {:.0f}% "
                                   "allowed)",
                                   a.level, si_rate(a.curve_value), a.ceiling, si_bytes(a.working_set_bytes),
                                   100 * a.ratio, si_rate(a.ceiling_value), a.ratio < 1 ? "below" : "above",
                                   100 * a.tolerance));
+    if (a.level_value && std::abs(*a.level_value / a.ceiling_value - 1) > a.tolerance)
+      parts.push_back(fmt::format("the {} level reads {}, {:.0f}% of {}'s {} ({} by more than the {:.0f}% allowed)", a.level,
+                                  si_rate(*a.level_value), 100 * *a.level_value / a.ceiling_value, a.ceiling,
+                                  si_rate(a.ceiling_value), *a.level_value < a.ceiling_value ? "below" : "above",
+                                  100 * a.tolerance));
+  }
   curve.unstable = !parts.empty();
   if (curve.unstable)
     curve.unstable_reason = fmt::format("{}: the curve disagrees with the level ceilings, measured at other times, so the "

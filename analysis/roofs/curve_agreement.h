@@ -20,9 +20,7 @@
 
 namespace lmroof {
 
-// The level ceiling a curve level is checked against ("L2" -> "l2_read"; "DRAM" ->
-// "read" on the CPU, "HBM" -> "dram_read" on CUDA); nullopt for a name it does not know.
-std::optional<std::string> level_ceiling_name(const std::string& level, const std::string& backend);
+using model::level_ceiling_name;  // analysis/model/results_model.h
 
 // One entry per curve level whose ceiling was measured (with its working set), in the
 // curve's level order. The curve's rate is read_at(the ceiling's working set); the
@@ -33,7 +31,8 @@ std::vector<model::CurveAgreement> curve_agreement(const model::BandwidthCurve& 
 
 // Sets curve.agreement, and curve.unstable with its reason when a level disagrees
 // ("L2: the curve reads 117 GB/s at l2_read's 1 MiB, 54% of its 217 GB/s (tolerance
-// 15%)..."). A curve with no level to check stays as it is (nothing contradicts it).
+// 15%)..."), or whose level rate (its plateau) disagrees with the ceiling by as much. A
+// curve with no level to check stays as it is (nothing contradicts it).
 void check_curve_against_ceilings(model::BandwidthCurve& curve, const std::vector<model::Ceiling>& ceilings);
 
 

@@ -21,7 +21,8 @@ double plateau(const std::vector<model::BandwidthPoint>& points, double low, dou
 }  // namespace
 
 std::vector<model::MemoryLevel> memory_levels(const std::vector<model::BandwidthPoint>& points,
-                                              std::vector<CacheCapacity> caches, std::string_view far_name) {
+                                              std::vector<CacheCapacity> caches, std::string_view far_name,
+                                              std::optional<double> far_from_bytes) {
   std::erase_if(caches, [](const CacheCapacity& c) { return !(c.bytes > 0); });
   std::sort(caches.begin(), caches.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
   std::vector<model::MemoryLevel> levels;
@@ -32,7 +33,8 @@ std::vector<model::MemoryLevel> memory_levels(const std::vector<model::Bandwidth
     if (rate > 0) levels.push_back({cache.name, cache.bytes, rate});
     previous = cache.bytes;
   }
-  const double far = plateau(points, kDramResidentOverOuterCache * previous - 1, std::numeric_limits<double>::infinity());
+  const double far_from = far_from_bytes.value_or(kDramResidentOverOuterCache * previous);
+  const double far = plateau(points, far_from - 1, std::numeric_limits<double>::infinity());
   if (far > 0) levels.push_back({std::string(far_name), std::nullopt, far});
   return levels;
 }

@@ -3,6 +3,7 @@
 // capacities of the caches in front of memory, the plateau of each level and its read
 // rate. Pure: the CPU (L1, L2, L3, DRAM) and a GPU (L2, HBM) use it alike, and the unit
 // tests feed it synthetic curves (tests/test_memory_levels.cpp).
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,7 +28,12 @@ struct CacheCapacity {
 // the plateau's points: a plateau is where the curve is flat, and the points at its edges
 // that lean on a neighbouring level do not move the median.
 // `caches` in any order; levels come out by ascending capacity, the far level last.
+// `far_from_bytes`, when given, is where the far level's points start instead: the
+// caller knows a cache in front of memory whose size is unknown (an L3 the OS does not
+// report), so points just past the last known capacity may sit in it (issue 47 #17: a
+// DRAM level of 167 GB/s read off the L3 plateau); infinity leaves the far level out.
 std::vector<model::MemoryLevel> memory_levels(const std::vector<model::BandwidthPoint>& points,
-                                              std::vector<CacheCapacity> caches, std::string_view far_name);
+                                              std::vector<CacheCapacity> caches, std::string_view far_name,
+                                              std::optional<double> far_from_bytes = std::nullopt);
 
 }  // namespace lmroof

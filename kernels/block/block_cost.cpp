@@ -153,6 +153,22 @@ Cost cost(Variant variant, Dims d, int element_bytes, Backend backend, bool unfu
   for (const auto& [cls, b] : c.bytes_by_class) c.bytes_model += b;
   // x in, y out, every weight once (serial has one more gamma than parallel).
   c.bytes_minimum = s * (2 * TD + weights + norms * D + (d.qk_norm ? 2 * dh : 0));
+  if (backend == Backend::cpu) {
+    // What CpuBlockWorkload allocates beyond x, y and the weights (block_cpu.cpp, its
+    // constructor and allocate_eager), in fp32: the normed input and the projection
+    // output, the projections' and attention's outputs, SwiGLU's; unfused also every
+    // head's T×T scores, the T×T causal mask, the eager norm's and RoPE's intermediates,
+    // silu(gate) and the full-width RoPE tables. The per-thread score tiles of the fused
+    // attention (kQueryTile·T per thread) are left out: under 1% of the rest at any T.
+    constexpr double f = 4;
+    double held = f * (2 * TD + (serial ? 5 * TD : 4 * TD) + 3 * TF);
+    if (unfused) {
+      const double TT = T * T;
+      held += f * (H * TT + TT + static_cast<double>(norm::cpu_unfused_scratch_floats({d.tokens, d.d_model})) +
+                   3 * T * H + TD / 2 + 3 * TD + TF + 2 * T * dh);
+    }
+    c.resident_bytes = c.bytes_minimum + held;
+  }
   return c;
 }
 

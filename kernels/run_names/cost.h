@@ -59,6 +59,11 @@ struct Cost {
   // what must fit a cache level for that level's roof to be the limit. 0 means
   // bytes_minimum (no intermediates).
   double working_set_bytes = 0;
+  // The bytes the implementation holds in memory while it runs, where it holds more
+  // than bytes_minimum: its intermediates and scratch (the eager block's H·T² scores and
+  // T² mask). What the memory budget counts for the run (bench footprint_bytes); 0 means
+  // bytes_minimum.
+  double resident_bytes = 0;
   // The part of bytes_read this implementation re-reads by design (naive decode's
   // query heads each streaming their shared kv head), and the data one work item
   // re-reads (reread_set_bytes): when that set fits a cache on every thread at once,

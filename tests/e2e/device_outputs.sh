@@ -77,6 +77,15 @@ LMROOF_OUT_FILE_LIMIT=200000 "$pack" "$w" "$o" device-first "$tmp/c.log" >"$tmp/
 [ $? = 2 ] && grep -q "would not fit" "$tmp/d.out" && [ -f "$o/device-first.log" ] && ok "more than 8 parts: refused, the log kept" ||
   fail "an unpackable folder is not refused in one line with the log kept: $(cat "$tmp/d.out")"
 
+# ... and a LOG that already is OUT/NAME.log is kept, not deleted before the copy (issue 47 #14)
+w="$tmp/work-f"; o="$tmp/out-f"
+mkdir -p "$w" "$o"
+echo data >"$w/a.txt"
+echo "the log in place" >"$o/device-first.log"
+"$pack" "$w" "$o" device-first "$o/device-first.log" >"$tmp/f.out"; rc=$?
+[ "$rc" = 0 ] && grep -qx "the log in place" "$o/device-first.log" && [ -f "$o/device-first.tar.gz" ] &&
+  ok "a log already at OUT/NAME.log: kept" || fail "a log already at OUT/NAME.log: exit $rc, $(ls "$o" | tr '\n' ' '): $(cat "$tmp/f.out")"
+
 # --- 4. bad arguments: one line, exit 2
 "$pack" "$tmp/work-a" "$tmp/out-e" 'bad/name' >"$tmp/e.out"; [ $? = 2 ] && grep -q "NAME" "$tmp/e.out" || fail "a NAME with '/' is not refused"
 "$pack" "$tmp/nowhere" "$tmp/out-e" x >"$tmp/e.out"; [ $? = 2 ] || fail "a missing WORK is not refused"
@@ -168,16 +177,27 @@ if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
 fi
 
 # stopped by a signal in the middle of a step: the step ends, and everything is packed
-o="$tmp/out-term"; mkdir -p "$o"
-STUB_SLEEP=60 PATH="$tmp/stubbin:$PATH" OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-term" \
-  "$repo/scripts/device-check.sh" --first --budget 120 >"$tmp/term.out" 2>&1 &
-pid=$!
-sleep 5
-kill -TERM "$pid"
-wait "$pid"
-[ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT after a TERM: $(ls "$o" | tr '\n' ' ')"
-grep -q "interrupted *stopped by a signal" "$tmp/term.out" || fail "a TERM is not reported among the steps: $(tail -5 "$tmp/term.out")"
-[ "$failures" = 0 ] && ok "a TERM mid-step: the step stopped, the outputs packed"
+# stop_mid_step SIGNAL EXIT [COMMAND PREFIX...]: device-check stopped by SIGNAL exits EXIT
+stop_mid_step() {
+  local signal="$1" want="$2"; shift 2
+  local o="$tmp/out-$signal" rc
+  mkdir -p "$o"
+  STUB_SLEEP=60 PATH="$tmp/stubbin:$PATH" OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-$signal" \
+    "$@" "$repo/scripts/device-check.sh" --first --budget 120 >"$tmp/$signal.out" 2>&1 &
+  local pid=$!
+  sleep 5
+  kill "-$signal" "$pid"
+  wait "$pid"
+  rc=$?
+  [ "$rc" = "$want" ] || fail "device-check stopped by $signal exited $rc, not $want (issue 47 #22)"
+  [ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT after a $signal: $(ls "$o" | tr '\n' ' ')"
+}
+stop_mid_step TERM 143
+grep -q "interrupted *stopped by a signal" "$tmp/TERM.out" || fail "a TERM is not reported among the steps: $(tail -5 "$tmp/TERM.out")"
+[ "$failures" = 0 ] && ok "a TERM mid-step: the step stopped, the outputs packed, exit 143"
+# INT the same, exit 130 (a script's background job starts with INT ignored, which bash
+# cannot trap: env --default-signal gives it INT as a terminal's Ctrl-C would)
+stop_mid_step INT 130 env --default-signal=INT
 
 rm "$repo/.device/bundle.tar.xz"
 o="$tmp/out-none"; mkdir -p "$o"
@@ -185,5 +205,17 @@ OUT="$o" LMROOF_DEVICE_WORK="$tmp/dc-none" "$repo/scripts/device-check.sh" --fir
 [ $? != 0 ] || fail "device-check without a bundle exited 0"
 [ "$(ls "$o" | tr '\n' ' ')" = "device-first.log device-first.tar.gz " ] || fail "OUT without a bundle: $(ls "$o" | tr '\n' ' ')"
 grep -q "bundle.tar.xz missing" "$tmp/none.out" || fail "a missing bundle is not reported"
+
+# --- 6. scripts/device-pack.sh --no-build with a binary missing: the previous bundle
+# stays (issue 47 #15); run in a copy of the scripts, so this checkout's .device/ is untouched
+pk="$tmp/pack-repo"
+mkdir -p "$pk/scripts" "$pk/.device" "$pk/build-x"
+cp "$src/scripts/device-pack.sh" "$pk/scripts/"
+echo "previous bundle" >"$pk/.device/bundle.tar.xz"
+printf '#!/bin/sh\n' >"$pk/build-x/lmroof" && chmod +x "$pk/build-x/lmroof"   # lmroof_tests, lmroof_bench missing
+LMROOF_DEVICE_BUILD_DIR=build-x bash "$pk/scripts/device-pack.sh" --no-build >"$tmp/pk.out" 2>&1; rc=$?
+[ "$rc" != 0 ] && grep -qx "previous bundle" "$pk/.device/bundle.tar.xz" 2>/dev/null && [ ! -e "$pk/.device.next" ] &&
+  grep -q "lmroof_tests is missing" "$tmp/pk.out" && ok "device-pack --no-build, a binary missing: the previous bundle kept" ||
+  fail "device-pack --no-build with a binary missing: exit $rc, bundle $(cat "$pk/.device/bundle.tar.xz" 2>&1): $(cat "$tmp/pk.out")"
 
 [ "$failures" = 0 ] && echo "device_outputs: all checks passed" || { echo "device_outputs: $failures failures"; exit 1; }

@@ -49,8 +49,27 @@ err=$(LMROOF_MEMORY_LIMIT=2e8 timeout 60 "$lmroof" run --quick --suite norm --ou
 grep -qE "this run would hold up to [0-9.]+ (MB|GB), more than the 200\.0 MB of LMROOF_MEMORY_LIMIT" <<<"$err" \
   || fail "run under a 200 MB limit: $err"
 
+# The eager block's H·T² scores and T² mask count (issue 47 #20): at 8192 tokens they
+# alone pass 1 GB, so a 700 MB limit refuses the run before measuring, naming the run;
+# before, it printed "at most 538.6 MB" and passed 2 GB.
+err=$(LMROOF_MEMORY_LIMIT=7e8 timeout 60 "$lmroof" run --quick --suite block --tokens 8192 --out "$tmp/o" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 2 ] || fail "block at 8192 tokens under a 700 MB limit: exit $rc, expected 2: $err"
+grep -qE "block/[a-z]+/unfused/cpu/.* needs at least [0-9.]+ GB \(its inputs, outputs and the buffers it holds" <<<"$err" \
+  || fail "block at 8192 tokens under a 700 MB limit: not the eager block named: $err"
+
 # A value the override cannot read: one line, exit 2.
 err=$(LMROOF_CACHE_SIZES=L3=lots timeout 60 "$lmroof" ceilings --quick --backend cpu 2>&1 >/dev/null); rc=$?
 [ "$rc" = 2 ] && grep -q "LMROOF_CACHE_SIZES='L3=lots'" <<<"$err" || fail "LMROOF_CACHE_SIZES=L3=lots: exit $rc: $err"
+
+# A G count whose shift overflows int64 (issue 47 #13) was read as no L3 or as 1 GiB.
+for sizes in L3=8589934592G L3=17179869185G; do
+  err=$(LMROOF_CACHE_SIZES=$sizes timeout 60 "$lmroof" ceilings --quick --backend cpu 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 2 ] && grep -q "LMROOF_CACHE_SIZES='$sizes'.*more than 1 TiB" <<<"$err" || fail "LMROOF_CACHE_SIZES=$sizes: exit $rc: $err"
+done
+# Limits: each refusal says what is wrong with the value (issue 47, also seen).
+err=$(LMROOF_MEMORY_LIMIT=999999999999999999 timeout 60 "$lmroof" ceilings --quick --backend cpu 2>&1 >/dev/null); rc=$?
+[ "$rc" = 2 ] && grep -q "is 1e18 bytes or more" <<<"$err" || fail "LMROOF_MEMORY_LIMIT=999999999999999999: exit $rc: $err"
+err=$(LMROOF_MEMORY_LIMIT=1e-300 timeout 60 "$lmroof" ceilings --quick --backend cpu 2>&1 >/dev/null); rc=$?
+[ "$rc" = 2 ] && grep -q "is less than one byte" <<<"$err" || fail "LMROOF_MEMORY_LIMIT=1e-300: exit $rc: $err"
 
 [ "$failures" = 0 ] && echo "memory_budget: all checks passed" || { echo "memory_budget: $failures failure(s)"; exit 1; }

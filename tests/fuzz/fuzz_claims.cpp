@@ -1,11 +1,13 @@
-// libFuzzer target: the claims file reader, and the checker on what it accepts
-// (against tests/data/results_small.json, catalogue included). Bad input must end in
-// ClaimsFileError.
+// libFuzzer target: the claims file reader, and the checker on what it accepts, for
+// both targets: a results.json's claims (against tests/data/results_small.json,
+// catalogue included) and a trace's (class_share, against a class table of both
+// groupings, and one without the Ivanov table). Bad input must end in ClaimsFileError.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "analysis/claims/claims.h"
+#include "analysis/claims/trace_shares.h"
 #include "reports/text/claims_text.h"
 #include "analysis/model/json_input.h"
 #include "analysis/results/findings.h"
@@ -22,6 +24,22 @@ const lmroof::model::Results& fixture() {
   }();
   return results;
 }
+// A trace.json's class tables as lmroof trace writes them: some figures absent (null).
+const lmroof::TraceShares& trace_fixture(bool with_ivanov) {
+  static const auto make = [](bool ivanov) {
+    nlohmann::json doc = {{"total_time_s", 0.25},
+                          {"classes",
+                           {{{"class", "matmul"}, {"flop_share", 0.99}, {"byte_share", 0.4}, {"time_share", 0.6}, {"fraction_of_roof", 0.7}},
+                            {{"class", "normalization"}, {"flop_share", 0.002}, {"byte_share", 0.3}, {"time_share", 0.2}, {"fraction_of_roof", nullptr}},
+                            {{"class", "other"}, {"flop_share", 0.0}, {"byte_share", 0.0}, {"time_share", 0.2}, {"fraction_of_roof", nullptr}}}}};
+    if (ivanov)
+      doc["ivanov_classes"] = {{{"class", "tensor_contraction"}, {"flop_share", 0.99}, {"time_share", 0.6}},
+                               {{"class", "statistical_normalization"}, {"flop_share", 0.003}, {"time_share", 0.3}}};
+    return lmroof::read_trace_shares(doc, "trace.json");
+  };
+  static const lmroof::TraceShares with = make(true), without = make(false);
+  return with_ivanov ? with : without;
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -31,6 +49,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto claims = lmroof::parse_claims(text, "fuzz.yaml", results.catalogue);
     const auto verdicts = lmroof::check_claims(claims, results);
     (void)lmroof::format_claims_table(verdicts);
+  } catch (const lmroof::ClaimsFileError&) {
+  }
+  try {
+    const auto claims = lmroof::parse_claims(text, "fuzz.yaml", lmroof::model::Catalogue{}, lmroof::ClaimsTarget::trace);
+    for (const bool ivanov : {true, false}) {
+      const auto verdicts = lmroof::check_trace_claims(claims, trace_fixture(ivanov));
+      (void)lmroof::format_claims_table(verdicts);
+      for (const auto& v : verdicts) (void)lmroof::model::to_json(v).dump();  // trace.json's claims[]
+    }
   } catch (const lmroof::ClaimsFileError&) {
   }
   return 0;

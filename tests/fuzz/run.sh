@@ -7,7 +7,7 @@
 # 180 s is what the first three targets had (60 s each). The build of the five targets
 # (48 sources) took 6-7 min of CPU (user) on 2026-12-07, spread over nproc compilers.
 # Seed corpora: real outputs (tests/data: results files and a cut-down bench.json of a
-# quick run; docs/examples), the claims fixtures, and for the trace targets a
+# quick run; docs/examples), the claims fixtures (results' and traces' claims), and for the trace targets a
 # generated Kineto trace (scripts/gen_trace.py) and lmroof trace's own trace.json
 # (docs/examples/*/trace.json when present).
 # Findings are left in build-fuzz/findings/ (crash-*, with the input that crashed).
@@ -25,7 +25,8 @@ mkdir -p "$out/findings"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -Ikernels
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
 model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/numbers/numbers.cpp analysis/numbers/markdown.cpp
-       analysis/stats/statistics.cpp analysis/stats/paired_statistics.cpp analysis/formats/file_names.cpp)
+       analysis/stats/statistics.cpp analysis/stats/paired_statistics.cpp analysis/formats/file_names.cpp
+       kernels/run_names/kernel_names.cpp)
 
 # Each source is compiled once into $out/obj, $(nproc) at a time, and each target
 # linked from the objects: the model sources serve all three targets, and compiling
@@ -39,7 +40,10 @@ mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
 # The claims read the findings the results library decides (analysis/results/findings.cpp:
 # judged levels from the roofs); the target prints the verdicts as `check` does
 # (reports/text/claims_text, verdict_text).
+# class_share claims name the trace's classes of both groupings (analysis/trace/cost_models.h,
+# op_classes.h): the target fuzzes the trace claims loader and checker too.
 claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" analysis/results/findings.cpp analysis/roofs/*.cpp
+            analysis/trace/cost_models.cpp analysis/trace/op_classes.cpp
             reports/text/claims_text.cpp reports/text/verdict_text.cpp kernels/run_names/shape.cpp "${model[@]}")
 # The Kineto trace reader and the analysis that turns what it kept into trace.json's
 # figures; the trace.json reader with what check and compare do with what it accepts.
