@@ -57,6 +57,8 @@ Union interval_union(std::vector<std::pair<double, double>> spans, double lo, do
   return u;
 }
 
+}  // namespace
+
 // The peak an op is judged at, and what was assumed to pick it.
 std::optional<double> peak_for(const predict::Device& d, const OpCost& cost, std::string& note) {
   auto at = [&](const std::string& dtype) -> std::optional<double> {
@@ -91,6 +93,8 @@ std::optional<double> peak_for(const predict::Device& d, const OpCost& cost, std
   note = "no peak for this unit";
   return std::nullopt;
 }
+
+namespace {
 
 struct OpKey {
   uint32_t name, dims, types;
@@ -190,6 +194,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   a.anomalies = trace.anomalies;
   a.rank = trace.rank;
   a.world_size = trace.world_size;
+  for (const auto& p : trace.devices)
+    if (p.num_sms && !a.sm_count) a.sm_count = p.num_sms;
   a.events_read = trace.event_count;
   a.bytes_read = trace.bytes_read;
   auto note = [&](const std::string& kind, const std::string& where) {
@@ -374,6 +380,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     auto [it, inserted] = row_of.emplace(key, a.ops.size());
     if (inserted) {
       OpRow row;
+      row.row_id = static_cast<uint32_t>(a.ops.size());
       row.name = S.at(e.name);
       row.input_dims = S.at(e.input_dims);
       row.input_types = S.at(e.input_types);
@@ -405,6 +412,13 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       op = find_in(op_of_correlation, e.correlation);
     if (!op && e.has_external_id)
       op = find_in(op_of_external, e.external_id);
+    if (options.keep_timeline) {
+      KernelSpan span{e.ts_us, e.dur_us, e.stream, e.device, KernelSpan::kNoRow, 0, e.category == Category::kernel};
+      if (op) span.row_id = static_cast<uint32_t>(row_for(*op));
+      auto g = std::lower_bound(trace.kernel_grids.begin(), trace.kernel_grids.end(), std::pair<uint32_t, uint32_t>(i, 0));
+      if (g != trace.kernel_grids.end() && g->first == i) span.grid_blocks = g->second;
+      a.timeline.push_back(span);
+    }
     const std::string_view kname = e.category == Category::gpu_memcpy   ? std::string_view("Memcpy")
                                    : e.category == Category::gpu_memset ? std::string_view("Memset")
                                                                         : S.at(e.name);
@@ -586,6 +600,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     a.classes.push_back(row);
   }
   a.known_cost_time_share = a.total_time_s > 0 ? known_time / a.total_time_s : 0;
+  std::sort(a.timeline.begin(), a.timeline.end(), [](const KernelSpan& x, const KernelSpan& y) { return x.start_us < y.start_us; });
   return a;
 }
 
