@@ -131,7 +131,9 @@ OpRetime retime_op(const RetimeInput& in, const predict::Device& source, std::op
   r.predicted_s = r.low_s = r.high_s = in.device_time_s;
   const double calls = static_cast<double>(std::max<uint64_t>(in.calls, 1));
   const double t = in.device_time_s / calls;                                   // per call
-  const double kernels_per_call = in.cpu_only ? 0.0 : static_cast<double>(in.kernels) / calls;
+  // A CPU op is one parallel region (its fork/join is the measured launch floor) and one
+  // kernel on a GPU target.
+  const double kernels_per_call = in.cpu_only ? 1.0 : static_cast<double>(in.kernels) / calls;
   if (in.cost.op_class == OpClass::communication) {
     r.kept = true;
     r.source_bound = r.target_bound = "communication";
@@ -294,8 +296,9 @@ WhatIf what_if(const TraceAnalysis& a, const predict::Device& target, const std:
   if (!source_sms || !target.sm_count)
     w.notes.push_back(fmt::format("no wave factor: the SM/CU count of {} is not known", !source_sms ? source.name : target.name));
   if (w.kept_s > 0)
-    w.notes.push_back(fmt::format("{} kernels ({}) with no cost, unattributed, copies or communication kept as on the source",
-                                  w.kept_kernels, numbers::si(w.kept_s, "s")));
+    w.notes.push_back(fmt::format("{} ({}) with no cost, unattributed, copies or communication kept as on the source",
+                                  a.cpu_only ? std::string("ops") : fmt::format("{} kernels", w.kept_kernels),
+                                  numbers::si(w.kept_s, "s")));
   return w;
 }
 

@@ -32,7 +32,7 @@ std::string what_if_text(const json& what_if) {
     const auto& st = w["step_time_s"];
     const auto& b = w["busy_s"];
     out += fmt::format("  step time  {} -> {} (interval {} to {})\n", s(st["source"]), s(st["predicted"]), s(st["low"]), s(st["high"]));
-    out += fmt::format("  GPU busy   {} -> {} (interval {} to {}); gaps between kernels kept as on the source\n", s(b["source"]),
+    out += fmt::format("  busy       {} -> {} (interval {} to {}); gaps between kernels kept as on the source\n", s(b["source"]),
                        s(b["predicted"]), s(b["low"]), s(b["high"]));
     out += fmt::format("  naive answers for busy: the same time {}; the datasheet ratio {:.3g}: {}\n", s(w["naive"]["same_time_busy_s"]),
                        w["naive"]["datasheet_ratio"].get<double>(), s(w["naive"]["datasheet_busy_s"]));
