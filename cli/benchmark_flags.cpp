@@ -49,8 +49,13 @@ void check_flag_value(const std::string& flag, FlagValue kind, std::optional<std
     case FlagValue::seconds: {
       double seconds = -1;
       const auto* end = value ? value->data() + value->size() : nullptr;
+// GCC 12 warns, falsely, that the std::optional `value`, tested first, may be used
+// uninitialized (GCC bug 80635).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
       if (!value || value->empty() || std::from_chars(value->data(), end, seconds).ptr != end || !std::isfinite(seconds) ||
           seconds < 0 || seconds > kMaxWarmupSeconds)
+#pragma GCC diagnostic pop
         refuse(fmt::format("give seconds in [0, {}]", kMaxWarmupSeconds));
       return;
     }

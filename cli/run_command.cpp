@@ -311,10 +311,13 @@ int run(const RunArgs& args) {
   } catch (const std::exception& e) {
     // Before bench.json was staged (the look before re-measuring failed), the
     // measurement is kept from memory.
-    const KeptMeasurements kept =
-        bench_json_staged
-            ? outputs.keep_for_recovery({std::string(formats::kBenchJson), std::string(formats::kKernelTracesJson)})
-            : outputs.keep_for_recovery({}, {{std::string(formats::kBenchJson), bench::bench_json_text(summary.measurement)}});
+    // if/else rather than ?:, whose arms' temporaries GCC 12 warns of, falsely
+    // (-Wmaybe-uninitialized on the flags that say which arm's to destroy).
+    KeptMeasurements kept;
+    if (bench_json_staged)
+      kept = outputs.keep_for_recovery({std::string(formats::kBenchJson), std::string(formats::kKernelTracesJson)});
+    else
+      kept = outputs.keep_for_recovery({}, {{std::string(formats::kBenchJson), bench::bench_json_text(summary.measurement)}});
     if (kept.folder.empty() && kept.why_not.empty()) throw;
     throw std::runtime_error(with_kept_measurements(e.what(), kept));
   }

@@ -10,6 +10,7 @@
 #include "reports/charts.h"
 #include "reports/embedded_assets.h"
 #include "reports/text/format.h"
+#include "reports/text/trace_text.h"
 #include "reports/html_report.h"
 
 namespace lmroof::report {
@@ -142,15 +143,60 @@ std::string trace_html(const json& doc) {
                                              si(w["busy_s"].get<double>(), "s"), si(w["idle_s"].get<double>(), "s"),
                                              w["outside_window_device_events"].get<uint64_t>()))) +
              "</p></section>\n";
-  // Class table
+  if (const std::string host = trace::host_bound_line(doc); !host.empty())
+    content += "<p class=\"headline\"><strong>" + e(host) + "</strong></p>\n";
+  // Class tables: lmroof's, and Ivanov et al.'s grouping of the same time.
   std::vector<std::vector<std::string>> rows;
-  for (const auto& c : doc["classes"])
-    rows.push_back({c["class"], percent(c["flop_share"].get<double>()), percent(c["byte_share"].get<double>()),
-                    percent(c["time_share"].get<double>()), pct_or(c["fraction_of_roof"]), si(c["time_s"].get<double>(), "s")});
-  content += "<section id=\"classes\"><h2>Classes (after Ivanov et al.)</h2>\n" +
-             table({"class", "FLOP share", "byte share", "time share", "fraction of roof", "time"}, rows) +
-             "<p>" + e(fmt::format("Share of the time whose cost is known: {}.", percent(doc["known_cost_time_share"].get<double>()))) +
+  auto class_rows = [&](const json& class_table) {
+    rows.clear();
+    for (const auto& c : class_table)
+      rows.push_back({c["class"], percent(c["flop_share"].get<double>()), percent(c["byte_share"].get<double>()),
+                      percent(c["time_share"].get<double>()), pct_or(c["fraction_of_roof"]), si(c["time_s"].get<double>(), "s")});
+    return table({"class", "FLOP share", "byte share", "time share", "fraction of roof", "time"}, rows);
+  };
+  std::string other_line;
+  if (doc.contains("other") && doc["other"]["time_s"].get<double>() > 0) {
+    std::string names;
+    int n = 0;
+    for (const auto& o : doc["other"]["by_name"]) {
+      if (n++ == 5) break;
+      names += fmt::format("{}{} ({})", names.empty() ? "" : "; ", o["name"].get<std::string>(), si(o["time_s"].get<double>(), "s"));
+    }
+    other_line = fmt::format(" Class other: {} of the time; largest: {}.", percent(doc["other"]["time_share"].get<double>()), names);
+  }
+  content += "<section id=\"classes\"><h2>Classes</h2>\n<p>An op keeps its own class when it is matmul, attention, "
+             "normalization or communication; a generic op (elementwise, reduction, other) takes its module's class when the "
+             "module type says more (*Norm*: normalization, *Attention*/*Attn*: attention); an op without a model takes its "
+             "kernel's class by name (docs/trace.md).</p>\n" +
+             class_rows(doc["classes"]) + "<p>" +
+             e(fmt::format("Share of the time whose cost is known: {}.{}", percent(doc["known_cost_time_share"].get<double>()), other_line)) +
              "</p></section>\n";
+  if (doc.contains("fix_first") && !doc["fix_first"].empty()) {
+    rows.clear();
+    for (const auto& f : doc["fix_first"])
+      rows.push_back({f["kind"], f["target"], si(f["current_s"].get<double>(), "s"), si(f["estimate_s"].get<double>(), "s"),
+                      si(f["saving_s"].get<double>(), "s"), f["assumption"]});
+    content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>What would save the most time, largest saving first; each "
+               "estimate states its assumption (docs/trace.md, \"Fix first\").</p>\n" +
+               table({"fix", "where", "now", "after", "saving", "assumption"}, rows) + "</section>\n";
+  }
+  if (doc.contains("ivanov_classes"))
+    content += "<section id=\"ivanov-classes\"><h2>Grouped as Ivanov et al.</h2>\n<p>Tensor contractions (matmul and "
+               "attention), statistical normalizations (normalization and every softmax), element-wise (the rest of the "
+               "elementwise work and plain reductions): the grouping of their 25.5% normalization share, which counts the "
+               "attention softmax.</p>\n" +
+               class_rows(doc["ivanov_classes"]) + "</section>\n";
+  if (doc.contains("modules") && !doc["modules"].empty()) {
+    rows.clear();
+    for (const auto& m : doc["modules"])
+      rows.push_back({m["type"], m["class"].is_null() ? std::string("-") : m["class"].get<std::string>(),
+                      percent(m["time_share"].get<double>()), si(m["time_s"].get<double>(), "s"), si(m["flops"].get<double>(), "FLOP"),
+                      si(m["bytes"].get<double>(), "B"), std::to_string(m["kernels"].get<uint64_t>()), pct_or(m["fraction_of_roof"])});
+    content += "<section id=\"modules\"><h2>Modules</h2>\n<p>Each kernel under its innermost nn.Module (the trace's "
+               "module events, with_stack / with_modules), by module type.</p>\n" +
+               table({"module", "class it gives", "time share", "time", "FLOPs", "bytes", "kernels", "fraction of roof"}, rows) +
+               "</section>\n";
+  }
   // Top ops
   rows.clear();
   int n = 0;

@@ -47,10 +47,11 @@ class Model:
         T = B * N
         gemm = "Cijk_Ailk_Bljk_BBS_BH_MT128x128x32" if rocm else "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
         out = []
-        # layer_norm over D with weight and bias: 8 FLOPs per element; mean and rstd fp32.
+        # layer_norm over D with weight and bias: 7 FLOPs per element, 3 per row and an
+        # rsqrt (kernels/run_names/op_formulas.h); mean and rstd fp32.
         n = T * D
         out.append(("aten::native_layer_norm", [[B, N, D], [], [D], [D], []], [t, "", t, t, "Scalar"], ["", "[%d]" % D, "", "", "1e-05"],
-                    8 * n, nbytes([B, N, D], t) * 2 + 2 * nbytes([D], t) + 2 * T * 4, ["vectorized_layer_norm_kernel"]))
+                    7 * n + 4 * T, nbytes([B, N, D], t) * 2 + 2 * nbytes([D], t) + 2 * T * 4, ["vectorized_layer_norm_kernel"]))
         # addmm(bias [3D], x [T, D], w [D, 3D]): 2·T·3D·D + T·3D
         out.append(("aten::addmm", [[3 * D], [T, D], [D, 3 * D], [], []], [t, t, t, "Scalar", "Scalar"], ["", "", "", "1", "1"],
                     2 * T * 3 * D * D + T * 3 * D,
@@ -296,6 +297,220 @@ def expected(a, exp_ops, spans, steps, unattributed, outside, world):
             "ops": ops, "rank": None, "world_size": world}
 
 
+# ---- --modules: a trace in the real format with module events ---------------------------------
+# Every rule of docs/trace.md "Modules and classes" on a fixture whose figures are computed here,
+# apart from lmroof: an HF-style RMSNorm split into eight primitives under nn.Module events, a
+# Qwen2MLP holding a mul of the very shape the norm's last mul has (it stays elementwise), an
+# attention module (its mm stays matmul, its softmax and mul become attention), a custom fused
+# norm op, a compiled graph's triton and cutlass kernels, a symmetric-memory all-reduce, an
+# all_gather whose kernel args carry the message size and group, a mul with an out= tensor, a
+# FusedAdam launch inside an Optimizer annotation with no op, and host-only ProfilerStep ranges.
+
+def ivanov_group(cls, softmax):
+    if softmax:
+        return "statistical_normalization"
+    return {"matmul": "tensor_contraction", "attention": "tensor_contraction", "normalization": "statistical_normalization",
+            "elementwise": "elementwise", "reduction": "elementwise"}.get(cls, cls)
+
+
+def generate_modules(a, path):
+    B, N, D = a.batch, a.seq, a.dim
+    T, n, bf, f32 = B * N, B * N * a.dim, "c10::BFloat16", "float"
+    world, group = 2, 8
+    w = Writer(path)
+    w.head({"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912, "computeMajor": 9, "computeMinor": 0,
+            "numSms": 132}, 0, world, False, False)
+    st = {"cpu": 1000.0, "gpu_free": {7: 0.0, 13: 0.0}, "ext": 100, "corr": 9000, "pyid": 1, "step": 0}
+    rows, spans, modules, steps = {}, [], {}, []
+
+    def row(key, cls, softmax, flops, byts, t, kernels, new_call):
+        r = rows.setdefault(key, {"calls": 0, "class": cls, "ivanov": ivanov_group(cls, softmax), "flops": flops,
+                                  "bytes": byts, "device_time_s": 0.0, "kernel_launches": 0})
+        r["calls"] += 1 if new_call else 0
+        r["device_time_s"] += t
+        r["kernel_launches"] += len(kernels)
+
+    def launch_kernels(kernels, stream=7, delay=0.0, kargs=None):
+        """Launches at the host cursor, one per 3 µs; each kernel starts when its stream is free and its launch is done."""
+        total = 0.0
+        for k, (kname, dur) in enumerate(kernels):
+            st["corr"] += 1
+            lts = st["cpu"] + 1.0 + 3 * k
+            w.ev({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": lts, "dur": 1.5,
+                  "args": {"External id": st["ext"], "correlation": st["corr"]}})
+            ts = max(st["gpu_free"][stream], lts + 2.0) + delay
+            args = {"External id": st["ext"], "correlation": st["corr"], "stream": stream, "device": 0}
+            args.update(kargs or {})
+            w.ev({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": stream, "ts": ts, "dur": dur, "args": args})
+            st["gpu_free"][stream] = ts + dur + 0.5
+            spans.append((ts, ts + dur, lts, st["step"]))
+            total += dur * 1e-6
+        return total
+
+    def op(name, dims, types, concrete, kernels, module, cls, flops, byts, softmax=False, extra=None, stream=7, delay=0.0,
+           kargs=None, split=None):
+        st["ext"] += 1
+        dur = 4.0 + 3 * len(split or kernels)
+        args = {"External id": st["ext"], "Input Dims": dims, "Input type": types, "Concrete Inputs": concrete}
+        args.update(extra or {})
+        w.ev({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": st["cpu"], "dur": dur, "args": args})
+        key = (name, json.dumps(dims, separators=(",", ":")), json.dumps(types, separators=(",", ":")), module)
+        if split:  # an op without a model: one row per kernel class (CompiledFunction)
+            t0 = st["cpu"]
+            for k, (kname, kdur, kcls, ksoft) in enumerate(split):
+                st["cpu"] = t0 + 3 * k
+                t = launch_kernels([(kname, kdur)])
+                row(key + (kcls,), kcls, ksoft, None, None, t, [kname], True)
+                if module:
+                    modules[module]["kernels"] += 1
+                    modules[module]["time_s"] += t
+            st["cpu"] = t0
+        else:
+            # A kernel without a given time runs at 2 µs + its bytes at 2.5 TB/s (an H100 at 75%).
+            kernels = [(k, d if d is not None else q(2.0 + byts / len(kernels) / 2.5e6)) for k, d in kernels]
+            t = launch_kernels(kernels, stream, delay, kargs)
+            row(key + (cls,), cls, softmax, flops, byts, t, kernels, True)
+            if module:
+                m = modules[module]
+                m["kernels"] += len(kernels)
+                m["time_s"] += t
+                m["flops"] += flops or 0
+                m["bytes"] += byts or 0
+        st["cpu"] += dur + 1.0
+
+    def module(mtype, instance, body):
+        modules.setdefault(mtype, {"kernels": 0, "time_s": 0.0, "flops": 0.0, "bytes": 0.0})
+        t0 = st["cpu"]
+        st["cpu"] += 0.5
+        body(mtype)
+        st["pyid"] += 1
+        w.ev({"ph": "X", "cat": "python_function", "name": "nn.Module: %s_%d" % (mtype, instance), "pid": 1, "tid": 1,
+              "ts": t0, "dur": st["cpu"] - t0 + 0.5, "args": {"Python id": st["pyid"], "Python parent id": 1, "Ev Idx": st["pyid"]}})
+        st["cpu"] += 1.0
+
+    def rms_norm(m):
+        # Hugging Face Qwen2RMSNorm: to(float32), pow(2), mean(-1, keepdim), + eps, rsqrt, *, to(bf16), weight *.
+        x, r = [B, N, D], [B, N, 1]
+        op("aten::copy_", [x, x, []], [f32, bf, "bool"], ["", "", "False"], [("elementwise_kernel_copy", None)], m,
+           "normalization", 0, n * 2 + n * 4)
+        op("aten::pow", [x, []], [f32, "Scalar"], ["", "2"], [("elementwise_kernel_pow", None)], m, "normalization", n, 2 * n * 4)
+        op("aten::mean", [x, [], [], []], [f32, "", "bool", ""], ["", "[-1]", "True", ""], [("reduce_kernel_mean", None)], m,
+           "normalization", n, n * 4 + T * 4)
+        op("aten::add", [r, [], []], [f32, "Scalar", "Scalar"], ["", "1e-06", "1"], [("elementwise_kernel_add", None)], m,
+           "normalization", T, 2 * T * 4)
+        op("aten::rsqrt", [r], [f32], [""], [("elementwise_kernel_rsqrt", None)], m, "normalization", T, 2 * T * 4)
+        op("aten::mul", [x, r], [f32, f32], ["", ""], [("elementwise_kernel_mul", None)], m, "normalization", n,
+           n * 4 + T * 4 + n * 4)
+        op("aten::copy_", [x, x, []], [bf, f32, "bool"], ["", "", "False"], [("elementwise_kernel_copy", None)], m,
+           "normalization", 0, n * 4 + n * 2)
+        op("aten::mul", [[D], x], [bf, bf], ["", ""], [("elementwise_kernel_mul", None)], m, "normalization", n,
+           D * 2 + n * 2 + n * 2)
+
+    def attention(m):
+        op("aten::mm", [[T, D], [D, D]], [bf, bf], ["", ""], [("nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_TNN", 9.0)], m, "matmul",
+           2 * T * D * D, 3 * T * D * 2 if False else T * D * 2 + D * D * 2 + T * D * 2)
+        op("aten::_softmax", [[B, 4, N, N], [], []], [bf, "", "bool"], ["", "-1", "False"], [("cunn_SoftMaxForward", 4.0)], m,
+           "attention", 5 * B * 4 * N * N, 2 * B * 4 * N * N * 2, softmax=True)
+        op("aten::mul", [[T, D], []], [bf, "Scalar"], ["", "0.125"], [("elementwise_kernel_scale", 2.5)], m, "attention",
+           T * D, 2 * T * D * 2)
+
+    def mlp(m):
+        # The same shape as the norm's last mul: here it stays elementwise (an MLP says no more than the op).
+        op("aten::mul", [[D], [B, N, D]], [bf, bf], ["", ""], [("elementwise_kernel_mul", 3.0)], m, "elementwise", n,
+           D * 2 + n * 2 + n * 2)
+        op("aten::mm", [[T, D], [D, 4 * D]], [bf, bf], ["", ""], [("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 12.0)],
+           m, "matmul", 2 * T * D * 4 * D, T * D * 2 + D * 4 * D * 2 + T * 4 * D * 2)
+
+    for s in range(a.steps):
+        step0 = st["cpu"]
+        st["step"] = s
+        module("Qwen2RMSNorm", 2 * s, rms_norm)
+        if a.norm_only:  # the worked example of docs/trace.md, "Fix first": two norms a step
+            module("Qwen2RMSNorm", 2 * s + 1, rms_norm)
+            w.ev({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (a.first_step + s), "pid": 1, "tid": 1,
+                  "ts": step0 - 0.5, "dur": st["cpu"] - step0 + 1.0, "args": {"External id": 1}})
+            steps.append((a.first_step + s, step0 - 0.5, st["cpu"] + 0.5))
+            st["cpu"] += 30.0
+            continue
+        module("Qwen2Attention", s, attention)
+        module("Qwen2RMSNorm", 2 * s + 1, rms_norm)
+        module("Qwen2MLP", s, mlp)
+        st["cpu"] += a.host_pause_us  # the host busy elsewhere (a data loader, Python): nothing queued, the GPU waits
+        # Serving stack's fused norm: reads input, residual and weight, writes input and residual.
+        op("_C::fused_add_rms_norm", [[T, D], [T, D], [D], []], [bf, bf, bf, "Scalar"], ["", "", "", "1e-06"],
+           [("void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long, c10::BFloat16*, c10::BFloat16 const*, float, int, int)", 4.0)],
+           "", "normalization", 5 * T * D + 3 * T, 4 * T * D * 2 + D * 2)
+        # A compiled graph: no model; one row per kernel class.
+        op("CompiledFunction", [[T, D], [D, D]], [bf, bf], ["", ""], [], "", None, None, None, split=[
+            ("triton_poi_fused_add_mul_0", 2.5, "elementwise", False),
+            ("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_tn_align8", 8.0, "matmul", False),
+            ("triton_per_fused__softmax_1", 3.0, "reduction", True)])
+        # mul with an out= tensor (the last input): two reads and one write.
+        op("aten::mul", [[T, D], [T, D], [T, D]], [bf, bf, bf], ["", "", ""], [("elementwise_kernel_mul_out", 3.0)], "",
+           "elementwise", T * D, 3 * T * D * 2)
+        # A long GEMM, then an all_gather launched while it runs that waits for its peers until 20 µs
+        # after the GEMM: the idle gap before it is not host-bound (its launch came before the gap).
+        op("aten::mm", [[T, D], [D, D]], [bf, bf], ["", ""], [("nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_TNN", 40.0)], "", "matmul",
+           2 * T * D * D, T * D * 2 + D * D * 2 + T * D * 2)
+        cargs = {"Collective name": "all_gather", "In msg nelems": 25136, "Out msg nelems": 201088, "Group size": group,
+                 "dtype": "BFloat16", "Process Group Name": "0"}
+        op("record_param_comms", [[25136], [201088]], [bf, bf], ["", ""], [("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 6.0)],
+           "", "communication", 0, 201088 * 2, extra=cargs, stream=13, delay=20.0 + 40.0, kargs=cargs)
+        st["cpu"] = max(st["cpu"], st["gpu_free"][13]) + 2.0
+        op("symm_mem::multimem_all_reduce_", [[65536], [], []], [bf, "", ""], ["", "'sum'", "'0'"],
+           [("void c10d::symmetric_memory::multimem_all_reduce_kernel<c10::BFloat16, 4, 4>(c10::BFloat16*, unsigned long, unsigned long, unsigned long)", 5.0)],
+           "", "communication", 0, 65536 * 2)
+        # FusedAdam: its launch sits in the optimizer annotation with no cpu_op around it.
+        t0 = st["cpu"]
+        st["cpu"] += 0.5
+        st["ext"] += 1
+        t = launch_kernels([("void multi_tensor_apply_kernel<TensorListMetadata<4>, FusedAdamMathFunctor<float, 4>>(...)", 7.0)])
+        row(("Optimizer.step#FusedAdam.step", "", "", "", "elementwise"), "elementwise", False, None, None, t, ["k"], True)
+        st["cpu"] += 5.0
+        w.ev({"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#FusedAdam.step", "pid": 1, "tid": 1, "ts": t0,
+              "dur": st["cpu"] - t0, "args": {"External id": st["ext"]}})
+        st["cpu"] += 1.0
+        w.ev({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (a.first_step + s), "pid": 1, "tid": 1,
+              "ts": step0 - 0.5, "dur": st["cpu"] - step0 + 1.0, "args": {"External id": 1}})
+        steps.append((a.first_step + s, step0 - 0.5, st["cpu"] + 0.5))
+        st["cpu"] += 30.0
+    w.close(1700000000000000000)
+    # Fusing the norm's eight kernels: one pass reads x (bf16, its narrowest dtype here) and
+    # the weight and writes y, once per call.
+    fusion = {"module": "Qwen2RMSNorm", "calls": 2 * a.steps, "bytes_per_call": 2 * n * 2 + D * 2}
+    return expected_modules(rows, spans, modules, steps, fusion, a)
+
+
+def expected_modules(rows, spans, modules, steps, fusion, a):
+    total_time = sum(r["device_time_s"] for r in rows.values())
+    classes, ivanov = {}, {}
+    for r in rows.values():
+        for table, c in ((classes, r["class"]), (ivanov, r["ivanov"])):
+            e = table.setdefault(c, {"time_s": 0.0, "flops": 0.0})
+            e["time_s"] += r["device_time_s"]
+            e["flops"] += (r["flops"] or 0) * r["calls"]
+    # Host-only steps: a step's busy time is the union of the kernels launched in it.
+    w0, w1 = steps[0][1], steps[-1][2]
+    busy = [min(e - s, union([(a, b) for a, b, _, k in spans if k == i], -1e300, 1e300)) for i, (_, s, e) in enumerate(steps)]
+    total = (w1 - w0) * 1e-6
+    idle = total - sum(busy) * 1e-6
+    # Idle gaps over the device timeline: host-bound when the kernel after the gap was launched
+    # after the gap began (nothing was queued).
+    cursor, host_bound = w0, 0.0
+    for s, e, lts, _ in sorted(spans):
+        if s > cursor and lts > cursor:
+            host_bound += s - cursor
+        cursor = max(cursor, e)
+    window = {"kind": "steps", "step_source": "user_annotation", "step_count": len(steps), "total_s": total,
+              "busy_s": sum(busy) * 1e-6, "idle_s": idle, "idle_host_bound_s": host_bound * 1e-6,
+              "idle_other_s": idle - host_bound * 1e-6,
+              "steps": [{"number": n, "duration_s": (e - s) * 1e-6, "busy_s": b * 1e-6, "host_bound": (e - s - b) > 0.5 * (e - s)}
+                        for (n, s, e), b in zip(steps, busy)]}
+    return {"ops": [dict(r, name=k[0], input_dims=k[1], input_types=k[2], module=k[3]) for k, r in rows.items()],
+            "classes": classes, "ivanov_classes": ivanov, "modules": modules, "total_time_s": total_time,
+            "window": window, "fusion": fusion, "norm_only": a.norm_only, "all_gather": {"message_bytes": 201088 * 2, "bus_factor": 7 / 8}}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True, help="trace file (.json or .json.gz), or a folder with --ranks")
@@ -314,6 +529,9 @@ def main():
     p.add_argument("--cpu-only", action="store_true")
     p.add_argument("--rocm", action="store_true")
     p.add_argument("--nccl", action="store_true")
+    p.add_argument("--modules", action="store_true", help="the real-format fixture with module events (host-only steps)")
+    p.add_argument("--norm-only", action="store_true", help="--modules: only the two RMSNorm calls a step")
+    p.add_argument("--host-pause-us", type=float, default=200.0, help="--modules: host time per step with nothing queued")
     p.add_argument("--big-ids", action="store_true", help="External ids and correlations beyond 2^53")
     p.add_argument("--ranks", type=int, default=0, help="write a folder of this many rank traces (rank r is 1+r/4 times slower)")
     p.add_argument("--norm-slowdown", type=float, default=1.0,
@@ -322,7 +540,9 @@ def main():
     a = p.parse_args()
     if a.target_mb:
         a.steps = 10 ** 9
-    if a.ranks:
+    if a.modules:
+        out = generate_modules(a, a.out)
+    elif a.ranks:
         os.makedirs(a.out, exist_ok=True)
         out = {"ranks": []}
         for r in range(a.ranks):

@@ -11,13 +11,12 @@
 namespace lmroof::profiler {
 namespace {
 
+#ifdef LMROOF_WITH_CUDA
 std::set<std::string> dropped_names(const CounterPlan& plan) {
   std::set<std::string> out;
   for (const auto& [name, why] : plan.dropped) out.insert(name);
   return out;
 }
-
-#ifdef LMROOF_WITH_CUDA
 
 TEST(CounterPlan, EveryRooflineMetricButPairedFp32IsAMetricOfHopper) {
   // GH100 is CUPTI's name for the H100 and H200 chip.

@@ -61,7 +61,9 @@ TEST(DramSegments, EachSweepTakesTheLeastRecentlySweptSegment) {
   for (int i = 0; i < DramSegments::kSegments; ++i) seen.push_back(segments.next());
   for (int i = 0; i < DramSegments::kSegments; ++i)
     for (int j = 0; j < DramSegments::kSegments; ++j)
-      if (i != j) EXPECT_GE(std::abs(seen[i] - seen[j]), segments.floats()) << i << " and " << j << " overlap";
+      if (i != j) {
+        EXPECT_GE(std::abs(seen[i] - seen[j]), segments.floats()) << i << " and " << j << " overlap";
+      }
   for (int i = 0; i < DramSegments::kSegments; ++i) EXPECT_EQ(segments.next(), seen[i]) << "the cycle is not the same";
   // what the sweeps read: the fill, still there after probes copied segments into others
   (void)probe_dram();

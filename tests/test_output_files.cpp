@@ -302,7 +302,9 @@ TEST_F(OutputFilesTest, ANonRegularSetListIsRefusedUpFront) {
     const fs::path out = dir_ / kind;
     fs::create_directory(out);
     if (kind == "folder") fs::create_directory(out / ".lmroof-set");
-    if (kind == "fifo") ASSERT_EQ(::mkfifo((out / ".lmroof-set").c_str(), 0600), 0);
+    if (kind == "fifo") {
+      ASSERT_EQ(::mkfifo((out / ".lmroof-set").c_str(), 0600), 0);
+    }
     if (kind == "symlink") fs::create_symlink(dir_ / "target", out / ".lmroof-set");
     try {
       OutputSet set(out);

@@ -12,6 +12,7 @@
 #include "analysis/model/input_error.h"
 #include "analysis/predict/devices.h"
 #include "analysis/trace/cost_models.h"
+#include "analysis/trace/op_classes.h"
 #include "analysis/trace/trace_analysis.h"
 #include "analysis/trace/trace_claims.h"
 #include "analysis/trace/trace_output.h"
@@ -59,7 +60,7 @@ TEST(TraceCost, Bf16LayerNorm) {
                         R"(["c10::BFloat16","","c10::BFloat16","c10::BFloat16","Scalar"])", R"(["","[1024]","","","1e-05"])");
   EXPECT_EQ(c.op_class, OpClass::normalization);
   ASSERT_TRUE(c.flops && c.bytes);
-  EXPECT_EQ(*c.flops, 33554432.0);  // 8 per element with weight and bias
+  EXPECT_EQ(*c.flops, 29376512.0);  // 7 per element with weight and bias, 3 per row and an rsqrt (op_formulas.h)
   EXPECT_EQ(*c.bytes, 16814080.0);  // x and y at 2 bytes, weight and bias, mean and rstd fp32 per row
 }
 
@@ -92,6 +93,109 @@ TEST(TraceCost, AllReduceBusBandwidthFactor) {
   EXPECT_EQ(c.collective, "all_reduce");
   EXPECT_EQ(*c.message_bytes, 2097152.0);
   EXPECT_DOUBLE_EQ(*c.bus_factor, 2.0 * 7 / 8);
+}
+
+TEST(TraceCost, OutTensorIsCountedOnceAsTheOutput) {
+  // mul(self, other, out): two reads and one write, not three reads and a write.
+  const char* types = R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16"])";
+  const OpCost out = cost("aten::mul", "[[1024,256],[1024,256],[1024,256]]", types);
+  ASSERT_TRUE(out.bytes && out.flops);
+  EXPECT_EQ(*out.bytes, 3.0 * 1024 * 256 * 2);
+  EXPECT_EQ(*out.flops, 1024.0 * 256);
+  // Named as the overload: the last tensor is the output whatever the count.
+  EXPECT_EQ(*cost("aten::mul.out", "[[1024,256],[1024,256],[1024,256]]", types).bytes, 3.0 * 1024 * 256 * 2);
+  EXPECT_EQ(*cost("aten::add.out", "[[1024,256],[256],[],[1024,256]]", R"(["float","float","Scalar","float"])").bytes,
+            (1024.0 * 256 + 256 + 1024 * 256) * 4);
+  // The functional form is unchanged: a broadcast mul reads both and writes the output.
+  EXPECT_EQ(*cost("aten::mul", "[[1024,256],[256]]", R"(["c10::BFloat16","c10::BFloat16"])").bytes, (2.0 * 1024 * 256 + 256) * 2);
+}
+
+TEST(TraceCost, CustomNormOpsOfServingStacks) {
+  // vLLM's fused_add_rms_norm(input, residual, weight, eps): reads input, residual, weight;
+  // writes input and residual. FLOPs: RMSNorm's one formula (4 per element and 3 per row
+  // with a weight, kernels/run_names/op_formulas.h), + 1 per element for the add.
+  const OpCost fused = cost("_C::fused_add_rms_norm", "[[512,4096],[512,4096],[4096],[]]",
+                            R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar"])");
+  EXPECT_EQ(fused.op_class, OpClass::normalization);
+  ASSERT_TRUE(fused.flops && fused.bytes);
+  EXPECT_EQ(*fused.flops, 5.0 * 512 * 4096 + 3.0 * 512);
+  EXPECT_EQ(*fused.bytes, 4.0 * 512 * 4096 * 2 + 4096 * 2);
+  // rms_norm(out, input, weight, eps): the output buffer is not counted twice.
+  const OpCost plain = cost("_C::rms_norm", "[[512,4096],[512,4096],[4096],[]]",
+                            R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar"])");
+  EXPECT_EQ(*plain.bytes, 2.0 * 512 * 4096 * 2 + 4096 * 2);
+  EXPECT_EQ(*plain.flops, 4.0 * 512 * 4096 + 3.0 * 512);
+  EXPECT_EQ(cost("aiter::rmsnorm2d_fwd", "[[512,4096],[4096],[]]", R"(["c10::BFloat16","c10::BFloat16","Scalar"])").op_class,
+            OpClass::normalization);
+  EXPECT_EQ(cost("vllm::unified_attention_with_output", "[[8,32,128]]", R"(["c10::BFloat16"])").op_class, OpClass::attention);
+  EXPECT_FALSE(cost("vllm::unified_attention_with_output", "[[8,32,128]]", R"(["c10::BFloat16"])").flops);
+  EXPECT_EQ(cost("sglang::some_new_op", "[[8]]", R"(["float"])").op_class, OpClass::other);
+  // A symmetric-memory all-reduce and a gloo collective are communication.
+  const OpCost symm = cost("symm_mem::multimem_all_reduce_", "[[65536],[],[]]", R"(["c10::BFloat16","",""])");
+  EXPECT_EQ(symm.op_class, OpClass::communication);
+  EXPECT_EQ(symm.collective, "all_reduce");
+  EXPECT_EQ(*symm.message_bytes, 131072.0);
+  EXPECT_EQ(cost("gloo:all_reduce", "[[1000]]", R"(["float"])").op_class, OpClass::communication);
+}
+
+TEST(TraceCost, AllGatherMessageAndGroupFromTheArgs) {
+  // nccl-tests: an all-gather's S is its output; busbw = algbw (n-1)/n with n the group.
+  OpInputs in = parse_inputs("[[25136],[201088]]", R"(["c10::BFloat16","c10::BFloat16"])", "");
+  in.collective = {25136, 201088, 8, "BFloat16"};
+  const OpCost c = cost_of("record_param_comms", in, {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"}, 2);
+  EXPECT_EQ(c.collective, "all_gather");
+  EXPECT_EQ(*c.message_bytes, 201088.0 * 2);
+  EXPECT_DOUBLE_EQ(*c.bus_factor, 7.0 / 8);
+  // reduce_scatter: S is the input.
+  in.collective = {201088, 25136, 8, "Float"};
+  EXPECT_EQ(*cost_of("record_param_comms", in, {"ncclDevKernel_ReduceScatter_Sum_f32_RING_LL"}, 2).message_bytes, 201088.0 * 4);
+}
+
+TEST(TraceClasses, KernelNameFallback) {
+  const std::pair<const char*, OpClass> kNames[] = {
+      {"cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_tn_align8", OpClass::matmul},
+      {"nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_TNN", OpClass::matmul},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", OpClass::matmul},
+      {"Cijk_Ailk_Bljk_BBS_BH_MT128x128x32", OpClass::matmul},
+      {"triton_tem_fused_mm_0", OpClass::matmul},
+      {"flash_fwd_kernel", OpClass::attention},
+      {"fmha_cutlassF_bf16_aligned_64x128_rf_sm80", OpClass::attention},
+      {"void vllm::paged_attention_v2_kernel<>", OpClass::attention},
+      {"void vllm::rms_norm_kernel<c10::BFloat16>", OpClass::normalization},
+      {"ncclDevKernel_AllGather_RING_LL", OpClass::communication},
+      {"void c10d::symmetric_memory::multimem_all_reduce_kernel<>", OpClass::communication},
+      {"triton_poi_fused_add_mul_0", OpClass::elementwise},
+      {"triton_per_fused__softmax_1", OpClass::reduction},
+      {"some_custom_kernel", OpClass::other},
+  };
+  for (const auto& [name, want] : kNames) EXPECT_EQ(class_of_kernel(name), want) << name;
+  EXPECT_TRUE(is_softmax_kernel("triton_per_fused__softmax_1"));
+}
+
+TEST(TraceClasses, ModuleRuleAndIvanovGrouping) {
+  EXPECT_EQ(module_type_of_event("nn.Module: Qwen2RMSNorm_0"), "Qwen2RMSNorm");
+  EXPECT_EQ(module_type_of_event("nn.Module: Linear_12"), "Linear");
+  EXPECT_EQ(module_type_of_hierarchy("TOP(Model)::forward.norm(Qwen2RMSNorm)::forward"), "Qwen2RMSNorm");
+  EXPECT_EQ(class_of_module("Qwen2RMSNorm"), OpClass::normalization);
+  EXPECT_EQ(class_of_module("LayerNorm"), OpClass::normalization);
+  EXPECT_EQ(class_of_module("LlamaAttention"), OpClass::attention);
+  EXPECT_EQ(class_of_module("GPT2Attn"), OpClass::attention);
+  EXPECT_FALSE(class_of_module("Qwen2MLP"));
+  const auto norm = class_of_module("Qwen2RMSNorm"), attn = class_of_module("Qwen2Attention");
+  // Generic ops take the module's class; specific ones keep theirs.
+  EXPECT_EQ(choose_class(OpClass::elementwise, true, OpClass::elementwise, norm).op_class, OpClass::normalization);
+  EXPECT_EQ(choose_class(OpClass::reduction, true, OpClass::reduction, attn).op_class, OpClass::attention);
+  EXPECT_EQ(choose_class(OpClass::matmul, true, OpClass::matmul, attn).op_class, OpClass::matmul);
+  EXPECT_EQ(choose_class(OpClass::elementwise, true, OpClass::elementwise, std::nullopt).op_class, OpClass::elementwise);
+  // An op without a model: a specific kernel name first, then the module, then the kernel.
+  EXPECT_EQ(choose_class(OpClass::other, false, OpClass::matmul, attn).op_class, OpClass::matmul);
+  EXPECT_EQ(choose_class(OpClass::other, false, OpClass::elementwise, attn).op_class, OpClass::attention);
+  EXPECT_EQ(choose_class(OpClass::other, false, OpClass::elementwise, std::nullopt).op_class, OpClass::elementwise);
+  EXPECT_EQ(ivanov_class(OpClass::attention, false), IvanovClass::tensor_contraction);
+  EXPECT_EQ(ivanov_class(OpClass::attention, true), IvanovClass::statistical_normalization);  // a softmax
+  EXPECT_EQ(ivanov_class(OpClass::reduction, false), IvanovClass::elementwise);
+  EXPECT_TRUE(is_softmax_op("aten::_log_softmax"));
+  EXPECT_FALSE(is_softmax_op("aten::sum"));
 }
 
 // ---- the reader ------------------------------------------------------------------------
@@ -199,6 +303,89 @@ TEST(TraceReader, BadInputIsOneLineNamingFileOffsetAndField) {
   ReadOptions two;
   two.threads = 2;
   EXPECT_EQ(read_trace(dir.path / "full.json.gz", two).events.size(), read_trace(dir.path / "full.json").events.size());
+}
+
+// Modules, annotations and host-only steps on a trace small enough to check by hand:
+// step 1 holds an RMSNorm module (a pow and a mul), a mul in an MLP (of the same shape),
+// an op with a Module Hierarchy arg, and a launch in an optimizer annotation with no op.
+constexpr const char* kModules = R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],
+"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"python_function","name":"nn.Module: Qwen2RMSNorm_0","pid":1,"tid":1,"ts":1,"dur":20},
+{"ph":"X","cat":"cpu_op","name":"aten::pow","pid":1,"tid":1,"ts":2,"dur":5,"args":{"External id":1,"Input Dims":[[64,64],[]],"Input type":["float","Scalar"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":3,"dur":1,"args":{"correlation":11}},
+{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":10,"dur":5,"args":{"External id":2,"Input Dims":[[64,64],[64]],"Input type":["float","float"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":11,"dur":1,"args":{"correlation":12}},
+{"ph":"X","cat":"python_function","name":"nn.Module: Qwen2MLP_0","pid":1,"tid":1,"ts":25,"dur":10},
+{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":26,"dur":5,"args":{"External id":3,"Input Dims":[[64,64],[64]],"Input type":["float","float"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":27,"dur":1,"args":{"correlation":13}},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":40,"dur":5,"args":{"External id":4,"Input Dims":[[64,64],[64,64],[]],"Input type":["float","float","Scalar"],"Module Hierarchy":"TOP(M)::forward.ln(LayerNorm)::forward"}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":41,"dur":1,"args":{"correlation":14}},
+{"ph":"X","cat":"user_annotation","name":"Optimizer.step#FusedAdam.step","pid":1,"tid":1,"ts":60,"dur":10},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":61,"dur":1,"args":{"correlation":15}},
+{"ph":"X","cat":"kernel","name":"elementwise_kernel","pid":0,"tid":7,"ts":5,"dur":4,"args":{"correlation":11,"stream":7}},
+{"ph":"X","cat":"kernel","name":"elementwise_kernel","pid":0,"tid":7,"ts":13,"dur":4,"args":{"correlation":12,"stream":7}},
+{"ph":"X","cat":"kernel","name":"elementwise_kernel","pid":0,"tid":7,"ts":29,"dur":4,"args":{"correlation":13,"stream":7}},
+{"ph":"X","cat":"kernel","name":"elementwise_kernel","pid":0,"tid":7,"ts":43,"dur":4,"args":{"correlation":14,"stream":7}},
+{"ph":"X","cat":"kernel","name":"multi_tensor_apply_kernel","pid":0,"tid":7,"ts":105,"dur":6,"args":{"correlation":15,"stream":7}}
+]})";
+
+TEST(TraceModules, OpsTakeTheirModulesClassAndLaunchesTheirAnnotation) {
+  TempDir dir;
+  const TraceFile t = read_trace(dir.write("modules.json", kModules));
+  const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
+  const TraceAnalysis a = analyze(t, resolve_roofs(t, table, "", std::nullopt), {});
+  auto find = [&](std::string_view name, std::string_view module) -> const OpRow* {
+    for (const auto& r : a.ops)
+      if (r.name == name && r.module == module) return &r;
+    return nullptr;
+  };
+  const OpRow* pow = find("aten::pow", "Qwen2RMSNorm");
+  const OpRow* norm_mul = find("aten::mul", "Qwen2RMSNorm");
+  const OpRow* mlp_mul = find("aten::mul", "Qwen2MLP");
+  const OpRow* add = find("aten::add", "LayerNorm");  // from its Module Hierarchy arg
+  const OpRow* adam = find("Optimizer.step#FusedAdam.step", "");
+  ASSERT_TRUE(pow && norm_mul && mlp_mul && add && adam);
+  EXPECT_EQ(pow->cost.op_class, OpClass::normalization);
+  EXPECT_EQ(norm_mul->cost.op_class, OpClass::normalization);
+  EXPECT_STREQ(norm_mul->class_source, "module");
+  EXPECT_EQ(mlp_mul->cost.op_class, OpClass::elementwise);
+  EXPECT_EQ(add->cost.op_class, OpClass::normalization);
+  EXPECT_TRUE(adam->pseudo_op);
+  EXPECT_EQ(adam->cost.op_class, OpClass::elementwise);  // multi_tensor_apply: by kernel name
+  EXPECT_EQ(a.unattributed_kernels, 0u);
+  // The host's ProfilerStep range is the window; the optimizer kernel runs after it ends
+  // but was launched inside it, so it belongs to the step.
+  EXPECT_EQ(a.window_kind, "steps");
+  EXPECT_EQ(a.step_source, "user_annotation");
+  EXPECT_EQ(a.outside_window, 0u);
+  ASSERT_EQ(a.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(a.steps[0].busy_s, 22e-6);
+  EXPECT_TRUE(a.steps[0].host_bound());  // idle 78 of 100 µs
+  // The module table: the norm's two kernels, the MLP's one, the LayerNorm's one.
+  ASSERT_EQ(a.modules.size(), 3u);
+  EXPECT_EQ(a.modules[0].type, "Qwen2RMSNorm");
+  EXPECT_EQ(a.modules[0].kernels, 2u);
+  EXPECT_DOUBLE_EQ(a.modules[0].time_s, 8e-6);
+  double norm_share = 0;
+  for (const auto& c : a.classes)
+    if (c.op_class == OpClass::normalization) norm_share = c.time_share;
+  EXPECT_DOUBLE_EQ(norm_share, 12.0 / 22);
+}
+
+TEST(TraceModules, GlooOnACpuOnlyTraceIsCommunication) {
+  TempDir dir;
+  const TraceFile t = read_trace(dir.write("gloo.json", R"({"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#0","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":10,"args":{"Input Dims":[[8,8],[8,8]],"Input type":["float","float"]}},
+{"ph":"X","cat":"cpu_op","name":"gloo:all_reduce","pid":1,"tid":1,"ts":20,"dur":70,"args":{"Input Dims":[[1000]],"Input type":["float"]}}
+]})"));
+  const TraceAnalysis a = analyze(t, Roofs{}, {});
+  ASSERT_TRUE(a.cpu_only);
+  double communication = 0;
+  for (const auto& c : a.classes)
+    if (c.op_class == OpClass::communication) communication = c.time_share;
+  EXPECT_DOUBLE_EQ(communication, 70.0 / 80);
 }
 
 TEST(TraceDevices, NamesMatchTheTable) {

@@ -165,10 +165,14 @@ std::string join_some(const std::vector<std::string>& reasons) {
 
 std::string selector_text(const RunSelector& s) {
   std::string out = s.pair;
+// GCC 12 warns, falsely, that "x" + std::string copies overlap (GCC bug 105329).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
   out += "/" + (s.variants.empty() ? std::string("*") : join(s.variants, "|"));
   out += "/" + (s.impls.empty() ? std::string("*") : join(s.impls, "|"));
   if (s.backend) out += "/" + *s.backend;
   if (s.dtype) out += "/" + *s.dtype;
+#pragma GCC diagnostic pop
   if (!s.shape.empty()) out += " " + describe_dims(s.shape);
   return out;
 }

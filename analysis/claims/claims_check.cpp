@@ -75,7 +75,11 @@ model::ClaimVerdict check_one(const Claim& claim, const model::Results& results)
     case CheckKind::share: o = check_share(ctx); break;
     case CheckKind::scaling: o = check_scaling(ctx); break;
   }
+// GCC 12 warns, falsely, that assigning "-" copies overlap (GCC bug 105329).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
   if (o.measured.empty()) o.measured = "-";
+#pragma GCC diagnostic pop
   const bool explain = o.verdict == Verdict::inconclusive || o.verdict == Verdict::not_measured;
   model::ClaimVerdict v;
   v.id = claim.id;

@@ -46,7 +46,7 @@ struct Side {
   std::string machine;  // "AMD EPYC 9B14 (cpu, 2 cores)" or "NVIDIA H200 (cuda)"
   std::string date;
   std::vector<RunTimes> runs;
-  std::map<std::string, double> noise_floors;  // pair -> A/A floor (results' noise_floors); empty without
+  std::map<std::string, double> noise_floors{};  // pair -> A/A floor (results' noise_floors); empty without
 };
 
 struct Options {

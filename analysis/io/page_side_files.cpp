@@ -57,7 +57,11 @@ std::string side_files_record(const std::vector<OutputContents>& files) {
   const std::string prefix = page.stem().string() + ".";
   for (size_t i = 0; i + 1 < files.size(); ++i)
     if (files[i].path.parent_path() == page.parent_path() && files[i].path.filename().string().starts_with(prefix))
+// GCC 12 warns, falsely, that "x" + std::string copies overlap (GCC bug 105329).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
       record += " " + encode(files[i].path.filename().string());
+#pragma GCC diagnostic pop
   return record + std::string(kRecordEnd) + "\n";
 }
 

@@ -391,7 +391,7 @@ struct DramProbe {
   int64_t samples = 0;
   // The best probe of the repetitions (B/s): a roof is a peak, so the run is judged
   // against these (judged_against_probe); absent in files written before they were kept.
-  std::optional<double> read_best, copy_nt_best;
+  std::optional<double> read_best{}, copy_nt_best{};  // {}: an initializer may leave them out
 };
 
 struct ClassShare {
@@ -481,8 +481,8 @@ struct PairedRounds {
   // ratio between sittings by more than the rounds of one sitting vary (fused RMSNorm
   // vs LayerNorm measured 1.08x in one default run and 1.14x in the next), so [low,
   // high] is stretched to cover each of them (docs/claims.md#sittings). Empty with one
-  // sitting.
-  std::vector<double> sittings;
+  // sitting ({}: an initializer may leave it out).
+  std::vector<double> sittings{};
   bool has_interval() const { return low && high; }
 };
 

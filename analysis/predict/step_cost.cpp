@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include "kernels/run_names/op_formulas.h"
+
 namespace lmroof::predict {
 
 std::string_view to_string(StepBound bound) {
@@ -18,10 +20,16 @@ std::string_view to_string(StepBound bound) {
 
 namespace {
 
-// FLOPs per element of the elementwise ops (a transcendental counts as one): RMSNorm
-// squares, sums, scales and weights; LayerNorm also centres, and shifts.
-double norm_flops_per_element(const ModelConfig& m) { return m.norm == NormKind::rmsnorm ? 4 : 7; }
-// SiLU = x / (1 + exp(-x)): 4; tanh-GeLU: 8; a gate multiplies once more.
+// A norm over `rows` rows of the hidden size: the one formula the pairs and the trace
+// use too (kernels/run_names/op_formulas.h), per-row terms and the rsqrt included.
+double norm_flops(const ModelConfig& m, double rows) {
+  const double d = static_cast<double>(m.hidden);
+  return (m.norm == NormKind::rmsnorm ? formulas::rmsnorm_flops(rows, d) : formulas::layernorm_flops(rows, d)).total();
+}
+double norm_bytes(const ModelConfig& m, double rows, double e) {
+  return formulas::norm_bytes(rows, static_cast<double>(m.hidden), m.norm == NormKind::layernorm ? 2 : 1, e);
+}
+// FLOPs per element of the activation (a transcendental counts as one): SiLU = x / (1 + exp(-x)): 4; tanh-GeLU: 8; a gate multiplies once more.
 double activation_flops_per_element(const ModelConfig& m) {
   const double base = m.activation.find("gelu") != std::string::npos ? 8 : m.activation == "relu" ? 1 : 4;
   return m.gated_mlp ? base + 1 : base;
@@ -69,7 +77,6 @@ template <typename Attention>
 void layers(StepBuilder& b, const ModelConfig& m, double tokens, double e, Attention attention) {
   const double d = static_cast<double>(m.hidden), f = static_cast<double>(m.d_ff);
   const double q = static_cast<double>(m.q_heads * m.head_dim), kv = static_cast<double>(m.kv_heads * m.head_dim);
-  const double norm_weights = (m.norm == NormKind::layernorm ? 2 : 1) * d * e;
   const int64_t windowed = m.sliding_window ? std::count(m.sliding_layers.begin(), m.sliding_layers.end(), true) : 0;
   const std::pair<std::optional<int64_t>, int64_t> kinds[] = {{std::nullopt, m.layers - windowed}, {m.sliding_window, windowed}};
   const bool post_norms = m.family == "gemma2";
@@ -77,11 +84,11 @@ void layers(StepBuilder& b, const ModelConfig& m, double tokens, double e, Atten
   for (const auto& [window, count] : kinds) {
     if (count == 0) continue;
     auto norm = [&](const std::string& name) {
-      b.kernel(name, norm_flops_per_element(m) * tokens * d, 2 * tokens * d * e + norm_weights, count);
+      b.kernel(name, norm_flops(m, tokens), norm_bytes(m, tokens, e), count);
     };
     // A GEMM reads its weights once and its activations once, and writes its output.
     auto gemm = [&](const std::string& name, double in, double out) {
-      b.kernel(name, 2 * tokens * in * out, in * out * e + tokens * (in + out) * e, count);
+      b.kernel(name, formulas::matmul_flops(1, tokens, out, in), formulas::matmul_bytes(1, tokens, out, in, e, e, e), count);
     };
     norm("attn_norm");
     gemm("qkv", d, q + 2 * kv);
@@ -112,7 +119,7 @@ double attended(const std::optional<int64_t>& window, double position) {
 // `logits_rows` rows whose next token is sampled (logits written in fp32).
 void ends(StepBuilder& b, const ModelConfig& m, double tokens, double logits_rows, double e) {
   const double d = static_cast<double>(m.hidden), v = static_cast<double>(m.vocab);
-  b.kernel("final_norm", norm_flops_per_element(m) * tokens * d, 2 * tokens * d * e + d * e);
+  b.kernel("final_norm", norm_flops(m, tokens), norm_bytes(m, tokens, e));
   b.kernel("lm_head", 2 * logits_rows * d * v, d * v * e + logits_rows * (d * e + v * 4));
 }
 

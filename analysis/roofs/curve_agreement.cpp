@@ -29,7 +29,11 @@ double spread_around(const model::BandwidthCurve& curve, double bytes) {
 }  // namespace
 
 std::optional<std::string> level_ceiling_name(const std::string& level, const std::string& backend) {
+// GCC 12 warns, falsely, that "x" + std::string copies overlap (GCC bug 105329).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
   if (level == "L1" || level == "L2" || level == "L3") return "l" + level.substr(1) + "_read";
+#pragma GCC diagnostic pop
   if (level == "DRAM" && backend == "cpu") return std::string("read");
   if (level == "HBM" && backend == "cuda") return std::string("dram_read");
   return std::nullopt;

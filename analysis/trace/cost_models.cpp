@@ -1,13 +1,18 @@
 #include "analysis/trace/cost_models.h"
 
+#include "analysis/trace/op_classes.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
+
+#include "kernels/run_names/op_formulas.h"
 
 namespace lmroof::trace {
 
@@ -218,17 +223,7 @@ std::string compute_dtype(std::string_view t) {
   return "";
 }
 
-bool is_collective_kernel(std::string_view k) {
-  return k.find("nccl") != std::string_view::npos || k.find("rccl") != std::string_view::npos ||
-         k.find("Nccl") != std::string_view::npos;
-}
-
-OpClass class_of_kernel(std::string_view k) {
-  if (is_collective_kernel(k)) return OpClass::communication;
-  if (k.starts_with("Memcpy") || k.starts_with("Memset") || k.starts_with("memcpy") || k.starts_with("memset"))
-    return OpClass::memory;
-  return OpClass::other;
-}
+bool is_collective_kernel(std::string_view k) { return class_of_kernel(k) == OpClass::communication; }
 
 namespace {
 
@@ -249,6 +244,7 @@ struct Builder {
   const OpInputs& in;
   bool bytes_ok = true;
   double bytes = 0;
+  bool out_overload = false;  // the op was named NAME.out: its last tensor input is the output
 
   const OpInput* input(size_t i) const { return i < in.inputs.size() ? &in.inputs[i] : nullptr; }
   bool tensor(size_t i) const { return input(i) && input(i)->is_tensor; }
@@ -306,6 +302,16 @@ std::string scalar_type_name(std::string_view code) {
       {"5", "c10::Half"}, {"6", "float"}, {"7", "double"}, {"11", "bool"}, {"15", "c10::BFloat16"},
       {"23", "c10::Float8_e5m2"}, {"24", "c10::Float8_e4m3fn"}};
   const auto it = kTypes.find(code);
+  return it == kTypes.end() ? std::string() : std::string(it->second);
+}
+
+// A collective's `dtype` arg ("Float", "Long", ...) as Input type writes it; "BFloat16",
+// "Half" and the Float8 names take the "c10::" prefix instead.
+std::string collective_dtype_name(std::string_view name) {
+  static const std::map<std::string_view, std::string_view> kTypes = {
+      {"Float", "float"}, {"Double", "double"}, {"Long", "long int"},   {"Int", "int"},
+      {"Short", "short int"}, {"Byte", "unsigned char"}, {"Char", "signed char"}, {"Bool", "bool"}};
+  const auto it = kTypes.find(name);
   return it == kTypes.end() ? std::string() : std::string(it->second);
 }
 
@@ -376,7 +382,7 @@ OpCost matmul_cost(Builder& b, size_t a_index, size_t b_index, std::optional<siz
     batch *= static_cast<double>(std::max(ab[i], bb[i]));
   }
   const double out = batch * M * N;
-  double flops = 2.0 * batch * M * N * K;
+  double flops = formulas::matmul_flops(batch, M, N, K);
   b.read(a_index);
   b.read(b_index);
   if (bias_index && b.tensor(*bias_index)) {
@@ -436,24 +442,37 @@ OpCost attention_cost(Builder& b, size_t q_index, bool layout_bhnd, std::optiona
 }
 
 // ---- normalization ----------------------------------------------------------------
-// Forward, per element: mean 1, variance 3, normalize 2, affine 2 (when weight given).
+// Forward: the one formula the pairs and predict use (kernels/run_names/op_formulas.h):
+// LayerNorm 5 per element, +1 for a weight and +1 for a bias (at weight_index + 1),
+// RMSNorm 3, +1 for a weight; per statistics row 3 (2 for RMSNorm) and one rsqrt.
+// `rows` is the number of statistics rows; when the trace does not tell it (0), the
+// per-row terms are left out, and the assumption says so.
 // Backward, per element: x̂ 2, dŷ 1, two row sums 3, dx 5, dγ 2, dβ 1 (affine: 14, else 10).
+// `stats_per_row_bytes`: the mean and rstd a native op writes per row (0 for composites).
 OpCost norm_cost(Builder& b, bool backward, bool rms, size_t x_index, std::optional<size_t> weight_index,
                  double stats_per_row_bytes, double rows, std::vector<size_t> outputs_like_inputs) {
   b.cost.op_class = OpClass::normalization;
   b.cost.unit = Unit::vector;
   if (!b.tensor(x_index)) return b.none("input missing from Input Dims");
   const double n = elements(b.input(x_index)->dims);
-  const bool affine = weight_index && b.tensor(*weight_index);
-  double per_element;
-  if (!rms) per_element = backward ? (affine ? 14 : 10) : (affine ? 8 : 6);
-  else per_element = backward ? (affine ? 10 : 7) : (affine ? 4 : 3);  // rms: square+sum 2, scale 1, weight 1
+  const bool weight = weight_index && b.tensor(*weight_index);
+  const bool bias = !rms && weight_index && b.tensor(*weight_index + 1);
+  double flops;
+  if (backward) {
+    flops = (rms ? (weight ? 10 : 7) : (weight ? 14 : 10)) * n;
+  } else {
+    const double r = rows > 0 ? rows : 1, d = n / r;
+    const formulas::Flops f = rms ? formulas::rmsnorm_flops(r, d, weight) : formulas::layernorm_flops(r, d, weight, bias);
+    // Without the rows, only the per-element terms: the total less the per-row ones.
+    flops = rows > 0 ? f.total() : f.vector - (rms ? 2 : 3);
+    if (rows <= 0) b.cost.assumption = "rows normalised over unknown: per-row terms (division, eps, rsqrt) not counted";
+  }
   b.read_all();
   for (size_t i : outputs_like_inputs)
     if (b.tensor(i)) b.write(elements(b.input(i)->dims), b.input(i)->type);
   b.bytes += rows * stats_per_row_bytes;
   b.cost.dtype = compute_dtype(b.input(x_index)->type);
-  return b.done(per_element * n);
+  return b.done(flops);
 }
 
 double rows_of(const OpInput& x, int64_t normalized_dims) {
@@ -472,13 +491,30 @@ int64_t normalized_rank(const OpInput* shape_arg, const OpInput* weight) {
 }
 
 // ---- elementwise ------------------------------------------------------------------
-OpCost elementwise_cost(Builder& b, double flops_per_element, std::string_view kind) {
+// The index of an out= tensor: the last tensor input of an op named NAME.out, or of an
+// arithmetic op given more tensors than its functional form takes (mul(self, other,
+// out)). It is written once, never read.
+std::optional<size_t> out_tensor(const Builder& b, size_t max_tensor_inputs) {
+  size_t tensors = 0;
+  std::optional<size_t> last;
+  for (size_t i = 0; i < b.in.inputs.size(); ++i)
+    if (b.in.inputs[i].is_tensor) ++tensors, last = i;
+  if (!last || tensors < 2) return std::nullopt;
+  if (b.out_overload || tensors > max_tensor_inputs) return last;
+  return std::nullopt;
+}
+
+OpCost elementwise_cost(Builder& b, double flops_per_element, std::string_view kind,
+                        size_t max_tensor_inputs = std::numeric_limits<size_t>::max()) {
   b.cost.op_class = OpClass::elementwise;
   b.cost.unit = Unit::vector;
   if (!b.in.dims_parsed) return b.none("Input Dims unreadable");
-  const auto shape = broadcast(b.in);
+  const std::optional<size_t> out_index = kind == "arith" ? out_tensor(b, max_tensor_inputs) : std::nullopt;
+  OpInputs operands = b.in;  // the inputs without the out= tensor
+  if (out_index) operands.inputs[*out_index].is_tensor = false;
+  const auto shape = broadcast(operands);
   if (!shape) return b.none("inputs do not broadcast");
-  const std::string type = promoted_type(b.in);
+  const std::string type = promoted_type(operands);
   if (type.empty()) return b.none("no tensor input");
   const double out = elements(*shape);
   if (kind == "fill") {  // writes self, reads nothing
@@ -497,6 +533,11 @@ OpCost elementwise_cost(Builder& b, double flops_per_element, std::string_view k
     if (out_type.empty()) return b.none("target dtype not in Concrete Inputs");
     b.read(0);
     b.write(out, out_type);
+  } else if (out_index) {  // out=: the operands read, the out tensor written once at its own dtype
+    for (size_t i = 0; i < b.in.inputs.size(); ++i)
+      if (i != *out_index) b.read(i);
+    b.write(out, b.input(*out_index)->type);
+    b.cost.assumption = "out= tensor: counted once, as the output";
   } else {
     b.read_all();
     b.write(out, type);
@@ -596,32 +637,57 @@ OpCost collective_cost(Builder& b, std::string_view op_name, const std::vector<s
   b.cost.op_class = OpClass::communication;
   b.cost.unit = Unit::network;
   std::string text(op_name);
+// GCC 12 warns, falsely, that "x" + std::string copies overlap (GCC bug 105329).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
   for (auto k : kernels) text += " " + std::string(k);
+#pragma GCC diagnostic pop
   std::string lower;
   for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   auto has = [&](std::string_view s) { return lower.find(s) != std::string::npos; };
-  if (has("allreduce") || has("all_reduce")) b.cost.collective = "all_reduce";
+  if (has("allreduce") || has("all_reduce") || has("multimem_all_reduce")) b.cost.collective = "all_reduce";
   else if (has("allgather") || has("all_gather")) b.cost.collective = "all_gather";
   else if (has("reducescatter") || has("reduce_scatter")) b.cost.collective = "reduce_scatter";
   else if (has("alltoall") || has("all_to_all")) b.cost.collective = "all_to_all";
   else if (has("broadcast")) b.cost.collective = "broadcast";
   else if (has("sendrecv") || has("send") || has("recv")) b.cost.collective = "send_recv";
   else b.cost.collective = "unknown";
-  // S as nccl-tests defines it: the largest buffer of the call (all-gather's output,
-  // reduce-scatter's input, all-reduce's tensor).
+  // S as nccl-tests defines it: all-gather's output, reduce-scatter's input, all-reduce's
+  // tensor. From the args' message sizes and dtype when the trace has them, else the
+  // largest tensor of the call.
+  const CollectiveArgs& args = b.in.collective;
   double largest = -1;
   bool type_ok = true;
-  for (const auto& in : b.in.inputs) {
-    if (!in.is_tensor) continue;
-    const auto bytes = tensor_bytes(in);
-    if (!bytes) {
-      type_ok = false;
-      continue;
+  std::optional<int> arg_size;
+  if (!args.dtype.empty()) {
+    arg_size = dtype_bytes(args.dtype);
+    if (!arg_size) arg_size = dtype_bytes("c10::" + args.dtype);
+    if (!arg_size) arg_size = dtype_bytes(collective_dtype_name(args.dtype));
+  }
+  if (!arg_size)
+    for (const auto& in : b.in.inputs)
+      if (in.is_tensor && (arg_size = dtype_bytes(in.type))) break;
+  std::optional<int64_t> nelems;
+  if (b.cost.collective == "all_gather") nelems = args.out_nelems;
+  else if (b.cost.collective == "reduce_scatter" || b.cost.collective == "all_reduce") nelems = args.in_nelems;
+  else if (args.in_nelems || args.out_nelems) nelems = std::max(args.in_nelems.value_or(0), args.out_nelems.value_or(0));
+  if (nelems && arg_size) {
+    largest = static_cast<double>(*nelems) * *arg_size;
+    b.cost.assumption = "S from the args' message size and dtype";
+  } else {
+    for (const auto& in : b.in.inputs) {
+      if (!in.is_tensor) continue;
+      const auto bytes = tensor_bytes(in);
+      if (!bytes) {
+        type_ok = false;
+        continue;
+      }
+      largest = std::max(largest, *bytes);
     }
-    largest = std::max(largest, *bytes);
   }
   if (largest < 0) return b.none(type_ok ? "message size unknown: no tensor in Input Dims" : "message dtype unknown");
   b.cost.message_bytes = largest;
+  if (args.group_size) world = args.group_size;  // the group, not the world
   if (world && *world > 0) {
     const double n = static_cast<double>(*world);
     if (b.cost.collective == "all_reduce") b.cost.bus_factor = 2 * (n - 1) / n;
@@ -631,8 +697,81 @@ OpCost collective_cost(Builder& b, std::string_view op_name, const std::vector<s
   }
   b.bytes = largest;
   b.cost.dtype = "";
-  b.cost.assumption = "a collective moves S bytes; the additions of a reduction are not counted as FLOPs";
+  b.cost.assumption += std::string(b.cost.assumption.empty() ? "" : "; ") +
+                       "a collective moves S bytes; the additions of a reduction are not counted as FLOPs";
   return b.done(0.0);
+}
+
+// ---- custom ops of serving and training stacks -----------------------------------
+// By name, in any namespace but aten's (_C::, aiter::, vllm::, sglang::, ...): signatures
+// differ between stacks and versions, so a cost is given only where the shapes alone
+// decide it, and the model says what it counts.
+std::optional<OpCost> custom_op_cost(Builder& b, std::string_view op) {
+  std::string n;
+  for (char c : op.substr(op.rfind("::") + 2)) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto has = [&](std::string_view part) { return n.find(part) != std::string::npos; };
+  // Sets the class and model of vector work and finds x, the largest tensor input (a
+  // norm's or activation's input; an output buffer passed in has its size and is not
+  // counted again), and its element size; the returned cost when either is unknown.
+  const OpInput* x = nullptr;
+  int size = 0;
+  auto vector_input = [&](OpClass c, const char* model) -> std::optional<OpCost> {
+    b.cost.op_class = c;
+    b.cost.unit = Unit::vector;
+    b.cost.model = model;
+    for (const auto& in : b.in.inputs)
+      if (in.is_tensor && (!x || elements(in.dims) > elements(x->dims))) x = &in;
+    if (!x) return b.none("input missing from Input Dims");
+    const auto bytes = dtype_bytes(x->type);
+    if (!bytes) return b.none(fmt::format("input has the unknown dtype \"{}\"", x->type));
+    size = *bytes;
+    b.cost.dtype = compute_dtype(x->type);
+    return std::nullopt;
+  };
+  if (has("rms_norm") || has("rmsnorm") || has("layer_norm") || has("layernorm")) {
+    if (auto unknown = vector_input(OpClass::normalization, "custom norm")) return unknown;
+    const double elems = elements(x->dims);
+    const bool rms = has("rms");
+    const bool fused_add = has("add");
+    // Reads the input and the weight (a 1-d tensor of the input's last dim), writes the
+    // output; fused_add also reads and writes the residual (the input's size).
+    double weight = 0;
+    for (const auto& in : b.in.inputs)
+      if (in.is_tensor && in.dims.size() == 1 && !x->dims.empty() && in.dims[0] == x->dims.back()) {
+        weight = elements(in.dims) * dtype_bytes(in.type).value_or(size);
+        break;
+      }
+    b.bytes = 2 * elems * size + weight + (fused_add ? 2 * elems * size : 0);
+    b.cost.assumption = fused_add ? "reads input, residual and weight; writes output and residual"
+                                  : "reads input and weight; writes output";
+    // FLOPs: the one formula of kernels/run_names/op_formulas.h (a weight, no bias: the
+    // serving stacks' kernels take none), + 1 per element for the fused residual add.
+    const double d = x->dims.empty() ? 1 : static_cast<double>(x->dims.back());
+    const double rows = d > 0 ? elems / d : 0;
+    const formulas::Flops f = rms ? formulas::rmsnorm_flops(rows, d, weight > 0)
+                                  : formulas::layernorm_flops(rows, d, weight > 0, false);
+    return b.done(f.total() + (fused_add ? elems : 0));
+  }
+  if (has("silu_and_mul") || has("gelu_and_mul") || has("gelu_tanh_and_mul") || has("act_and_mul")) {
+    if (auto unknown = vector_input(OpClass::elementwise, "custom act_and_mul")) return unknown;
+    const double half = elements(x->dims) / 2;  // act(x[..., :d]) * x[..., d:]
+    b.bytes = 3 * half * size;
+    b.cost.assumption = "reads the [.., 2d] input, writes the [.., d] output; 2 FLOPs per output element";
+    return b.done(2 * half);
+  }
+  auto classed = [&](OpClass c, Unit unit, const char* model, const char* why) {
+    b.cost.op_class = c;
+    b.cost.unit = unit;
+    b.cost.model = model;
+    return b.none(why);
+  };
+  if (has("attention") || has("attn") || has("fmha") || has("flash") || has("mla"))
+    return classed(OpClass::attention, Unit::tensor, "custom attention", "custom attention op: paged or varlen layouts not modelled");
+  if (has("gemm") || has("matmul") || has("scaled_mm") || has("moe") || n.ends_with("_mm") || n == "mm")
+    return classed(OpClass::matmul, Unit::tensor, "custom matmul", "custom GEMM op: operand layouts vary between stacks");
+  if (has("rotary") || has("rope"))
+    return classed(OpClass::elementwise, Unit::vector, "custom rotary", "custom rotary op: not modelled");
+  return std::nullopt;
 }
 
 struct Entry {
@@ -702,7 +841,8 @@ const std::vector<Entry>& table() {
     add("native_layer_norm", layer_norm);
     add("layer_norm", [](Builder& b) {
       if (!b.tensor(0)) return norm_cost(b, false, false, 0, 2, 0, 0, {});
-      return norm_cost(b, false, false, 0, 2, 0, 0, {0});  // the composite returns the output only
+      const double rows = rows_of(*b.input(0), normalized_rank(b.input(1), b.input(2)));
+      return norm_cost(b, false, false, 0, 2, 0, rows, {0});  // the composite returns the output only
     });
     add("native_layer_norm_backward", [](Builder& b) {
       // (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask): writes dx, dγ, dβ
@@ -713,7 +853,11 @@ const std::vector<Entry>& table() {
       const double rows = rows_of(*b.input(0), normalized_rank(b.input(1), b.input(2)));
       return norm_cost(b, false, true, 0, 2, 4, rows, {0});
     });
-    add("rms_norm", [](Builder& b) { return norm_cost(b, false, true, 0, 2, 0, 0, {0}); });
+    add("rms_norm", [](Builder& b) {
+      if (!b.tensor(0)) return norm_cost(b, false, true, 0, 2, 0, 0, {});
+      const double rows = rows_of(*b.input(0), normalized_rank(b.input(1), b.input(2)));
+      return norm_cost(b, false, true, 0, 2, 0, rows, {0});
+    });
     add("_fused_rms_norm_backward", [](Builder& b) { return norm_cost(b, true, true, 1, 4, 0, 0, {1, 4}); });
     add("native_group_norm", [](Builder& b) {
       // (input [N, C, *], weight, bias, N, C, HxW, group, eps): mean and rstd per (N, group)
@@ -743,15 +887,19 @@ const std::vector<Entry>& table() {
     add("native_batch_norm_backward", [](Builder& b) { return norm_cost(b, true, false, 1, 2, 0, 0, {1, 2, 2}); });
     add("cudnn_batch_norm_backward", [](Builder& b) { return norm_cost(b, true, false, 1, 2, 0, 0, {1, 2, 2}); });
     // elementwise: one FLOP per output element for arithmetic and activations
-    // (transcendentals count as one), none for copies, fills and conversions.
-    for (std::string_view op : {"add", "sub", "mul", "div", "gelu", "silu", "relu", "tanh", "sigmoid", "exp", "where",
-                                "clamp", "neg", "rsqrt", "sqrt", "pow", "abs", "log", "sin", "cos", "maximum",
-                                "minimum", "masked_fill", "threshold_backward", "gelu_backward", "silu_backward",
-                                "tanh_backward", "sigmoid_backward", "addcmul", "addcdiv", "lerp", "rsub", "reciprocal",
-                                "clamp_min", "clamp_max", "hardtanh", "leaky_relu", "erf", "mul_", "add_", "sub_", "div_",
-                                "gelu_", "silu_", "relu_", "clamp_", "masked_fill_", "addcmul_", "addcdiv_", "lerp_",
-                                "neg_", "exp_", "sqrt_", "rsqrt_", "pow_", "tanh_", "sigmoid_"})
-      add(op, [](Builder& b) { return elementwise_cost(b, 1, "arith"); });
+    // (transcendentals count as one), none for copies, fills and conversions. The
+    // number of tensors each takes tells an out= tensor apart (out_tensor above).
+    for (std::string_view op : {"gelu", "silu", "relu", "tanh", "sigmoid", "exp", "neg", "rsqrt", "sqrt", "abs", "log", "sin",
+                                "cos", "reciprocal", "hardtanh", "leaky_relu", "erf", "gelu_", "silu_", "relu_", "neg_",
+                                "exp_", "sqrt_", "rsqrt_", "tanh_", "sigmoid_"})
+      add(op, [](Builder& b) { return elementwise_cost(b, 1, "arith", 1); });
+    for (std::string_view op : {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "threshold_backward", "gelu_backward",
+                                "silu_backward", "tanh_backward", "sigmoid_backward", "rsub", "clamp_min", "clamp_max",
+                                "mul_", "add_", "sub_", "div_", "pow_"})
+      add(op, [](Builder& b) { return elementwise_cost(b, 1, "arith", 2); });
+    for (std::string_view op : {"where", "clamp", "masked_fill", "addcmul", "addcdiv", "lerp", "clamp_", "masked_fill_",
+                                "addcmul_", "addcdiv_", "lerp_"})
+      add(op, [](Builder& b) { return elementwise_cost(b, 1, "arith", 3); });
     add("native_dropout", [](Builder& b) { return elementwise_cost(b, 1, "dropout"); });
     add("dropout", [](Builder& b) { return elementwise_cost(b, 1, "dropout"); });
     add("fill_", [](Builder& b) { return elementwise_cost(b, 0, "fill"); });
@@ -790,11 +938,35 @@ const std::vector<Entry>& table() {
 OpCost cost_of(std::string_view name, const OpInputs& inputs, const std::vector<std::string_view>& kernel_names,
                std::optional<int64_t> world_size) {
   Builder b{OpCost{}, inputs};
-  const std::string op = strip(name);
+  std::string op = strip(name);
+  if (op.find(':') == std::string::npos)  // an aten overload: "mul.out", "add.Tensor"
+    if (const size_t dot = op.find('.'); dot != std::string::npos) {
+      b.out_overload = std::string_view(op).substr(dot + 1).starts_with("out");
+      op.resize(dot);
+    }
+  std::string lower_op;
+  for (char c : op) lower_op += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool custom = op.find("::") != std::string::npos && !op.starts_with("autograd::") && !op.starts_with("profiler::");
+  const bool collective_name =
+      op.starts_with("nccl:") || op.starts_with("c10d::") || op.starts_with("gloo:") || op.starts_with("symm_mem::") ||
+      op == "record_param_comms" ||
+      (custom && (lower_op.find("all_reduce") != std::string::npos || lower_op.find("allreduce") != std::string::npos ||
+                  lower_op.find("all_gather") != std::string::npos || lower_op.find("reduce_scatter") != std::string::npos ||
+                  lower_op.find("multimem") != std::string::npos));
   const bool collective_kernels = std::any_of(kernel_names.begin(), kernel_names.end(), is_collective_kernel);
-  if (collective_kernels || op.starts_with("nccl:") || op.starts_with("c10d::") || op == "record_param_comms") {
+  if (collective_kernels || collective_name) {
     b.cost.model = "communication";
     return collective_cost(b, op, kernel_names, world_size);
+  }
+  if (custom) {
+    if (auto c = custom_op_cost(b, op)) {
+      if (!inputs.dims_parsed || inputs.inputs.empty()) {
+        c->flops.reset();
+        c->bytes.reset();
+        c->why_unknown = inputs.dims_parsed ? "no Input Dims in the trace (record_shapes off?)" : "Input Dims unreadable";
+      }
+      return *c;
+    }
   }
   for (const auto& entry : table()) {
     if (entry.name != op) continue;

@@ -32,9 +32,17 @@ struct OpInput {
   std::string concrete;                 // the Concrete Inputs value, "" when absent
 };
 
+// What a collective's op or kernel args say (record_param_comms, NCCL kernels): the
+// message sizes in elements, their dtype ("BFloat16") and the group size.
+struct CollectiveArgs {
+  std::optional<int64_t> in_nelems, out_nelems, group_size;
+  std::string dtype;
+};
+
 struct OpInputs {
   std::vector<OpInput> inputs;
   bool dims_parsed = true;  // false: Input Dims present but not readable
+  CollectiveArgs collective;
 };
 
 // Parses the raw JSON arrays of one op's args (any may be empty: absent).
@@ -59,13 +67,12 @@ struct OpCost {
   std::optional<double> bus_factor;  // busbw = algbw · factor
 };
 
-// `name` with or without the "aten::" prefix. `kernel_names` are the names of the
+// `name` with or without the "aten::" prefix, with or without an overload (".out": the
+// last tensor input is the output). `kernel_names` are the names of the
 // kernels the op launched (used to recognise collectives); world_size for busbw.
 OpCost cost_of(std::string_view name, const OpInputs& inputs, const std::vector<std::string_view>& kernel_names,
                std::optional<int64_t> world_size);
 
-// The class of a kernel whose launching op is unknown (unattributed): from its name only.
-OpClass class_of_kernel(std::string_view kernel_name);
 bool is_collective_kernel(std::string_view kernel_name);
 
 }  // namespace lmroof::trace

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+#include <limits>
 
 #include "analysis/model/input_error.h"
 
@@ -23,8 +24,6 @@ std::string lower(std::string_view s) {
   for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
-
-bool is_device(Category c) { return c == Category::kernel || c == Category::gpu_memcpy || c == Category::gpu_memset; }
 
 std::optional<int64_t> step_number(std::string_view name) {
   constexpr std::string_view kPrefix = "ProfilerStep#";
@@ -93,20 +92,6 @@ std::optional<double> peak_for(const predict::Device& d, const OpCost& cost, std
   note = "no peak for this unit";
   return std::nullopt;
 }
-
-namespace {
-
-struct OpKey {
-  uint32_t name, dims, types;
-  bool operator==(const OpKey&) const = default;
-};
-struct OpKeyHash {
-  size_t operator()(const OpKey& k) const {
-    return (size_t(k.name) * 0x9E3779B97F4A7C15ull) ^ (size_t(k.dims) * 0xC2B2AE3D27D4EB4Full) ^ k.types;
-  }
-};
-
-}  // namespace
 
 std::optional<std::string> match_device_name(std::string_view trace_name, const std::vector<predict::Device>& table) {
   const std::string n = lower(trace_name);
@@ -187,6 +172,23 @@ Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& 
   return r;
 }
 
+namespace {
+
+// What the rows are keyed and classed by, per op name: its class from the cost table,
+// whether a model exists, whether it is a softmax (cached: one table look-up per name).
+struct OpNameInfo {
+  OpClass op_class = OpClass::other;
+  bool has_model = false, softmax = false;
+};
+
+// A device interval of the window, with the launch that queued it (-inf: none in the trace).
+struct Span {
+  double start_us, end_us, launch_us;
+  int32_t step;
+};
+
+}  // namespace
+
 TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const AnalysisOptions& options) {
   TraceAnalysis a;
   a.file = trace.path;
@@ -206,7 +208,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   const auto& S = trace.strings;
 
   // Partition, dropping exact duplicates (same category, name, times, thread and ids).
-  std::vector<uint32_t> ops, launches, device, gpu_steps, host_steps;
+  std::vector<uint32_t> ops, launches, device, gpu_steps, host_steps, modules, annotations;
   {
     std::vector<uint32_t> order(ev.size());
     for (uint32_t i = 0; i < ev.size(); ++i) order[i] = i;
@@ -232,7 +234,9 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
           break;
         case Category::user_annotation:
           if (step_number(S.at(ev[i].name))) host_steps.push_back(i);
+          else annotations.push_back(i);
           break;
+        case Category::module: modules.push_back(i); break;
         case Category::flow: break;  // kept apart (trace.flows)
       }
     }
@@ -240,9 +244,12 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   a.cpu_only = device.empty();
   a.device_events = device.size();
 
-  // Host nesting per thread: parent op, self time, the op enclosing each launch.
+  // Host nesting per thread: parent op, self time, the op, module and annotation
+  // enclosing each launch and each op.
   std::vector<uint32_t> host(ops);
   host.insert(host.end(), launches.begin(), launches.end());
+  host.insert(host.end(), modules.begin(), modules.end());
+  host.insert(host.end(), annotations.begin(), annotations.end());
   std::sort(host.begin(), host.end(), [&](uint32_t x, uint32_t y) {
     const auto& p = ev[x];
     const auto& q = ev[y];
@@ -259,36 +266,59 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   constexpr uint32_t kNone = UINT32_MAX;
   std::vector<double> child_time(ops.size(), 0.0);      // time of its directly nested ops
   std::vector<uint32_t> parent_of(ops.size(), kNone);   // the enclosing op (event index)
-  std::vector<std::pair<uint64_t, uint32_t>> op_of_correlation;  // launch correlation -> innermost op
-  std::vector<uint64_t> launch_correlations;
+  std::vector<uint32_t> module_of_op(ops.size(), kNone), annotation_of_op(ops.size(), kNone);
+  struct Launch {
+    uint64_t correlation;
+    double ts_us;
+    uint32_t op, module, annotation;  // innermost enclosing ones (event indices), kNone: none
+  };
+  std::vector<Launch> launch_of;  // by correlation
   {
-    std::vector<uint32_t> stack;
+    std::vector<uint32_t> stack, module_stack, annotation_stack;
     int32_t pid = 0, tid = 0;
+    bool first = true;
     for (uint32_t i : host) {
       const auto& e = ev[i];
-      if (stack.empty() || e.pid != pid || e.tid != tid) stack.clear(), pid = e.pid, tid = e.tid;
-      while (!stack.empty() && ev[stack.back()].end_us() <= e.ts_us) stack.pop_back();
+      if (first || e.pid != pid || e.tid != tid) {
+        stack.clear(), module_stack.clear(), annotation_stack.clear();
+        pid = e.pid, tid = e.tid, first = false;
+      }
+      for (auto* s : {&stack, &module_stack, &annotation_stack})
+        while (!s->empty() && ev[s->back()].end_us() <= e.ts_us) s->pop_back();
+      if (e.category == Category::module || e.category == Category::user_annotation) {
+        auto& s = e.category == Category::module ? module_stack : annotation_stack;
+        while (!s.empty() && e.end_us() > ev[s.back()].end_us() + 1e-6) s.pop_back();  // overlapping, not nested
+        s.push_back(i);
+        continue;
+      }
       // An op that starts inside the top but ends after it overlaps without nesting.
       while (!stack.empty() && e.end_us() > ev[stack.back()].end_us() + 1e-6) {
         note("ops overlapping without nesting on one thread", fmt::format("traceEvents[{}]", e.index));
         stack.pop_back();
       }
+      const uint32_t module = module_stack.empty() ? kNone : module_stack.back();
+      const uint32_t annotation = annotation_stack.empty() ? kNone : annotation_stack.back();
       if (e.category == Category::runtime) {
-        if (e.has_correlation) {
-          if (!trace.flows.empty()) launch_correlations.push_back(e.correlation);
-          if (!stack.empty()) op_of_correlation.emplace_back(e.correlation, stack.back());
-        }
+        if (e.has_correlation)
+          launch_of.push_back({e.correlation, e.ts_us, stack.empty() ? kNone : stack.back(), module, annotation});
         continue;
       }
+      const size_t k = ordinal(i);
       if (!stack.empty()) {
         child_time[ordinal(stack.back())] += e.dur_us;
-        parent_of[ordinal(i)] = stack.back();
+        parent_of[k] = stack.back();
       }
+      module_of_op[k] = module;
+      annotation_of_op[k] = annotation;
       stack.push_back(i);
     }
   }
-  std::sort(op_of_correlation.begin(), op_of_correlation.end());
-  std::sort(launch_correlations.begin(), launch_correlations.end());
+  std::sort(launch_of.begin(), launch_of.end(), [](const Launch& x, const Launch& y) { return x.correlation < y.correlation; });
+  auto find_launch = [&](uint64_t correlation) -> const Launch* {
+    auto it = std::lower_bound(launch_of.begin(), launch_of.end(), correlation,
+                               [](const Launch& x, uint64_t c) { return x.correlation < c; });
+    return it == launch_of.end() || it->correlation != correlation ? nullptr : &*it;
+  };
   std::vector<std::pair<uint64_t, uint32_t>> op_of_external;
   for (uint32_t i : ops)
     if (ev[i].has_external_id) op_of_external.emplace_back(ev[i].external_id, i);
@@ -301,7 +331,12 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     if (it == v.end() || it->first != id) return std::nullopt;
     return it->second;
   };
-
+  // The args few events carry (trace.extras, by event position).
+  auto extras_of = [&](uint32_t i) -> const EventExtras* {
+    auto it = std::lower_bound(trace.extras.begin(), trace.extras.end(), i,
+                               [](const EventExtras& x, uint32_t k) { return x.event < k; });
+    return it == trace.extras.end() || it->event != i ? nullptr : &*it;
+  };
 
   // Flows that link nothing: neither a launch nor a device event has their id.
   {
@@ -312,15 +347,16 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     std::sort(device_correlations.begin(), device_correlations.end());
     auto has = [](const std::vector<uint64_t>& v, uint64_t id) { return std::binary_search(v.begin(), v.end(), id); };
     for (const FlowEvent& f : trace.flows) {
-      const bool linked = f.ph == 's' ? has(launch_correlations, f.id) : has(device_correlations, f.id);
+      const bool linked = f.ph == 's' ? find_launch(f.id) != nullptr : has(device_correlations, f.id);
       if (!linked) note("flows that link nothing (ignored)", fmt::format("traceEvents[{}] id {}", f.index, f.id));
     }
   }
 
-  // The window: GPU-side steps, else host steps on a CPU-only trace, else everything.
+  // The window: GPU-side steps, else the host's ProfilerStep ranges (a device event
+  // belongs to the step whose host range holds its launch), else everything.
+  const bool host_window = gpu_steps.empty() && !host_steps.empty();
   std::vector<uint32_t>& step_events = !gpu_steps.empty() ? gpu_steps : host_steps;
-  const bool use_steps = !gpu_steps.empty() || (a.cpu_only && !host_steps.empty());
-  if (use_steps) {
+  if (!step_events.empty()) {
     std::map<int64_t, StepWindow> by_number;
     for (uint32_t i : step_events) {
       const int64_t n = *step_number(S.at(ev[i].name));
@@ -336,6 +372,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       throw model::InputError(fmt::format("--steps {}: {} has no ProfilerStep#{} (steps {}..{})", *options.step, trace.path,
                                           *options.step, by_number.begin()->first, by_number.rbegin()->first));
     a.window_kind = "steps";
+    a.step_source = host_window ? "user_annotation" : "gpu_user_annotation";
     a.window_start_us = a.steps.front().start_us;
     a.window_end_us = a.steps.back().end_us;
   } else {
@@ -354,29 +391,88 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     a.window_end_us = hi;
   }
   const double w0 = a.window_start_us, w1 = a.window_end_us;
-  std::vector<std::pair<double, double>> step_spans;
-  for (const auto& s : a.steps) step_spans.emplace_back(s.start_us, s.end_us);
-  std::sort(step_spans.begin(), step_spans.end());
-  auto in_window = [&](double ts) {
-    if (a.window_kind == "whole") return true;
+  // The step (index into a.steps) holding a time, -1 for none; the whole window is step 0.
+  auto step_of = [&](double ts) -> int32_t {
+    if (a.window_kind == "whole") return 0;
     // The last step starting at or before ts (steps do not overlap on one timeline).
-    auto it = std::upper_bound(step_spans.begin(), step_spans.end(), std::pair(ts, 1e300));
-    if (it == step_spans.begin()) return false;
+    auto it = std::upper_bound(a.steps.begin(), a.steps.end(), ts, [](double t, const StepWindow& s) { return t < s.start_us; });
+    if (it == a.steps.begin()) return -1;
     --it;
-    return ts >= it->first && ts < it->second;
+    return ts >= it->start_us && ts < it->end_us ? static_cast<int32_t>(it - a.steps.begin()) : -1;
   };
   a.total_s = (w1 - w0) * 1e-6;
 
+  // Per name caches, indexed by string id (a look-up per device event must stay cheap):
+  // the op's own class, the kernel's class, the module type's id.
+  std::vector<OpNameInfo> op_info(S.size());
+  std::vector<uint8_t> op_info_known(S.size(), 0);
+  auto info_of = [&](uint32_t name) -> const OpNameInfo& {
+    if (!op_info_known[name]) {
+      const OpCost c = cost_of(S.at(name), OpInputs{}, {}, std::nullopt);
+      op_info[name] = {c.op_class, !c.model.empty(), is_softmax_op(S.at(name))};
+      op_info_known[name] = 1;
+    }
+    return op_info[name];
+  };
+  std::vector<std::pair<OpClass, bool>> kernel_info(S.size());  // class, softmax
+  std::vector<uint8_t> kernel_info_known(S.size(), 0);
+  auto kernel_class = [&](const TraceEvent& e) -> std::pair<OpClass, bool> {
+    if (e.category != Category::kernel) return {OpClass::memory, false};
+    if (!kernel_info_known[e.name]) {
+      kernel_info[e.name] = {class_of_kernel(S.at(e.name)), is_softmax_kernel(S.at(e.name))};
+      kernel_info_known[e.name] = 1;
+    }
+    return kernel_info[e.name];
+  };
+  std::vector<std::string> module_types{""};  // id 0: none
+  std::vector<std::optional<OpClass>> module_classes{std::nullopt};  // per type id
+  std::unordered_map<std::string, uint32_t> module_type_ids{{"", 0}};
+  std::unordered_map<uint32_t, uint32_t> module_type_of_name;  // event or hierarchy string id -> type id
+  auto type_id = [&](uint32_t string_id, bool hierarchy) {
+    auto [it, inserted] = module_type_of_name.emplace(string_id, 0);
+    if (inserted) {
+      const std::string type =
+          hierarchy ? module_type_of_hierarchy(S.at(string_id)) : module_type_of_event(S.at(string_id));
+      auto [t, added] = module_type_ids.emplace(type, static_cast<uint32_t>(module_types.size()));
+      if (added) module_types.push_back(type), module_classes.push_back(class_of_module(type));
+      it->second = t->second;
+    }
+    return it->second;
+  };
+  // The innermost module of a launch or op: an nn.Module event, else the op's Module Hierarchy.
+  auto module_type = [&](uint32_t module_event, std::optional<uint32_t> op) -> uint32_t {
+    if (module_event != kNone) return type_id(ev[module_event].name, false);
+    if (op && ev[*op].category == Category::cpu_op)
+      if (const EventExtras* x = extras_of(*op); x && x->module_hierarchy) return type_id(x->module_hierarchy, true);
+    return 0;
+  };
+
   // Device events in the window: busy time, attribution.
-  std::vector<std::pair<double, double>> spans;
-  std::unordered_map<OpKey, size_t, OpKeyHash> row_of;
+  std::vector<Span> spans;
+  struct RowKey {
+    uint32_t name, dims, types, module;
+    OpClass op_class;
+    bool softmax;
+    bool operator==(const RowKey&) const = default;
+  };
+  struct RowKeyHash {
+    size_t operator()(const RowKey& k) const {
+      return (size_t(k.name) * 0x9E3779B97F4A7C15ull) ^ (size_t(k.dims) * 0xC2B2AE3D27D4EB4Full) ^ k.types ^
+             (size_t(k.module) << 40) ^ (size_t(k.op_class) << 56) ^ (size_t(k.softmax) << 60);
+    }
+  };
+  std::unordered_map<RowKey, size_t, RowKeyHash> row_of;
   std::vector<uint64_t> calls_of_row;                   // per row: op events seen
-  std::vector<uint32_t> first_of_row;                   // per row: the first op event seen
-  std::vector<uint8_t> op_seen(ops.size(), 0);
+  std::vector<uint32_t> first_of_row, first_kernel_of_row;  // per row: the first op event and device event seen
   std::vector<std::map<std::string_view, bool>> kernel_names;
-  auto row_for = [&](uint32_t op) {
+  // The row an op event is for; kernel_class: of the device event at hand (other: none).
+  auto row_for = [&](uint32_t op, uint32_t module, std::pair<OpClass, bool> kernel, bool pseudo) {
     const auto& e = ev[op];
-    const OpKey key{e.name, e.input_dims, e.input_types};
+    OpNameInfo own = pseudo ? OpNameInfo{} : info_of(e.name);
+    const std::optional<OpClass> module_class = module_classes[module];
+    const ClassChoice choice = choose_class(own.op_class, own.has_model, kernel.first, module_class);
+    const bool softmax = own.softmax || (!own.has_model && kernel.second);
+    const RowKey key{e.name, e.input_dims, e.input_types, module, choice.op_class, softmax};
     auto [it, inserted] = row_of.emplace(key, a.ops.size());
     if (inserted) {
       OpRow row;
@@ -384,41 +480,67 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       row.name = S.at(e.name);
       row.input_dims = S.at(e.input_dims);
       row.input_types = S.at(e.input_types);
+      row.module = module_types[module];
+      row.cost.op_class = choice.op_class;
+      row.class_source = choice.source;
+      row.softmax = softmax;
+      row.pseudo_op = pseudo;
       a.ops.push_back(std::move(row));
       calls_of_row.push_back(0);
       first_of_row.push_back(op);
+      first_kernel_of_row.push_back(kNone);
       kernel_names.emplace_back();
     }
     return it->second;
   };
+  // A call counts once per row: the first row of each op is kept per op; an op split over
+  // several rows (by kernel class) and annotations standing in for ops go to a set.
+  std::vector<uint32_t> first_row_of_op(ops.size(), kNone);
+  std::unordered_set<uint64_t> other_calls;
+  auto count_call = [&](size_t r, uint32_t op, bool pseudo) {
+    if (!pseudo) {
+      const size_t k = ordinal(op);
+      if (first_row_of_op[k] == kNone) {
+        first_row_of_op[k] = static_cast<uint32_t>(r);
+        ++calls_of_row[r];
+        a.ops[r].self_cpu_time_s += std::max(0.0, ev[op].dur_us - child_time[k]) * 1e-6;
+        return;
+      }
+      if (first_row_of_op[k] == r) return;
+    }
+    if (other_calls.insert((uint64_t(r) << 32) | op).second) ++calls_of_row[r];
+  };
   std::unordered_map<std::string_view, double> unattributed_names;
+  std::unordered_set<uint32_t> module_events_seen;
   const double launch_s = roofs.device ? roofs.device->launch_s : 0;
   if (roofs.device && launch_s > 0) a.launch_threshold_s = kLaunchBoundMultiple * launch_s;
-  std::vector<bool> row_all_memory;
   for (uint32_t i : device) {
     const auto& e = ev[i];
-    if (!in_window(e.ts_us)) {
+    const Launch* launch = e.has_correlation ? find_launch(e.correlation) : nullptr;
+    const int32_t step = step_of(host_window && launch ? launch->ts_us : e.ts_us);
+    if (step < 0) {
       ++a.outside_window;
       continue;
     }
-    spans.emplace_back(e.ts_us, e.end_us());
+    spans.push_back({e.ts_us, e.end_us(), launch ? launch->ts_us : -std::numeric_limits<double>::infinity(), step});
     const double t = e.dur_us * 1e-6;
     if (a.launch_threshold_s && e.category == Category::kernel && t < *a.launch_threshold_s) {
       ++a.launch_bound_kernels;
       a.launch_bound_time_s += t;
     }
     std::optional<uint32_t> op;
-    if (e.has_correlation)
-      op = find_in(op_of_correlation, e.correlation);
-    if (!op && e.has_external_id)
-      op = find_in(op_of_external, e.external_id);
-    if (options.keep_timeline) {
-      KernelSpan span{e.ts_us, e.dur_us, e.stream, e.device, KernelSpan::kNoRow, 0, e.category == Category::kernel};
-      if (op) span.row_id = static_cast<uint32_t>(row_for(*op));
+    if (launch && launch->op != kNone) op = launch->op;
+    if (!op && e.has_external_id) op = find_in(op_of_external, e.external_id);
+    bool pseudo = false;
+    if (!op && launch && launch->annotation != kNone) op = launch->annotation, pseudo = true;
+    // --what-if replays every device event of the window: its span, grid and row.
+    auto keep_span = [&](uint32_t row_id) {
+      if (!options.keep_timeline) return;
+      KernelSpan span{e.ts_us, e.dur_us, e.stream, e.device, row_id, 0, e.category == Category::kernel};
       auto g = std::lower_bound(trace.kernel_grids.begin(), trace.kernel_grids.end(), std::pair<uint32_t, uint32_t>(i, 0));
       if (g != trace.kernel_grids.end() && g->first == i) span.grid_blocks = g->second;
       a.timeline.push_back(span);
-    }
+    };
     const std::string_view kname = e.category == Category::gpu_memcpy   ? std::string_view("Memcpy")
                                    : e.category == Category::gpu_memset ? std::string_view("Memset")
                                                                         : S.at(e.name);
@@ -426,68 +548,89 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       ++a.unattributed_kernels;
       a.unattributed_time_s += t;
       unattributed_names[e.category == Category::kernel ? S.at(e.name) : kname] += t;
+      keep_span(KernelSpan::kNoRow);
       continue;
     }
-    const size_t r = row_for(*op);
-    if (row_all_memory.size() < a.ops.size()) row_all_memory.resize(a.ops.size(), true);
-    if (e.category == Category::kernel) row_all_memory[r] = false;
+    const uint32_t module =
+        module_type(launch ? launch->module : (pseudo ? kNone : module_of_op[ordinal(*op)]), pseudo ? std::nullopt : op);
+    const size_t r = row_for(*op, module, kernel_class(e), pseudo);
+    keep_span(a.ops[r].row_id);
+    if (launch && launch->module != kNone && module_events_seen.insert(launch->module).second)
+      ++a.module_instances[module_types[module]];
     OpRow& row = a.ops[r];
     row.device_time_s += t;
     ++row.kernel_launches;
+    if (first_kernel_of_row[r] == kNone) first_kernel_of_row[r] = i;
     kernel_names[r][e.category == Category::kernel ? S.at(e.name) : S.at(e.name).empty() ? kname : S.at(e.name)] = true;
-    if (const size_t k = ordinal(*op); !op_seen[k]) {
-      op_seen[k] = 1;
-      ++calls_of_row[r];
-      const double self = ev[*op].dur_us - child_time[k];
-      row.self_cpu_time_s += std::max(0.0, self) * 1e-6;
-    }
+    count_call(r, *op, pseudo);
   }
   // CPU-only: every op in the window, at its self time; the cost counted at the
   // innermost op that has a model (a linear's FLOPs are its addmm's).
   std::vector<uint8_t> has_modeled_descendant(ops.size(), 0);
   if (a.cpu_only) {
-    std::unordered_map<uint32_t, bool> modeled_name;  // by name id: one table look-up per name
-    auto modeled = [&](uint32_t op) {
-      auto [it, inserted] = modeled_name.emplace(ev[op].name, false);
-      if (inserted) it->second = !cost_of(S.at(ev[op].name), OpInputs{}, {}, std::nullopt).model.empty();
-      return it->second;
-    };
     for (uint32_t i : ops) {
-      if (!modeled(i)) continue;
+      if (!info_of(ev[i].name).has_model) continue;
       for (uint32_t p = parent_of[ordinal(i)]; p != kNone; p = parent_of[ordinal(p)]) {
         if (has_modeled_descendant[ordinal(p)]) break;
         has_modeled_descendant[ordinal(p)] = 1;
       }
     }
     for (uint32_t i : ops) {
-      if (!in_window(ev[i].ts_us)) continue;
-      const size_t r = row_for(i);
-      if (const size_t k = ordinal(i); !op_seen[k]) {
-        op_seen[k] = 1;
-        ++calls_of_row[r];
-        const double self = ev[i].dur_us - child_time[k];
-        a.ops[r].self_cpu_time_s += std::max(0.0, self) * 1e-6;
-      }
+      if (step_of(ev[i].ts_us) < 0) continue;
+      const size_t r = row_for(i, module_type(module_of_op[ordinal(i)], i), {OpClass::other, false}, false);
+      count_call(r, i, false);
     }
   }
-  row_all_memory.resize(a.ops.size(), false);
 
-  // Busy and idle: the union of device intervals, per step and over the window.
+  // Busy and idle: the union of device intervals, per step and over the window. On host
+  // step ranges, a step's busy time is the union of its own device events wherever they
+  // run (the device may lag the host), at most the step's length.
   {
-    const Union all = interval_union(spans, w0, w1);
-    a.busy_s = all.busy_us * 1e-6;
-    a.idle_s = a.total_s - a.busy_s;
-    // Per step: the window's merged (sorted, disjoint) intervals overlapping the step.
-    for (auto& s : a.steps) {
-      double busy_us = 0;
-      auto it = std::lower_bound(all.merged.begin(), all.merged.end(), s.start_us,
-                                 [](const std::pair<double, double>& m, double t) { return m.second <= t; });
-      for (; it != all.merged.end() && it->first < s.end_us; ++it)
-        busy_us += std::max(0.0, std::min(it->second, s.end_us) - std::max(it->first, s.start_us));
-      s.busy_s = busy_us * 1e-6;
-      s.idle_s = (s.end_us - s.start_us) * 1e-6 - s.busy_s;
+    // Sorted once: by start, then launch (the host-bound split below walks them in order).
+    std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) {
+      return x.start_us != y.start_us ? x.start_us < y.start_us : x.launch_us < y.launch_us;
+    });
+    // Their union, clipped to the window (on host ranges, to the last device event's end):
+    // merged in one pass, the spans being sorted.
+    double hi = w1;
+    if (host_window)
+      for (const auto& s : spans) hi = std::max(hi, s.end_us);
+    Union all;
+    for (const auto& s : spans) {
+      const double start = std::max(s.start_us, w0), end = std::min(s.end_us, hi);
+      if (end <= start) continue;
+      if (!all.merged.empty() && start <= all.merged.back().second)
+        all.merged.back().second = std::max(all.merged.back().second, end);
+      else
+        all.merged.emplace_back(start, end);
     }
+    for (const auto& m : all.merged) all.busy_us += m.second - m.first;
+    if (host_window) {
+      std::vector<std::vector<std::pair<double, double>>> per_step(a.steps.size());
+      for (const auto& s : spans) per_step[s.step].emplace_back(s.start_us, s.end_us);
+      for (size_t k = 0; k < a.steps.size(); ++k) {
+        auto& st = a.steps[k];
+        const double length_s = (st.end_us - st.start_us) * 1e-6;
+        st.busy_s = std::min(length_s, interval_union(per_step[k], -1e300, 1e300).busy_us * 1e-6);
+        st.idle_s = length_s - st.busy_s;
+        a.busy_s += st.busy_s;
+      }
+    } else {
+      a.busy_s = all.busy_us * 1e-6;
+      // Per step: the window's merged (sorted, disjoint) intervals overlapping the step.
+      for (auto& s : a.steps) {
+        double busy_us = 0;
+        auto it = std::lower_bound(all.merged.begin(), all.merged.end(), s.start_us,
+                                   [](const std::pair<double, double>& m, double t) { return m.second <= t; });
+        for (; it != all.merged.end() && it->first < s.end_us; ++it)
+          busy_us += std::max(0.0, std::min(it->second, s.end_us) - std::max(it->first, s.start_us));
+        s.busy_s = busy_us * 1e-6;
+        s.idle_s = (s.end_us - s.start_us) * 1e-6 - s.busy_s;
+      }
+    }
+    a.idle_s = a.total_s - a.busy_s;
     if (!a.cpu_only) {
+      const double end = all.merged.empty() ? w1 : std::max(w1, all.merged.back().second);
       double cursor = w0;
       for (const auto& m : all.merged) {
         if (m.first > cursor) a.idle_gaps.push_back({(cursor - w0) * 1e-6, (m.first - cursor) * 1e-6});
@@ -496,6 +639,17 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       if (w1 > cursor) a.idle_gaps.push_back({(cursor - w0) * 1e-6, (w1 - cursor) * 1e-6});
       std::sort(a.idle_gaps.begin(), a.idle_gaps.end(), [](const Gap& x, const Gap& y) { return x.duration_s > y.duration_s; });
       if (a.idle_gaps.size() > 20) a.idle_gaps.resize(20);
+      // Host-bound gaps: the device idles until a kernel whose launch came after the gap
+      // began, so nothing was queued: the host was the bottleneck.
+      cursor = w0;
+      double host_bound_us = 0;
+      for (const auto& s : spans) {
+        const double start = std::max(s.start_us, w0);
+        if (start > cursor && s.launch_us > cursor) host_bound_us += std::min(start, end) - cursor;  // no launch: -inf, never
+        cursor = std::max(cursor, std::min(s.end_us, end));
+      }
+      a.idle_host_bound_s = std::min(a.idle_s, host_bound_us * 1e-6);
+      a.idle_other_s = std::max(0.0, a.idle_s - a.idle_host_bound_s);
     }
   }
 
@@ -508,16 +662,26 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       names.push_back(k);
       row.kernels.emplace_back(k);
     }
-    const OpInputs inputs = parse_inputs(row.input_dims, row.input_types, "");
-    // Concrete Inputs may differ between calls of one shape; the first call's are used.
+    const OpClass chosen = row.cost.op_class;
     const uint32_t first = first_of_row[r];
-    const OpInputs with_concrete = parse_inputs(row.input_dims, row.input_types, S.at(ev[first].concrete_inputs));
-    (void)inputs;
-    row.cost = cost_of(row.name, with_concrete, names, trace.world_size);
-    if (!with_concrete.dims_parsed) note("Input Dims that do not parse (cost unknown)", fmt::format("op {} {}", row.name, row.input_dims));
-    if (!row.cost.bytes && row.cost.why_unknown.find("unknown dtype") != std::string::npos)
-      note("unknown dtypes (bytes unknown)", fmt::format("op {} {}", row.name, row.input_types));
-    if (row.cost.op_class == OpClass::other && row_all_memory[r] && row.device_time_s > 0) row.cost.op_class = OpClass::memory;
+    if (row.pseudo_op) {
+      row.cost = OpCost{};
+      row.cost.why_unknown = "a user annotation standing in for an op the trace does not have: no cost model";
+    } else {
+      // Concrete Inputs may differ between calls of one shape; the first call's are used.
+      OpInputs with_concrete = parse_inputs(row.input_dims, row.input_types, S.at(ev[first].concrete_inputs));
+      const EventExtras* x = extras_of(first);
+      if ((!x || !(x->in_nelems || x->out_nelems)) && first_kernel_of_row[r] != kNone) x = extras_of(first_kernel_of_row[r]);
+      if (x) with_concrete.collective = {x->in_nelems, x->out_nelems, x->group_size, std::string(S.at(x->dtype))};
+      row.cost = cost_of(row.name, with_concrete, names, trace.world_size);
+      if (!with_concrete.dims_parsed)
+        note("Input Dims that do not parse (cost unknown)", fmt::format("op {} {}", row.name, row.input_dims));
+      if (!row.cost.bytes && row.cost.why_unknown.find("unknown dtype") != std::string::npos)
+        note("unknown dtypes (bytes unknown)", fmt::format("op {} {}", row.name, row.input_types));
+    }
+    // The cost model's own class stands when the op chose it (it reads the inputs: max of
+    // two tensors is elementwise); a module's or kernel's class replaces it.
+    if (std::string_view(row.class_source) != "op" || row.pseudo_op) row.cost.op_class = chosen;
     if (a.cpu_only && has_modeled_descendant[ordinal(first)]) {
       row.cost_counted = false;
       row.cost.flops.reset();
@@ -566,42 +730,98 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     if (a.launch_threshold_s && row.kernel_launches > 0 && row.device_time_s / row.kernel_launches < *a.launch_threshold_s)
       row.bound = "launch";
   }
-  std::sort(a.ops.begin(), a.ops.end(), [](const OpRow& x, const OpRow& y) {
-    if (x.time_s() != y.time_s()) return x.time_s() > y.time_s();
-    return std::tie(x.name, x.input_dims, x.input_types) < std::tie(y.name, y.input_dims, y.input_types);
-  });
+  std::sort(a.ops.begin(), a.ops.end(), op_row_order);
 
-  // The class table.
+  // The class tables (lmroof's and Ivanov's) and the module table.
+  std::vector<std::pair<std::string, double>> unattributed;
+  for (const auto& [name, t] : unattributed_names) unattributed.emplace_back(std::string(name), t);
+  summarize(a, unattributed);
+  std::sort(a.timeline.begin(), a.timeline.end(), [](const KernelSpan& x, const KernelSpan& y) { return x.start_us < y.start_us; });
+  return a;
+}
+
+bool op_row_order(const OpRow& x, const OpRow& y) {
+  if (x.time_s() != y.time_s()) return x.time_s() > y.time_s();
+  return std::tie(x.name, x.input_dims, x.input_types, x.module) < std::tie(y.name, y.input_dims, y.input_types, y.module);
+}
+
+void summarize(TraceAnalysis& a, std::vector<std::pair<std::string, double>> unattributed) {
+  a.classes.clear();
+  a.ivanov_classes.clear();
+  a.modules.clear();
+  a.other_by_name.clear();
+  a.unattributed_by_name.clear();
+  a.total_time_s = 0;
   std::map<OpClass, ClassRow> classes;
   for (OpClass c : kAllClasses) classes[c].op_class = c;
+  std::map<IvanovClass, ClassRow> groups;
+  for (IvanovClass g : kAllIvanovClasses) groups[g];
+  std::map<std::string, ModuleRow> modules;
+  std::map<std::string, double> other;
   double flops = 0, bytes = 0, known_time = 0;
-  for (const auto& row : a.ops) {
-    ClassRow& c = classes[row.cost.op_class];
+  auto add_to = [](ClassRow& c, const OpRow& row) {
     const double t = row.time_s();
     c.time_s += t;
-    a.total_time_s += t;
-    if (row.cost.flops) c.flops += *row.cost.flops * row.calls, flops += *row.cost.flops * row.calls;
-    if (row.cost.bytes) c.bytes += *row.cost.bytes * row.calls, bytes += *row.cost.bytes * row.calls;
-    if (row.cost.flops && row.cost.bytes) known_time += t;
+    if (row.cost.flops) c.flops += *row.cost.flops * row.calls;
+    if (row.cost.bytes) c.bytes += *row.cost.bytes * row.calls;
     if (row.roof_time_s) c.known_time_s += t, c.roof_time_s += *row.roof_time_s;
-  }
-  for (const auto& [name, t] : unattributed_names) {
-    classes[class_of_kernel(name)].time_s += t;
+  };
+  for (const auto& row : a.ops) {
+    add_to(classes[row.cost.op_class], row);
+    add_to(groups[ivanov_class(row.cost.op_class, row.softmax)], row);
+    const double t = row.time_s();
     a.total_time_s += t;
-    a.unattributed_by_name.emplace_back(std::string(name), t);
+    if (row.cost.flops) flops += *row.cost.flops * row.calls;
+    if (row.cost.bytes) bytes += *row.cost.bytes * row.calls;
+    if (row.cost.flops && row.cost.bytes) known_time += t;
+    if (row.cost.op_class == OpClass::other) other[row.name] += t;
+    if (!row.module.empty()) {
+      ModuleRow& m = modules[row.module];
+      m.type = row.module;
+      m.time_s += t;
+      m.kernels += row.kernel_launches;
+      if (row.cost.flops) m.flops += *row.cost.flops * row.calls;
+      if (row.cost.bytes) m.bytes += *row.cost.bytes * row.calls;
+      if (row.roof_time_s) m.known_time_s += t, m.roof_time_s += *row.roof_time_s;
+    }
   }
-  std::sort(a.unattributed_by_name.begin(), a.unattributed_by_name.end(),
-            [](const auto& x, const auto& y) { return x.second != y.second ? x.second > y.second : x.first < y.first; });
-  for (auto& [c, row] : classes) {
+  for (const auto& [name, t] : unattributed) {
+    const OpClass c = class_of_kernel(name);
+    classes[c].time_s += t;
+    groups[ivanov_class(c, is_softmax_kernel(name))].time_s += t;
+    a.total_time_s += t;
+    a.unattributed_by_name.emplace_back(name, t);
+    if (c == OpClass::other) other[name] += t;
+  }
+  auto by_time = [](const auto& x, const auto& y) { return x.second != y.second ? x.second > y.second : x.first < y.first; };
+  std::sort(a.unattributed_by_name.begin(), a.unattributed_by_name.end(), by_time);
+  a.other_by_name.assign(other.begin(), other.end());
+  std::sort(a.other_by_name.begin(), a.other_by_name.end(), by_time);
+  if (a.other_by_name.size() > 20) a.other_by_name.resize(20);
+  auto shares = [&](ClassRow& row) {
     row.flop_share = flops > 0 ? row.flops / flops : 0;
     row.byte_share = bytes > 0 ? row.bytes / bytes : 0;
     row.time_share = a.total_time_s > 0 ? row.time_s / a.total_time_s : 0;
+    row.fraction_of_roof.reset();
     if (row.known_time_s > 0) row.fraction_of_roof = row.roof_time_s / row.known_time_s;
+  };
+  for (auto& [c, row] : classes) {
+    shares(row);
     a.classes.push_back(row);
   }
+  for (auto& [g, row] : groups) {
+    shares(row);
+    a.ivanov_classes.push_back({g, row});
+  }
+  for (auto& [type, m] : modules) {
+    if (auto c = class_of_module(type)) m.module_class = *c, m.gives_class = true;
+    if (m.known_time_s > 0) m.fraction_of_roof = m.roof_time_s / m.known_time_s;
+    m.time_share = a.total_time_s > 0 ? m.time_s / a.total_time_s : 0;
+    a.modules.push_back(m);
+  }
+  std::sort(a.modules.begin(), a.modules.end(),
+            [](const ModuleRow& x, const ModuleRow& y) { return x.time_s != y.time_s ? x.time_s > y.time_s : x.type < y.type; });
   a.known_cost_time_share = a.total_time_s > 0 ? known_time / a.total_time_s : 0;
-  std::sort(a.timeline.begin(), a.timeline.end(), [](const KernelSpan& x, const KernelSpan& y) { return x.start_us < y.start_us; });
-  return a;
 }
 
 }  // namespace lmroof::trace

@@ -12,6 +12,7 @@
 
 #include "analysis/predict/devices.h"
 #include "analysis/trace/cost_models.h"
+#include "analysis/trace/op_classes.h"
 #include "analysis/trace/trace_events.h"
 
 namespace lmroof::trace {
@@ -40,9 +41,17 @@ struct KernelSpan {
   bool is_kernel = true;     // false: a memcpy or memset
 };
 
+// One row per (op, input shapes, dtypes, innermost module type, class): the same op
+// shape in an RMSNorm and in an MLP are two rows, as are a compiled graph's GEMM and
+// triton kernels. A launch inside a user annotation with no op is a row named after the
+// annotation (a pseudo-op).
 struct OpRow {
   uint32_t row_id = 0;  // the row's place before the rows are sorted by time (KernelSpan::row_id)
   std::string name, input_dims, input_types;  // as in the trace
+  std::string module;                         // innermost nn.Module type, "" when none
+  const char* class_source = "op";            // op | kernel | module (op_classes.h)
+  bool softmax = false;                       // for Ivanov's grouping
+  bool pseudo_op = false;                     // an annotation standing in for a missing op
   uint64_t calls = 0;
   OpCost cost;
   double device_time_s = 0, self_cpu_time_s = 0;
@@ -66,10 +75,29 @@ struct ClassRow {
   std::optional<double> fraction_of_roof;
 };
 
+// Ivanov et al.'s grouping of the same time: the fields of ClassRow.
+struct IvanovRow {
+  IvanovClass group = IvanovClass::other;
+  ClassRow totals;  // op_class unused
+};
+
+// Per module type: the rows whose innermost module it is.
+struct ModuleRow {
+  std::string type;
+  OpClass module_class = OpClass::other;  // the class the module gives its generic ops, or other
+  bool gives_class = false;
+  double time_s = 0, flops = 0, bytes = 0;
+  uint64_t kernels = 0;
+  double known_time_s = 0, roof_time_s = 0;
+  std::optional<double> fraction_of_roof;
+  double time_share = 0;
+};
+
 struct StepWindow {
   int64_t number = 0;
   double start_us = 0, end_us = 0;
   double busy_s = 0, idle_s = 0;
+  bool host_bound() const { return idle_s > 0.5 * (end_us - start_us) * 1e-6; }  // idle for more than half the step
 };
 
 struct Gap {
@@ -82,11 +110,16 @@ struct TraceAnalysis {
   Roofs roofs;
   bool cpu_only = false;
   std::string window_kind;  // steps | whole
+  std::string step_source;  // gpu_user_annotation | user_annotation (host ranges) | "" (whole)
   std::vector<StepWindow> steps;
   double window_start_us = 0, window_end_us = 0;
   double total_s = 0, busy_s = 0, idle_s = 0;
   std::vector<OpRow> ops;  // by time, largest first
   std::vector<ClassRow> classes;
+  std::vector<IvanovRow> ivanov_classes;
+  std::vector<ModuleRow> modules;  // by time, largest first
+  std::map<std::string, uint64_t> module_instances;  // per module type: module events with device work
+  std::vector<std::pair<std::string, double>> other_by_name;  // what stays in class other: op or kernel name, time
   double total_time_s = 0;  // device time (self time when CPU-only) of every op and unattributed kernel
   double known_cost_time_share = 0;
   uint64_t unattributed_kernels = 0;
@@ -97,6 +130,9 @@ struct TraceAnalysis {
   uint64_t launch_bound_kernels = 0;
   double launch_bound_time_s = 0;
   std::vector<Gap> idle_gaps;  // largest first
+  // Idle time split: gaps before a kernel whose launch came after the gap began (the device
+  // waited for the host), and the rest (synchronisation, transfers, dependencies).
+  double idle_host_bound_s = 0, idle_other_s = 0;
   std::map<std::string, Anomaly> anomalies;
   std::optional<int64_t> rank, world_size;
   std::optional<int64_t> sm_count;  // the trace's deviceProperties numSms (for --what-if)
@@ -121,5 +157,12 @@ std::optional<std::string> match_device_name(std::string_view trace_name, const 
 std::optional<double> peak_for(const predict::Device& device, const OpCost& cost, std::string& note);
 
 TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const AnalysisOptions& options);
+
+// Op rows by time, largest first (ties by name, shapes, dtypes, module).
+bool op_row_order(const OpRow& x, const OpRow& y);
+// Fills the class tables (lmroof's and Ivanov's), the module table, other_by_name,
+// unattributed_by_name, total_time_s and known_cost_time_share from a.ops and the
+// unattributed device time per kernel name.
+void summarize(TraceAnalysis& a, std::vector<std::pair<std::string, double>> unattributed);
 
 }  // namespace lmroof::trace

@@ -23,6 +23,7 @@ enum class Category : uint8_t {
   gpu_memcpy,
   gpu_memset,
   flow,                 // ac2g flow start/end (launch -> kernel)
+  module,               // python_function "nn.Module: Type_N" (with_stack / with_modules): encloses its ops
 };
 
 // Strings seen in the trace, each stored once; id 0 is "absent".
@@ -59,6 +60,17 @@ struct FlowEvent {
   char ph = 's';
 };
 
+// Args that few events carry (`Module Hierarchy` on ops; the message size, dtype and group
+// of collectives on record_param_comms ops and NCCL kernels), kept apart so that the
+// common record stays small. 0 / nullopt: absent.
+struct EventExtras {
+  uint32_t event = 0;             // position in TraceFile::events
+  uint32_t module_hierarchy = 0;  // StringPool id
+  uint32_t dtype = 0;             // StringPool id of `dtype` ("BFloat16", "Float", ...)
+  std::optional<int64_t> in_nelems, out_nelems, group_size;
+  bool any() const { return module_hierarchy || dtype || in_nelems || out_nelems || group_size; }
+};
+
 struct DeviceProperties {
   int64_t id = -1;
   std::string name;
@@ -77,6 +89,7 @@ struct TraceFile {
   StringPool strings;
   std::vector<TraceEvent> events;  // the kept categories but flows, in file order
   std::vector<FlowEvent> flows;
+  std::vector<EventExtras> extras;  // by event position, ascending
   std::vector<DeviceProperties> devices;
   std::optional<int64_t> rank, world_size;
   std::string distributed_backend;

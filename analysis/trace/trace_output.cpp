@@ -1,5 +1,7 @@
 #include "analysis/trace/trace_output.h"
 
+#include "analysis/trace/fix_first.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +19,19 @@ double step_time(const TraceAnalysis& a) {
   return a.total_s;
 }
 
+// One row of a class table; the same fields for lmroof's classes and Ivanov's groups.
+nlohmann::json class_row(std::string_view name, const ClassRow& c, bool cpu_only) {
+  return {{"class", std::string(name)},
+          {"flops", c.flops},
+          {"bytes", c.bytes},
+          {"device_time_s", cpu_only ? 0.0 : c.time_s},
+          {"time_s", c.time_s},
+          {"flop_share", c.flop_share},
+          {"byte_share", c.byte_share},
+          {"time_share", c.time_share},
+          {"fraction_of_roof", opt(c.fraction_of_roof)}};
+}
+
 double class_share(const TraceAnalysis& a, OpClass c) {
   for (const auto& row : a.classes)
     if (row.op_class == c) return row.time_share;
@@ -30,20 +45,21 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
   TraceAnalysis m = ranks.front();
   m.file = fmt::format("{} ranks", ranks.size());
   m.ops.clear();
-  m.classes.clear();
   // window.steps: the first rank's (each rank's own are in ranks[]); the times sum over ranks.
   m.idle_gaps.clear();
   m.anomalies.clear();
-  m.unattributed_by_name.clear();
-  m.total_s = m.busy_s = m.idle_s = m.total_time_s = m.unattributed_time_s = m.launch_bound_time_s = 0;
+  m.total_s = m.busy_s = m.idle_s = m.unattributed_time_s = m.launch_bound_time_s = 0;
+  m.idle_host_bound_s = m.idle_other_s = 0;
   m.unattributed_kernels = m.launch_bound_kernels = m.device_events = m.outside_window = m.events_read = m.bytes_read = 0;
-  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, OpClass, bool>, size_t> index;
   std::map<std::string, double> unattributed;
-  std::map<OpClass, ClassRow> classes;
+  std::map<std::string, uint64_t> module_instances;
   for (const auto& r : ranks) {
     m.total_s += r.total_s;
     m.busy_s += r.busy_s;
     m.idle_s += r.idle_s;
+    m.idle_host_bound_s += r.idle_host_bound_s;
+    m.idle_other_s += r.idle_other_s;
     m.unattributed_kernels += r.unattributed_kernels;
     m.unattributed_time_s += r.unattributed_time_s;
     m.launch_bound_kernels += r.launch_bound_kernels;
@@ -59,9 +75,11 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
       x.count += an.count;
     }
     for (const auto& [name, t] : r.unattributed_by_name) unattributed[name] += t;
+    for (const auto& [type, n] : r.module_instances) module_instances[type] += n;
     m.idle_gaps.insert(m.idle_gaps.end(), r.idle_gaps.begin(), r.idle_gaps.end());  // from each rank's window start
     for (const auto& op : r.ops) {
-      auto [it, inserted] = index.emplace(std::tuple(op.name, op.input_dims, op.input_types), m.ops.size());
+      auto [it, inserted] = index.emplace(
+          std::tuple(op.name, op.input_dims, op.input_types, op.module, op.cost.op_class, op.softmax), m.ops.size());
       if (inserted) {
         m.ops.push_back(op);
         continue;
@@ -75,45 +93,19 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
       for (const auto& k : op.kernels)
         if (std::find(x.kernels.begin(), x.kernels.end(), k) == x.kernels.end()) x.kernels.push_back(k);
     }
-    for (const auto& c : r.classes) {
-      ClassRow& x = classes[c.op_class];
-      x.op_class = c.op_class;
-      x.flops += c.flops;
-      x.bytes += c.bytes;
-      x.time_s += c.time_s;
-      x.known_time_s += c.known_time_s;
-      x.roof_time_s += c.roof_time_s;
-    }
   }
-  double known_time = 0;
   for (auto& op : m.ops) {
     if (op.roof_time_s && op.time_s() > 0) op.fraction_of_roof = *op.roof_time_s / op.time_s();
-    if (op.cost.flops && op.cost.bytes) known_time += op.time_s();
     if (op.cost.message_bytes && op.device_time_s > 0) {
       op.algbw_bytes_per_s = *op.cost.message_bytes * op.calls / op.device_time_s;
       if (op.cost.bus_factor) op.busbw_bytes_per_s = *op.algbw_bytes_per_s * *op.cost.bus_factor;
     }
   }
-  std::sort(m.ops.begin(), m.ops.end(), [](const OpRow& x, const OpRow& y) {
-    if (x.time_s() != y.time_s()) return x.time_s() > y.time_s();
-    return std::tie(x.name, x.input_dims, x.input_types) < std::tie(y.name, y.input_dims, y.input_types);
-  });
-  double flops = 0, bytes = 0;
-  for (auto& [c, row] : classes) flops += row.flops, bytes += row.bytes, m.total_time_s += row.time_s;
-  for (auto& [c, row] : classes) {
-    row.flop_share = flops > 0 ? row.flops / flops : 0;
-    row.byte_share = bytes > 0 ? row.bytes / bytes : 0;
-    row.time_share = m.total_time_s > 0 ? row.time_s / m.total_time_s : 0;
-    row.fraction_of_roof.reset();
-    if (row.known_time_s > 0) row.fraction_of_roof = row.roof_time_s / row.known_time_s;
-    m.classes.push_back(row);
-  }
-  m.known_cost_time_share = m.total_time_s > 0 ? known_time / m.total_time_s : 0;
-  for (const auto& [name, t] : unattributed) m.unattributed_by_name.emplace_back(name, t);
+  std::sort(m.ops.begin(), m.ops.end(), op_row_order);
+  m.module_instances = module_instances;
+  summarize(m, std::vector<std::pair<std::string, double>>(unattributed.begin(), unattributed.end()));
   std::sort(m.idle_gaps.begin(), m.idle_gaps.end(), [](const Gap& x, const Gap& y) { return x.duration_s > y.duration_s; });
   if (m.idle_gaps.size() > 20) m.idle_gaps.resize(20);
-  std::sort(m.unattributed_by_name.begin(), m.unattributed_by_name.end(),
-            [](const auto& x, const auto& y) { return x.second > y.second; });
   return m;
 }
 
@@ -150,12 +142,17 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
                      {"start_s", (s.start_us - a.window_start_us) * 1e-6},
                      {"duration_s", (s.end_us - s.start_us) * 1e-6},
                      {"busy_s", s.busy_s},
-                     {"idle_s", s.idle_s}});
+                     {"idle_s", s.idle_s},
+                     {"host_bound", s.host_bound()}});
   window["steps"] = steps;
   window["step_count"] = a.steps.size();
   window["total_s"] = a.total_s;
   window["busy_s"] = a.busy_s;
   window["idle_s"] = a.idle_s;
+  window["step_source"] = a.step_source.empty() ? json(nullptr) : json(a.step_source);
+  window["idle_host_bound_s"] = a.idle_host_bound_s;
+  window["idle_other_s"] = a.idle_other_s;
+  window["host_bound_steps"] = std::count_if(a.steps.begin(), a.steps.end(), [](const StepWindow& s) { return s.host_bound(); });
   window["outside_window_device_events"] = a.outside_window;
   doc["window"] = window;
   doc["cpu_only"] = a.cpu_only;
@@ -168,7 +165,11 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
     o["input_dims"] = op.input_dims;
     o["input_types"] = op.input_types;
     o["calls"] = op.calls;
+    o["module"] = op.module.empty() ? json(nullptr) : json(op.module);
     o["class"] = std::string(to_string(op.cost.op_class));
+    o["class_source"] = op.class_source;
+    o["ivanov_class"] = std::string(to_string(ivanov_class(op.cost.op_class, op.softmax)));
+    if (op.pseudo_op) o["pseudo_op"] = true;
     o["model"] = op.cost.model.empty() ? json(nullptr) : json(op.cost.model);
     o["flops"] = opt(op.cost.flops);
     o["bytes"] = opt(op.cost.bytes);
@@ -193,17 +194,39 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
   }
   doc["ops"] = ops;
   json classes = json::array();
-  for (const auto& c : a.classes)
-    classes.push_back({{"class", std::string(to_string(c.op_class))},
-                       {"flops", c.flops},
-                       {"bytes", c.bytes},
-                       {"device_time_s", a.cpu_only ? 0.0 : c.time_s},
-                       {"time_s", c.time_s},
-                       {"flop_share", c.flop_share},
-                       {"byte_share", c.byte_share},
-                       {"time_share", c.time_share},
-                       {"fraction_of_roof", opt(c.fraction_of_roof)}});
+  for (const auto& c : a.classes) classes.push_back(class_row(to_string(c.op_class), c, a.cpu_only));
   doc["classes"] = classes;
+  json groups = json::array();
+  for (const auto& g : a.ivanov_classes) groups.push_back(class_row(to_string(g.group), g.totals, a.cpu_only));
+  doc["ivanov_classes"] = groups;
+  json modules = json::array();
+  for (const auto& m : a.modules)
+    modules.push_back({{"type", m.type},
+                       {"class", m.gives_class ? json(std::string(to_string(m.module_class))) : json(nullptr)},
+                       {"time_s", m.time_s},
+                       {"time_share", m.time_share},
+                       {"flops", m.flops},
+                       {"bytes", m.bytes},
+                       {"kernels", m.kernels},
+                       {"fraction_of_roof", opt(m.fraction_of_roof)}});
+  doc["modules"] = modules;
+  json other_names = json::array();
+  double other_time = 0;
+  for (const auto& c : a.classes)
+    if (c.op_class == OpClass::other) other_time = c.time_s;
+  for (const auto& [name, t] : a.other_by_name) other_names.push_back({{"name", name}, {"time_s", t}});
+  doc["other"] = {{"time_s", other_time},
+                  {"time_share", a.total_time_s > 0 ? other_time / a.total_time_s : 0.0},
+                  {"by_name", other_names}};
+  json fixes = json::array();
+  for (const auto& f : fix_first(a))
+    fixes.push_back({{"kind", f.kind},
+                     {"target", f.target},
+                     {"current_s", f.current_s},
+                     {"estimate_s", f.estimate_s},
+                     {"saving_s", f.saving_s},
+                     {"assumption", f.assumption}});
+  doc["fix_first"] = fixes;
   doc["known_cost_time_share"] = a.known_cost_time_share;
   json by_name = json::array();
   for (const auto& [name, t] : a.unattributed_by_name) by_name.push_back({{"name", name}, {"device_time_s", t}});
@@ -254,7 +277,7 @@ std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::stri
   };
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   std::string out =
-      "name,input_dims,input_types,class,calls,flops_per_call,bytes_per_call,device_time_s,self_cpu_time_s,kernel_launches,"
+      "name,input_dims,input_types,module,class,calls,flops_per_call,bytes_per_call,device_time_s,self_cpu_time_s,kernel_launches,"
       "bound,roof_time_s,fraction_of_roof,kernels";
   for (const auto& [header, values] : extra_columns) out += "," + quote(header);
   out += "\n";
@@ -262,8 +285,8 @@ std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::stri
     const OpRow& op = a.ops[i];
     std::string kernels;
     for (const auto& k : op.kernels) kernels += (kernels.empty() ? "" : "; ") + k;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", quote(op.name), quote(op.input_dims),
-                       quote(op.input_types), to_string(op.cost.op_class), op.calls, num(op.cost.flops),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", quote(op.name), quote(op.input_dims),
+                       quote(op.input_types), quote(op.module), to_string(op.cost.op_class), op.calls, num(op.cost.flops),
                        num(op.cost.bytes), op.device_time_s, op.self_cpu_time_s, op.kernel_launches, op.bound,
                        num(op.roof_time_s), num(op.fraction_of_roof), quote(kernels));
     for (const auto& [header, values] : extra_columns) out += "," + (i < values.size() ? values[i] : std::string());

@@ -306,6 +306,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       has_ts_ = has_dur_ = has_cat_ = false;
       cat_.clear();
       ph_ = 0;
+      extras_ = EventExtras{};
       event_key_.clear();
     }
     if (depth_ == 3 && in_devices_) device_ = DeviceProperties{}, event_key_.clear();
@@ -463,6 +464,14 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
         event_.stream = static_cast<int32_t>(v.u);
       } else if (k == "device" && v.kind == Value::integer) {
         event_.device = static_cast<int32_t>(v.u);
+      } else if (k == "Module Hierarchy" && v.kind == Value::string) {
+        extras_.module_hierarchy = trace_.strings.intern(v.s);
+      } else if (k == "dtype" && v.kind == Value::string) {
+        extras_.dtype = trace_.strings.intern(v.s);
+      } else if (v.kind == Value::integer && !v.negative && v.u <= uint64_t(INT64_MAX)) {
+        if (k == "In msg nelems") extras_.in_nelems = int64_t(v.u);
+        else if (k == "Out msg nelems") extras_.out_nelems = int64_t(v.u);
+        else if (k == "Group size") extras_.group_size = int64_t(v.u);
       }
     }
     if (depth_ == 5 && in_args_ && args_key_ == "grid" && v.kind == Value::integer && !v.negative)  // [x, y, z]
@@ -473,7 +482,10 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   void finish_event() {
     const uint64_t index = trace_.event_count++;
     Category category;
-    if (!has_cat_ || !category_of(cat_, category)) return;  // python_function, metadata, ...
+    if (has_cat_ && cat_ == "python_function" && trace_.strings.at(event_.name).starts_with("nn.Module: "))
+      category = Category::module;  // other Python frames are skipped
+    else if (!has_cat_ || !category_of(cat_, category))
+      return;  // other python_function frames, metadata, ...
     event_.category = category;
     event_.ph = ph_ ? ph_ : 'X';
     if (category == Category::flow) {
@@ -490,6 +502,10 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       event_.dur_us = 0;
     }
     if (event_.name == 0) trace_.note("events without a name", fmt::format("traceEvents[{}]", index));
+    if (extras_.any()) {
+      extras_.event = static_cast<uint32_t>(trace_.events.size());
+      trace_.extras.push_back(extras_);
+    }
     trace_.events.push_back(event_);
     if (category == Category::kernel && grid_blocks_ > 0)
       trace_.kernel_grids.emplace_back(static_cast<uint32_t>(trace_.events.size() - 1), static_cast<uint32_t>(grid_blocks_));
@@ -503,6 +519,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   uint64_t flow_id_ = 0, grid_blocks_ = 0;
   bool has_ts_ = false, has_dur_ = false, has_cat_ = false;
   TraceEvent event_;
+  EventExtras extras_;
   DeviceProperties device_;
   int capture_depth_ = 0;
   std::string captured_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "bias/bias.h"
+#include "run_names/op_formulas.h"
 
 namespace lmroof::bias {
 
@@ -31,12 +32,12 @@ Cost cost(Kind kind, bool fused, Dims d, int element_bytes) {
   const double s = element_bytes;
   const bool has_bias = kind == Kind::bias;
   Cost c;
-  // one multiply and one add per (token, output, input)
-  c.flops.matrix = 2 * T * I * O;
+  // one multiply-add per (token, output, input): the one matmul formula (run_names/op_formulas.h)
+  c.flops.matrix = formulas::matmul_flops(1, T, O, I);
   // one add per output element
   c.flops.vector = has_bias ? T * O : 0;
   // x, W (and b) read once, y written once
-  c.bytes_minimum = (T * I + O * I + T * O + (has_bias ? O : 0)) * s;
+  c.bytes_minimum = formulas::matmul_bytes(1, T, O, I, s, s, s) + (has_bias ? O * s : 0);
   // The GEMM is modelled as ideal (each operand once) at every level. fused: the bias
   // broadcast takes the place of the C initialisation the GEMM does anyway (see
   // bias_cpu.cpp), so nothing is added. unfused: the separate pass y += b reads y back

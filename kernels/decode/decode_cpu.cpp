@@ -785,8 +785,13 @@ T& thread_scratch(int64_t rows, int64_t dh) {
   thread_local std::optional<T> scratch;
   thread_local int64_t for_rows = -1, for_dh = -1;
   if (!scratch || for_rows != rows || for_dh != dh) {
+// GCC 12 warns, falsely, that the vectors of a std::optional it has just reset may be
+// used uninitialized (GCC bug 80635).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
     scratch.reset();
     scratch.emplace(rows, dh);
+#pragma GCC diagnostic pop
     for_rows = rows, for_dh = dh;
   }
   return *scratch;

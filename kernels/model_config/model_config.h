@@ -69,23 +69,26 @@ struct ModelConfig {
 // (registry.h: model_mapping); the catalogue carries it into bench.json and results.json
 // (docs/results-schema.md), so the analysis reads it without the kernels, and a new pair
 // that declares one is predicted with no other edit. Data only.
+// Every member has a default ({}): a pair's designated initializer names only the
+// members it sets (and GCC's -Wmissing-field-initializers then says nothing).
 struct ModelSettings {
-  std::optional<std::string> family;      // e.g. "llama" where the pair runs RoPE and no post-norms
-  std::optional<std::string> activation;  // as a config spells it: "silu", "gelu"
-  std::optional<bool> gated_mlp, parallel_block;
-  std::optional<NormKind> norm;
+  std::optional<std::string> family{};      // e.g. "llama" where the pair runs RoPE and no post-norms
+  std::optional<std::string> activation{};  // as a config spells it: "silu", "gelu"
+  std::optional<bool> gated_mlp{}, parallel_block{};
+  std::optional<NormKind> norm{};
   bool operator==(const ModelSettings&) const = default;
 };
+// Every member has a default ({}), as ModelSettings's.
 struct PairModelMapping {
   // ModelConfig fields taken from the run's dimensions, {field, dimension}: the fields
   // are kMappedModelFields.
-  std::vector<std::pair<std::string, std::string>> dims;
-  std::string tokens_dim;  // the run's sequence length (prefill) or context (decode)
-  std::string batch_dim;   // the sequences run at once; empty: one
-  std::vector<std::string> decode_impls;  // levels timed as one decode step; the others as a prefill
-  std::vector<std::string> ops;  // the per-op model's ops the run executes ("qkv", ...); empty: all of the layer's
-  ModelSettings settings;        // for every run of the pair,
-  std::vector<std::pair<std::string, ModelSettings>> variant_settings;  // then for the runs of one variant
+  std::vector<std::pair<std::string, std::string>> dims{};
+  std::string tokens_dim{};  // the run's sequence length (prefill) or context (decode)
+  std::string batch_dim{};   // the sequences run at once; empty: one
+  std::vector<std::string> decode_impls{};  // levels timed as one decode step; the others as a prefill
+  std::vector<std::string> ops{};  // the per-op model's ops the run executes ("qkv", ...); empty: all of the layer's
+  ModelSettings settings{};        // for every run of the pair,
+  std::vector<std::pair<std::string, ModelSettings>> variant_settings{};  // then for the runs of one variant
   bool operator==(const PairModelMapping&) const = default;
 };
 inline constexpr std::string_view kMappedModelFields[] = {"hidden", "q_heads", "kv_heads", "head_dim", "d_ff"};

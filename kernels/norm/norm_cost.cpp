@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "norm/norm.h"
+#include "run_names/op_formulas.h"
 
 namespace lmroof::norm {
 
@@ -44,18 +45,11 @@ Cost cost(Kind kind, bool fused, Dims d, int element_bytes) {
   const double T = static_cast<double>(d.tokens), D = static_cast<double>(d.d_model), TD = T * D;
   const double s = element_bytes;
   Cost c;
-  if (kind == Kind::layernorm) {
-    // per element: sum, subtract, square, sum, scale by rstd, gamma, beta = 7
-    // per row: two divisions by d, one eps add; one rsqrt
-    c.flops.vector = 7 * TD + 3 * T;
-    c.flops.special = T;
-    c.bytes_minimum = (2 * TD + 2 * D) * s;
-  } else {
-    // per element: square, sum, scale by rstd, gamma = 4; per row: one division, one eps add; one rsqrt
-    c.flops.vector = 4 * TD + 2 * T;
-    c.flops.special = T;
-    c.bytes_minimum = (2 * TD + D) * s;
-  }
+  // FLOPs from the one formula every surface uses (run_names/op_formulas.h).
+  const formulas::Flops f = kind == Kind::layernorm ? formulas::layernorm_flops(T, D) : formulas::rmsnorm_flops(T, D);
+  c.flops.vector = f.vector;
+  c.flops.special = f.special;
+  c.bytes_minimum = formulas::norm_bytes(T, D, kind == Kind::layernorm ? 2 : 1, s);
   const double params = kind == Kind::layernorm ? 2 * D : D;
   if (fused) {
     c.bytes_model = c.bytes_minimum;

@@ -9,6 +9,16 @@
 
 namespace lmroof::trace {
 
+std::string host_bound_line(const nlohmann::json& doc) {
+  const auto& w = doc["window"];
+  if (!w.contains("host_bound_steps") || w["host_bound_steps"].get<size_t>() == 0) return "";
+  const double total = w["total_s"].get<double>(), idle = w["idle_s"].get<double>();
+  return fmt::format("host-bound: {} of {} steps leave the GPU idle more than half the step; idle {} of the window, "
+                     "{} of it in gaps where no kernel was queued",
+                     w["host_bound_steps"].get<size_t>(), w["step_count"].get<size_t>(),
+                     numbers::percent(total > 0 ? idle / total : 0), numbers::percent(idle > 0 ? w["idle_host_bound_s"].get<double>() / idle : 0));
+}
+
 std::string to_text(const nlohmann::json& doc, bool markdown) {
   using numbers::percent;
   using numbers::si;
@@ -31,24 +41,75 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
                       : fmt::format("GPU busy {} ({}), idle {}", si(w["busy_s"].get<double>(), "s"),
                                     w["total_s"].get<double>() > 0 ? percent(w["busy_s"].get<double>() / w["total_s"].get<double>()) : "-",
                                     si(w["idle_s"].get<double>(), "s")));
-  if (markdown) out += fmt::format("**{}**\n\n**{}**\n\n", device_line, window_line);
-  else out += device_line + "\n" + window_line + "\n\n";
-  // Class table
-  if (markdown) out += "| class | FLOP share | byte share | time share | fraction of roof | time |\n|---|---:|---:|---:|---:|---:|\n";
-  else out += fmt::format("{:<14} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "class", "FLOPs", "bytes", "time", "of roof", "time");
-  for (const auto& c : doc["classes"]) {
-    if (c["time_s"].get<double>() == 0 && c["flops"].get<double>() == 0) continue;
-    const auto cells = std::make_tuple(c["class"].get<std::string>(), percent(c["flop_share"].get<double>()),
-                                       percent(c["byte_share"].get<double>()), percent(c["time_share"].get<double>()),
-                                       pct(c["fraction_of_roof"]), si(c["time_s"].get<double>(), "s"));
+  const std::string host_line = host_bound_line(doc);
+  if (markdown) out += fmt::format("**{}**\n\n**{}**\n\n{}", device_line, window_line, host_line.empty() ? "" : "**" + host_line + "**\n\n");
+  else out += device_line + "\n" + window_line + "\n" + (host_line.empty() ? "" : host_line + "\n") + "\n";
+  // The class tables: lmroof's, then Ivanov et al.'s grouping of the same time.
+  auto class_table = [&](const nlohmann::json& rows, const char* title) {
     if (markdown)
-      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", std::get<0>(cells), std::get<1>(cells), std::get<2>(cells),
-                         std::get<3>(cells), std::get<4>(cells), std::get<5>(cells));
+      out += fmt::format("{}\n\n| class | FLOP share | byte share | time share | fraction of roof | time |\n|---|---:|---:|---:|---:|---:|\n",
+                         title);
     else
-      out += fmt::format("{:<14} {:>10} {:>10} {:>10} {:>10} {:>10}\n", std::get<0>(cells), std::get<1>(cells),
-                         std::get<2>(cells), std::get<3>(cells), std::get<4>(cells), std::get<5>(cells));
+      out += fmt::format("{}\n{:<26} {:>10} {:>10} {:>10} {:>10} {:>10}\n", title, "class", "FLOPs", "bytes", "time", "of roof",
+                         "time");
+    for (const auto& c : rows) {
+      if (c["time_s"].get<double>() == 0 && c["flops"].get<double>() == 0) continue;
+      const auto cells = std::make_tuple(c["class"].get<std::string>(), percent(c["flop_share"].get<double>()),
+                                         percent(c["byte_share"].get<double>()), percent(c["time_share"].get<double>()),
+                                         pct(c["fraction_of_roof"]), si(c["time_s"].get<double>(), "s"));
+      if (markdown)
+        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", std::get<0>(cells), std::get<1>(cells), std::get<2>(cells),
+                           std::get<3>(cells), std::get<4>(cells), std::get<5>(cells));
+      else
+        out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>10} {:>10}\n", std::get<0>(cells), std::get<1>(cells),
+                           std::get<2>(cells), std::get<3>(cells), std::get<4>(cells), std::get<5>(cells));
+    }
+    out += "\n";
+  };
+  class_table(doc["classes"], "classes (lmroof; a generic op takes its module's class, docs/trace.md):");
+  if (doc.contains("ivanov_classes"))
+    class_table(doc["ivanov_classes"], "grouped as Ivanov et al. (softmax with the normalizations):");
+  if (doc.contains("other") && doc["other"]["time_s"].get<double>() > 0) {
+    std::string names;
+    int n = 0;
+    for (const auto& o : doc["other"]["by_name"]) {
+      if (n++ == 3) break;
+      std::string name = o["name"].get<std::string>();
+      if (name.size() > 40) name = name.substr(0, 37) + "...";
+      names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", name, si(o["time_s"].get<double>(), "s"));
+    }
+    out += fmt::format("{}other: {} of the time; largest: {}\n\n", markdown ? "- " : "",
+                       percent(doc["other"]["time_share"].get<double>()), names);
   }
-  out += "\n";
+  if (doc.contains("fix_first") && !doc["fix_first"].empty()) {
+    out += markdown ? "**fix first** (largest saving first; docs/trace.md):\n\n" : "fix first (largest saving first; docs/trace.md):\n";
+    int n = 0;
+    for (const auto& f : doc["fix_first"]) {
+      if (n++ == 5) break;
+      out += fmt::format("{}{}. {} {}: now {}, after {}, saves {} ({})\n", markdown ? "" : "  ", n, f["kind"].get<std::string>(),
+                         f["target"].get<std::string>(), si(f["current_s"].get<double>(), "s"), si(f["estimate_s"].get<double>(), "s"),
+                         si(f["saving_s"].get<double>(), "s"), f["assumption"].get<std::string>());
+    }
+    out += "\n";
+  }
+  if (doc.contains("modules") && !doc["modules"].empty()) {
+    if (markdown) out += "| module | class it gives | time share | time | kernels | fraction of roof |\n|---|---|---:|---:|---:|---:|\n";
+    else out += fmt::format("modules by time (innermost nn.Module type):\n  {:<30} {:>14} {:>10} {:>10} {:>8} {:>10}\n", "module",
+                            "class it gives", "time share", "time", "kernels", "of roof");
+    int n = 0;
+    for (const auto& m : doc["modules"]) {
+      if (n++ == 10) break;
+      const std::string cls = m["class"].is_null() ? "-" : m["class"].get<std::string>();
+      if (markdown)
+        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", m["type"].get<std::string>(), cls, percent(m["time_share"].get<double>()),
+                           si(m["time_s"].get<double>(), "s"), m["kernels"].get<uint64_t>(), pct(m["fraction_of_roof"]));
+      else
+        out += fmt::format("  {:<30} {:>14} {:>10} {:>10} {:>8} {:>10}\n", m["type"].get<std::string>(), cls,
+                           percent(m["time_share"].get<double>()), si(m["time_s"].get<double>(), "s"), m["kernels"].get<uint64_t>(),
+                           pct(m["fraction_of_roof"]));
+    }
+    out += "\n";
+  }
   // Top ops
   if (markdown) out += "| op | shapes | class | calls | time | at roof | above roof | bound |\n|---|---|---|---:|---:|---:|---:|---|\n";
   else out += "top ops by time (time at the roof, time above it):\n";

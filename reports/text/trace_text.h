@@ -7,6 +7,8 @@
 
 namespace lmroof::trace {
 
+// "host-bound: ..." when a step leaves the GPU idle more than half of it, else "".
+std::string host_bound_line(const nlohmann::json& doc);
 // The summary of one trace.json document (analysis/trace/trace_output.h: to_json).
 std::string to_text(const nlohmann::json& doc, bool markdown);
 // The change between two traces (analysis/trace/trace_compare.h: compare_traces).

@@ -52,6 +52,19 @@ gen --out "$tmp/ranks" --expected "$tmp/ranks.e.json" --ranks 2 --nccl
 timeout 60 "$lmroof" trace "$tmp/ranks" --out "$tmp/o-ranks" > "$tmp/ranks.txt" 2>&1 || fail "trace (ranks) exited $?"
 python3 "$src/tests/e2e/trace_expected.py" "$tmp/o-ranks/trace.json" "$tmp/ranks.e.json" >/dev/null || fail "rank folder"
 
+# --- the real format with module events: classes from modules, kernel names and custom ops,
+# Ivanov's grouping, host-only steps, the idle split, an optimizer launch with no op, the
+# all_gather's args, an out= tensor (figures computed by the generator, apart from lmroof).
+gen --out "$tmp/mod.json" --expected "$tmp/mod.e.json" --modules
+timeout 60 "$lmroof" trace "$tmp/mod.json" --out "$tmp/o-mod" > "$tmp/mod.txt" || fail "trace (modules) exited $?"
+python3 "$src/tests/e2e/trace_expected.py" "$tmp/o-mod/trace.json" "$tmp/mod.e.json" > "$tmp/mod.check" 2>&1 ||
+  fail "modules fixture: $(tail -1 "$tmp/mod.check")"
+sed -n 3p "$tmp/mod.txt" | grep -q "^host-bound: 2 of 2 steps" || fail "the summary's third line is not the host-bound verdict: $(sed -n 1,4p "$tmp/mod.txt")"
+grep -q "host-bound: 2 of 2 steps" "$tmp/o-mod/trace.html" || fail "the page does not say host-bound"
+for id in classes ivanov-classes modules; do grep -q "id=\"$id\"" "$tmp/o-mod/trace.html" || fail "the page has no $id section"; done
+grep -q "grouped as Ivanov" "$tmp/mod.txt" && grep -q "Qwen2RMSNorm" "$tmp/mod.txt" || fail "the summary lacks the Ivanov table or the modules"
+python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-mod/trace.json" >/dev/null || fail "modules trace.json vs the schema"
+
 # --steps N: one step's window.
 "$lmroof" trace "$tmp/gpu.json" --steps 4 --out "$tmp/o-step" --format json > "$tmp/step.json" || fail "--steps 4 exited $?"
 python3 - "$tmp/step.json" "$tmp/gpu.e.json" <<'PY' || fail "--steps 4 does not give step 4's window"
@@ -83,6 +96,9 @@ claims:
 EOF
 "$lmroof" check "$tmp/norm.yaml" "$tmp/o-heavy/trace.json" > "$tmp/hold.txt"; rc=$?
 [ "$rc" = 0 ] && grep -q "holds" "$tmp/hold.txt" || fail "the normalization claim should hold on the norm-heavy trace (exit $rc)"
+# Normalization's share from the modules: the RMSNorm's eight primitives count as normalization.
+"$lmroof" check "$tmp/norm.yaml" "$tmp/o-mod/trace.json" > "$tmp/hold-mod.txt"; rc=$?
+[ "$rc" = 0 ] && grep -q "holds" "$tmp/hold-mod.txt" || fail "the normalization claim should hold on the modules fixture (exit $rc)"
 "$lmroof" check "$tmp/norm.yaml" "$tmp/o-gpu/trace.json" > "$tmp/fails.txt"; rc=$?
 [ "$rc" = 1 ] && grep -q "fails" "$tmp/fails.txt" || fail "the normalization claim should fail on the plain trace (exit $rc)"
 "$lmroof" trace "$tmp/gpu.json" --out "$tmp/o-claims" --claims "$src/claims/trace-lecture3.yaml" > /dev/null; rc=$?

@@ -45,10 +45,69 @@ def check(doc, exp, label=""):
     close(sum(c["flops"] for c in doc["classes"]), float(flops), f"{label}class flops")
 
 
+def check_modules(doc, exp):
+    """The --modules fixture: rows per (op, shapes, dtypes, module, class), both class tables, the
+    module table, host-step windows with the idle split, and the all_gather's bus bandwidth."""
+    rows = {(o["name"], o["input_dims"], o["input_types"], o["module"] or "", o["class"]): o for o in doc["ops"]}
+    for e in exp["ops"]:
+        key = (e["name"], e["input_dims"], e["input_types"], e["module"], e["class"])
+        assert key in rows, f"row {key} missing; have {sorted(rows)}"
+        o = rows[key]
+        assert o["calls"] == e["calls"], f"{key} calls {o['calls']} != {e['calls']}"
+        assert o["kernel_launches"] == e["kernel_launches"], f"{key} kernels {o['kernel_launches']} != {e['kernel_launches']}"
+        assert o["ivanov_class"] == e["ivanov"], f"{key} Ivanov class {o['ivanov_class']} != {e['ivanov']}"
+        close(o["flops"], None if e["flops"] is None else float(e["flops"] * 1), f"{key} flops")
+        close(o["bytes"], None if e["bytes"] is None else float(e["bytes"]), f"{key} bytes")
+        close(o["device_time_s"], e["device_time_s"], f"{key} device time")
+    assert len(rows) == len(exp["ops"]), f"{len(rows)} rows, want {len(exp['ops'])}: {sorted(rows)}"
+    close(doc["total_time_s"], exp["total_time_s"], "total time")
+    for table in ("classes", "ivanov_classes"):
+        got = {c["class"]: c for c in doc[table]}
+        for name, e in exp[table].items():
+            close(got[name]["time_s"], e["time_s"], f"{table} {name} time")
+            close(got[name]["flops"], e["flops"], f"{table} {name} flops")
+            close(got[name]["time_share"], e["time_s"] / exp["total_time_s"], f"{table} {name} time share")
+        extra = [c for c in doc[table] if c["class"] not in exp[table] and c["time_s"] > 0]
+        assert not extra, f"{table}: time in {extra}"
+    mods = {m["type"]: m for m in doc["modules"]}
+    assert sorted(mods) == sorted(exp["modules"]), f"module types {sorted(mods)}"
+    for name, e in exp["modules"].items():
+        m = mods[name]
+        assert m["kernels"] == e["kernels"], f"module {name} kernels {m['kernels']} != {e['kernels']}"
+        for k in ("time_s", "flops", "bytes"):
+            close(m[k], e[k], f"module {name} {k}")
+    w, ew = doc["window"], exp["window"]
+    for k in ("kind", "step_source", "step_count"):
+        assert w[k] == ew[k], f"window.{k} {w[k]} != {ew[k]}"
+    for k in ("total_s", "busy_s", "idle_s", "idle_host_bound_s", "idle_other_s"):
+        close(w[k], ew[k], f"window.{k}")
+    for s, es in zip(w["steps"], ew["steps"]):
+        close(s["busy_s"], es["busy_s"], f"step {s['number']} busy")
+        assert s["host_bound"] == es["host_bound"], f"step {s['number']} host_bound"
+    assert w["host_bound_steps"] == sum(s["host_bound"] for s in ew["steps"]), "host_bound_steps"
+    # Fix first: the norm's fusion at its bytes on the memory roof plus one launch per call.
+    f, dev = exp["fusion"], doc["device"]
+    fuse = [x for x in doc["fix_first"] if x["kind"] == "fuse_module" and x["target"] == f["module"]]
+    assert fuse, f"no fusion item for {f['module']}: {doc['fix_first']}"
+    close(fuse[0]["current_s"], exp["modules"][f["module"]]["time_s"], "fusion: current time")
+    close(fuse[0]["estimate_s"], f["calls"] * (f["bytes_per_call"] / dev["bandwidth_bytes_per_s"] + dev["launch_s"]), "fusion estimate")
+    close(fuse[0]["saving_s"], fuse[0]["current_s"] - fuse[0]["estimate_s"], "fusion saving")
+    savings = [x["saving_s"] for x in doc["fix_first"]]
+    assert savings == sorted(savings, reverse=True), f"fix_first not ranked: {savings}"
+    if exp["norm_only"]:
+        return
+    ag = [o for o in doc["ops"] if o["name"] == "record_param_comms"][0]
+    assert ag["collective"] == "all_gather", ag
+    close(ag["message_bytes"], float(exp["all_gather"]["message_bytes"]), "all_gather message bytes (Out msg nelems)")
+    close(ag["busbw_bytes_per_s"], ag["algbw_bytes_per_s"] * exp["all_gather"]["bus_factor"], "all_gather busbw (Group size)")
+
+
 def main():
     doc = json.load(open(sys.argv[1]))
     exp = json.load(open(sys.argv[2]))
-    if "ranks" in exp:
+    if "modules" in exp:
+        check_modules(doc, exp)
+    elif "ranks" in exp:
         assert len(doc["ranks"]) == len(exp["ranks"]), "rank count"
         for r, er in zip(doc["ranks"], exp["ranks"]):
             assert r["rank"] == er["rank"], "rank ids"
