@@ -108,6 +108,7 @@ struct TraceArgs {
   std::string format = "text";  // text | json | markdown
   std::filesystem::path claims;
   int threads = 1;
+  std::vector<std::string> what_if;  // --what-if DEVICE|RESULTS.json, each a target to retime the step on
 };
 int trace_command(const TraceArgs& args);
 // A trace.json (schema lmroof.trace/1) rather than a results.json: `check` and `compare` hand it here.

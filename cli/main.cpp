@@ -254,12 +254,14 @@ int main(int argc, char** argv) {
   trace->add_option("--format", trace_args.format, "Terminal summary: text, json (schema docs/trace.schema.json) or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
   trace->add_option("--claims", trace_args.claims, "A claims file with kind class_share (docs/trace.md): exit 1 when one fails");
+  trace->add_option("--what-if", trace_args.what_if,
+                    "A device of the table, or an lmroof results.json's measured roofs: the step retimed there (repeatable)");
   trace->add_option("--threads", trace_args.threads, "1, or 2: a second thread reads and inflates ahead of the parser")
       ->capture_default_str();
   trace->footer(std::string(
       "Exit codes: 0 written (and no --claims claim fails); 1 a --claims claim fails (the outputs are written); 2 bad\n"
-      "input (not gzip, not JSON, truncated, no traceEvents, an unknown --device, a --ceilings file that is not an lmroof\n"
-      "results.json) or a refused output (one line on stderr naming the file, byte offset or event, and field);") +
+      "input (not gzip, not JSON, truncated, no traceEvents, an unknown --device or --what-if, a --ceilings file that is\n"
+      "not an lmroof results.json) or a refused output (one line on stderr naming the file, byte offset or event, and field);") +
       kInterrupted);
 
   try {

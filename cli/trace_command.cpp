@@ -27,10 +27,12 @@
 #include "analysis/trace/trace_document.h"
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
+#include "analysis/trace/what_if.h"
 #include "cli/commands.h"
 #include "reports/text/terminal_text.h"
 #include "reports/text/claims_text.h"
 #include "reports/text/trace_text.h"
+#include "reports/text/what_if_text.h"
 #include "reports/trace_report.h"
 
 namespace lmroof::cli {
@@ -131,6 +133,40 @@ std::string dump_text(const nlohmann::json& doc, int indent) {
   return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// An lmroof results.json's measured roofs as a device (--ceilings, or a --what-if target).
+predict::Device measured_device(const std::filesystem::path& file, const char* option) {
+  predict::require_regular_file(file, option);
+  model::Results results;
+  try {
+    results = model::load_results(file);
+  } catch (const std::exception& e) {
+    throw model::InputError(fmt::format("{}: {}: not an lmroof results.json ({})", option, file.string(), e.what()));
+  }
+  return predict::device_from_results(results, file.string(), std::nullopt);
+}
+
+// --what-if targets, resolved before any reading: a table name (or an unambiguous
+// prefix), else an existing *.json file of measured ceilings.
+std::vector<std::pair<predict::Device, std::string>> what_if_targets(const std::vector<std::string>& names,
+                                                                     const std::vector<predict::Device>& table) {
+  std::vector<std::pair<predict::Device, std::string>> out;
+  for (const auto& name : names) {
+    if (auto i = predict::find_device(table, name, "--what-if")) {
+      out.emplace_back(table[*i], "table");
+      continue;
+    }
+    std::error_code ec;
+    if (name.ends_with(".json") && std::filesystem::exists(name, ec)) {
+      out.emplace_back(measured_device(name, "--what-if"), "measured");
+      continue;
+    }
+    std::string known;
+    for (const auto& d : table) known += (known.empty() ? "" : ", ") + d.name;
+    throw model::InputError(fmt::format("--what-if: \"{}\" is neither a device of the table ({}) nor an lmroof results.json", name, known));
+  }
+  return out;
+}
+
 nlohmann::json read_trace_json(const std::filesystem::path& path) {
   require_complete_set(path.parent_path());  // as for a results.json (issue 47, defect 16)
   const nlohmann::json doc = model::read_json_file(path);
@@ -173,21 +209,14 @@ int trace_command(const TraceArgs& args) {
   // Roofs: the table, a flag, or measured ceilings.
   const std::vector<predict::Device> table = predict::load_device_file(predict::bundled_devices_file());
   std::optional<predict::Device> measured;
-  if (!args.ceilings.empty()) {
-    predict::require_regular_file(args.ceilings, "--ceilings");
-    model::Results results;
-    try {
-      results = model::load_results(args.ceilings);
-    } catch (const std::exception& e) {
-      throw model::InputError(fmt::format("--ceilings: {}: not an lmroof results.json ({})", args.ceilings.string(), e.what()));
-    }
-    measured = predict::device_from_results(results, args.ceilings.string(), std::nullopt);
-  }
+  if (!args.ceilings.empty()) measured = measured_device(args.ceilings, "--ceilings");
   if (!args.device.empty() && measured) throw model::InputError("--device and --ceilings: give one of them");
   if (!args.device.empty()) {  // an unknown name fails now, before any reading
     lt::TraceFile empty;
     lt::resolve_roofs(empty, table, args.device, std::nullopt);
   }
+  const auto targets = what_if_targets(args.what_if, table);
+  std::vector<std::vector<lt::WhatIf>> what_ifs(targets.size());  // per target, per rank
   std::vector<Claim> claims;  // read whole and checked before the trace (a bad byte fails in a moment, not after GBs)
   if (!args.claims.empty()) claims = load_claims(args.claims, model::Catalogue{}, ClaimsTarget::trace);
   OutputSet set(args.out, SetKind::trace);
@@ -210,7 +239,11 @@ int trace_command(const TraceArgs& args) {
     const lt::Roofs roofs = lt::resolve_roofs(t, table, args.device, measured);
     lt::AnalysisOptions options;
     options.step = step;
+    options.keep_timeline = !targets.empty();
     ranks.push_back(lt::analyze(t, roofs, options));
+    for (size_t i = 0; i < targets.size(); ++i)
+      what_ifs[i].push_back(lt::what_if(ranks.back(), targets[i].first, targets[i].second));
+    ranks.back().timeline = {};  // only the replay needs it
     // What reading and analysing took (CPU time of all threads, and wall time), for the benchmark.
     auto& r = ranks.back();
     r.read_cpu_s = double(cpu1 - cpu0) / CLOCKS_PER_SEC;
@@ -220,6 +253,12 @@ int trace_command(const TraceArgs& args) {
   }
   const lt::TraceAnalysis merged = lt::merge_ranks(ranks);
   nlohmann::json doc = lt::to_json(merged, ranks);
+  std::vector<lt::WhatIf> merged_what_ifs;
+  for (const auto& per_rank : what_ifs) merged_what_ifs.push_back(lt::merge_what_if(per_rank));
+  if (!targets.empty()) {
+    doc["what_if"] = nlohmann::json::array();
+    for (const auto& w : merged_what_ifs) doc["what_if"].push_back(lt::what_if_json(w));
+  }
   std::vector<model::ClaimVerdict> verdicts;
   if (!claims.empty()) {
     verdicts = check_trace_claims(claims, read_trace_shares(doc, (args.out / "trace.json").string()));
@@ -229,13 +268,14 @@ int trace_command(const TraceArgs& args) {
   // Replaced, not thrown at write time: the reader refuses names that are not UTF-8,
   // but a file name (trace.json's "file") is the filesystem's bytes (issue 47, defect 4).
   write_file_atomically(set.staged(formats::kTraceJson), dump_text(doc, 1) + "\n");
-  write_file_atomically(set.staged(formats::kTraceCsv), lt::to_csv(merged));
+  write_file_atomically(set.staged(formats::kTraceCsv), lt::to_csv(merged, lt::what_if_csv_columns(merged, merged_what_ifs)));
   write_file_atomically(set.staged(formats::kTraceHtml), report::trace_html(doc));
   set.publish();
 
   if (args.format == "json") std::printf("%s\n", dump_text(doc, 2).c_str());
   else {
     std::printf("%s", lt::to_text(report::printable_strings(doc), args.format == "markdown").c_str());
+    if (doc.contains("what_if")) std::printf("\n%s", report::what_if_text(doc["what_if"]).c_str());
     if (!verdicts.empty())
       std::printf("\n%s", (args.format == "markdown" ? format_claims_markdown(verdicts) : format_claims_table(verdicts)).c_str());
     std::printf("\nwrote %s/{trace.json,trace.csv,trace.html}\n", report::printable(args.out.string()).c_str());
@@ -269,7 +309,10 @@ int compare_traces(const CompareArgs& args) {
   const nlohmann::json a = read_trace_json(args.base), b = read_trace_json(args.next);
   const nlohmann::json report = lt::compare_traces(a, b, args.base.string(), args.next.string());
   if (args.format == "json") std::printf("%s\n", dump_text(report, 2).c_str());
-  else std::printf("%s", lt::compare_text(report::printable_strings(report), args.format == "markdown").c_str());
+  else {
+    std::printf("%s", lt::compare_text(report::printable_strings(report), args.format == "markdown").c_str());
+    if (report.contains("prediction")) std::printf("\n%s", report::prediction_text(report["prediction"]).c_str());
+  }
   return 0;
 }
 

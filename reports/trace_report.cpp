@@ -74,6 +74,41 @@ std::string table(const std::vector<std::string>& head, const std::vector<std::v
   return out + "</tbody>\n</table>\n";
 }
 
+// --what-if: per target, the step and busy time beside the source's, the class table
+// both ways, and the ops whose time changes most, with why.
+std::string what_if_sections(const json& doc) {
+  if (!doc.contains("what_if")) return "";
+  std::string out;
+  for (const auto& w : doc["what_if"]) {
+    const auto& st = w["step_time_s"];
+    const auto& b = w["busy_s"];
+    std::vector<std::vector<std::string>> rows = {
+        {"step time", s_or(st["source"]), s_or(st["predicted"]), s_or(st["low"]) + " to " + s_or(st["high"])},
+        {"GPU busy", s_or(b["source"]), s_or(b["predicted"]), s_or(b["low"]) + " to " + s_or(b["high"])}};
+    for (const auto& c : w["classes"])
+      if (c["source_s"].get<double>() > 0)
+        rows.push_back({c["class"], s_or(c["source_s"]), s_or(c["predicted_s"]), s_or(c["low_s"]) + " to " + s_or(c["high_s"])});
+    std::vector<std::vector<std::string>> ops;
+    for (const auto& o : w["ops"]) {
+      if (ops.size() == 15) break;
+      ops.push_back({o["name"], o["input_dims"], o["class"], s_or(o["source_s"]), s_or(o["predicted_s"]),
+                     o["source_bound"].get<std::string>() + " / " + o["target_bound"].get<std::string>(), o["why"]});
+    }
+    std::string notes;
+    for (const auto& n : w["notes"]) notes += "<li>" + e(n.get<std::string>()) + "</li>";
+    out += "<section class=\"what-if\"><h2>" + e(fmt::format("What if on {}", w["device"].get<std::string>())) + "</h2><p>" +
+           e(fmt::format("Per step, retimed from the roofs of {} to those of {} ({}); the gaps between kernels kept as on "
+                         "the source (docs/trace.md, \"What if\"). Naive answers for the busy time: the same time {}, the "
+                         "datasheet ratio {}.",
+                         w["source_device"].get<std::string>(), w["device"].get<std::string>(), w["origin"].get<std::string>(),
+                         s_or(w["naive"]["same_time_busy_s"]), s_or(w["naive"]["datasheet_busy_s"]))) +
+           "</p>\n" + table({"", "source", "predicted", "interval"}, rows) +
+           table({"op", "input dims", "class", "source", "predicted", "bound here / there", "why"}, ops) +
+           (notes.empty() ? "" : "<ul>" + notes + "</ul>") + "</section>\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string trace_html(const json& doc) {
@@ -231,6 +266,7 @@ std::string trace_html(const json& doc) {
     content += "<section id=\"claims\"><h2>Claims</h2>\n" + table({"claim", "verdict", "expected", "measured"}, rows) +
                "</section>\n";
   }
+  content += what_if_sections(doc);
   content += "</main>\n<footer>Written by lmroof trace (docs/trace.md; trace.json: docs/trace.schema.json). Self-contained: "
              "nothing is fetched.</footer>\n";
   return render_page_html("lmroof trace", content, charts);

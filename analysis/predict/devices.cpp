@@ -123,6 +123,11 @@ std::vector<Device> parse_device_file(std::string_view text, const std::string& 
     }
     if (!d.dense_peak_flops.contains("bf16") && !d.dense_peak_flops.contains("fp16") && !d.dense_peak_flops.contains("fp32"))
       peaks.fail("needs a dense peak for bf16, fp16 or fp32");
+    if (entry.has("sm_count")) {  // optional: without it, no wave quantisation on this device
+      d.sm_count = entry.at("sm_count").integer(1, 1 << 20);
+      d.sm_source = entry.at("sm_source").string(model::kMaxTextLength);
+      if (d.sm_source.empty()) entry.at("sm_source").fail("must cite where the SM or CU count comes from");
+    }
     const auto launch = entry.at("launch_us");
     d.launch_s = launch.non_negative() * 1e-6;
     if (d.launch_s > 1) launch.fail("is above one second per launch: microseconds, not nanoseconds?");

@@ -21,6 +21,8 @@ struct Device {
   // fp32 GEMM"), and which dtypes were not measured; empty for a datasheet device.
   std::map<std::string, std::string, std::less<>> peak_sources;
   std::string peaks_measured;  // "compute ceilings measured: 'sgemm' (fp32)"; empty for a datasheet device
+  std::optional<int64_t> sm_count;  // SMs (NVIDIA) or CUs (AMD): wave quantisation in `trace --what-if`
+  std::string sm_source;             // where sm_count comes from
   double launch_s = 0;        // the fixed cost per kernel launch, t0
   std::string launch_source;  // where t0 comes from, or why it is 0
   std::string source;         // the datasheets, by name and URL, or the results file

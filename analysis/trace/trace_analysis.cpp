@@ -67,6 +67,8 @@ double overlap_us(const std::vector<std::pair<double, double>>& merged, double f
   return us;
 }
 
+}  // namespace
+
 // The peak an op is judged at, and what was assumed to pick it.
 std::optional<double> peak_for(const predict::Device& d, const OpCost& cost, std::string& note) {
   auto at = [&](const std::string& dtype) -> std::optional<double> {
@@ -101,8 +103,6 @@ std::optional<double> peak_for(const predict::Device& d, const OpCost& cost, std
   note = "no peak for this unit";
   return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<std::string> match_device_name(std::string_view trace_name, const std::vector<predict::Device>& table) {
   const std::string n = lower(trace_name);
@@ -207,6 +207,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   a.anomalies = trace.anomalies;
   a.rank = trace.rank;
   a.world_size = trace.world_size;
+  for (const auto& p : trace.devices)
+    if (p.num_sms && !a.sm_count) a.sm_count = p.num_sms;
   a.events_read = trace.event_count;
   a.bytes_read = trace.bytes_read;
   auto note = [&](const std::string& kind, const std::string& where) {
@@ -495,6 +497,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     auto [it, inserted] = row_of.emplace(key, a.ops.size());
     if (inserted) {
       OpRow row;
+      row.row_id = static_cast<uint32_t>(a.ops.size());
       row.name = S.at(e.name);
       row.input_dims = S.at(e.input_dims);
       row.input_types = S.at(e.input_types);
@@ -551,6 +554,14 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     if (!op && e.has_external_id) op = find_in(op_of_external, e.external_id);
     bool pseudo = false;
     if (!op && launch && launch->annotation != kNone) op = launch->annotation, pseudo = true;
+    // --what-if replays every device event of the window: its span, grid and row.
+    auto keep_span = [&](uint32_t row_id) {
+      if (!options.keep_timeline) return;
+      KernelSpan span{e.ts_us, e.dur_us, e.stream, e.device, row_id, 0, e.category == Category::kernel};
+      auto g = std::lower_bound(trace.kernel_grids.begin(), trace.kernel_grids.end(), std::pair<uint32_t, uint32_t>(i, 0));
+      if (g != trace.kernel_grids.end() && g->first == i) span.grid_blocks = g->second;
+      a.timeline.push_back(span);
+    };
     const std::string_view kname = e.category == Category::gpu_memcpy   ? std::string_view("Memcpy")
                                    : e.category == Category::gpu_memset ? std::string_view("Memset")
                                                                         : S.at(e.name);
@@ -558,11 +569,13 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       ++a.unattributed_kernels;
       a.unattributed_time_s += t;
       unattributed_names[e.category == Category::kernel ? S.at(e.name) : kname] += t;
+      keep_span(KernelSpan::kNoRow);
       continue;
     }
     const uint32_t module =
         module_type(launch ? launch->module : (pseudo ? kNone : module_of_op[ordinal(*op)]), pseudo ? std::nullopt : op);
     const size_t r = row_for(*op, module, kernel_class(e), pseudo);
+    keep_span(a.ops[r].row_id);
     if (launch && launch->module != kNone && module_events_seen.insert(launch->module).second)
       ++a.module_instances[module_types[module]];
     OpRow& row = a.ops[r];
@@ -742,6 +755,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   std::vector<std::pair<std::string, double>> unattributed;
   for (const auto& [name, t] : unattributed_names) unattributed.emplace_back(std::string(name), t);
   summarize(a, unattributed);
+  std::sort(a.timeline.begin(), a.timeline.end(), [](const KernelSpan& x, const KernelSpan& y) { return x.start_us < y.start_us; });
   return a;
 }
 

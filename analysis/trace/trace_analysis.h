@@ -28,6 +28,17 @@ struct Roofs {
 
 struct AnalysisOptions {
   std::optional<int64_t> step;  // analyse ProfilerStep#N only; nullopt: all steps
+  bool keep_timeline = false;   // fill TraceAnalysis::timeline (for --what-if)
+};
+
+// One device event in the window, as `--what-if` replays it (analysis/trace/what_if.h).
+struct KernelSpan {
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  double start_us = 0, dur_us = 0;
+  int32_t stream = -1, device = -1;
+  uint32_t row_id = kNoRow;  // OpRow::row_id of the op that launched it; kNoRow: unattributed
+  uint32_t grid_blocks = 0;  // x·y·z of its grid; 0: not in the trace (memcpy, memset, old exporters)
+  bool is_kernel = true;     // false: a memcpy or memset
 };
 
 // One row per (op, input shapes, dtypes, innermost module type, class): the same op
@@ -35,6 +46,7 @@ struct AnalysisOptions {
 // triton kernels. A launch inside a user annotation with no op is a row named after the
 // annotation (a pseudo-op).
 struct OpRow {
+  uint32_t row_id = 0;  // the row's place before the rows are sorted by time (KernelSpan::row_id)
   std::string name, input_dims, input_types;  // as in the trace
   std::string module;                         // innermost nn.Module type, "" when none
   const char* class_source = "op";            // op | kernel | module (op_classes.h)
@@ -123,6 +135,8 @@ struct TraceAnalysis {
   double idle_host_bound_s = 0, idle_other_s = 0;
   std::map<std::string, Anomaly> anomalies;
   std::optional<int64_t> rank, world_size;
+  std::optional<int64_t> sm_count;  // the trace's deviceProperties numSms (for --what-if)
+  std::vector<KernelSpan> timeline;  // by start; only with AnalysisOptions::keep_timeline
   uint64_t events_read = 0, bytes_read = 0;
   double read_cpu_s = 0, analysis_cpu_s = 0, read_wall_s = 0, analysis_wall_s = 0;  // set by the caller
 };
@@ -137,6 +151,10 @@ Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& 
                     const std::optional<predict::Device>& measured);
 // The table name a deviceProperties name stands for, if any.
 std::optional<std::string> match_device_name(std::string_view trace_name, const std::vector<predict::Device>& table);
+
+// The peak an op of this cost is judged at on `device` (a vector op at the fp32 peak,
+// fp32 matmul on TF32 tensor cores, ...); nullopt, with `note` saying why, when none.
+std::optional<double> peak_for(const predict::Device& device, const OpCost& cost, std::string& note);
 
 TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const AnalysisOptions& options);
 

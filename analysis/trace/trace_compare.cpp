@@ -1,5 +1,7 @@
 #include "analysis/trace/trace_compare.h"
 
+#include "analysis/trace/what_if.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -61,6 +63,8 @@ nlohmann::json compare_traces(const nlohmann::json& base, const nlohmann::json& 
     op_rows.push_back(row);
   }
   out["ops"] = op_rows;
+  // The base's --what-if for the new side's device, set beside what was measured there.
+  if (auto prediction = prediction_versus_measured(base, next); !prediction.is_null()) out["prediction"] = prediction;
   return out;
 }
 

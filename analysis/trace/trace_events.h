@@ -100,6 +100,9 @@ struct TraceFile {
   uint64_t event_count = 0;          // every entry of traceEvents
   uint64_t bytes_read = 0;           // uncompressed JSON bytes
   std::map<std::string, Anomaly> anomalies;  // by kind
+  // A kernel's grid size in blocks (x·y·z of its `grid` arg), by its place in `events`;
+  // kept apart from the events (only `--what-if` reads it: wave quantisation).
+  std::vector<std::pair<uint32_t, uint32_t>> kernel_grids;
 
   void note(const std::string& kind, const std::string& where);
 };

@@ -263,7 +263,7 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
   return doc;
 }
 
-std::string to_csv(const TraceAnalysis& a) {
+std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::string, std::vector<std::string>>>& extra_columns) {
   auto quote = [](const std::string& s) {
     std::string out = "\"";
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -272,14 +272,19 @@ std::string to_csv(const TraceAnalysis& a) {
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   std::string out =
       "name,input_dims,input_types,module,class,calls,flops_per_call,bytes_per_call,device_time_s,self_cpu_time_s,kernel_launches,"
-      "bound,roof_time_s,fraction_of_roof,kernels\n";
-  for (const auto& op : a.ops) {
+      "bound,roof_time_s,fraction_of_roof,kernels";
+  for (const auto& [header, values] : extra_columns) out += "," + quote(header);
+  out += "\n";
+  for (size_t i = 0; i < a.ops.size(); ++i) {
+    const OpRow& op = a.ops[i];
     std::string kernels;
     for (const auto& k : op.kernels) kernels += (kernels.empty() ? "" : "; ") + k;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", quote(op.name), quote(op.input_dims),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", quote(op.name), quote(op.input_dims),
                        quote(op.input_types), quote(op.module), to_string(op.cost.op_class), op.calls, num(op.cost.flops),
                        num(op.cost.bytes), op.device_time_s, op.self_cpu_time_s, op.kernel_launches, op.bound,
                        num(op.roof_time_s), num(op.fraction_of_roof), quote(kernels));
+    for (const auto& [header, values] : extra_columns) out += "," + (i < values.size() ? values[i] : std::string());
+    out += "\n";
   }
   return out;
 }

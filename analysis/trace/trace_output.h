@@ -15,6 +15,8 @@ namespace lmroof::trace {
 TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks);
 
 nlohmann::json to_json(const TraceAnalysis& merged, const std::vector<TraceAnalysis>& ranks);
-std::string to_csv(const TraceAnalysis& merged);
+// `extra_columns`: more columns by header, one value per row of merged.ops (--what-if).
+std::string to_csv(const TraceAnalysis& merged,
+                   const std::vector<std::pair<std::string, std::vector<std::string>>>& extra_columns = {});
 
 }  // namespace lmroof::trace

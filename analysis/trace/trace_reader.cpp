@@ -312,7 +312,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     if (depth_ == 3 && in_events_) {
       event_ = TraceEvent{};
       event_.index = static_cast<uint32_t>(std::min<uint64_t>(trace_.event_count, UINT32_MAX));
-      flow_id_ = 0;
+      flow_id_ = grid_blocks_ = 0;
       has_ts_ = has_dur_ = has_cat_ = false;
       cat_.clear();
       ph_ = 0;
@@ -540,6 +540,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
         else if (k == "Group size") extras_.group_size = int64_t(v.u);
       }
     }
+    if (depth_ == 5 && in_args_ && args_key_ == "grid" && v.kind == Value::integer && !v.negative)  // [x, y, z]
+      grid_blocks_ = std::min<uint64_t>(UINT32_MAX, (grid_blocks_ ? grid_blocks_ : 1) * std::min<uint64_t>(v.u, UINT32_MAX));
     return true;
   }
 
@@ -577,6 +579,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       trace_.extras.push_back(extras_);
     }
     trace_.events.push_back(event_);
+    if (category == Category::kernel && grid_blocks_ > 0)
+      trace_.kernel_grids.emplace_back(static_cast<uint32_t>(trace_.events.size() - 1), static_cast<uint32_t>(grid_blocks_));
     check_memory();
   }
 
@@ -624,7 +628,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool in_events_ = false, in_devices_ = false, in_distributed_ = false, in_args_ = false;
   std::string top_key_, event_key_, args_key_, cat_;
   char ph_ = 0;
-  uint64_t flow_id_ = 0;
+  uint64_t flow_id_ = 0, grid_blocks_ = 0;
   bool has_ts_ = false, has_dur_ = false, has_cat_ = false;
   TraceEvent event_;
   EventExtras extras_;

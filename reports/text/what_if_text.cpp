@@ -1,0 +1,87 @@
+// The what-if blocks as text; see reports/text/what_if_text.h.
+#include "reports/text/what_if_text.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "analysis/numbers/numbers.h"
+
+namespace lmroof::report {
+
+namespace {
+
+using nlohmann::json;
+using numbers::percent;
+using numbers::si;
+
+std::string s(const json& v) { return v.is_number() ? si(v.get<double>(), "s") : std::string("unknown"); }
+std::string signed_pct(const json& v) {
+  if (!v.is_number()) return "unknown";
+  const double x = v.get<double>();
+  return fmt::format("{}{}", x >= 0 ? '+' : '-', percent(std::abs(x)));
+}
+
+}  // namespace
+
+std::string what_if_text(const json& what_if) {
+  std::string out;
+  for (const auto& w : what_if) {
+    out += fmt::format("what if on {} ({}; the trace's roofs: {}), per step:\n", w["device"].get<std::string>(),
+                       w["origin"].get<std::string>(), w["source_device"].get<std::string>());
+    const auto& st = w["step_time_s"];
+    const auto& b = w["busy_s"];
+    out += fmt::format("  step time  {} -> {} (interval {} to {})\n", s(st["source"]), s(st["predicted"]), s(st["low"]), s(st["high"]));
+    out += fmt::format("  busy       {} -> {} (interval {} to {}); gaps between kernels kept as on the source\n", s(b["source"]),
+                       s(b["predicted"]), s(b["low"]), s(b["high"]));
+    out += fmt::format("  naive answers for busy: the same time {}; the datasheet ratio {:.3g}: {}\n", s(w["naive"]["same_time_busy_s"]),
+                       w["naive"]["datasheet_ratio"].get<double>(), s(w["naive"]["datasheet_busy_s"]));
+    out += fmt::format("  over the window ({} steps):\n  {:<14} {:>11} {:>11} {:>23}\n", w["step_count"].get<size_t>(), "class",
+                       "source", "predicted", "interval");
+    for (const auto& c : w["classes"]) {
+      if (c["source_s"].get<double>() == 0) continue;
+      out += fmt::format("  {:<14} {:>11} {:>11} {:>23}\n", c["class"].get<std::string>(), s(c["source_s"]), s(c["predicted_s"]),
+                         s(c["low_s"]) + " to " + s(c["high_s"]));
+    }
+    out += "  changes most (op shape: source -> predicted, why):\n";
+    int n = 0;
+    for (const auto& o : w["ops"]) {
+      if (n++ == 8) break;
+      std::string label = o["name"].get<std::string>() + " " + o["input_dims"].get<std::string>();
+      if (label.size() > 60) label = label.substr(0, 57) + "...";
+      out += fmt::format("    {:<60} {} -> {}: {}\n", label, s(o["source_s"]), s(o["predicted_s"]), o["why"].get<std::string>());
+    }
+    if (!w["widest_range"].empty()) {
+      out += "  widest intervals:";
+      for (const auto& r : w["widest_range"])
+        out += fmt::format(" {} ({} of the range);", r["op"].get<std::string>(), percent(r["share"].get<double>()));
+      out += "\n";
+    }
+    for (const auto& note : w["notes"]) out += "  note: " + note.get<std::string>() + "\n";
+  }
+  return out;
+}
+
+std::string prediction_text(const json& p) {
+  const auto& b = p["busy_s"];
+  std::string out = fmt::format(
+      "prediction for {} beside the measured trace, GPU busy per step: predicted {} (interval {} to {}{}), measured {}: "
+      "error {}; naive: the same time {}, the datasheet ratio {}\n",
+      p["device"].get<std::string>(), s(b["predicted"]), s(b["low"]), s(b["high"]),
+      b["inside_interval"].get<bool>() ? ", covers it" : ", misses it", s(b["measured"]), signed_pct(b["error"]),
+      signed_pct(b["same_time_error"]), signed_pct(b["datasheet_error"]));
+  out += fmt::format("  {:<14} {:>11} {:>11} {:>8}\n", "class", "predicted", "measured", "error");
+  for (const auto& c : p["classes"])
+    out += fmt::format("  {:<14} {:>11} {:>11} {:>8}\n", c["class"].get<std::string>(), s(c["predicted_s"]), s(c["measured_s"]),
+                       signed_pct(c["error"]));
+  int n = 0;
+  for (const auto& o : p["ops"]) {
+    if (n++ == 10) break;
+    std::string label = o["name"].get<std::string>() + " " + o["input_dims"].get<std::string>();
+    if (label.size() > 60) label = label.substr(0, 57) + "...";
+    out += fmt::format("  {:<60} predicted {} measured {} ({})\n", label, s(o["predicted_s"]), s(o["measured_s"]), signed_pct(o["error"]));
+  }
+  return out;
+}
+
+}  // namespace lmroof::report
