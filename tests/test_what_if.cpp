@@ -102,14 +102,6 @@ TEST(WhatIf, LaunchBoundKernelDoesNotSpeedUp) {
   EXPECT_DOUBLE_EQ(retime_op({elementwise_cost(1e3, 1e4), 10, 10, 30e-6, 0, false}, kSource, 100, slow_launch).predicted_s, 60e-6);
 }
 
-TEST(WhatIf, CpuOpOnAGpuIsOneKernel) {
-  // A CPU-only trace's op (40 µs, no launches recorded) is one kernel on the target: never
-  // under the target's launch-bound threshold, 2 · 2 µs, however fast its roofs.
-  const Device cpu = device("C", 1e11, 0, 1e12, 0, 0);
-  const OpRetime r = retime_op({gemm_cost(1e6, 1e4), 1, 0, 40e-6, 0, true}, cpu, std::nullopt, kTarget);
-  EXPECT_DOUBLE_EQ(r.predicted_s, 4e-6);
-}
-
 TEST(WhatIf, DtypeWithoutAFastPath) {
   // T has no bf16 peak: a bf16 GEMM runs at its fp32 peak (2e14): 1e12 / 2e14 = 5 ms + 2 µs.
   const Device no_bf16 = device("V", 2e12, 0, 2e14, 2e-6, 160);

@@ -47,18 +47,18 @@ namespace {
 template <typename Class, size_t N>
 std::vector<std::string> class_names(const Class (&all)[N]) {
   std::vector<std::string> out;
-  for (const auto c : all) out.emplace_back(trace::to_string(c));
+  for (const auto c : all) out.emplace_back(lmroof::to_string(c));
   return out;
 }
 }  // namespace
 
 const std::vector<std::string>& grouping_classes(Grouping grouping) {
-  // Both lists are the trace's own (analysis/trace/cost_models.h, op_classes.h: the rows
+  // Both lists are lmroof's one vocabulary (kernels/run_names/op_class.h: the rows
   // trace.json writes), so a class added there is claimable at once. Ivanov et al.
   // (MLSys 2021, table "Proportions for operator classes in PyTorch") have three; the
   // trace adds communication, memory and other, which their table has no row for.
-  static const std::vector<std::string> lmroof = class_names(trace::kAllClasses);
-  static const std::vector<std::string> ivanov = class_names(trace::kAllIvanovClasses);
+  static const std::vector<std::string> lmroof = class_names(kAllOpClasses);
+  static const std::vector<std::string> ivanov = class_names(kAllIvanovClasses);
   return grouping == Grouping::ivanov ? ivanov : lmroof;
 }
 

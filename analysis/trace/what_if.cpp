@@ -131,9 +131,7 @@ OpRetime retime_op(const RetimeInput& in, const predict::Device& source, std::op
   r.predicted_s = r.low_s = r.high_s = in.device_time_s;
   const double calls = static_cast<double>(std::max<uint64_t>(in.calls, 1));
   const double t = in.device_time_s / calls;                                   // per call
-  // A CPU op is one parallel region (its fork/join is the measured launch floor) and one
-  // kernel on a GPU target.
-  const double kernels_per_call = in.cpu_only ? 1.0 : static_cast<double>(in.kernels) / calls;
+  const double kernels_per_call = in.cpu_only ? 0.0 : static_cast<double>(in.kernels) / calls;
   if (in.cost.op_class == OpClass::communication) {
     r.kept = true;
     r.source_bound = r.target_bound = "communication";
