@@ -287,9 +287,13 @@ WhatIf what_if(const TraceAnalysis& a, const predict::Device& target, const std:
     const Replay h = replay(a.timeline, sh, a.window_start_us, a.window_end_us);
     w.source_total_s = a.total_s;
     w.source_busy_s = a.busy_s;
-    w.predicted_total_s = p.total_s, w.low_total_s = l.total_s, w.high_total_s = h.total_s;
+    // The replay runs from the window's first step to its last; the time between steps
+    // that do not touch is outside the window (its total is the union of its steps).
+    const double between_steps_s = std::max(0.0, (a.window_end_us - a.window_start_us) * 1e-6 - a.total_s);
+    w.predicted_total_s = p.total_s - between_steps_s, w.low_total_s = l.total_s - between_steps_s;
+    w.high_total_s = h.total_s - between_steps_s;
     w.predicted_busy_s = p.busy_s, w.low_busy_s = l.busy_s, w.high_busy_s = h.busy_s;
-    w.host_gap_s = p.gap_s;
+    w.host_gap_s = p.gap_s - between_steps_s;
   }
   if (!source_sms || !target.sm_count)
     w.notes.push_back(fmt::format("no wave factor: the SM/CU count of {} is not known", !source_sms ? source.name : target.name));

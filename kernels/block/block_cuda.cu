@@ -265,7 +265,7 @@ class CudaBlockWorkload final : public cuda::CudaWorkload {
 
   std::map<std::string, double> last_class_seconds() const override {
     std::map<std::string, double> seconds = {
-        {kClassNormalization, 0.0}, {kClassMatrix, 0.0}, {kClassAttention, 0.0}, {kClassElementwise, 0.0}};
+        {kClassNormalization, 0.0}, {kClassMatmul, 0.0}, {kClassAttention, 0.0}, {kClassElementwise, 0.0}};
     if (phase_classes_.empty()) return seconds;
     CUDA_CHECK(cudaEventSynchronize(events_[phase_classes_.size()].get()));
     for (size_t i = 0; i < phase_classes_.size(); ++i) {
@@ -366,23 +366,23 @@ class CudaBlockWorkload final : public cuda::CudaWorkload {
     rms(x_, gamma1_);
     mark(kClassNormalization);
     gemm_qkv_->run(stream());
-    mark(kClassMatrix);
+    mark(kClassMatmul);
     launch_rope<T>(d_, p(qkv_), 3 * D, cos_.data(), sin_.data(), stream());
     mark(kClassElementwise);
     attention();
     mark(kClassAttention);
     gemm_o_->run(stream());
-    mark(kClassMatrix);
+    mark(kClassMatmul);
     launch_add<T>(p(x_), p(m_), p(h_), T_ * D, stream());
     mark(kClassElementwise);
     rms(h_, gamma2_);
     mark(kClassNormalization);
     gemm_gu_->run(stream());
-    mark(kClassMatrix);
+    mark(kClassMatmul);
     launch_swiglu<T>(p(gu_), p(gu_) + F, 2 * F, p(act_), F, T_, F, stream());
     mark(kClassElementwise);
     gemm_down_->run(stream());
-    mark(kClassMatrix);
+    mark(kClassMatmul);
     launch_add<T>(p(h_), p(m_), p(y_), T_ * D, stream());
     mark(kClassElementwise);
   }
@@ -394,7 +394,7 @@ class CudaBlockWorkload final : public cuda::CudaWorkload {
     rms(x_, gamma1_);
     mark(kClassNormalization);
     gemm_qkv_->run(stream());
-    mark(kClassMatrix);
+    mark(kClassMatmul);
     launch_rope<T>(d_, z, ld, cos_.data(), sin_.data(), stream());
     mark(kClassElementwise);
     attention();
@@ -402,7 +402,7 @@ class CudaBlockWorkload final : public cuda::CudaWorkload {
     launch_swiglu<T>(z + 3 * D, z + 3 * D + F, ld, cat + D, D + F, T_, F, stream());
     mark(kClassElementwise);
     gemm_o_->run(stream());
-    mark(kClassMatrix);
+    mark(kClassMatmul);
     launch_add<T>(p(x_), p(m_), p(y_), T_ * D, stream());
     mark(kClassElementwise);
   }

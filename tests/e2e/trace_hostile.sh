@@ -72,7 +72,7 @@ expect_error 2 "half-ceil: may hold the outputs of two runs" -- \
   trace "$tmp/t.json" --ceilings "$tmp/half-ceil/results_measured.json" --out "$tmp/o-half"
 [ ! -e "$tmp/o-half" ] || fail "a refused trace left its --out"
 cp -r "$tmp/o" "$tmp/o-half-json" && echo ".lmroof-staging-1-0" > "$tmp/o-half-json/.lmroof-publishing"
-printf 'claims:\n  - id: x\n    check: {kind: class_share, class: matmul, time_share: {min: 0}}\n' > "$tmp/claims.yaml"
+printf 'claims:\n  - id: x\n    statement: Matmuls take some time.\n    source: test fixture\n    check: {kind: class_share, class: matmul, time_share: {min: 0}}\n' > "$tmp/claims.yaml"
 expect_error 2 "o-half-json: may hold the outputs of two runs" -- check "$tmp/claims.yaml" "$tmp/o-half-json/trace.json"
 expect_error 2 "o-half-json: may hold the outputs of two runs" -- compare "$tmp/o/trace.json" "$tmp/o-half-json/trace.json"
 
@@ -183,7 +183,7 @@ expect_error 2 "types.json: ops\[0\].time_s: is a string, not a time in seconds"
 LMROOF_MEMORY_LIMIT=20000 expect_error 2 "t.json: byte [0-9]+: traceEvents\[[0-9]+\]: [0-9]+ kept events and strings so far, at [0-9]+ bytes each .* pass the 20.0 kB available" -- \
   trace "$tmp/t.json" --out "$tmp/o-bad"
 LMROOF_MEMORY_LIMIT=1000000000 "$lmroof" trace "$tmp/t.json" --out "$tmp/o-mem" >/dev/null 2>&1 || fail "a trace within 1 GB refused"
-LMROOF_MEMORY_LIMIT=-3 expect_error 2 "LMROOF_MEMORY_LIMIT='-3' is not a positive number of bytes" -- trace "$tmp/t.json" --out "$tmp/o-bad"
+LMROOF_MEMORY_LIMIT=-3 expect_error 2 "LMROOF_MEMORY_LIMIT='-3' is less than one byte" -- trace "$tmp/t.json" --out "$tmp/o-bad"
 [ ! -e "$tmp/o-bad" ] || fail "a refused trace wrote its --out"
 
 # --- also seen: signs and terminal controls ----------------------------------------------------
