@@ -273,7 +273,11 @@ std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::stri
   std::string out =
       "name,input_dims,input_types,module,class,calls,flops_per_call,bytes_per_call,device_time_s,self_cpu_time_s,kernel_launches,"
       "bound,roof_time_s,fraction_of_roof,kernels";
-  for (const auto& [header, values] : extra_columns) out += "," + quote(header);
+  // Appended piece by piece: `"," + std::string` made GCC 12 warn falsely (bug 105329).
+  for (const auto& [header, values] : extra_columns) {
+    out += ',';
+    out += quote(header);
+  }
   out += "\n";
   for (size_t i = 0; i < a.ops.size(); ++i) {
     const OpRow& op = a.ops[i];
@@ -283,7 +287,10 @@ std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::stri
                        quote(op.input_types), quote(op.module), to_string(op.cost.op_class), op.calls, num(op.cost.flops),
                        num(op.cost.bytes), op.device_time_s, op.self_cpu_time_s, op.kernel_launches, op.bound,
                        num(op.roof_time_s), num(op.fraction_of_roof), quote(kernels));
-    for (const auto& [header, values] : extra_columns) out += "," + (i < values.size() ? values[i] : std::string());
+    for (const auto& [header, values] : extra_columns) {
+      out += ',';
+      if (i < values.size()) out += values[i];
+    }
     out += "\n";
   }
   return out;
