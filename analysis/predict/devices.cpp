@@ -140,8 +140,6 @@ std::vector<Device> parse_device_file(std::string_view text, const std::string& 
   return out;
 }
 
-bool same_device_name(std::string_view a, std::string_view b) { return lowercase(a) == lowercase(b); }
-
 std::optional<size_t> find_device(const std::vector<Device>& table, std::string_view wanted, std::string_view option) {
   const std::string key = lowercase(wanted);
   if (key.empty()) return std::nullopt;

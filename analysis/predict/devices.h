@@ -2,6 +2,8 @@
 // Accelerators to predict on: the bundled table of published figures
 // (analysis/predict/devices.json) or a user's file in the same format, and the
 // density check every peak must pass. docs/predict.md describes the format.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -46,8 +48,13 @@ std::vector<Device> load_device_file(const std::filesystem::path& path);
 // prefix of no other; an exact name always wins. nullopt when none matches; a prefix of
 // several throws model::InputError listing them.
 std::optional<size_t> find_device(const std::vector<Device>& table, std::string_view wanted, std::string_view option);
-// Two device names that name the same device (case ignored).
-bool same_device_name(std::string_view a, std::string_view b);
+// Two device names that name the same device (case ignored). Inline: the trace's
+// comparison calls it without linking the device table (the fuzz targets).
+inline bool same_device_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
 
 // The bundled table (LMROOF_DEVICES_FILE overrides it; else the source tree, else ./).
 std::filesystem::path bundled_devices_file();
