@@ -50,6 +50,10 @@ std::optional<double> fused_bytes_per_call(const std::vector<const OpRow*>& rows
 
 }  // namespace
 
+double fused_pass_seconds(double bytes, const predict::Device& device) {
+  return bytes / device.bandwidth_bytes_per_s + device.launch_s;
+}
+
 std::vector<FixItem> fix_first(const TraceAnalysis& a, size_t limit) {
   using numbers::si;
   std::vector<FixItem> items;
@@ -68,7 +72,7 @@ std::vector<FixItem> fix_first(const TraceAnalysis& a, size_t limit) {
       if (calls == 0 || kernels / static_cast<double>(calls) < 2) continue;  // one kernel a call: nothing to fuse
       const auto bytes = fused_bytes_per_call(rows);
       if (!bytes) continue;
-      const double per_call = *bytes / device->bandwidth_bytes_per_s + device->launch_s;
+      const double per_call = fused_pass_seconds(*bytes, *device);
       const double estimate = static_cast<double>(calls) * per_call;
       if (current <= estimate) continue;
       fused_modules.insert(type);

@@ -22,6 +22,11 @@ struct FixItem {
 // softmax at ~90% of an H100's bandwidth. 0.8 is the lower of the two.
 constexpr double kAttainableFraction = 0.8;
 
+// One fused pass over `bytes` (a module's input read once and its output written once):
+// at the memory roof, plus one launch. The fix-first fusion item's estimate per call, and
+// what `fusion_check.h` checks against lmroof's own measured fused kernels.
+double fused_pass_seconds(double bytes, const predict::Device& device);
+
 // At most `limit` items, largest saving first; none needs roofs except the host-bound one.
 std::vector<FixItem> fix_first(const TraceAnalysis& a, size_t limit = 10);
 

@@ -1,0 +1,43 @@
+#include "analysis/trace/fusion_check.h"
+
+#include <fmt/format.h>
+
+#include "analysis/trace/fix_first.h"
+
+namespace lmroof::trace {
+
+FusionCheck check_fusion_estimate(const model::Results& results, const predict::Device& device) {
+  FusionCheck out;
+  for (const auto& unfused : results.runs) {
+    if (unfused.impl != "unfused") continue;
+    const model::Run* fused = nullptr;
+    for (const auto& r : results.runs)
+      if (r.impl == "fused" && r.pair == unfused.pair && r.variant == unfused.variant && r.backend == unfused.backend &&
+          r.dtype == unfused.dtype && r.shape == unfused.shape)
+        fused = &r;
+    if (!fused) {
+      out.left_out.push_back(fmt::format("{}: no fused run at its variant and shape", unfused.id));
+      continue;
+    }
+    if (fused->bound != model::Bound::memory) {
+      out.left_out.push_back(fmt::format("{}: the fused run is not memory-bound (a fused pass's estimate is a memory pass)",
+                                         unfused.id));
+      continue;
+    }
+    if (!(unfused.bytes.minimum > 0) || !(fused->time_s.median > 0)) {
+      out.left_out.push_back(fmt::format("{}: no unique bytes or no measured time", unfused.id));
+      continue;
+    }
+    FusionCheckRow row;
+    row.unfused_run = unfused.id;
+    row.fused_run = fused->id;
+    row.unfused_s = unfused.time_s.median;
+    row.fused_s = fused->time_s.median;
+    row.unique_bytes = unfused.bytes.minimum;
+    row.estimate_s = fused_pass_seconds(row.unique_bytes, device);
+    out.rows.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace lmroof::trace
