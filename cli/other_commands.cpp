@@ -50,7 +50,7 @@ int report(const std::filesystem::path& results_path, const std::filesystem::pat
 int ceilings(const std::string& backend_name, bool quick, const std::filesystem::path& json_out) {
   if (!json_out.empty()) check_output_file(json_out);
   const model::Results results = measure_ceilings(backend_name, quick, json_out);
-  std::printf("%s", format_ceilings_table(results.ceilings).c_str());
+  std::printf("%s", format_ceilings_table(results).c_str());
   std::printf("%s", format_stability_and_levels(results).c_str());
   return 0;
 }

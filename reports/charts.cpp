@@ -177,7 +177,7 @@ json roofline_chart(const model::Results& results) {
                                                        : std::string(num::kDash)},
         {"y_judged_roof", model::sol_fraction(r.judged_against) && std::isfinite(p.y_analytic)
                               ? json(p.y_analytic / *model::sol_fraction(r.judged_against)) : json(nullptr)},
-        {"fault", model::is_roof_fault(r)},
+        {"fault", results.roof_fault(r) != nullptr},
         {"x_minimum", number_or_null(p.x_minimum)},
         {"x_model", number_or_null(p.x_model)},
         {"x_measured", number_or_null(p.x_measured)},
@@ -507,7 +507,8 @@ std::vector<Chart> build_charts(const model::Results& results) {
       "One point per run at its median time: x is FLOPs per byte, y the achieved FLOP rate; colour is the pair, shape "
       "the memory level the run is judged at (where its bytes come from: L1, L2, L3 or DRAM; a cross when its FLOPs "
       "hold it), and the tick above each point is the roof it is judged against (its FLOPs over its time at that "
-      "roof): no run may sit above its tick, and one beyond 105% of it is a measurement fault, outlined in red. An "
+      "roof): no run may sit above its tick, and one beyond " +
+          fmt::format("{:.0f}", results.decided().bounds.roof_fault * 100) + "% of it is a measurement fault, outlined in red. An "
       "arrow leads from each comparison's baseline to its candidate. Solid lines are the DRAM and compute roofs "
       "measured on this machine, dotted ones the read roof of each memory level; a diamond marks each ridge point (compute roof / bandwidth roof), left of which a run is "
       "memory-bound. The bytes basis switches what the intensity divides by: the minimum (each input read once, each "

@@ -15,7 +15,6 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/page_side_files.h"
-#include "analysis/rules/rules.h"
 #include "reports/text/roof_text.h"
 #include "reports/text/verdict_text.h"
 #include "reports/charts.h"
@@ -302,9 +301,9 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                      "inconclusive, its source and numbers.{}{}</p>\n",
                      esc(verdict_summary(claims)), file_list.empty() ? "" : " From " + file_list + ".", on_model);
   // Each pair's A/A noise floor: the smallest difference this machine could tell from none.
-  // A floor beyond the bound (rules::kMeasurableFloorBound) says the pair cannot be measured here as set up: said first.
+  // A floor beyond the bound (Findings::unmeasurable_pairs) says the pair cannot be measured here as set up: said first.
   const model::Findings& found = results.decided();
-  if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) {
+  if (const std::string floors = format_noise_floors(results); !floors.empty()) {
     const auto& unmeasurable = found.unmeasurable_pairs;
     out += fmt::format("<p class=\"caption\">{}{}. A comparison whose interval lies within its pair's floor is "
                        "inconclusive.</p>\n",
@@ -312,7 +311,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
                                             : fmt::format("<b class=\"fault\">Not measurable here as set up: {} (the "
                                                           "A/A floor beyond \u00b1{:.0f}%).</b> ",
                                                           esc(fmt::format("{}", fmt::join(unmeasurable, ", "))),
-                                                          rules::kMeasurableFloorBound * 100),
+                                                          found.bounds.measurable_floor * 100),
                        esc(floors));
   }
   // The identity controls (same work on both sides): a control beyond its floor is a
@@ -343,7 +342,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     out += fmt::format("<p class=\"caption roof-faults\"><b class=\"fault\">Measurement fault: {} run{} above {:.0f}% of the roof "
                        "{} judged against</b> (a roof is the fastest the machine allows: the roof or the time is wrong, "
                        "and the verdicts resting on {} are untrustworthy): {}.</p>\n",
-                       faults.size(), faults.size() == 1 ? "" : "s", model::kAboveRoofFault * 100,
+                       faults.size(), faults.size() == 1 ? "" : "s", found.bounds.roof_fault * 100,
                        faults.size() == 1 ? "it is" : "they are", faults.size() == 1 ? "it" : "them",
                        fmt::format("{}", fmt::join(parts, "; ")));
   }
@@ -472,7 +471,7 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
          "<th data-type=\"num\">GB/s</th><th data-type=\"num\">intensity (FLOP/B)</th><th data-type=\"text\">bound</th>"
          "<th data-type=\"num\" title=\"speed of light: the fraction of the roof this run is judged against (its "
          "traffic and working set decide which; docs/cost-model.md). The one fraction of a roof this table shows: above "
-         "105% is a measurement fault\">SoL (of judged roof)</th><th data-type=\"text\">judged against</th>"
+         + fmt::format("{:.0f}", results.decided().bounds.roof_fault * 100) + "% is a measurement fault\">SoL (of judged roof)</th><th data-type=\"text\">judged against</th>"
          "<th data-type=\"text\" title=\"where its bytes are judged to come from: the memory level holding its "
          "working set on the bandwidth curve (or the cache roof chosen, in files without a curve)\">level</th>"
          "<th data-type=\"num\" title=\"the same, against the DRAM read and copy_nt roofs probed right after each "
@@ -492,7 +491,7 @@ std::string runs_section(const Results& results, const std::string& csv_name) {
     row += fmt::format("<td><span class=\"bound bound-{}\">{}</span></td>", r.bound ? bound : "other", esc(bound));
     const auto sol = model::sol_fraction(r.judged_against), sol_probe = model::sol_fraction(r.judged_against_probe);
     std::string sol_text = sol ? esc(percent(*sol)) : "";
-    if (model::is_roof_fault(r)) sol_text = "<b class=\"fault\">" + sol_text + " (measurement fault)</b>";
+    if (results.roof_fault(r)) sol_text = "<b class=\"fault\">" + sol_text + " (measurement fault)</b>";
     row += sol ? fmt::format("<td class=\"num\" data-sort=\"{:.17g}\">{}</td>", *sol, sol_text)
                : fmt::format("<td class=\"num\" data-sort=\"\">{}</td>", kDash);
     std::string judged = sol ? esc(*r.judged_against->roof) : "";
@@ -603,7 +602,7 @@ std::string machine_section(const Results& results) {
   if (results.roofs.launch)
     out += fmt::format("<p class=\"note\">A run whose median time is within {}\u00d7 of the launch ceiling t0 is "
                        "<span class=\"bound bound-latency\">latency</span>-bound: a fixed cost per launch, not its bytes "
-                       "or FLOPs, holds most of its time.</p>\n", sig(model::kLatencyBoundFactor, 1));
+                       "or FLOPs, holds most of its time.</p>\n", sig(results.decided().bounds.latency_bound, 1));
   else
     out += fmt::format("<p class=\"note\">No launch ceiling t0: {}. No run is placed latency-bound.</p>\n",
                        esc(results.roofs.launch_reason.value_or("not measured")));

@@ -5,6 +5,7 @@
 #include "analysis/claims/claims.h"
 #include "reports/text/claims_text.h"
 #include "analysis/claims/identity_controls.h"
+#include "analysis/results/findings.h"
 
 namespace lmroof {
 namespace {
@@ -192,7 +193,8 @@ TEST(FloorBound, BeyondTheBoundIsNotMeasurableHere) {
   r.noise_floors.push_back({"norm", "norm/rmsnorm/fused/cpu/fp32/tokens:512", model::PairedRounds{10, 1.0, 0.98, 1.02},
                             0.02});
   EXPECT_EQ(unmeasurable_pairs(r.noise_floors), std::vector<std::string>{"window"});
-  const std::string line = format_noise_floors(r.noise_floors);
+  decide(r);  // the line reads the decided pairs and bound (Findings::unmeasurable_pairs, bounds)
+  const std::string line = format_noise_floors(r);
   EXPECT_NE(line.find("window \u00b1152.0% (NOT MEASURABLE HERE as set up: beyond the \u00b125% bound; its run timed "
                       "against itself measured 0.40\u20131.21x over 10 paired rounds)"),
             std::string::npos)

@@ -198,7 +198,7 @@ TEST(Results, CeilingMeasuredBeforeAndAfterTheSuiteKeepsBothBests) {
   EXPECT_DOUBLE_EQ(*read->best_before_suite, 30e9);
   EXPECT_DOUBLE_EQ(*read->best_after_suite, 37.5e9);
   EXPECT_DOUBLE_EQ(*read->drift(), 0.2);
-  EXPECT_EQ(model::roofs_that_moved(r.ceilings), "read 20%");
+  EXPECT_EQ(r.decided().roofs_that_moved, "read 20%");
   EXPECT_EQ(read->samples, 3);
   // written and read back
   const auto j = model::to_json(r);

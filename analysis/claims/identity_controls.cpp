@@ -1,4 +1,5 @@
 #include "analysis/claims/identity_controls.h"
+#include "analysis/results/findings.h"
 
 #include <fmt/format.h>
 

@@ -28,20 +28,22 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/results_model.h"
-#include "analysis/results/findings.h"  // the controls themselves: decided once (Findings::controls)
+// The controls themselves are decided once (analysis/results/findings.h, Findings::controls):
+// this header needs only their type, so the text layer, which must not reach the
+// findings' computation, may include it.
 
 namespace lmroof {
 
 // Marks each verdict whose evidence names a run of an untrustworthy pair
 // (ClaimVerdict::untrustworthy, one clause naming the control).
-void mark_untrustworthy(std::vector<model::ClaimVerdict>& verdicts, const std::vector<IdentityControl>& controls);
+void mark_untrustworthy(std::vector<model::ClaimVerdict>& verdicts, const std::vector<model::IdentityControl>& controls);
 
 // One block per kind: "identity controls (the same work on both sides ...):" then a line per
 // control, "  window sliding vs full, context=2048: 1.010x (95% 0.980–1.030, 10 paired
 // rounds), floor ±4.1%: within"; a control beyond its floor reads "MEASUREMENT FAULT".
 // Empty without controls.
-std::string format_identity_controls(const std::vector<IdentityControl>& controls);
+std::string format_identity_controls(const std::vector<model::IdentityControl>& controls);
 // check --format json's `controls` (each with its "kind": "identity" | "less_work").
-nlohmann::json identity_controls_json(const std::vector<IdentityControl>& controls);
+nlohmann::json identity_controls_json(const std::vector<model::IdentityControl>& controls);
 
 }  // namespace lmroof

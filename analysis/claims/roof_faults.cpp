@@ -1,4 +1,5 @@
 #include "analysis/claims/roof_faults.h"
+#include "analysis/results/findings.h"
 
 #include <fmt/format.h>
 

@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/model/results_model.h"
-#include "analysis/results/findings.h"  // the faults themselves: decided once (Findings::roof_faults)
+// The faults themselves are decided once (analysis/results/findings.h, Findings::roof_faults):
+// this header needs only their type, so the text layer, which must not reach the
+// findings' computation, may include it.
 
 namespace lmroof {
 
@@ -26,10 +28,10 @@ void mark_roof_faults(std::vector<model::ClaimVerdict>& verdicts, const model::F
 // "decode/... ran at 148% of its judged roof (L2 curve), above the 105% a measurement
 // allows": the fault as the verdicts it makes untrustworthy say it (results.json). The
 // lines for people are reports/text/roof_text.h.
-std::string roof_fault_text(const RoofFault& f);
+std::string roof_fault_text(const model::RoofFault& f);
 // check --format json's `roof_faults` and `unstable_judgements`.
-nlohmann::json roof_faults_json(const std::vector<RoofFault>& faults);
-nlohmann::json unstable_judgements_json(const std::vector<UnstableJudgement>& judgements);
+nlohmann::json roof_faults_json(const std::vector<model::RoofFault>& faults);
+nlohmann::json unstable_judgements_json(const std::vector<model::UnstableJudgement>& judgements);
 // The ceilings marked unstable, with their repeats and spread.
 nlohmann::json unstable_ceilings_json(const model::Results& results);
 // check --format json's `bandwidth_curve`: whether the curve judged the runs, and if not

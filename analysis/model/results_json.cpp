@@ -1283,6 +1283,12 @@ std::optional<std::string> Results::judged_level(const Run& run) const {
   return std::nullopt;
 }
 
+const RoofFault* Results::roof_fault(const Run& run) const {
+  for (const RoofFault& fault : decided().roof_faults)
+    if (fault.run == run.id) return &fault;
+  return nullptr;
+}
+
 const NoiseFloor* Results::noise_floor(std::string_view pair) const {
   for (const auto& f : noise_floors)
     if (f.pair == pair) return &f;
@@ -1639,14 +1645,6 @@ std::optional<double> run_metric(const Run& run, std::string_view name) {
   for (const auto& [n, get] : metric_table())
     if (n == name) return get(run);
   throw std::invalid_argument(fmt::format("unknown run metric '{}'", name));
-}
-
-std::string roofs_that_moved(const std::vector<Ceiling>& ceilings) {
-  std::string moved;
-  for (const auto& c : ceilings)
-    if (const auto drift = c.drift(); drift && *drift > kNotableRoofDrift)
-      moved += fmt::format("{}{} {:.0f}%", moved.empty() ? "" : ", ", c.name, 100 * *drift);
-  return moved;
 }
 
 }  // namespace lmroof::model

@@ -200,9 +200,6 @@ struct Ceiling {
 inline constexpr double kNotableRoofDrift = rules::kNotableRoofDrift;  // why: analysis/rules/rules.h
 // Why: analysis/rules/rules.h.
 inline constexpr double kCeilingSpreadBound = rules::kCeilingSpreadBound;
-// "read 13%, copy_nt 27%": the ceilings that moved by more than kNotableRoofDrift
-// between before and after the suite; empty when none did.
-std::string roofs_that_moved(const std::vector<Ceiling>& ceilings);
 // One point of the memory-bandwidth curve (issue #34): the best read (and copy) rate
 // sustained over a working set of `working_set_bytes` on the curve's threads. Runs are
 // judged at the rate interpolated at their own working set (BandwidthCurve::read_at).
@@ -682,7 +679,8 @@ struct RoofFault {
 
 // Of a run's judgements (the suite's roof, and the roof probed next to it), the one that
 // leaves it the smaller fraction, the more peak-like roof; nullptr when neither has one.
-// `probed` says which. A roof fault is a run above kAboveRoofFault of this one.
+// `probed` says which. A roof fault is a run above kAboveRoofFault of this one
+// (decided once: Findings::roof_faults).
 inline const JudgedAgainst* kindest_judgement(const Run& r, bool* probed = nullptr) {
   const JudgedAgainst* kindest = nullptr;
   for (const auto* j : {&r.judged_against, &r.judged_against_probe})
@@ -691,11 +689,6 @@ inline const JudgedAgainst* kindest_judgement(const Run& r, bool* probed = nullp
       if (probed) *probed = j == &r.judged_against_probe;
     }
   return kindest;
-}
-// The fault rule for one run: the runs table, the report and the roofline mark it.
-inline bool is_roof_fault(const Run& r) {
-  const JudgedAgainst* j = kindest_judgement(r);
-  return j && j->fraction > kAboveRoofFault;
 }
 
 // A run judged against ceilings marked unstable (Ceiling::unstable).
@@ -719,6 +712,15 @@ struct Interval {
   double low = 0, high = 0;
 };
 
+// The bounds the findings were decided by (analysis/rules/rules.h says why each), kept
+// with them so that the reports say a bound without reading a rule.
+struct DecisionBounds {
+  double roof_fault = kAboveRoofFault;                     // a run above this fraction of its roof: a fault
+  double measurable_floor = rules::kMeasurableFloorBound;  // an A/A floor beyond it: not measurable here
+  double ceiling_spread = kCeilingSpreadBound;             // repeats spread beyond it: an unstable ceiling
+  double latency_bound = kLatencyBoundFactor;              // within this many times the launch ceiling: latency-bound
+};
+
 struct Findings {
   // Identity controls first, then less-work controls, each in comparisons order.
   std::vector<IdentityControl> controls;
@@ -733,7 +735,10 @@ struct Findings {
   // Run id -> the 95% bootstrap interval of its median time (runs of 3 or more repetitions).
   std::map<std::string, Interval, std::less<>> median_intervals;
   PredictionErrors prediction_errors;
-  std::string roofs_that_moved;  // roofs_that_moved(ceilings); empty when none moved
+  // "read 13%, copy_nt 27%": the ceilings that moved by more than kNotableRoofDrift
+  // between before and after the suite; empty when none did.
+  std::string roofs_that_moved;
+  DecisionBounds bounds;
 };
 
 // ---- the document -----------------------------------------------------------------
@@ -765,6 +770,8 @@ struct Results {
   const ComparisonEvidence& evidence(const Comparison& comparison) const;
   // The memory level a run is judged at (Findings::judged_levels), nullopt when none.
   std::optional<std::string> judged_level(const Run& run) const;
+  // The run's fault above its roof (Findings::roof_faults), nullptr when it has none.
+  const RoofFault* roof_fault(const Run& run) const;
 
   const NoiseFloor* noise_floor(std::string_view pair) const;
   // The comparison of exactly these two runs, baseline first; nullptr when none.

@@ -171,6 +171,14 @@ model::PredictionErrors prediction_errors(const model::Results& results, double 
   return e;
 }
 
+std::string roofs_that_moved(const std::vector<model::Ceiling>& ceilings) {
+  std::string moved;
+  for (const auto& c : ceilings)
+    if (const auto drift = c.drift(); drift && *drift > rules::kNotableRoofDrift)
+      moved += fmt::format("{}{} {:.0f}%", moved.empty() ? "" : ", ", c.name, 100 * *drift);
+  return moved;
+}
+
 void decide(model::Results& results) {
   model::Findings f;
   f.controls = measurement_controls(results);
@@ -190,7 +198,7 @@ void decide(model::Results& results) {
     }
   }
   f.prediction_errors = prediction_errors(results);
-  f.roofs_that_moved = model::roofs_that_moved(results.ceilings);
+  f.roofs_that_moved = roofs_that_moved(results.ceilings);
   results.findings = std::move(f);
 }
 

@@ -55,6 +55,10 @@ std::vector<RoofFault> roof_faults(const model::Results& results);
 // Every run judged against a ceiling marked unstable, in results order.
 std::vector<UnstableJudgement> unstable_judgements(const model::Results& results);
 
+// "read 13%, copy_nt 27%": the ceilings that moved by more than rules::kNotableRoofDrift
+// between before and after the suite; empty when none did.
+std::string roofs_that_moved(const std::vector<model::Ceiling>& ceilings);
+
 // The pairs whose A/A floor is beyond rules::kMeasurableFloorBound, in the floors' order.
 std::vector<std::string> unmeasurable_pairs(const std::vector<model::NoiseFloor>& floors);
 

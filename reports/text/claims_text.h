@@ -26,8 +26,8 @@ std::string format_claims_markdown(const std::vector<model::ClaimVerdict>& claim
                                    const model::ModelConfig* model = nullptr);
 // "noise floors (A/A paired rounds, this machine): norm ±1.2%, bias ±0.8%"; empty
 // when there are none (files without paired rounds).
-// A floor beyond kMeasurableFloorBound (analysis/claims/verdict_cause.h) reads "NOT MEASURABLE HERE as set
-// up", with its control's interval and rounds.
-std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors);
+// A floor the analysis found beyond its bound (Findings::unmeasurable_pairs) reads "NOT
+// MEASURABLE HERE as set up", with its control's interval and rounds.
+std::string format_noise_floors(const model::Results& results);
 
 }  // namespace lmroof

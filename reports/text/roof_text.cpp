@@ -25,13 +25,13 @@ std::string roof_faults_summary(const model::Results& results) {
   const auto& faults = results.decided().roof_faults;
   std::string out;
   if (faults.empty()) {
-    out = fmt::format("roof faults: none (no run above {:.0f}% of its judged roof)\n", model::kAboveRoofFault * 100);
+    out = fmt::format("roof faults: none (no run above {:.0f}% of its judged roof)\n", results.decided().bounds.roof_fault * 100);
   } else {
     const model::RoofFault* worst = &faults.front();
     for (const auto& f : faults)
       if (f.fraction > worst->fraction) worst = &f;
     out = fmt::format("roof faults: {} run{} above {:.0f}% of {} judged roof (MEASUREMENT FAULT), the worst {}\n",
-                      faults.size(), faults.size() == 1 ? "" : "s", model::kAboveRoofFault * 100,
+                      faults.size(), faults.size() == 1 ? "" : "s", results.decided().bounds.roof_fault * 100,
                       faults.size() == 1 ? "its" : "their", roof_fault_text(*worst));
   }
   return out;  // the curve line, when set aside, is already in the floors-and-controls block above it

@@ -13,7 +13,8 @@
 
 namespace lmroof::cli {
 
-std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
+std::string format_ceilings_table(const model::Results& results) {
+  const std::vector<model::Ceiling>& ceilings = results.ceilings;
   std::string out = fmt::format("{:<20} {:>14} {}\n", "ceiling", "value", "how");
   for (const auto& c : ceilings) {
     std::string how = c.detail;
@@ -26,14 +27,14 @@ std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings) {
   }
   if (std::none_of(ceilings.begin(), ceilings.end(), [](const model::Ceiling& c) { return c.kind == model::CeilingKind::latency; }))
     out += "note: no launch ceiling (t0): no run can be placed latency-bound\n";
-  if (const std::string moved = model::roofs_that_moved(ceilings); !moved.empty())
+  if (const std::string& moved = results.decided().roofs_that_moved; !moved.empty())
     out += fmt::format("note: the memory roofs moved while the suite ran ({}): a memory-bound run's SoL% is uncertain by about "
                        "that much; the roof is the best of all its measurements\n", moved);
   return out;
 }
 
 std::string format_runs_table(const model::Results& results) {
-  std::string out = format_ceilings_table(results.ceilings) + "\n";
+  std::string out = format_ceilings_table(results) + "\n";
   // One fraction of a roof per run: SoL%, of the roof it is judged against (issue #34:
   // "efficiency 138%" beside "SoL 94.6%" on one row told two stories).
   out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>5} {:>6} {:>5} {}\n", "run", "median", "bandwidth",
@@ -50,7 +51,8 @@ std::string format_runs_table(const model::Results& results) {
     if (fraction && r.judged_against->composite) judged += " (sum of its steps)";
     if (fraction && !r.judged_against->unstable_ceilings.empty())
       judged += fmt::format(" [unstable: {}]", fmt::join(r.judged_against->unstable_ceilings, ", "));
-    if (model::is_roof_fault(r)) judged += " MEASUREMENT FAULT: above 105% of its roof";
+    if (results.roof_fault(r))
+      judged += fmt::format(" MEASUREMENT FAULT: above {:.0f}% of its roof", results.decided().bounds.roof_fault * 100);
     out += fmt::format("{:<58} {:>10} {:>12} {:>14} {:>7} {:>7} {:>5} {:>6} {:>5} {}\n", id,
                        numbers::si(r.time_s.median, "s"), numbers::si(r.achieved.byte_per_s, "B/s"),
                        numbers::si(r.achieved.flop_per_s, "FLOP/s"), numbers::sig(r.intensity.value),
@@ -88,7 +90,7 @@ std::string format_predictions_table(const model::Results& results) {
 std::string format_floors_and_controls(const model::Results& results, bool markdown) {
   const std::string lead = markdown ? "\n" : "";
   std::string out;
-  if (const std::string floors = format_noise_floors(results.noise_floors); !floors.empty()) out += lead + floors + "\n";
+  if (const std::string floors = format_noise_floors(results); !floors.empty()) out += lead + floors + "\n";
   if (const std::string controls = format_identity_controls(results.decided().controls); !controls.empty())
     out += lead + controls;
   if (const std::string faults = format_roof_faults(results.decided().roof_faults); !faults.empty()) out += lead + faults;
@@ -102,7 +104,7 @@ std::string format_stability_and_levels(const model::Results& results) {
     if (c.unstable)
       out += fmt::format("unstable: {} ({} repetitions spread {:.0f}% after a re-measurement, beyond {:.0f}%): the machine "
                          "changed state while it was measured; runs judged against it say so\n",
-                         c.name, c.repeats.value_or(0), 100 * c.spread.value_or(0), 100 * model::kCeilingSpreadBound);
+                         c.name, c.repeats.value_or(0), 100 * c.spread.value_or(0), 100 * results.decided().bounds.ceiling_spread);
   if (const auto& curve = results.bandwidth_curve) {
     out += fmt::format("memory levels (read bandwidth over {} working sets, {} to {}, {} threads):\n", curve->points.size(),
                        numbers::si(curve->points.front().working_set_bytes, "B"),

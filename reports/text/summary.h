@@ -9,7 +9,7 @@
 namespace lmroof::cli {
 
 std::string format_runs_table(const model::Results& results);
-std::string format_ceilings_table(const std::vector<model::Ceiling>& ceilings);
+std::string format_ceilings_table(const model::Results& results);
 // Predicted against measured, run by run, and the error over runs of 1 ms or more;
 // empty when no run has a prediction (runs[].predicted).
 std::string format_predictions_table(const model::Results& results);

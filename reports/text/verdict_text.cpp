@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/rules/rules.h"
 
 namespace lmroof {
 
@@ -57,15 +56,18 @@ std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims) {
   return fmt::format("{}", fmt::join(parts, " \u00b7 "));
 }
 
-std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors) {
+std::string format_noise_floors(const model::Results& results) {
+  const std::vector<model::NoiseFloor>& floors = results.noise_floors;
   if (floors.empty()) return "";
+  const model::Findings& found = results.decided();
+  const auto& unmeasurable = found.unmeasurable_pairs;
   std::vector<std::string> parts;
   for (const auto& f : floors)
-    parts.push_back(rules::floor_measurable(f.floor)
+    parts.push_back(std::find(unmeasurable.begin(), unmeasurable.end(), f.pair) == unmeasurable.end()
                         ? fmt::format("{} \u00b1{:.1f}%", f.pair, f.floor * 100)
                         : fmt::format("{} \u00b1{:.1f}% (NOT MEASURABLE HERE as set up: beyond the \u00b1{:.0f}% bound; "
                                       "its run timed against itself measured {:.2f}\u2013{:.2f}x over {} paired rounds)",
-                                      f.pair, f.floor * 100, rules::kMeasurableFloorBound * 100, *f.rounds.low,
+                                      f.pair, f.floor * 100, found.bounds.measurable_floor * 100, *f.rounds.low,
                                       *f.rounds.high, f.rounds.rounds));
   return fmt::format("noise floors (A/A paired rounds, this machine): {}", fmt::join(parts, ", "));
 }

@@ -13,9 +13,9 @@ namespace lmroof {
 // evidence counted apart (docs/claims.md#evidence).
 std::string verdict_summary(const std::vector<model::ClaimVerdict>& claims);
 // "noise floors (A/A paired rounds, this machine): norm ±1.2%, bias ±0.8%"; empty
-// when there are none (files without paired rounds). A floor beyond
-// rules::kMeasurableFloorBound reads "NOT MEASURABLE HERE as set up", with its
-// control's interval and rounds.
-std::string format_noise_floors(const std::vector<model::NoiseFloor>& floors);
+// when there are none (files without paired rounds). A floor the analysis found beyond
+// its bound (Findings::unmeasurable_pairs) reads "NOT MEASURABLE HERE as set up", with
+// its control's interval and rounds.
+std::string format_noise_floors(const model::Results& results);
 
 }  // namespace lmroof
