@@ -104,6 +104,10 @@ void record_machine_context(const SuiteOptions& suite) {
   // With --model, the config the shapes were derived from (results.json's suite.model).
   if (suite.shapes.model) suite_json["model"] = model_summary_json(*suite.shapes.model);
   record_context(ctx::kSuite, suite_json.dump());
+  // The claims' own comparisons, timed in paired rounds (SuiteOptions::claimed_comparisons):
+  // the analysis makes each a comparison of the two runs. Absent when there are none.
+  if (!suite.claimed_comparisons.empty())
+    record_context(ctx::kClaimedComparisons, model::to_json(suite.claimed_comparisons).dump());
 }
 
 }  // namespace lmroof::bench

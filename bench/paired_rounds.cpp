@@ -185,7 +185,34 @@ std::vector<PairedPlan> chained(std::vector<PairedPlan> rest, const std::optiona
 
 }  // namespace
 
-std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs) {
+namespace {
+
+// The claims' own pairs of runs in `pair` that `comparisons` do not hold either way.
+void add_claimed(const std::string& pair, const std::vector<RunSpec>& runs,
+                 const std::vector<model::ClaimedComparison>& claimed, std::vector<PairedPlan>& comparisons) {
+  auto find = [&](const std::string& id) -> const RunSpec* {
+    for (const RunSpec& r : runs)
+      if (r.bench_name() == id) return &r;
+    return nullptr;
+  };
+  for (const model::ClaimedComparison& c : claimed) {
+    const RunSpec* base = find(c.baseline);
+    const RunSpec* cand = find(c.candidate);
+    if (!base || !cand || base->pair != pair || cand->pair != pair || base->backend != Backend::cpu ||
+        cand->backend != Backend::cpu)
+      continue;
+    const bool planned = std::any_of(comparisons.begin(), comparisons.end(), [&](const PairedPlan& p) {
+      const std::string b = p.baseline.bench_name(), k = p.candidate.bench_name();
+      return (b == c.baseline && k == c.candidate) || (b == c.candidate && k == c.baseline);
+    });
+    if (!planned) comparisons.push_back({*base, *cand, false});
+  }
+}
+
+}  // namespace
+
+std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs,
+                                           const std::vector<model::ClaimedComparison>& claimed) {
   std::vector<PairedPlan> plans;
   for (const PairDef& pair : all_pairs()) {
     std::vector<PairedPlan> comparisons;
@@ -201,10 +228,13 @@ std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs) {
               shape_without(cand.shape, pair.variant_dims) == want)
             comparisons.push_back({base, cand, false});
       }
+    // The A/A control: the baseline of the pair's middle catalogue comparison (neither
+    // its smallest nor its largest shape, where the suite has several), chosen before
+    // the claims' own join, so that they do not move it.
+    const size_t declared = comparisons.size();
+    add_claimed(pair.name, runs, claimed, comparisons);
     if (comparisons.empty()) continue;
-    // The A/A control: the baseline of the pair's middle comparison (neither its
-    // smallest nor its largest shape, where the suite has several).
-    const RunSpec& floor_run = comparisons[comparisons.size() / 2].baseline;
+    const RunSpec floor_run = comparisons[declared > 0 ? declared / 2 : comparisons.size() / 2].baseline;
     const auto order = chained(std::move(comparisons), PairedPlan{floor_run, floor_run, true});
     plans.insert(plans.end(), order.begin(), order.end());
   }
@@ -213,7 +243,7 @@ std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs) {
 
 int register_paired_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs) {
   if (options.backend != Backend::cpu) return 0;
-  const auto plans = plan_paired_rounds(runs);
+  const auto plans = plan_paired_rounds(runs, options.claimed_comparisons);
   for (const PairedPlan& plan : plans) register_plan(plan, scheme_of(options), false);
   return static_cast<int>(plans.size());
 }

@@ -43,12 +43,16 @@ struct PairedPlan {
 };
 
 // The comparisons among `runs` (the catalogue's ComparisonDefs of each pair, runs whose
-// shapes agree apart from the pair's variant_dims), then one A/A control per pair that
-// has any. Empty on CUDA.
-std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs);
+// shapes agree apart from the pair's variant_dims), and those of `claimed` whose two
+// runs are both among `runs`, of one pair, and not already compared either way (the
+// claims' own pairs of runs, model::ClaimedComparison), each pair's in one chain; then
+// one A/A control per pair that has any. Empty on CUDA.
+std::vector<PairedPlan> plan_paired_rounds(const std::vector<RunSpec>& runs,
+                                           const std::vector<model::ClaimedComparison>& claimed = {});
 
 // Registers one benchmark per planned comparison among `runs` (the suite's plan);
 // returns how many.
+// `options.claimed_comparisons` too.
 int register_paired_benchmarks(const SuiteOptions& options, const std::vector<RunSpec>& runs);
 
 // The same number of rounds again for `plans` (the re-measurement, analysis/remeasure/remeasure_plan.h),

@@ -167,7 +167,7 @@ void register_pair_benchmarks(const SuiteOptions& options, const std::vector<Run
   // rounds, so fewer suite repetitions do (kComparedRepetitions).
   std::set<std::string> compared;
   if (options.compared_repetitions > 0 && !options.quick)
-    for (const PairedPlan& plan : plan_paired_rounds(runs))
+    for (const PairedPlan& plan : plan_paired_rounds(runs, options.claimed_comparisons))
       compared.insert({plan.baseline.bench_name(), plan.candidate.bench_name()});
   for (const RunSpec& spec : runs) {
     auto* b = benchmark::RegisterBenchmark(spec.bench_name().c_str(),

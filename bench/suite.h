@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/model/claimed_comparisons.h"
 #include "analysis/model/schema.h"
 #include "bench/adaptive_repetitions.h"
 #include "bench/shape_request.h"
@@ -33,6 +34,10 @@ struct SuiteOptions {
   // Shapes of the user's choosing (--model, --tokens, --batch, --context, --shape);
   // inactive by default: the suites' own shapes.
   ShapeRequest shapes;
+  // Pairs of runs the claims compare that the catalogue does not (CPU only): timed in
+  // paired rounds beside the catalogue's comparisons, and recorded in bench.json's
+  // context (model::context::kClaimedComparisons).
+  std::vector<model::ClaimedComparison> claimed_comparisons;
 };
 
 // The runs a suite contains, shapes completed, and what the user should know about

@@ -150,7 +150,8 @@ std::vector<std::string> with_ceilings_kept(std::vector<std::string> flags) {
 // regular expression searched in each name, negated by a leading '-'. Names carry
 // suffixes lmroof does not know here (/min_time:..., /real_time): a filter that
 // mentions them, or one std::regex cannot read, is left to Google Benchmark.
-bool filter_selects_a_run(const std::vector<std::string>& flags, const std::vector<RunSpec>& runs) {
+bool filter_selects_a_run(const std::vector<std::string>& flags, const std::vector<RunSpec>& runs,
+                          const std::vector<model::ClaimedComparison>& claimed) {
   const std::string flag = filter_flag(flags);
   const size_t eq = flag.find('=');
   if (flag == "the suite" || eq == std::string::npos) return true;
@@ -164,12 +165,20 @@ bool filter_selects_a_run(const std::vector<std::string>& flags, const std::vect
     const std::regex regex(pattern, std::regex::extended);
     std::vector<std::string> names;
     for (const auto& r : runs) names.push_back(r.bench_name());
-    for (const auto& p : bench::plan_paired_rounds(runs)) names.push_back(p.bench_name());
+    for (const auto& p : bench::plan_paired_rounds(runs, claimed)) names.push_back(p.bench_name());
     return std::any_of(names.begin(), names.end(),
                        [&](const std::string& n) { return std::regex_search(n, regex) != negated; });
   } catch (const std::regex_error&) {
     return true;
   }
+}
+
+// The pairs of runs the claims compare that the catalogue does not (claimed_comparisons),
+// from the plan, before anything is measured: CPU only, where paired rounds are timed.
+std::vector<model::ClaimedComparison> plan_claimed_comparisons(const std::vector<Claim>& claims,
+                                                               const std::vector<RunSpec>& runs, Backend backend) {
+  if (claims.empty() || backend != Backend::cpu) return {};
+  return claimed_comparisons(claims, planned_results(registry_catalogue(), runs));
 }
 
 // Whether the measurement holds a benchmark other than a ceiling.
@@ -221,12 +230,15 @@ int run(const RunArgs& args) {
   const bench::SuitePlan plan = bench::plan_suite(options.suite);
   bench::check_memory(plan.runs, options.suite.backend);
   options.runs = plan.runs;
+  // Every claim on the ratio of two timed runs gets its pair timed in paired rounds,
+  // a catalogue comparison or not (issue #45: one estimator for every claim).
+  options.suite.claimed_comparisons = plan_claimed_comparisons(claims, plan.runs, options.suite.backend);
 
   // Locks --out (a second run fails here) and proves it writable, still before measuring.
   OutputSet outputs(args.out);
   const std::filesystem::path bench_json = outputs.staged(std::string(formats::kBenchJson));
   // After the lock (which also clears what a killed run left), before measuring.
-  if (!filter_selects_a_run(args.benchmark_flags, plan.runs))
+  if (!filter_selects_a_run(args.benchmark_flags, plan.runs, options.suite.claimed_comparisons))
     throw std::invalid_argument(fmt::format("no benchmark matched {} among the {} runs planned; {} was left as it was",
                                             filter_flag(args.benchmark_flags), plan.runs.size(), args.out.string()));
 

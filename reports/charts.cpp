@@ -408,6 +408,24 @@ json roofline_chart(const model::Results& results) {
   return spec;
 }
 
+namespace {
+
+// A run's speedup over each baseline the catalogue compares it with, by the estimator
+// the claims and the key results use (model::ComparisonEvidence): "3.03x over mha/grouped
+// (20 paired rounds)", "unpaired: medians" where there are no paired rounds.
+std::string speedups_over_baselines(const model::Results& results, const model::Run& r) {
+  std::string out;
+  for (const model::Comparison& c : results.comparisons) {
+    if (c.candidate.run != r.id || !c.claimed_by.empty()) continue;
+    const model::ComparisonEvidence& e = results.evidence(c);
+    out += fmt::format("{}{} over {}/{} ({})", out.empty() ? "" : "; ", num::ratio(e.speedup), c.baseline.variant,
+                       c.baseline.impl, e.paired ? fmt::format("{} paired rounds", e.rounds) : "unpaired: medians");
+  }
+  return out.empty() ? "no baseline" : out;
+}
+
+}  // namespace
+
 json pair_chart(const model::Results& results, const model::CataloguePair& pair) {
   const Order order = catalogue_order(results);
   const std::vector<std::string> impls = pair.impls();
@@ -441,6 +459,11 @@ json pair_chart(const model::Results& results, const model::CataloguePair& pair)
                              num::si(hi, "s"))},
         {"repetitions", r.time_s.samples.size()},
         {"bytes", num::si(r.bytes.model, "B")},
+        // A disturbed median is drawn faded and marked, never as a plain bar (issue #45).
+        {"disturbed", model::is_disturbed(r)},
+        {"mark", model::is_disturbed(r) ? "disturbed" : ""},
+        {"spread", num::ratio(model::repetition_spread(r))},
+        {"versus", speedups_over_baselines(results, r)},
     });
   }
   if (rows.empty()) return nullptr;

@@ -121,10 +121,10 @@ std::string speedup_note(const compare::Report& report) {
                           "probed DRAM read bandwidth: up to {} here).",
                           drifted, drifted == 1 ? "" : "s", drifted == 1 ? "has" : "have", numbers::percent(*drift))
             : std::string();
-  return fmt::format("speedup = base median / new median (> 1: new is faster), {:.0f}% bootstrap interval of the ratio "
-                     "of medians; p: two-sided Mann-Whitney U test on the repetitions (significant below {}); roof \u0394: "
+  return fmt::format("speedup = base median / new median (> 1: new is faster; {}: two files' runs are never timed "
+                     "in paired rounds), {:.0f}% bootstrap interval of the ratio of medians; p: two-sided Mann-Whitney U test on the repetitions (significant below {}); roof \u0394: "
                      "change in the fraction of the roof achieved, in percentage points.{}",
-                     report.options.confidence * 100, report.options.alpha, drift_note);
+                     compare::kUnpairedMedians, report.options.confidence * 100, report.options.alpha, drift_note);
 }
 
 // Display width of UTF-8 text (for the text table's columns).

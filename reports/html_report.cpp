@@ -194,14 +194,16 @@ std::string speedup_class(const model::Results& results, const model::Comparison
 // and say it in the cell's title.
 std::string speedup_text(const model::Results& results, const model::Comparison& c, bool count = true) {
   const model::ComparisonEvidence& e = results.evidence(c);
-  if (!e.low || !e.high) return esc(ratio(e.speedup));
-  std::string evidence = fmt::format("{} {}", e.rounds, e.paired ? "paired rounds" : "reps, unpaired");
+  // Without paired rounds the value is the runs' medians': said on the value itself.
+  const std::string unpaired = e.paired ? "" : " <span class=\"muted\">unpaired</span>";
+  if (!e.low || !e.high) return esc(ratio(e.speedup)) + unpaired;
+  std::string evidence = fmt::format("{} {}", e.rounds, e.paired ? "paired rounds" : "reps, unpaired: medians");
   // Two sittings: each one's speedup, which the interval covers (docs/claims.md#sittings).
   if (e.sittings.size() == 2)
     evidence += fmt::format(" in two sittings, {} then {}", ratio(e.sittings[0]), ratio(e.sittings[1]));
   if (!count)
-    return fmt::format("<span title=\"{}\">{} <span class=\"ci\">[{}\u2013{}]</span></span>", esc(evidence),
-                       esc(ratio(e.speedup)), esc(sig(*e.low)), esc(sig(*e.high)));
+    return fmt::format("<span title=\"{}\">{} <span class=\"ci\">[{}\u2013{}]</span>{}</span>", esc(evidence),
+                       esc(ratio(e.speedup)), esc(sig(*e.low)), esc(sig(*e.high)), unpaired);
   return fmt::format("{} <span class=\"ci\">[{}\u2013{}]<br>{}</span>", esc(ratio(e.speedup)), esc(sig(*e.low)),
                      esc(sig(*e.high)), esc(evidence));
 }
@@ -210,6 +212,15 @@ std::string speedup_text(const model::Results& results, const model::Comparison&
 // different memory levels (Comparison::level_change, computed by analysis).
 std::string level_change_note(const model::Comparison& c) {
   return c.level_change ? fmt::format("<br><span class=\"level-change\">{}</span>", esc(*c.level_change)) : "";
+}
+
+// "1.52–1.77x (3 shapes)", with "unpaired" where some shape's speedup comes from the
+// runs' medians, not paired rounds: the column uses the headline's estimator.
+std::string over_shapes_text(double lo, double hi, int shapes, int unpaired) {
+  const std::string mark = unpaired == 0        ? ""
+                           : unpaired == shapes ? ", unpaired: medians"
+                                                : fmt::format(", {} unpaired: medians", unpaired);
+  return fmt::format("{}\u2013{} ({} shapes{})", sig(lo), ratio(hi), shapes, mark);
 }
 
 // Key results: one row per pair, for its headline comparison (the first the catalogue
@@ -223,10 +234,12 @@ std::string key_results_section(const Results& results) {
     const model::Comparison* headline = nullptr;
     double lo = 1e300, hi = 0;
     int shapes = 0;
+    int unpaired = 0;  // shapes whose speedup comes from the runs' medians (no paired rounds)
   };
   std::vector<std::pair<std::string, Row>> rows;
   std::map<std::string, size_t> at;
   for (const auto& c : results.comparisons) {
+    if (!c.claimed_by.empty()) continue;  // a claim's own pair of runs: under Comparisons, not a pair's headline
     const std::string key = fmt::format("{}|{}|{}|{}|{}|{}", c.pair, c.baseline.variant, c.baseline.impl,
                                         c.candidate.variant, c.candidate.impl, c.dtype);
     auto [it, fresh] = at.emplace(key, rows.size());
@@ -235,8 +248,11 @@ std::string key_results_section(const Results& results) {
     const model::Run* base = results.run(c.baseline.run);
     const model::Run* best = row.headline ? results.run(row.headline->baseline.run) : nullptr;
     if (!row.headline || (base && best && base->time_s.median > best->time_s.median)) row.headline = &c;
-    row.lo = std::min(row.lo, c.speedup), row.hi = std::max(row.hi, c.speedup);
+    // The estimator that decides, as in the headline column: paired rounds where taken.
+    const model::ComparisonEvidence& e = results.evidence(c);
+    row.lo = std::min(row.lo, e.speedup), row.hi = std::max(row.hi, e.speedup);
     ++row.shapes;
+    if (!e.paired) ++row.unpaired;
   }
   if (rows.empty()) return out + "<p class=\"empty\">No pair comparisons in this run.</p>\n</section>\n";
   std::map<std::string, int> more;  // a pair's comparisons beyond its headline
@@ -262,16 +278,17 @@ std::string key_results_section(const Results& results) {
         esc(c.pair) + (more[c.pair] ? fmt::format(" <span class=\"muted\">+{}</span>", more[c.pair]) : ""),
         esc(c.baseline.variant), esc(c.candidate.variant), esc(impl), speedup_class(results, c), speedup_text(results, c, false),
         esc(shape_label(results.catalogue, c.shape)),
-        row.shapes > 1 ? esc(fmt::format("{}\u2013{} ({} shapes)", sig(row.lo), ratio(row.hi), row.shapes)) : "",
+        row.shapes > 1 ? esc(over_shapes_text(row.lo, row.hi, row.shapes, row.unpaired)) : "",
         esc(ratio(c.bytes_ratio)), esc(model::to_string(c.bytes_basis)));
     // Its own row, under the comparison: a sentence in a number column would widen the table.
     if (c.level_change)
       out += fmt::format("<tr class=\"level-change-row\"><td></td><td colspan=\"5\"><span class=\"level-change\">{}</span>"
                          "</td></tr>\n", esc(*c.level_change));
   }
-  out += "</tbody></table></div>\n<p class=\"caption\">Speedup = baseline median time / candidate median time (above 1: "
-         "the candidate is faster), at the shape with the longest baseline, with the interval and count of the evidence "
-         "that decides (paired rounds where taken); green or red only where the claims' rule shows a difference (the "
+  out += "</tbody></table></div>\n<p class=\"caption\">Speedup = baseline time / candidate time (above 1: the candidate "
+         "is faster), from the paired rounds where taken (the Hodges\u2013Lehmann estimate of the rounds' ratios), else "
+         "from the two runs' medians, marked unpaired; at the shape with the longest baseline, with the interval and "
+         "count of that evidence, and over shapes by the same estimator; green or red only where the claims' rule shows a difference (the "
          "interval excludes 1 and lies beyond the pair's noise floor). Bytes ratio: candidate / baseline. One row per pair, its first comparison; +N counts its others. "
          "Every comparison and shape is under <a href=\"#comparisons\">Comparisons</a>.</p>\n";
   return out + "</section>\n";

@@ -29,7 +29,7 @@ Case faster_verdict(const Context& ctx, const SpeedupStats& st, const RunPair& p
   c.evidence = {evidence(p.candidate, "time_s.median", tc), evidence(p.baseline, "time_s.median", tb),
                 evidence(nullptr, "speedup", s), evidence(nullptr, "speedup_low", st.low),
                 evidence(nullptr, "speedup_high", st.high), evidence(nullptr, "noise", st.noise),
-                evidence(nullptr, "p_value", st.p_value)};
+                evidence(nullptr, "p_value", st.p_value), estimator_evidence(st)};
   c.measured = fmt::format("speedup {} ({}; {} vs {})", numbers::ratio(s), interval_text(st), si(tc, "s"), si(tb, "s"));
   const double threshold = ch.within_noise ? 1.0 : *ch.factor;
   if (!st.has_interval()) {
@@ -142,6 +142,7 @@ Case faster_case(const Context& ctx, const RunPair& p) {
   const auto named = std::exchange(c.cause, std::nullopt);
   name_cause(c, ch, st, p);
   if (named && !(c.cause && c.cause->cause == Cause::machine)) c.cause = named;
+  refuse_disturbed_medians(c, st, p);
   return c;
 }
 

@@ -17,6 +17,37 @@ namespace lmroof::claims_detail {
 
 namespace {
 
+// The ratio candidate / baseline of `field` and its interval [low, high]. A time or an
+// achieved rate rides on the comparison's speedup (rides_on_speedup): the paired
+// rounds' estimate and interval where the two runs have them, else their medians'. Any
+// other timed field keeps its own ratio with the comparison's relative noise.
+struct RatioEstimate {
+  double value = 0, low = 0, high = 0;
+  std::string detail;  // in the case's text, after the ratio
+};
+
+RatioEstimate ratio_estimate(const std::string& field, double a, double b, const SpeedupStats& st, const RunPair& p) {
+  const double medians = a / b;
+  const bool timed = is_timed(field);
+  if (!timed) return {medians, medians, medians, fmt::format("{} / {}", metric_value(field, a), metric_value(field, b))};
+  if (!rides_on_speedup(field) || !(st.speedup > 0))
+    return {medians, medians / (1 + st.noise), medians * (1 + st.noise),
+            fmt::format("{} / {}, \u00b1{}", metric_value(field, a), metric_value(field, b), pct(st.noise))};
+  // A time ratio is 1 / speedup; a rate ratio the work ratio times the speedup, the work
+  // ratio being what the medians' ratio leaves when their time ratio is taken out.
+  const bool inverse = field == "time_s.median";
+  const double scale = inverse ? 1.0 : medians * p.candidate->time_s.median / p.baseline->time_s.median;
+  RatioEstimate e;
+  e.value = inverse ? scale / st.speedup : scale * st.speedup;
+  e.low = st.has_interval() ? (inverse ? scale / st.high : scale * st.low) : e.value;
+  e.high = st.has_interval() ? (inverse ? scale / st.low : scale * st.high) : e.value;
+  const std::string medians_text = fmt::format("medians {} / {}", metric_value(field, a), metric_value(field, b));
+  // "95% 0.22–0.25, ±5.28%, 20 paired rounds ...; medians 2.51 ms / 10.8 ms", or
+  // "unpaired: medians, 95% ...; medians ..." where the two runs have no paired rounds.
+  e.detail = fmt::format("{}; {}", interval_text(st, scale, inverse), medians_text);
+  return e;
+}
+
 Case ratio_case(const Context& ctx, const RunPair& p) {
   const Check& ch = ctx.claim.check;
   const model::Results& results = ctx.results;
@@ -33,29 +64,31 @@ Case ratio_case(const Context& ctx, const RunPair& p) {
     c.reason = fmt::format("run {} has {} = 0", run_id(*p.baseline), field);
     return c;
   }
-  const double r = *a / *b;
   const bool timed = is_timed(field);
-  // A time ratio is the inverse of the comparison's speedup: the same interval, inverted.
   const SpeedupStats st = timed ? speedup_stats(ch, results, *p.baseline, *p.candidate) : SpeedupStats{};
   const double noise = timed ? st.noise : 0.0;
+  const RatioEstimate est = ratio_estimate(field, *a, *b, st, p);
+  const double r = est.value;
   c.evidence = {evidence(p.candidate, field, *a), evidence(p.baseline, field, *b), evidence(nullptr, "ratio", r)};
-  if (timed) c.evidence.push_back(evidence(nullptr, "noise", noise));
-  c.measured = fmt::format("{} ratio {} ({} / {}{})", metric_words(field), num(r), metric_value(field, *a),
-                           metric_value(field, *b), timed ? ", \u00b1" + pct(noise) : "");
+  if (timed) {
+    c.evidence.push_back(evidence(nullptr, "noise", noise));
+    c.evidence.push_back(estimator_evidence(st));
+  }
+  c.measured = fmt::format("{} ratio {} ({})", metric_words(field), num(r), est.detail);
   if (timed && (!st.has_interval() || noise > ch.max_noise)) {
     c.verdict = Verdict::inconclusive;
     c.reason = (st.has_interval() ? too_noisy(noise, ch.max_noise) : std::string("too few repetitions for an interval")) +
                "; would decide it: " + what_would_decide(st, 1.0, *p.baseline, *p.candidate);
-  } else if (ch.range.contains(r / (1 + noise)) && ch.range.contains(r * (1 + noise))) {
+  } else if (ch.range.contains(est.low) && ch.range.contains(est.high)) {
     // The whole interval in range, as `faster` judges (a point estimate in range with
     // its interval reaching out of it is inconclusive, not a hold).
     c.verdict = Verdict::holds;
-  } else if ((ch.range.min && r * (1 + noise) < *ch.range.min) || (ch.range.max && r / (1 + noise) > *ch.range.max)) {
+  } else if ((ch.range.min && est.high < *ch.range.min) || (ch.range.max && est.low > *ch.range.max)) {
     c.verdict = Verdict::fails;
   } else {
     c.verdict = Verdict::inconclusive;
-    c.reason = fmt::format("ratio {} is {} the range but its interval (\u00b1{}) crosses its edge; would decide it: {}",
-                           num(r), ch.range.contains(r) ? "inside" : "outside", pct(noise),
+    c.reason = fmt::format("ratio {} is {} the range but its interval ({}\u2013{}) crosses its edge; would decide it: {}",
+                           num(r), ch.range.contains(r) ? "inside" : "outside", num(est.low), num(est.high),
                            what_would_decide(st, 1.0, *p.baseline, *p.candidate));
   }
   // Which way it missed, on the first screen beside the claim (issue #34 item 10): a
@@ -78,6 +111,7 @@ Case ratio_case(const Context& ctx, const RunPair& p) {
   if (ch.range.max) slack = std::min(slack, std::abs(std::log(r / *ch.range.max)));
   c.slack = slack;
   name_cause(c, ch, st, p);
+  if (timed) refuse_disturbed_medians(c, st, p);
   return c;
 }
 

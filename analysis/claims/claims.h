@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/model/claimed_comparisons.h"
 #include "analysis/model/results_model.h"
 #include "analysis/rules/rules.h"
 
@@ -168,6 +169,16 @@ struct TraceShares;  // analysis/claims/trace_shares.h
 // Checks class_share claims (loaded with ClaimsTarget::trace) against a trace's class
 // tables, one verdict per claim in order, by the same share rule as a run's breakdown.
 std::vector<model::ClaimVerdict> check_trace_claims(const std::vector<Claim>& claims, const TraceShares& trace);
+
+// The pairs of runs in `planned` (runs not yet measured, with the catalogue's
+// comparisons among them: analysis/results/results.h planned_results) that the claims
+// judge on a speedup (`faster`; `ratio` of a time or an achieved rate) and that the
+// catalogue does not compare either way, each with the claims that ask for it, in
+// claims order: what `lmroof run` times in paired rounds beside the catalogue's
+// comparisons, so that every such claim has its pair's paired estimate (issue #45).
+// Pairs across two pairs of the catalogue are left out (paired rounds time one pair's
+// runs), and so is a claim whose selectors match ambiguously (check_claims says why).
+std::vector<model::ClaimedComparison> claimed_comparisons(const std::vector<Claim>& claims, const model::Results& planned);
 
 using model::verdicts_in_report_order;  // analysis/model/results_model.h
 // `lmroof check --format json`: schema lmroof.check/1 (docs/claims.md#check-output,

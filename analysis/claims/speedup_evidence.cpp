@@ -13,6 +13,8 @@
 #include <tuple>
 
 #include "analysis/claims/speedup_evidence.h"
+#include "analysis/numbers/numbers.h"
+#include "analysis/rules/rules.h"
 #include "analysis/stats/statistics.h"
 
 namespace lmroof::claims_detail {
@@ -134,16 +136,43 @@ void name_cause(Case& c, const Check& ch, const SpeedupStats& st, const RunPair&
                       st.floor ? st.floor : std::optional(std::max(ch.noise_floor, 0.0)), st.floor.has_value()});
 }
 
-std::string interval_text(const SpeedupStats& p) {
-  if (!p.has_interval()) return "no interval";
-  if (p.rounds > 0)
-    return fmt::format("95% {}\u2013{}, \u00b1{}, {} paired rounds{}{}", num(p.low), num(p.high), pct(p.noise), p.rounds,
-                       p.sittings.size() == 2 ? fmt::format(" in two sittings, {} then {}", num(p.sittings[0]), num(p.sittings[1]))
-                       : p.extra_rounds > 0   ? fmt::format(" ({} re-measured)", p.extra_rounds)
-                                              : "",
+std::string interval_text(const SpeedupStats& p) { return interval_text(p, 1.0, false); }
+
+std::string interval_text(const SpeedupStats& p, double scale, bool inverse) {
+  const std::string estimator = p.paired() ? "" : "unpaired: medians, ";
+  if (!p.has_interval()) return estimator + "no interval";
+  auto map = [&](double v) { return inverse ? scale / v : scale * v; };
+  const double low = inverse ? map(p.high) : map(p.low), high = inverse ? map(p.low) : map(p.high);
+  if (p.paired())
+    return fmt::format("95% {}\u2013{}, \u00b1{}, {} paired rounds{}{}", num(low), num(high), pct(p.noise), p.rounds,
+                       p.sittings.size() == 2
+                           ? fmt::format(" in two sittings, {} then {}", num(map(p.sittings[0])), num(map(p.sittings[1])))
+                       : p.extra_rounds > 0 ? fmt::format(" ({} re-measured)", p.extra_rounds)
+                                            : "",
                        p.floor ? fmt::format(", floor \u00b1{}", pct(*p.floor)) : "");
-  return fmt::format("95% {}\u2013{}, \u00b1{}{}", num(p.low), num(p.high), pct(p.noise),
+  return fmt::format("{}95% {}\u2013{}, \u00b1{}{}", estimator, num(low), num(high), pct(p.noise),
                      p.drift > 0 ? fmt::format(", with the machine's drift of {} between the runs", pct(p.drift)) : "");
+}
+
+bool rides_on_speedup(const std::string& field) { return field == "time_s.median" || field.rfind("achieved.", 0) == 0; }
+
+model::Evidence estimator_evidence(const SpeedupStats& st) {
+  return st.paired() ? evidence(nullptr, "paired_rounds", st.rounds) : evidence(nullptr, "unpaired_medians", st.repetitions);
+}
+
+void refuse_disturbed_medians(Case& c, const SpeedupStats& st, const RunPair& p) {
+  if (st.paired() || (c.verdict != Verdict::holds && c.verdict != Verdict::fails)) return;
+  const Run* disturbed = model::is_disturbed(*p.baseline) ? p.baseline : model::is_disturbed(*p.candidate) ? p.candidate : nullptr;
+  if (!disturbed) return;
+  const std::string why = fmt::format("run {} is disturbed (its slowest repetition took {} its fastest, beyond {})",
+                                      disturbed->id, numbers::ratio(model::repetition_spread(*disturbed)),
+                                      numbers::ratio(rules::kDisturbedSpread));
+  c.reason = fmt::format("{} on the two runs' medians alone (unpaired: no paired rounds of them), and {}; would decide "
+                         "it: paired rounds of the two runs (`lmroof run` times every pair a claim compares), or a quieter "
+                         "machine",
+                         c.verdict == Verdict::holds ? "a hold" : "a fail", why);
+  c.verdict = Verdict::inconclusive;
+  c.cause = VerdictCause{Cause::machine, why};
 }
 
 // What would turn an inconclusive comparison into a verdict (docs/claims.md#inconclusive).

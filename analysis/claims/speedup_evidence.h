@@ -41,14 +41,31 @@ struct SpeedupStats {
   std::vector<double> sittings;  // each sitting's speedup, with two (PairedRounds::sittings)
   std::optional<double> floor;  // the pair's A/A noise floor (Results::noise_floors)
   bool has_interval() const { return std::isfinite(noise); }
+  // From paired rounds of the two runs; else from their medians ("unpaired: medians").
+  bool paired() const { return rounds > 0; }
   // Within ±floor: a difference this machine cannot tell from none.
   bool within_floor() const { return floor && has_interval() && low >= 1 / (1 + *floor) && high <= 1 + *floor; }
 };
 
 SpeedupStats speedup_stats(const Check& ch, const model::Results& results, const Run& baseline, const Run& candidate);
+// Whether the ratio of `field` between two runs is their time ratio times a ratio of
+// work the cost model fixes: a time (time_s.median, the inverse of the speedup) or an
+// achieved rate (work / time_s.median, the speedup times the work ratio). Such a ratio
+// is judged on the comparison's speedup: paired rounds where the two runs have them.
+bool rides_on_speedup(const std::string& field);
+// The evidence entry that names the estimator: "paired_rounds" (value: the rounds) or
+// "unpaired_medians" (value: the smaller side's repetitions).
+model::Evidence estimator_evidence(const SpeedupStats& st);
+// A case of two runs judged on their medians alone (no paired rounds) where either run
+// is disturbed (model::is_disturbed): a holds or fails verdict becomes inconclusive,
+// cause machine, since a disturbed median may be what decided it (issue #45).
+void refuse_disturbed_medians(Case& c, const SpeedupStats& st, const RunPair& p);
 // The cause of a compared case's fails or inconclusive verdict (verdict_cause.h).
 void name_cause(Case& c, const Check& ch, const SpeedupStats& st, const RunPair& p);
 std::string interval_text(const SpeedupStats& p);
+// The same interval for a ratio `scale / speedup` (a time ratio: scale 1) or
+// `scale * speedup` (a rate ratio: scale the work ratio), each end and sitting mapped.
+std::string interval_text(const SpeedupStats& p, double scale, bool inverse);
 // What would turn an inconclusive comparison into a verdict (docs/claims.md#inconclusive).
 std::string what_would_decide(const SpeedupStats& p, double threshold, const Run& baseline, const Run& candidate);
 std::string too_noisy(double noise, double max_noise);

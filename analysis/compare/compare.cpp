@@ -31,6 +31,13 @@ std::vector<const RunTimes*> sorted_runs(const Side& side) {
   return out;
 }
 
+// Slowest / fastest repetition (1 with fewer than two).
+double repetition_spread(const std::vector<double>& samples) {
+  if (samples.size() < 2) return 1;
+  const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+  return *lo > 0 ? *hi / *lo : 1;
+}
+
 SideNumbers numbers(const RunTimes& run) { return {run.median, run.samples.size(), run.roof_fraction}; }
 
 RunChange judge(const RunTimes& base, const RunTimes& next, const Options& options, bool same_machine) {
@@ -102,6 +109,17 @@ RunChange judge(const RunTimes& base, const RunTimes& next, const Options& optio
   } else if (c.verdict == Verdict::same && !significant && cannot_reach) {
     c.note = fmt::format("{} and {} repetitions cannot reach p < {} (5 or more recommended)", base.samples.size(),
                          next.samples.size(), options.alpha);
+  }
+  // Two files' runs are never timed in paired rounds: the estimate is their medians'
+  // ratio (unpaired), and a median of disturbed repetitions (rules::kDisturbedSpread)
+  // may stand for the disturbance. A change resting on one is not called (issue #45).
+  for (const auto& [name, side] : {std::pair{"base", &base}, std::pair{"new", &next}}) {
+    const double spread = repetition_spread(side->samples);
+    if (spread <= rules::kDisturbedSpread) continue;
+    if (c.verdict == Verdict::faster || c.verdict == Verdict::slower) c.verdict = Verdict::undecided;
+    c.note = fmt::format("{}{}'s repetitions are disturbed (its slowest took {:.3g}x its fastest, beyond {:g}x): an "
+                         "unpaired ratio of medians cannot tell the change from the disturbance; rerun on a quieter machine",
+                         c.note.empty() ? "" : c.note + "; ", name, spread, rules::kDisturbedSpread);
   }
   c.regression = c.verdict == Verdict::slower && 1 / interval.speedup - 1 > options.threshold;
   return c;
@@ -195,7 +213,8 @@ nlohmann::json to_json(const Report& report) {
   for (const auto& c : report.runs) {
     nlohmann::json speedup = nullptr;
     if (c.speedup)
-      speedup = {{"estimate", *c.speedup}, {"low", optional_number(c.speedup_low)}, {"high", optional_number(c.speedup_high)}};
+      speedup = {{"estimate", *c.speedup}, {"low", optional_number(c.speedup_low)}, {"high", optional_number(c.speedup_high)},
+                 {"estimator", kUnpairedMedians}};
     runs.push_back({{"id", c.id},
                     {"label", c.label},
                     {"pair", c.key.pair},

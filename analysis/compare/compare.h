@@ -17,6 +17,10 @@
 namespace lmroof::compare {
 
 inline constexpr const char* kCompareSchema = "lmroof.compare/1";
+// How every speedup of `compare` is estimated: two files' runs are never timed in paired
+// rounds, so it is the ratio of their medians, named so wherever it is shown (issue #45:
+// the claims and the report use paired rounds where taken).
+inline constexpr const char* kUnpairedMedians = "unpaired: medians";
 
 // What identifies a measurement across files.
 struct RunKey {

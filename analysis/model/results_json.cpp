@@ -1031,6 +1031,10 @@ Comparison comparison_from(const JsonCursor& c) {
   if (auto d = c.opt("machine_drift")) x.machine_drift = d->non_negative();
   if (auto p = c.opt("paired"); p && !p->is_null()) x.paired = paired_from(*p);
   x.level_change = opt_string(c, "level_change", kMaxTextLength);
+  if (auto by = c.opt("claimed_by"); by && !by->is_null()) {
+    for (const auto& id : by->items()) x.claimed_by.push_back(id.string(kMaxNameLength));
+    if (x.claimed_by.empty()) by->fail("must name a claim when given (absent: a catalogue comparison)");
+  }
   if (x.speedup_low && (x.speedup < *x.speedup_low || x.speedup > *x.speedup_high))
     c.at("speedup").fail(fmt::format("{:.6g} lies outside its interval [speedup_low, speedup_high] = [{:.6g}, {:.6g}]",
                                      x.speedup, *x.speedup_low, *x.speedup_high));
@@ -1574,6 +1578,7 @@ json to_json(const Results& r) {
                                 {"repetitions", x.repetitions > 0 ? json(x.repetitions) : json(nullptr)},
                                 {"paired", x.paired ? paired_json(*x.paired) : json(nullptr)}});
     if (x.level_change) j["comparisons"].back()["level_change"] = *x.level_change;
+    if (!x.claimed_by.empty()) j["comparisons"].back()["claimed_by"] = x.claimed_by;  // absent: the catalogue's
   }
   j["noise_floors"] = json::array();
   for (const auto& f : r.noise_floors)

@@ -516,6 +516,9 @@ struct NoiseFloor {
 
 struct Comparison {
   std::string pair, question;
+  // Not a catalogue comparison: the ids of the claims that asked for these two runs to
+  // be timed in paired rounds (model::ClaimedComparison); empty for the catalogue's.
+  std::vector<std::string> claimed_by;
   ComparedRun baseline, candidate;
   Shape shape;
   std::string backend, dtype;
@@ -690,6 +693,12 @@ inline const JudgedAgainst* kindest_judgement(const Run& r, bool* probed = nullp
     }
   return kindest;
 }
+
+// The spread of a run's repetitions, slowest / fastest (1 with one repetition).
+inline double repetition_spread(const Run& r) { return r.time_s.min > 0 ? r.time_s.max / r.time_s.min : 1.0; }
+// A disturbed run (rules::kDisturbedSpread): its median may stand for the disturbance.
+// The claims decide nothing on its median alone; the charts mark it.
+inline bool is_disturbed(const Run& r) { return repetition_spread(r) > rules::kDisturbedSpread; }
 
 // A run judged against ceilings marked unstable (Ceiling::unstable).
 struct UnstableJudgement {

@@ -138,6 +138,10 @@ inline constexpr std::string_view kCatalogueMigratedBy = "lmroof_catalogue_migra
 // as given. Then a paired round may name a run that was filtered out, and a pair may
 // lack its A/A control; without it, analysis refuses both (analysis/paired_results.cpp).
 inline constexpr std::string_view kBenchmarkFilter = "lmroof_benchmark_filter";
+// JSON: the pairs of runs the claims compare that the catalogue does not, timed in
+// paired rounds beside its comparisons (model::ClaimedComparison,
+// analysis/model/claimed_comparisons.h). Absent: none, as in files from before it.
+inline constexpr std::string_view kClaimedComparisons = "lmroof_claimed_comparisons";
 }  // namespace context
 
 }  // namespace lmroof::model

@@ -107,4 +107,10 @@ std::optional<model::Catalogue> catalogue_from_context(const BenchDocument& benc
   return model::catalogue_from_json(*j, bench.origin + " (context " + std::string(ctx::kCatalogue) + ")");
 }
 
+std::optional<std::vector<model::ClaimedComparison>> claimed_comparisons_from_context(const BenchDocument& bench) {
+  auto j = context_json(bench, ctx::kClaimedComparisons);
+  if (!j) return std::nullopt;
+  return model::claimed_comparisons_from_json(*j, bench.origin, "/context/" + std::string(ctx::kClaimedComparisons));
+}
+
 }  // namespace lmroof

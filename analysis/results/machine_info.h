@@ -5,6 +5,7 @@
 // reads "unknown".
 #include <string>
 
+#include "analysis/model/claimed_comparisons.h"
 #include "analysis/results/bench_json.h"
 #include "analysis/model/results_model.h"
 
@@ -19,6 +20,8 @@ std::optional<model::Suite> suite_from_context(const BenchDocument& bench);
 std::optional<model::Metrics> metrics_from_context(const BenchDocument& bench);
 // The pair catalogue recorded at measurement time (model::context::kCatalogue).
 std::optional<model::Catalogue> catalogue_from_context(const BenchDocument& bench);
+// The claims' own comparisons recorded with the rounds (model::context::kClaimedComparisons).
+std::optional<std::vector<model::ClaimedComparison>> claimed_comparisons_from_context(const BenchDocument& bench);
 
 // Now, as ISO 8601 UTC ("2026-11-29T10:58:00Z").
 std::string utc_now();

@@ -1,6 +1,7 @@
 #include "analysis/results/results.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -558,6 +559,40 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
   return r;
 }
 
+// The comparison of two runs: the speedup of their medians with its interval and U
+// test from their repetitions, the bytes and FLOPs ratios. `shape`: what both share.
+model::Comparison comparison_of(const std::string& pair, const std::string& question, const model::Run& base,
+                                const model::Run& cand, model::Shape shape) {
+  const bool measured = base.bytes.measured && cand.bytes.measured && *base.bytes.measured > 0;
+  const double base_bytes = measured ? *base.bytes.measured : base.bytes.model;
+  const double cand_bytes = measured ? *cand.bytes.measured : cand.bytes.model;
+  model::Comparison c;
+  c.pair = pair;
+  c.question = question;
+  c.baseline = {base.variant, base.impl, base.id};
+  c.candidate = {cand.variant, cand.impl, cand.id};
+  c.shape = std::move(shape);
+  c.backend = base.backend;
+  c.dtype = base.dtype;
+  c.speedup = base.time_s.median / cand.time_s.median;
+  c.bytes_ratio = cand_bytes / base_bytes;
+  c.bytes_basis = measured ? model::BytesBasis::measured : model::BytesBasis::model;
+  c.flops_ratio = base.flops.total > 0 ? cand.flops.total / base.flops.total : 0.0;
+  if (!base.time_s.samples.empty() && !cand.time_s.samples.empty()) {
+    const stats::SpeedupEstimate e = stats::estimate_speedup(base.time_s.samples, cand.time_s.samples);
+    c.speedup = e.speedup;
+    c.noise = e.noise;
+    if (e.has_interval()) c.speedup_low = e.low, c.speedup_high = e.high;
+    c.p_value = e.p_value;
+    c.hodges_lehmann = e.hodges_lehmann;
+    c.repetitions = std::min(e.baseline_samples, e.candidate_samples);
+    c.machine_drift = model::probed_drift(base, cand);
+  } else {
+    c.noise = std::numeric_limits<double>::infinity();  // no repetitions, no interval
+  }
+  return c;
+}
+
 // Runs compared by each pair's comparisons: a baseline and a candidate of the same
 // backend, dtype and shape (apart from the variant's own dimensions), matched
 // through an index on that key, so the pairing is O(n log n).
@@ -580,41 +615,46 @@ std::vector<model::Comparison> comparisons_of(const model::Catalogue& catalogue,
         std::get<0>(want) = cmp.candidate.variant;
         std::get<1>(want) = cmp.candidate.impl;
         const auto [lo, hi] = index.equal_range(want);
-        for (auto it = lo; it != hi; ++it) {
-          const model::Run& cand = *it->second;
-          const bool measured = base.bytes.measured && cand.bytes.measured && *base.bytes.measured > 0;
-          const double base_bytes = measured ? *base.bytes.measured : base.bytes.model;
-          const double cand_bytes = measured ? *cand.bytes.measured : cand.bytes.model;
-          model::Comparison c;
-          c.pair = pair.name;
-          c.question = cmp.question;
-          c.baseline = {base.variant, base.impl, base.id};
-          c.candidate = {cand.variant, cand.impl, cand.id};
-          c.shape = std::get<4>(want);
-          c.backend = base.backend;
-          c.dtype = base.dtype;
-          c.speedup = base.time_s.median / cand.time_s.median;
-          c.bytes_ratio = cand_bytes / base_bytes;
-          c.bytes_basis = measured ? model::BytesBasis::measured : model::BytesBasis::model;
-          c.flops_ratio = base.flops.total > 0 ? cand.flops.total / base.flops.total : 0.0;
-          if (!base.time_s.samples.empty() && !cand.time_s.samples.empty()) {
-            const stats::SpeedupEstimate e = stats::estimate_speedup(base.time_s.samples, cand.time_s.samples);
-            c.speedup = e.speedup;
-            c.noise = e.noise;
-            if (e.has_interval()) c.speedup_low = e.low, c.speedup_high = e.high;
-            c.p_value = e.p_value;
-            c.hodges_lehmann = e.hodges_lehmann;
-            c.repetitions = std::min(e.baseline_samples, e.candidate_samples);
-            c.machine_drift = model::probed_drift(base, cand);
-          } else {
-            c.noise = std::numeric_limits<double>::infinity();  // no repetitions, no interval
-          }
-          out.push_back(std::move(c));
-        }
+        for (auto it = lo; it != hi; ++it)
+          out.push_back(comparison_of(pair.name, cmp.question, base, *it->second, std::get<4>(want)));
       }
     }
   }
   return out;
+}
+
+// The claims' own comparisons recorded with the rounds (model::context::kClaimedComparisons),
+// after the catalogue's: each pair of runs the catalogue does not already compare
+// either way, its shape what both runs share, its question naming the claims. A pair
+// whose run is missing (skipped, or left out by a recorded filter) is left out; one
+// naming no run of the file, or runs of two pairs, is refused.
+void add_claimed_comparisons(const BenchDocument& bench, model::Results& results) {
+  const auto doc = claimed_comparisons_from_context(bench);
+  if (!doc) return;
+  const std::string field = fmt::format("{}: /context/{}", bench.origin, model::context::kClaimedComparisons);
+  const bool filtered = bench.context.contains(std::string(model::context::kBenchmarkFilter));
+  for (size_t i = 0; i < doc->size(); ++i) {
+    const model::ClaimedComparison& claimed = (*doc)[i];
+    const model::Run* base = results.run(claimed.baseline);
+    const model::Run* cand = results.run(claimed.candidate);
+    if (!base || !cand) {
+      const std::string& id = !base ? claimed.baseline : claimed.candidate;
+      const bool skipped = std::any_of(results.skipped.begin(), results.skipped.end(),
+                                       [&](const model::Skipped& s) { return s.id.starts_with(id); });
+      if (skipped || filtered) continue;
+      throw InputError(fmt::format("{}/{}: names run '{}', which is not a run of this file", field, i, id));
+    }
+    if (base->pair != cand->pair)
+      throw InputError(fmt::format("{}/{}: compares runs of two pairs ('{}' and '{}')", field, i, base->pair, cand->pair));
+    if (results.comparison(base->id, cand->id) || results.comparison(cand->id, base->id)) continue;
+    model::Shape shared;
+    for (const auto& [dim, v] : base->shape)
+      if (const auto it = cand->shape.find(dim); it != cand->shape.end() && it->second == v) shared.emplace(dim, v);
+    model::Comparison c = comparison_of(base->pair, fmt::format("asked by claim {}", fmt::join(claimed.claims, ", ")), *base,
+                                        *cand, std::move(shared));
+    c.claimed_by = claimed.claims;
+    results.comparisons.push_back(std::move(c));
+  }
 }
 
 }  // namespace
@@ -649,6 +689,22 @@ std::string missing_catalogue_message(const std::string& bench_file) {
       "{}: /context/{}: missing: written before lmroof recorded the pair catalogue with the runs; "
       "`lmroof migrate {} -o NEW.json` adds this build's, then analyze NEW.json",
       bench_file, model::context::kCatalogue, bench_file);
+}
+
+model::Results planned_results(const model::Catalogue& catalogue, const std::vector<RunSpec>& plan) {
+  model::Results planned;
+  planned.catalogue = catalogue;
+  for (const RunSpec& spec : plan) {
+    model::Run r;
+    r.id = spec.bench_name();
+    r.pair = spec.pair, r.variant = spec.variant, r.impl = spec.impl;
+    r.backend = to_string(spec.backend), r.dtype = to_string(spec.dtype);
+    for (const auto& [dim, value] : spec.shape.dims()) r.shape[dim] = value;
+    planned.runs.push_back(std::move(r));
+  }
+  planned.index();
+  planned.comparisons = comparisons_of(planned.catalogue, planned.runs);
+  return planned;
 }
 
 model::Results build_results(const BenchDocument& bench, const AnalysisOptions& options) {
@@ -765,6 +821,7 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
             : std::string("not measured: bench.json has no launch ceiling (measured before lmroof had one, or without ceilings)");
   }
   results.comparisons = comparisons_of(results.catalogue, results.runs);
+  add_claimed_comparisons(bench, results);
   attach_paired_rounds(bench, results);
   // After the paired rounds: their speedup is the comparison's evidence.
   for (auto& c : results.comparisons)

@@ -12,6 +12,7 @@
 #include "analysis/results/bench_json.h"
 #include "analysis/model/results_model.h"
 #include "analysis/formats/file_names.h"
+#include "kernels/run_names/workload.h"
 
 namespace lmroof {
 
@@ -30,6 +31,12 @@ struct AnalysisOptions {
 // without its cost counters, or pair runs without a recorded catalogue (a file
 // written before lmroof recorded it: `lmroof migrate` adds one, in cli).
 model::Results build_results(const BenchDocument& bench, const AnalysisOptions& options);
+
+// The runs of a plan, not yet measured (id, pair, variant, impl, backend, dtype and
+// shape; no times), with the catalogue's comparisons among them: what the claims read
+// to list the pairs of runs they compare before anything is measured
+// (claimed_comparisons, analysis/claims/claims.h).
+model::Results planned_results(const model::Catalogue& catalogue, const std::vector<RunSpec>& plan);
 
 // The one-line refusal of a bench.json with pair runs and no recorded catalogue.
 std::string missing_catalogue_message(const std::string& bench_file);
