@@ -84,11 +84,12 @@ class Model:
                 ["cunn_SoftMaxForward"]),
                ("aten::nll_loss_forward", [[T, V], [T], [], [], []], [t, "long int", "", "", ""], ["", "", "", "1", "-100"],
                 T, nbytes([T], "long int") + T * 2 + 2 * 2, ["nll_loss_forward_reduce_cuda_kernel_2d"])]
-        # item(): a device-to-host copy of the loss, no cost model: class memory, cost null
-        out.append(("aten::_local_scalar_dense", [[]], ["c10::BFloat16"], [""], None, None, ["Memcpy DtoH (Device -> Pageable)"]))
         if nccl:
+            # On a second stream, started while the loss kernel still runs: partly hidden by it.
             P = 4 * D * D
             out.append(("nccl:all_reduce", [[P]], [t], [""], 0, nbytes([P], t), ["ncclDevKernel_AllReduce_Sum_bf16_RING_LL"]))
+        # item(): a device-to-host copy of the loss, no cost model: class memory, cost null
+        out.append(("aten::_local_scalar_dense", [[]], ["c10::BFloat16"], [""], None, None, ["Memcpy DtoH (Device -> Pageable)"]))
         return out
 
 
@@ -129,11 +130,12 @@ class Writer:
         self.f.close()
 
 
-def generate(a, path, rank, world, slow=1.0):
+def generate(a, path, rank, world, slow=1.0, device=None):
     rocm = a.rocm
     m = Model(a.batch, a.seq, a.dim, a.heads, a.vocab, "c10::BFloat16", a.layers)
     layer_ops = m.ops(rocm)
-    props = {"id": 0, "name": "AMD Instinct MI300X" if rocm else "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912,
+    device = device or ("AMD Instinct MI300X" if rocm else "NVIDIA H100 80GB HBM3")
+    props = {"id": 0, "name": device, "totalGlobalMem": 85029158912,
              "computeMajor": 9, "computeMinor": 0, "numSms": 132}
     w = Writer(path)
     w.head(props, rank, world, rocm, a.cpu_only)
@@ -144,6 +146,7 @@ def generate(a, path, rank, world, slow=1.0):
     gpu_t = 1500.25     # device clock
     exp_ops = {}
     spans = []   # device intervals in the window
+    comm_spans, compute_spans = [], []   # collective kernels; other kernels (copies are neither)
     steps = []
     unattributed = [0, 0.0]
     outside = 0
@@ -172,6 +175,7 @@ def generate(a, path, rank, world, slow=1.0):
                 w.ev({"ph": "X", "cat": "kernel", "name": "queued_kernel", "pid": 0, "tid": 7, "ts": gpu_t, "dur": d,
                       "args": {"correlation": 11 + k, "External id": 5 + k, "stream": 7, "device": 0}})
                 spans.append((gpu_t, gpu_t + d))
+                compute_spans.append((gpu_t, gpu_t + d))
                 unattributed[0] += 1
                 unattributed[1] += d * 1e-6
                 gpu_t += d + 1.0
@@ -225,6 +229,10 @@ def generate(a, path, rank, world, slow=1.0):
                         "args": {"External id": ext, "correlation": corr, "stream": stream, "device": 0, "grid": [1, 1, 1]}})
                 w.ev({"ph": "f", "cat": "ac2g", "id": corr, "pid": 0, "tid": stream, "ts": ts, "name": "ac2g", "bp": "e"})
                 spans.append((ts, ts + d))
+                if nccl:
+                    comm_spans.append((ts, ts + d))
+                elif not memcpy:
+                    compute_spans.append((ts, ts + d))
                 dev_time += d * 1e-6
                 if stream == 7:
                     gpu_t = ts + d + 0.5
@@ -242,6 +250,7 @@ def generate(a, path, rank, world, slow=1.0):
                 w.ev({"ph": "X", "cat": "kernel", "name": "graph_kernel_%d" % k, "pid": 0, "tid": 7, "ts": gpu_t, "dur": d,
                       "args": {"correlation": corr, "stream": 7, "device": 0}})
                 spans.append((gpu_t, gpu_t + d))
+                compute_spans.append((gpu_t, gpu_t + d))
                 unattributed[0] += 1
                 unattributed[1] += d * 1e-6
                 gpu_t += d + 0.5
@@ -262,7 +271,23 @@ def generate(a, path, rank, world, slow=1.0):
         if a.target_mb and w.size >= a.target_mb * 1e6:
             break
     w.close(1700000000000000000)
-    return expected(a, exp_ops, spans, steps, unattributed, outside, world)
+    e = expected(a, exp_ops, spans, steps, unattributed, outside, world)
+    e["device"] = None if a.cpu_only else device
+    e["communication"] = None if a.cpu_only else exposed_communication(comm_spans, compute_spans, steps)
+    return e
+
+
+def exposed_communication(comm, compute, steps):
+    """Communication inside the steps, and the part of it no compute kernel overlaps:
+    walked on the 0.25 us grid every time here lies on (exact, apart from lmroof's interval code)."""
+    def cells(spans):
+        out = set()
+        for s, e in spans:
+            out.update(range(round(s * 4), round(e * 4)))
+        return out
+    inside = cells([(s, e) for _, s, e in steps])
+    c = cells(comm) & inside
+    return {"time_s": len(c) / 4 * 1e-6, "exposed_s": len(c - cells(compute)) / 4 * 1e-6}
 
 
 def union(spans, lo, hi):
@@ -537,6 +562,8 @@ def main():
     p.add_argument("--host-pause-us", type=float, default=200.0, help="--modules: host time per step with nothing queued")
     p.add_argument("--big-ids", action="store_true", help="External ids and correlations beyond 2^53")
     p.add_argument("--ranks", type=int, default=0, help="write a folder of this many rank traces (rank r is 1+r/4 times slower)")
+    p.add_argument("--rank-devices", help="--ranks: deviceProperties names, comma-separated, one per rank in turn")
+    p.add_argument("--rank-world-sizes", help="--ranks: world sizes, comma-separated, one per rank in turn (default: --ranks)")
     p.add_argument("--norm-slowdown", type=float, default=1.0,
                    help="layer_norm kernels this many times slower (claims fixtures: normalization's time share)")
     p.add_argument("--target-mb", type=float, default=0, help="repeat steps until the file holds this many MB (benchmarks)")
@@ -548,8 +575,11 @@ def main():
     elif a.ranks:
         os.makedirs(a.out, exist_ok=True)
         out = {"ranks": []}
+        devices = a.rank_devices.split(",") if a.rank_devices else [None]
+        worlds = [int(w) for w in a.rank_world_sizes.split(",")] if a.rank_world_sizes else [a.ranks]
         for r in range(a.ranks):
-            e = generate(a, os.path.join(a.out, "rank%d.pt.trace.json" % r), r, a.ranks, 1.0 + r / 4)
+            e = generate(a, os.path.join(a.out, "rank%d.pt.trace.json" % r), r, worlds[r % len(worlds)], 1.0 + r / 4,
+                         devices[r % len(devices)])
             e["rank"] = r
             out["ranks"].append(e)
     else:

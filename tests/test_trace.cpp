@@ -1,6 +1,7 @@
 // lmroof trace (analysis/trace/): the cost models' hand-checked examples (docs/trace.md),
 // the reader's bad inputs (one line naming file, byte offset and field) and tolerated
 // oddities (counted as anomalies), attribution, and the device match.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -385,6 +386,107 @@ TEST(TraceModules, GlooOnACpuOnlyTraceIsCommunication) {
   for (const auto& c : a.classes)
     if (c.op_class == OpClass::communication) communication = c.time_share;
   EXPECT_DOUBLE_EQ(communication, 70.0 / 80);
+}
+
+// Exposed communication, by hand: a GEMM on stream 7 at [10, 30) µs, an all-reduce on
+// stream 13 at [20, 50), a copy on stream 9 at [40, 45) (not compute), and a collective
+// kernel queued before the profiler (unattributed) at [60, 70). Communication: 30 + 10 =
+// 40 µs; the GEMM hides [20, 30): exposed 20 + 10 = 30 µs.
+TEST(TraceCommunication, ExposedIsTheCollectivesTimeNoComputeKernelOverlaps) {
+  TempDir dir;
+  const TraceFile t = read_trace(dir.write("comm.json", R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],
+"traceEvents":[
+{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#0","pid":0,"tid":7,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":3,"args":{"Input Dims":[[64,64],[64,64]],"Input type":["float","float"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":1}},
+{"ph":"X","cat":"cpu_op","name":"nccl:all_reduce","pid":1,"tid":1,"ts":5,"dur":3,"args":{"Input Dims":[[1024]],"Input type":["float"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":6,"dur":1,"args":{"correlation":2}},
+{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":9,"dur":3,"args":{"Input Dims":[[64],[64],[]],"Input type":["float","float","bool"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":10,"dur":1,"args":{"correlation":3}},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":20,"args":{"correlation":1,"stream":7}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":13,"ts":20,"dur":30,"args":{"correlation":2,"stream":13}},
+{"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoD","pid":0,"tid":9,"ts":40,"dur":5,"args":{"correlation":3,"stream":9}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":13,"ts":60,"dur":10,"args":{"correlation":99,"stream":13}}
+]})"));
+  const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
+  const TraceAnalysis a = analyze(t, resolve_roofs(t, table, "", std::nullopt), {});
+  EXPECT_EQ(a.unattributed_kernels, 1u);
+  ASSERT_TRUE(a.communication_s && a.exposed_communication_s);
+  EXPECT_NEAR(*a.communication_s, 40e-6, 1e-15);
+  EXPECT_NEAR(*a.exposed_communication_s, 30e-6, 1e-15);
+  const auto doc = to_json(a, {a});
+  EXPECT_NEAR(doc["communication"]["exposed_share"].get<double>(), 0.75, 1e-12);
+  // A CPU-only trace has no device timeline: nothing to overlap, so null, not 0.
+  const TraceFile cpu = read_trace(dir.write("cpu.json", R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"gloo:all_reduce","pid":1,"tid":1,"ts":20,"dur":70,"args":{"Input Dims":[[1000]],"Input type":["float"]}}]})"));
+  const TraceAnalysis c = analyze(cpu, Roofs{}, {});
+  EXPECT_FALSE(c.communication_s);
+  EXPECT_TRUE(to_json(c, {c})["communication"]["exposed_s"].is_null());
+}
+
+// ---- ranks -----------------------------------------------------------------------------
+
+// One rank: an fp32 add of two [1024, 1024] tensors (3 · 4 MiB = 12,582,912 bytes a call,
+// memory-bound everywhere) in one step of `step_us`, its kernel `kernel_us` long.
+std::string rank_trace(std::string_view device, int rank, int world, double step_us, double kernel_us, bool steps = true) {
+  return fmt::format(R"({{"deviceProperties":[{{"id":0,"name":"{}"}}],"distributedInfo":{{"rank":{},"world_size":{}}},
+"traceEvents":[
+{}{{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1,"dur":3,"args":{{"Input Dims":[[1024,1024],[1024,1024],[]],"Input type":["float","float","Scalar"]}}}},
+{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{{"correlation":1}}}},
+{{"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","pid":0,"tid":7,"ts":5,"dur":{},"args":{{"correlation":1,"stream":7}}}},
+{{"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","pid":0,"tid":7,"ts":900,"dur":1,"args":{{"correlation":77,"stream":7}}}}
+]}})",
+                     device, rank, world,
+                     steps ? fmt::format(R"({{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#0","pid":0,"tid":7,"ts":0,"dur":{}}},)", step_us)
+                           : std::string(),
+                     kernel_us);
+}
+
+TEST(TraceRanks, EachRankOnItsOwnDeviceWarnedWhenMixedAndSlowestByStepTime) {
+  TempDir dir;
+  const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
+  std::vector<TraceAnalysis> ranks;
+  for (const auto& [name, text] : {std::pair("a100.json", rank_trace("NVIDIA A100-SXM4-80GB", 0, 2, 50, 20)),
+                                   std::pair("v100.json", rank_trace("Tesla V100-SXM2-32GB", 1, 4, 100, 20))}) {
+    const TraceFile t = read_trace(dir.write(name, text));
+    ranks.push_back(analyze(t, resolve_roofs(t, table, "", std::nullopt), {}));
+  }
+  const TraceAnalysis merged = merge_ranks(ranks);
+  // One row per device, each at its own bandwidth: 12,582,912 B / 2.039 TB/s and / 0.9 TB/s, over 20 µs.
+  const OpRow* a100 = nullptr;
+  const OpRow* v100 = nullptr;
+  for (const auto& r : merged.ops) {
+    if (r.device == "A100 80GB SXM") a100 = &r;
+    if (r.device == "V100 SXM2") v100 = &r;
+  }
+  ASSERT_TRUE(a100 && v100);
+  EXPECT_NEAR(*a100->fraction_of_roof, 12582912 / 2.039e12 / 20e-6, 1e-9);
+  EXPECT_NEAR(*v100->fraction_of_roof, 12582912 / 0.9e12 / 20e-6, 1e-9);
+  EXPECT_EQ(merged.roofs.source, "per_rank");
+  EXPECT_FALSE(merged.roofs.device);  // no single device's roofs stand for the folder
+  const auto doc = to_json(merged, ranks);
+  ASSERT_EQ(doc["rank_warnings"].size(), 2u);
+  EXPECT_EQ(doc["rank_warnings"][0]["kind"], "mixed_devices");
+  EXPECT_NE(doc["rank_warnings"][0]["message"].get<std::string>().find("Tesla V100-SXM2-32GB (rank 1)"), std::string::npos);
+  EXPECT_EQ(doc["rank_warnings"][1]["kind"], "mixed_world_sizes");
+  EXPECT_EQ(doc["ranks"][1]["roofs"], "V100 SXM2");
+  EXPECT_DOUBLE_EQ(doc["ranks"][0]["step_time_s"].get<double>(), 50e-6);
+  EXPECT_EQ(doc["slowest_rank"], 1);
+
+  // A rank without ProfilerStep ranges has no step time (not its capture's 896 µs), and
+  // is not named slowest for it. Same devices and world sizes: no warning, one row.
+  std::vector<TraceAnalysis> same;
+  for (const auto& [name, text] : {std::pair("r0.json", rank_trace("NVIDIA A100-SXM4-80GB", 0, 2, 50, 20)),
+                                   std::pair("r1.json", rank_trace("NVIDIA A100-SXM4-80GB", 1, 2, 0, 20, false))}) {
+    const TraceFile t = read_trace(dir.write(name, text));
+    same.push_back(analyze(t, resolve_roofs(t, table, "", std::nullopt), {}));
+  }
+  const auto same_doc = to_json(merge_ranks(same), same);
+  EXPECT_TRUE(same_doc["rank_warnings"].empty());
+  EXPECT_TRUE(same_doc["ranks"][1]["step_time_s"].is_null());
+  EXPECT_EQ(same_doc["slowest_rank"], 0);
+  EXPECT_EQ(same_doc["device"]["table_name"], "A100 80GB SXM");
+  EXPECT_FALSE(same_doc["ops"][0].contains("device"));
 }
 
 TEST(TraceDevices, NamesMatchTheTable) {

@@ -67,6 +67,28 @@ double overlap_us(const std::vector<std::pair<double, double>>& merged, double f
   return us;
 }
 
+// Of the communication intervals (merged), the time inside `region` (sorted, disjoint),
+// and the part of it that no compute interval (merged) covers: exposed communication.
+struct CommunicationTime {
+  double total_us = 0, exposed_us = 0;
+};
+CommunicationTime communication_time(const std::vector<std::pair<double, double>>& communication,
+                                     const std::vector<std::pair<double, double>>& compute,
+                                     const std::vector<std::pair<double, double>>& region) {
+  CommunicationTime t;
+  for (const auto& [from, to] : region) {
+    auto m = std::lower_bound(communication.begin(), communication.end(), from,
+                              [](const std::pair<double, double>& x, double at) { return x.second <= at; });
+    for (; m != communication.end() && m->first < to; ++m) {
+      const double start = std::max(m->first, from), end = std::min(m->second, to);
+      if (end <= start) continue;
+      t.total_us += end - start;
+      t.exposed_us += (end - start) - overlap_us(compute, start, end);
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 // The peak an op is judged at, and what was assumed to pick it.
@@ -140,6 +162,11 @@ std::optional<std::string> match_device_name(std::string_view trace_name, const 
 Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& table, const std::string& device_flag,
                     const std::optional<predict::Device>& measured) {
   Roofs r;
+  for (const auto& p : trace.devices)
+    if (!p.name.empty()) {
+      r.trace_name = p.name;
+      break;
+    }
   if (measured) {
     r.name = measured->name;
     r.source = "measured";
@@ -159,12 +186,7 @@ Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& 
     r.source = "flag";
     return r;
   }
-  std::string trace_name;
-  for (const auto& p : trace.devices)
-    if (!p.name.empty()) {
-      trace_name = p.name;
-      break;
-    }
+  const std::string& trace_name = r.trace_name;
   r.name = trace_name;
   if (trace_name.empty()) {
     r.why_unknown = "the trace names no device (no deviceProperties) and neither --device nor --ceilings was given";
@@ -192,10 +214,15 @@ struct OpNameInfo {
   bool has_model = false, softmax = false;
 };
 
-// A device interval of the window, with the launch that queued it (-inf: none in the trace).
+// A device interval of the window, with the launch that queued it (-inf: none in the trace),
+// and what it is for the exposed-communication split: its row (kNoRow: unattributed),
+// whether it is a kernel (not a memcpy or memset), and for an unattributed kernel whether
+// its name is a collective's.
 struct Span {
   double start_us, end_us, launch_us;
   int32_t step;
+  uint32_t row = KernelSpan::kNoRow;
+  bool kernel = false, communication_kernel = false;
 };
 
 }  // namespace
@@ -543,7 +570,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       ++a.outside_window;
       continue;
     }
-    spans.push_back({e.ts_us, e.end_us(), launch ? launch->ts_us : -std::numeric_limits<double>::infinity(), step});
+    spans.push_back({e.ts_us, e.end_us(), launch ? launch->ts_us : -std::numeric_limits<double>::infinity(), step,
+                     KernelSpan::kNoRow, e.category == Category::kernel, false});
     const double t = e.dur_us * 1e-6;
     if (a.launch_threshold_s && e.category == Category::kernel && t < *a.launch_threshold_s) {
       ++a.launch_bound_kernels;
@@ -569,12 +597,14 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       ++a.unattributed_kernels;
       a.unattributed_time_s += t;
       unattributed_names[e.category == Category::kernel ? S.at(e.name) : kname] += t;
+      spans.back().communication_kernel = kernel_class(e).first == OpClass::communication;
       keep_span(KernelSpan::kNoRow);
       continue;
     }
     const uint32_t module =
         module_type(launch ? launch->module : (pseudo ? kNone : module_of_op[ordinal(*op)]), pseudo ? std::nullopt : op);
     const size_t r = row_for(*op, module, kernel_class(e), pseudo);
+    spans.back().row = static_cast<uint32_t>(r);
     keep_span(a.ops[r].row_id);
     if (launch && launch->module != kNone && module_events_seen.insert(launch->module).second)
       ++a.module_instances[module_types[module]];
@@ -603,6 +633,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     }
   }
 
+  double device_end = w1;
+  std::vector<std::pair<double, double>> device_region;
   // Busy and idle: the union of device intervals, per step and over the window. On host
   // step ranges, a step's busy time is the union of its own device events wherever they
   // run (the device may lag the host), at most the step's length.
@@ -645,12 +677,13 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       }
     }
     a.idle_s = a.total_s - a.busy_s;
+    // Where idle gaps and communication are sought: inside the window's steps; on host
+    // ranges, from the window's start to the last device event's end (the device may lag the host).
+    device_end = all.merged.empty() ? w1 : std::max(w1, all.merged.back().second);
+    device_region = host_window ? std::vector{std::pair(w0, device_end)} : window.merged;
     if (!a.cpu_only) {
-      // Where idle gaps are sought: inside the window's steps; on host ranges, from the
-      // window's start to the last device event's end (the device may lag the host).
-      const double end = all.merged.empty() ? w1 : std::max(w1, all.merged.back().second);
-      const std::vector<std::pair<double, double>> region =
-          host_window ? std::vector{std::pair(w0, end)} : window.merged;
+      const double end = device_end;
+      const std::vector<std::pair<double, double>>& region = device_region;
       for (const auto& [from, to] : region) {
         double cursor = from;
         auto m = std::lower_bound(all.merged.begin(), all.merged.end(), from,
@@ -748,6 +781,23 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     row.bound = compute >= memory ? "compute" : "memory";
     if (a.launch_threshold_s && row.kernel_launches > 0 && row.device_time_s / row.kernel_launches < *a.launch_threshold_s)
       row.bound = "launch";
+  }
+  // Exposed communication: the communication intervals (rows of class communication, and
+  // unattributed collective kernels) less the time a compute kernel (any other kernel, on
+  // any stream; copies and fills are not compute) runs beside them.
+  if (!a.cpu_only) {
+    std::vector<std::pair<double, double>> communication, compute;
+    for (const auto& s : spans) {
+      const bool is_communication =
+          s.row != KernelSpan::kNoRow ? a.ops[s.row].cost.op_class == OpClass::communication : s.communication_kernel;
+      if (is_communication) communication.emplace_back(s.start_us, s.end_us);
+      else if (s.kernel) compute.emplace_back(s.start_us, s.end_us);
+    }
+    const auto lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+    const CommunicationTime ct = communication_time(interval_union(std::move(communication), lo, hi).merged,
+                                                    interval_union(std::move(compute), lo, hi).merged, device_region);
+    a.communication_s = ct.total_us * 1e-6;
+    a.exposed_communication_s = ct.exposed_us * 1e-6;
   }
   std::sort(a.ops.begin(), a.ops.end(), op_row_order);
 
