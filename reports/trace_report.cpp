@@ -209,7 +209,9 @@ std::string trace_html(const json& doc) {
     std::string kernels;
     for (const auto& k : op["kernels"]) kernels += (kernels.empty() ? "" : "; ") + k.get<std::string>();
     if (kernels.size() > 80) kernels = kernels.substr(0, 77) + "...";
-    rows.push_back({op["name"], op["input_dims"], op["input_types"], op["class"], std::to_string(op["calls"].get<uint64_t>()),
+    const std::string detail = trace::op_row_detail(op);
+    rows.push_back({op["name"], op["input_dims"].get<std::string>() + (detail.empty() ? "" : " (" + detail + ")"), op["input_types"],
+                    op["class"], std::to_string(op["calls"].get<uint64_t>()),
                     si(op["time_s"].get<double>(), "s"), s_or(op["roof_time_s"]), s_or(op["time_above_roof_s"]),
                     pct_or(op["fraction_of_roof"]), op["bound"], op["note"], kernels});
   }

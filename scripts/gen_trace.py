@@ -278,16 +278,13 @@ def generate(a, path, rank, world, slow=1.0, device=None):
 
 
 def exposed_communication(comm, compute, steps):
-    """Communication inside the steps, and the part of it no compute kernel overlaps:
-    walked on the 0.25 us grid every time here lies on (exact, apart from lmroof's interval code)."""
-    def cells(spans):
-        out = set()
-        for s, e in spans:
-            out.update(range(round(s * 4), round(e * 4)))
-        return out
-    inside = cells([(s, e) for _, s, e in steps])
-    c = cells(comm) & inside
-    return {"time_s": len(c) / 4 * 1e-6, "exposed_s": len(c - cells(compute)) / 4 * 1e-6}
+    """Communication inside the steps, and the part of it no compute kernel overlaps: the
+    measure of comm less compute is |comm u compute| - |compute|. Every device interval here
+    lies inside its step (the time between steps holds none), so the window's span stands for
+    the steps."""
+    lo, hi = steps[0][1], steps[-1][2]
+    return {"time_s": union(comm, lo, hi) * 1e-6,
+            "exposed_s": (union(comm + compute, lo, hi) - union(compute, lo, hi)) * 1e-6}
 
 
 def union(spans, lo, hi):
@@ -376,7 +373,8 @@ def generate_modules(a, path):
         return total
 
     def op(name, dims, types, concrete, kernels, module, cls, flops, byts, softmax=False, extra=None, stream=7, delay=0.0,
-           kargs=None, split=None):
+           kargs=None, split=None, row_strides=None):
+        """row_strides: the Input Strides lmroof must show on this call's row (a row split by layout), else None."""
         st["ext"] += 1
         dur = 4.0 + 3 * len(split or kernels)
         args = {"External id": st["ext"], "Input Dims": dims, "Input type": types, "Concrete Inputs": concrete}
@@ -388,7 +386,7 @@ def generate_modules(a, path):
             for k, (kname, kdur, kcls, ksoft) in enumerate(split):
                 st["cpu"] = t0 + 3 * k
                 t = launch_kernels([(kname, kdur)])
-                row(key + (kcls,), kcls, ksoft, None, None, t, [kname], True)
+                row(key + (kcls, None), kcls, ksoft, None, None, t, [kname], True)
                 if module:
                     modules[module]["kernels"] += 1
                     modules[module]["time_s"] += t
@@ -397,7 +395,7 @@ def generate_modules(a, path):
             # A kernel without a given time runs at 2 µs + its bytes at 2.5 TB/s (an H100 at 75%).
             kernels = [(k, d if d is not None else q(2.0 + byts / len(kernels) / 2.5e6)) for k, d in kernels]
             t = launch_kernels(kernels, stream, delay, kargs)
-            row(key + (cls,), cls, softmax, flops, byts, t, kernels, True)
+            row(key + (cls, row_strides), cls, softmax, flops, byts, t, kernels, True)
             if module:
                 m = modules[module]
                 m["kernels"] += len(kernels)
@@ -441,11 +439,27 @@ def generate_modules(a, path):
            "attention", 5 * B * 4 * N * N, 2 * B * 4 * N * N * 2, softmax=True)
         op("aten::mul", [[T, D], []], [bf, "Scalar"], ["", "0.125"], [("elementwise_kernel_scale", 2.5)], m, "attention",
            T * D, 2 * T * D * 2)
+        # Rotary embeddings: q and k from a contiguous projection, and q and k read through a
+        # transposed view ([B, N, 4, d].transpose(1, 2)): one op shape, two layouts, the
+        # transposed calls ~35% slower (issue 43). Over two steps, 4 calls of each whose times
+        # never overlap (4.0-4.25 against 5.5-5.75 us; 2 / C(8, 4) = 0.029 < 0.05): two rows
+        # (docs/trace.md, "Layouts").
+        d = D // 4
+        x, cos = [B, 4, N, d], [1, 1, N, d]
+        cos_strides = [N * d, N * d, d, 1]
+        for strides, times in (([4 * N * d, N * d, d, 1], (4.0, 4.25)), ([N * D, d, D, 1], (5.5, 5.75))):
+            layout = json.dumps([strides, cos_strides], separators=(",", ":"))
+            for t in times:
+                op("aten::mul", [x, cos], [bf, bf], ["", ""], [("elementwise_kernel_rope", t)], m, "attention", B * N * D,
+                   2 * B * N * D * 2 + N * d * 2, extra={"Input Strides": [strides, cos_strides]}, row_strides=layout)
 
     def mlp(m):
         # The same shape as the norm's last mul: here it stays elementwise (an MLP says no more than the op).
-        op("aten::mul", [[D], [B, N, D]], [bf, bf], ["", ""], [("elementwise_kernel_mul", 3.0)], m, "elementwise", n,
-           D * 2 + n * 2 + n * 2)
+        # Twice, on x and on a transposed view of it: the layouts differ, the times do not (3.0 us
+        # each), so they stay one row.
+        for strides in ([N * D, D, 1], [D, B * D, 1]):
+            op("aten::mul", [[D], [B, N, D]], [bf, bf], ["", ""], [("elementwise_kernel_mul", 3.0)], m, "elementwise", n,
+               D * 2 + n * 2 + n * 2, extra={"Input Strides": [[1], strides]})
         op("aten::mm", [[T, D], [D, 4 * D]], [bf, bf], ["", ""], [("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 12.0)],
            m, "matmul", 2 * T * D * 4 * D, T * D * 2 + D * 4 * D * 2 + T * 4 * D * 2)
 
@@ -493,7 +507,7 @@ def generate_modules(a, path):
         st["cpu"] += 0.5
         st["ext"] += 1
         t = launch_kernels([("void multi_tensor_apply_kernel<TensorListMetadata<4>, FusedAdamMathFunctor<float, 4>>(...)", 7.0)])
-        row(("Optimizer.step#FusedAdam.step", "", "", "", "elementwise"), "elementwise", False, None, None, t, ["k"], True)
+        row(("Optimizer.step#FusedAdam.step", "", "", "", "elementwise", None), "elementwise", False, None, None, t, ["k"], True)
         st["cpu"] += 5.0
         w.ev({"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#FusedAdam.step", "pid": 1, "tid": 1, "ts": t0,
               "dur": st["cpu"] - t0, "args": {"External id": st["ext"]}})
@@ -534,7 +548,7 @@ def expected_modules(rows, spans, modules, steps, fusion, a):
               "idle_other_s": idle - host_bound * 1e-6,
               "steps": [{"number": n, "duration_s": (e - s) * 1e-6, "busy_s": b * 1e-6, "host_bound": (e - s - b) > 0.5 * (e - s)}
                         for (n, s, e), b in zip(steps, busy)]}
-    return {"ops": [dict(r, name=k[0], input_dims=k[1], input_types=k[2], module=k[3]) for k, r in rows.items()],
+    return {"ops": [dict(r, name=k[0], input_dims=k[1], input_types=k[2], module=k[3], input_strides=k[5]) for k, r in rows.items()],
             "classes": classes, "ivanov_classes": ivanov, "modules": modules, "total_time_s": total_time,
             "window": window, "fusion": fusion, "norm_only": a.norm_only, "all_gather": {"message_bytes": 201088 * 2, "bus_factor": 7 / 8}}
 

@@ -13,6 +13,7 @@
 #include "analysis/model/input_error.h"
 #include "analysis/predict/devices.h"
 #include "analysis/trace/cost_models.h"
+#include "analysis/trace/layout_split.h"
 #include "analysis/trace/op_classes.h"
 #include "analysis/trace/trace_analysis.h"
 #include "analysis/trace/trace_output.h"
@@ -422,6 +423,94 @@ TEST(TraceCommunication, ExposedIsTheCollectivesTimeNoComputeKernelOverlaps) {
   const TraceAnalysis c = analyze(cpu, Roofs{}, {});
   EXPECT_FALSE(c.communication_s);
   EXPECT_TRUE(to_json(c, {c})["communication"]["exposed_s"].is_null());
+}
+
+// ---- layouts (Input Strides) -------------------------------------------------------------
+
+TEST(TraceLayouts, AGroupSplitsOnlyWhereNoCallOverlapsAndTheSeparationIsSignificant) {
+  // 4 calls against 4 that never overlap: 2 / C(8, 4) = 0.029 < 0.05, two groups.
+  EXPECT_EQ(layout_groups({{4.0, 4.25, 4}, {5.5, 5.75, 4}}), (std::vector<size_t>{0, 1}));
+  // The same with 3 calls each: 2 / C(6, 3) = 0.1, not significant, one group.
+  EXPECT_EQ(layout_groups({{4.0, 4.25, 3}, {5.5, 5.75, 3}}), (std::vector<size_t>{0, 0}));
+  // Overlapping ranges: one group, however many calls.
+  EXPECT_EQ(layout_groups({{4.0, 5.0, 100}, {4.5, 5.5, 100}}), (std::vector<size_t>{0, 0}));
+  // Touching is overlapping (the slower layout's fastest call equals the other's slowest).
+  EXPECT_EQ(layout_groups({{4.0, 5.0, 100}, {5.0, 6.0, 100}}), (std::vector<size_t>{0, 0}));
+  // Three layouts, given out of order: the two fast ones overlap, the slow one stands apart.
+  EXPECT_EQ(layout_groups({{9.0, 9.5, 5}, {4.0, 4.5, 5}, {4.25, 4.75, 5}}), (std::vector<size_t>{1, 0, 0}));
+}
+
+// A RoPE-like mul of [2, 8, 64] bf16 on a contiguous input (strides [1024, 64, 1]) and on a
+// transposed one ([64, 128, 1]), the calls alternating; each call's kernel time (µs) from
+// `contiguous_us` and `transposed_us` in turn.
+std::string layouts_trace(const std::vector<double>& contiguous_us, const std::vector<double>& transposed_us) {
+  std::string events = R"({"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#0","pid":0,"tid":7,"ts":0,"dur":10000})";
+  double cpu = 1, gpu = 5;
+  uint64_t id = 0;
+  auto call = [&](std::string_view strides, double kernel_us) {
+    ++id;
+    events += fmt::format(R"(,
+{{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":{},"dur":3,"args":{{"Input Dims":[[2,8,64],[2,8,64]],"Input type":["c10::BFloat16","c10::BFloat16"],"Input Strides":[{},[1024,64,1]]}}}},
+{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":1,"args":{{"correlation":{}}}}},
+{{"ph":"X","cat":"kernel","name":"elementwise_kernel","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"correlation":{},"stream":7}}}})",
+                          cpu, strides, cpu + 1, id, gpu, kernel_us, id);
+    cpu += 10, gpu += 20;
+  };
+  for (size_t i = 0; i < std::max(contiguous_us.size(), transposed_us.size()); ++i) {
+    if (i < contiguous_us.size()) call("[1024,64,1]", contiguous_us[i]);
+    if (i < transposed_us.size()) call("[64,128,1]", transposed_us[i]);
+  }
+  return R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)" + events + "]}";
+}
+
+TEST(TraceLayouts, AnOpShapeSplitsByInputStridesOnlyWhenItsTimesDiffer) {
+  TempDir dir;
+  auto muls = [&](const std::string& name, const std::string& text) {
+    const TraceFile t = read_trace(dir.write(name, text));
+    const TraceAnalysis a = analyze(t, Roofs{}, {});
+    std::vector<OpRow> rows;
+    for (const auto& r : a.ops)
+      if (r.name == "aten::mul") rows.push_back(r);
+    return rows;
+  };
+  // 4 calls of 4.0 and 4.25 µs contiguous against 5.5 and 5.75 µs transposed: two rows,
+  // each with its layout and the range of its calls.
+  auto rows = muls("split.json", layouts_trace({4.0, 4.25, 4.0, 4.25}, {5.5, 5.75, 5.5, 5.75}));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].input_strides, "[[64,128,1],[1024,64,1]]");  // by time: the slower first
+  EXPECT_EQ(rows[0].calls, 4u);
+  EXPECT_DOUBLE_EQ(rows[0].device_time_s, 22.5e-6);
+  EXPECT_DOUBLE_EQ(*rows[0].fastest_call_s, 5.5e-6);
+  EXPECT_DOUBLE_EQ(*rows[0].slowest_call_s, 5.75e-6);
+  EXPECT_EQ(rows[1].input_strides, "[[1024,64,1],[1024,64,1]]");
+  EXPECT_DOUBLE_EQ(rows[1].device_time_s, 16.5e-6);
+  // Three calls each cannot show it (p = 0.1): one row, no layout shown.
+  rows = muls("few.json", layouts_trace({4.0, 4.25, 4.0}, {5.5, 5.75, 5.5}));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].calls, 6u);
+  EXPECT_EQ(rows[0].input_strides, "");
+  EXPECT_FALSE(rows[0].fastest_call_s);
+  // Layouts that run alike: one row with every call.
+  rows = muls("alike.json", layouts_trace({4.0, 4.25, 4.0, 4.25}, {4.0, 4.25, 4.25, 4.0}));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].calls, 8u);
+  EXPECT_DOUBLE_EQ(rows[0].device_time_s, 33e-6);
+  EXPECT_EQ(rows[0].kernel_launches, 8u);
+  // Input Strides that are no array (a string, a number) are no layout: ignored, the row
+  // whole; one that is an array of odd content is a layout like any other, its text as written.
+  std::string odd = layouts_trace({4.0, 4.25, 4.0, 4.25}, {5.5, 5.75, 5.5, 5.75});
+  for (auto [from, to] : {std::pair<std::string, std::string>("[[1024,64,1],[1024,64,1]]", "\"[[1024,64,1]]\""),
+                          std::pair<std::string, std::string>("[[64,128,1],[1024,64,1]]", "7")})
+    for (size_t at = odd.find(from); at != std::string::npos; at = odd.find(from, at)) odd.replace(at, from.size(), to);
+  rows = muls("odd.json", odd);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].calls, 8u);
+  std::string nested = layouts_trace({4.0, 4.25, 4.0, 4.25}, {5.5, 5.75, 5.5, 5.75});
+  for (size_t at = nested.find("[[64,128,1],"); at != std::string::npos; at = nested.find("[[64,128,1],", at + 1))
+    nested.replace(at, 11, "[[[-1],\"s\",1.5]");
+  rows = muls("nested.json", nested);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].input_strides, "[[[-1],\"s\",1.5],[1024,64,1]]");
 }
 
 // ---- ranks -----------------------------------------------------------------------------

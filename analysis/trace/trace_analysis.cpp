@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "analysis/model/input_error.h"
+#include "analysis/trace/layout_split.h"
 
 namespace lmroof::trace {
 
@@ -352,6 +353,17 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     }
   }
   std::sort(launch_of.begin(), launch_of.end(), [](const Launch& x, const Launch& y) { return x.correlation < y.correlation; });
+  // Each op's Input Strides (StringPool id, 0: none), by op ordinal; left empty, and nothing
+  // spent on layouts, when no op carries them.
+  std::vector<uint32_t> strides_of_op;
+  std::vector<double> call_time_us;  // per op ordinal: the device (or self) time of its call in its first row
+  if (!trace.op_strides.empty()) {
+    strides_of_op.assign(ops.size(), 0);
+    call_time_us.assign(ops.size(), 0.0);
+    for (const auto& [event, strides] : trace.op_strides)
+      if (auto it = std::lower_bound(ops.begin(), ops.end(), event); it != ops.end() && *it == event)
+        strides_of_op[static_cast<size_t>(it - ops.begin())] = strides;
+  }
   auto find_launch = [&](uint64_t correlation) -> const Launch* {
     auto it = std::lower_bound(launch_of.begin(), launch_of.end(), correlation,
                                [](const Launch& x, uint64_t c) { return x.correlation < c; });
@@ -501,12 +513,14 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     uint32_t name, dims, types, module;
     OpClass op_class;
     bool softmax;
+    uint32_t strides;  // the layout: rows that differ only here are merged back unless their times differ
     bool operator==(const RowKey&) const = default;
   };
   struct RowKeyHash {
     size_t operator()(const RowKey& k) const {
       return (size_t(k.name) * 0x9E3779B97F4A7C15ull) ^ (size_t(k.dims) * 0xC2B2AE3D27D4EB4Full) ^ k.types ^
-             (size_t(k.module) << 40) ^ (size_t(k.op_class) << 56) ^ (size_t(k.softmax) << 60);
+             (size_t(k.module) << 40) ^ (size_t(k.op_class) << 56) ^ (size_t(k.softmax) << 60) ^
+             (size_t(k.strides) * 0x165667B19E3779F9ull);
     }
   };
   std::unordered_map<RowKey, size_t, RowKeyHash> row_of;
@@ -520,7 +534,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     const std::optional<OpClass> module_class = module_classes[module];
     const ClassChoice choice = choose_class(own.op_class, own.has_model, kernel.first, module_class);
     const bool softmax = own.softmax || (!own.has_model && kernel.second);
-    const RowKey key{e.name, e.input_dims, e.input_types, module, choice.op_class, softmax};
+    const uint32_t strides = pseudo || strides_of_op.empty() ? 0 : strides_of_op[ordinal(op)];
+    const RowKey key{e.name, e.input_dims, e.input_types, module, choice.op_class, softmax, strides};
     auto [it, inserted] = row_of.emplace(key, a.ops.size());
     if (inserted) {
       OpRow row;
@@ -614,6 +629,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     if (first_kernel_of_row[r] == kNone) first_kernel_of_row[r] = i;
     kernel_names[r][e.category == Category::kernel ? S.at(e.name) : S.at(e.name).empty() ? kname : S.at(e.name)] = true;
     count_call(r, *op, pseudo);
+    if (!call_time_us.empty() && !pseudo)
+      if (const size_t k = ordinal(*op); first_row_of_op[k] == r) call_time_us[k] += e.dur_us;
   }
   // CPU-only: every op in the window, at its self time; the cost counted at the
   // innermost op that has a model (a linear's FLOPs are its addmm's).
@@ -630,6 +647,99 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       if (step_of(ev[i].ts_us) < 0) continue;
       const size_t r = row_for(i, module_type(module_of_op[ordinal(i)], i), {OpClass::other, false}, false);
       count_call(r, i, false);
+      if (!call_time_us.empty()) call_time_us[ordinal(i)] = std::max(0.0, ev[i].dur_us - child_time[ordinal(i)]);
+    }
+  }
+
+  // Layouts (docs/trace.md, "Layouts"): the rows of one op shape that differ only in their
+  // Input Strides stay apart where layout_groups finds their calls' times differ; the
+  // others are merged back into one row.
+  if (!strides_of_op.empty()) {
+    std::vector<LayoutTimes> times(a.ops.size());
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (first_row_of_op[k] == kNone) continue;
+      LayoutTimes& t = times[first_row_of_op[k]];
+      const double call_s = call_time_us[k] * 1e-6;
+      t.fastest_s = t.calls == 0 ? call_s : std::min(t.fastest_s, call_s);
+      t.slowest_s = std::max(t.slowest_s, call_s);
+      ++t.calls;
+    }
+    std::unordered_map<RowKey, std::vector<size_t>, RowKeyHash> shapes;  // key without its layout -> rows
+    for (const auto& [key, r] : row_of) {
+      RowKey shape = key;
+      shape.strides = 0;
+      shapes[shape].push_back(r);
+    }
+    std::vector<uint32_t> strides_of_row(a.ops.size(), 0);
+    for (const auto& [key, r] : row_of) strides_of_row[r] = key.strides;
+    std::vector<size_t> merged_into(a.ops.size());
+    for (size_t r = 0; r < merged_into.size(); ++r) merged_into[r] = r;
+    bool any_merged = false;
+    for (auto& [shape, rows] : shapes) {
+      if (rows.size() < 2) continue;
+      std::sort(rows.begin(), rows.end());
+      std::vector<LayoutTimes> layouts;
+      for (size_t r : rows) layouts.push_back(times[r]);
+      const std::vector<size_t> group = layout_groups(layouts);
+      const size_t groups = *std::max_element(group.begin(), group.end()) + 1;
+      for (size_t g = 0; g < groups; ++g) {
+        std::optional<size_t> target;
+        std::string strides;
+        LayoutTimes range;
+        for (size_t j = 0; j < rows.size(); ++j) {
+          if (group[j] != g) continue;
+          const size_t r = rows[j];
+          strides += (strides.empty() ? "" : "; ") + (strides_of_row[r] ? std::string(S.at(strides_of_row[r])) : std::string("none"));
+          range.fastest_s = range.calls == 0 ? layouts[j].fastest_s : std::min(range.fastest_s, layouts[j].fastest_s);
+          range.slowest_s = std::max(range.slowest_s, layouts[j].slowest_s);
+          range.calls += layouts[j].calls;
+          if (!target) {
+            target = r;
+            continue;
+          }
+          merged_into[r] = *target, any_merged = true;
+          OpRow& into = a.ops[*target];
+          const OpRow& from = a.ops[r];
+          into.device_time_s += from.device_time_s;
+          into.self_cpu_time_s += from.self_cpu_time_s;
+          into.kernel_launches += from.kernel_launches;
+          calls_of_row[*target] += calls_of_row[r];
+          kernel_names[*target].insert(kernel_names[r].begin(), kernel_names[r].end());
+          if (first_kernel_of_row[*target] == kNone) first_kernel_of_row[*target] = first_kernel_of_row[r];
+        }
+        if (groups > 1) {  // split: each row says its layouts and its calls' range
+          a.ops[*target].input_strides = strides;
+          a.ops[*target].fastest_call_s = range.fastest_s;
+          a.ops[*target].slowest_call_s = range.slowest_s;
+        }
+      }
+    }
+    if (any_merged) {  // drop the merged rows; every reference to a row follows it
+      std::vector<uint32_t> new_index(a.ops.size());
+      std::vector<OpRow> rows;
+      std::vector<uint64_t> calls;
+      std::vector<uint32_t> firsts, first_kernels;
+      std::vector<std::map<std::string_view, bool>> names;
+      for (size_t r = 0; r < a.ops.size(); ++r) {
+        if (merged_into[r] != r) continue;
+        new_index[r] = static_cast<uint32_t>(rows.size());
+        a.ops[r].row_id = new_index[r];
+        rows.push_back(std::move(a.ops[r]));
+        calls.push_back(calls_of_row[r]);
+        firsts.push_back(first_of_row[r]);
+        first_kernels.push_back(first_kernel_of_row[r]);
+        names.push_back(std::move(kernel_names[r]));
+      }
+      for (size_t r = 0; r < new_index.size(); ++r) new_index[r] = new_index[merged_into[r]];
+      for (auto& span : spans)
+        if (span.row != KernelSpan::kNoRow) span.row = new_index[span.row];
+      for (auto& span : a.timeline)
+        if (span.row_id != KernelSpan::kNoRow) span.row_id = new_index[span.row_id];
+      a.ops = std::move(rows);
+      calls_of_row = std::move(calls);
+      first_of_row = std::move(firsts);
+      first_kernel_of_row = std::move(first_kernels);
+      kernel_names = std::move(names);
     }
   }
 

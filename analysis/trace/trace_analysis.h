@@ -53,6 +53,11 @@ struct OpRow {
   std::string name, input_dims, input_types;  // as in the trace
   std::string module;                         // innermost nn.Module type, "" when none
   std::string device;  // ranks on different devices: the device (Roofs::label) this row was judged on; else ""
+  // A row split by layout (docs/trace.md, "Layouts"): its `Input Strides` as written ("; "
+  // between several that run alike), and its calls' fastest and slowest time. "" and
+  // nullopt on a row that is not split.
+  std::string input_strides;
+  std::optional<double> fastest_call_s, slowest_call_s;
 
   const char* class_source = "op";            // op | kernel | module (op_classes.h)
   bool softmax = false;                       // for Ivanov's grouping

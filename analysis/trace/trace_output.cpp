@@ -104,7 +104,7 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
   m.communication_s.reset();
   m.exposed_communication_s.reset();
   m.unattributed_kernels = m.launch_bound_kernels = m.device_events = m.outside_window = m.events_read = m.bytes_read = 0;
-  std::map<std::tuple<std::string, std::string, std::string, std::string, OpClass, bool, std::string>, size_t> index;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string, OpClass, bool, std::string>, size_t> index;
   std::map<std::string, double> unattributed;
   std::map<std::string, uint64_t> module_instances;
   for (const auto& r : ranks) {
@@ -137,7 +137,8 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
       OpRow op = rank_op;
       if (per_rank_roofs) op.device = r.roofs.label();
       auto [it, inserted] = index.emplace(
-          std::tuple(op.name, op.input_dims, op.input_types, op.module, op.cost.op_class, op.softmax, op.device), m.ops.size());
+          std::tuple(op.name, op.input_dims, op.input_types, op.input_strides, op.module, op.cost.op_class, op.softmax, op.device),
+          m.ops.size());
       if (inserted) {
         m.ops.push_back(std::move(op));
         continue;
@@ -147,6 +148,8 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
       x.device_time_s += op.device_time_s;
       x.self_cpu_time_s += op.self_cpu_time_s;
       x.kernel_launches += op.kernel_launches;
+      if (x.fastest_call_s && op.fastest_call_s) x.fastest_call_s = std::min(*x.fastest_call_s, *op.fastest_call_s);
+      if (x.slowest_call_s && op.slowest_call_s) x.slowest_call_s = std::max(*x.slowest_call_s, *op.slowest_call_s);
       if (x.roof_time_s && op.roof_time_s) *x.roof_time_s += *op.roof_time_s;
       for (const auto& k : op.kernels)
         if (std::find(x.kernels.begin(), x.kernels.end(), k) == x.kernels.end()) x.kernels.push_back(k);
@@ -234,6 +237,8 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
     o["name"] = op.name;
     o["input_dims"] = op.input_dims;
     o["input_types"] = op.input_types;
+    o["input_strides"] = op.input_strides.empty() ? json(nullptr) : json(op.input_strides);
+    if (op.fastest_call_s && op.slowest_call_s) o["call_time_range_s"] = {*op.fastest_call_s, *op.slowest_call_s};
     o["calls"] = op.calls;
     o["module"] = op.module.empty() ? json(nullptr) : json(op.module);
     if (!op.device.empty()) o["device"] = op.device;
@@ -356,7 +361,7 @@ std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::stri
   };
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   std::string out =
-      "name,input_dims,input_types,module,device,class,calls,flops_per_call,bytes_per_call,device_time_s,self_cpu_time_s,kernel_launches,"
+      "name,input_dims,input_types,input_strides,module,device,class,calls,flops_per_call,bytes_per_call,device_time_s,self_cpu_time_s,kernel_launches,"
       "bound,roof_time_s,fraction_of_roof,kernels";
   // Appended piece by piece: `"," + std::string` made GCC 12 warn falsely (bug 105329).
   for (const auto& [header, values] : extra_columns) {
@@ -368,8 +373,8 @@ std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::stri
     const OpRow& op = a.ops[i];
     std::string kernels;
     for (const auto& k : op.kernels) kernels += (kernels.empty() ? "" : "; ") + k;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", quote(op.name), quote(op.input_dims),
-                       quote(op.input_types), quote(op.module), quote(op.device), to_string(op.cost.op_class), op.calls, num(op.cost.flops),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", quote(op.name), quote(op.input_dims),
+                       quote(op.input_types), quote(op.input_strides), quote(op.module), quote(op.device), to_string(op.cost.op_class), op.calls, num(op.cost.flops),
                        num(op.cost.bytes), op.device_time_s, op.self_cpu_time_s, op.kernel_launches, op.bound,
                        num(op.roof_time_s), num(op.fraction_of_roof), quote(kernels));
     for (const auto& [header, values] : extra_columns) {

@@ -35,6 +35,18 @@ std::vector<std::string> rank_warning_lines(const nlohmann::json& doc) {
   return out;
 }
 
+std::string op_row_detail(const nlohmann::json& op) {
+  std::string out;
+  if (op.contains("device")) out = "on " + op["device"].get<std::string>();
+  if (op.contains("input_strides") && op["input_strides"].is_string()) {
+    out += fmt::format("{}strides {}", out.empty() ? "" : ", ", op["input_strides"].get<std::string>());
+    if (op.contains("call_time_range_s"))
+      out += fmt::format(", calls {} to {}", numbers::si(op["call_time_range_s"][0].get<double>(), "s"),
+                         numbers::si(op["call_time_range_s"][1].get<double>(), "s"));
+  }
+  return out;
+}
+
 std::string to_text(const nlohmann::json& doc, bool markdown) {
   using numbers::percent;
   using numbers::si;
@@ -142,13 +154,15 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
     const std::string above = op["time_above_roof_s"].is_null() ? "unknown" : si(op["time_above_roof_s"].get<double>(), "s");
     std::string dims = op["input_dims"].get<std::string>();
     if (dims.size() > 48) dims = dims.substr(0, 45) + "...";
+    const std::string detail = op_row_detail(op);
     if (markdown)
-      out += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", op["name"].get<std::string>(), dims,
-                         op["class"].get<std::string>(), op["calls"].get<uint64_t>(), si(op["time_s"].get<double>(), "s"),
-                         at_roof, above, op["bound"].get<std::string>());
-    else
-      out += fmt::format("  {:<34} {:<48} {:>10} at roof {:>10} above {:>10} {}\n", op["name"].get<std::string>(), dims,
+      out += fmt::format("| {} | `{}`{} | {} | {} | {} | {} | {} | {} |\n", op["name"].get<std::string>(), dims,
+                         detail.empty() ? "" : " (" + detail + ")", op["class"].get<std::string>(), op["calls"].get<uint64_t>(),
                          si(op["time_s"].get<double>(), "s"), at_roof, above, op["bound"].get<std::string>());
+    else
+      out += fmt::format("  {:<34} {:<48} {:>10} at roof {:>10} above {:>10} {}\n{}", op["name"].get<std::string>(), dims,
+                         si(op["time_s"].get<double>(), "s"), at_roof, above, op["bound"].get<std::string>(),
+                         detail.empty() ? "" : "    " + detail + "\n");
   }
   out += fmt::format("{}known-cost share of time: {}\n", markdown ? "\n" : "\n", percent(doc["known_cost_time_share"].get<double>()));
   const auto& un = doc["unattributed"];

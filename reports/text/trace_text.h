@@ -15,6 +15,9 @@ std::string communication_line(const nlohmann::json& doc);
 // "warning: ..." for each of trace.json's rank_warnings (a folder of ranks on mixed
 // devices or world sizes); none for one trace.
 std::vector<std::string> rank_warning_lines(const nlohmann::json& doc);
+// What sets an op row apart beyond its name and shapes: "on DEVICE" (ranks on different
+// devices) and "strides S, calls A to B" (a row split by layout, docs/trace.md "Layouts"); "" when neither.
+std::string op_row_detail(const nlohmann::json& op);
 // The summary of one trace.json document (analysis/trace/trace_output.h: to_json).
 std::string to_text(const nlohmann::json& doc, bool markdown);
 // The change between two traces (analysis/trace/trace_compare.h: compare_traces).

@@ -79,6 +79,10 @@ sed -n 3p "$tmp/mod.txt" | grep -q "^host-bound: 2 of 2 steps" || fail "the summ
 grep -q "host-bound: 2 of 2 steps" "$tmp/o-mod/trace.html" || fail "the page does not say host-bound"
 for id in classes ivanov-classes modules; do grep -q "id=\"$id\"" "$tmp/o-mod/trace.html" || fail "the page has no $id section"; done
 grep -q "grouped as Ivanov" "$tmp/mod.txt" && grep -q "Qwen2RMSNorm" "$tmp/mod.txt" || fail "the summary lacks the Ivanov table or the modules"
+# The rotary mul on a transposed input: its own row, its strides and calls' range shown in the text and on the page.
+grep -q "strides \[\[32768,64,256,1\],\[8192,8192,64,1\]\], calls 5.50 µs to 5.75 µs" "$tmp/mod.txt" &&
+  grep -q "strides \[\[32768,64,256,1\],\[8192,8192,64,1\]\], calls 5.50 µs to 5.75 µs" "$tmp/o-mod/trace.html" ||
+  fail "the layout split of the rotary mul is not shown"
 python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-mod/trace.json" >/dev/null || fail "modules trace.json vs the schema"
 
 # --steps N: one step's window.

@@ -79,9 +79,9 @@ def check_ranks(doc, exp):
 def check_modules(doc, exp):
     """The --modules fixture: rows per (op, shapes, dtypes, module, class), both class tables, the
     module table, host-step windows with the idle split, and the all_gather's bus bandwidth."""
-    rows = {(o["name"], o["input_dims"], o["input_types"], o["module"] or "", o["class"]): o for o in doc["ops"]}
+    rows = {(o["name"], o["input_dims"], o["input_types"], o["module"] or "", o["class"], o["input_strides"]): o for o in doc["ops"]}
     for e in exp["ops"]:
-        key = (e["name"], e["input_dims"], e["input_types"], e["module"], e["class"])
+        key = (e["name"], e["input_dims"], e["input_types"], e["module"], e["class"], e["input_strides"])
         assert key in rows, f"row {key} missing; have {sorted(rows)}"
         o = rows[key]
         assert o["calls"] == e["calls"], f"{key} calls {o['calls']} != {e['calls']}"
