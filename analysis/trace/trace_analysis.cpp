@@ -68,27 +68,34 @@ double overlap_us(const std::vector<std::pair<double, double>>& merged, double f
   return us;
 }
 
-// Of the communication intervals (merged), the time inside `region` (sorted, disjoint),
-// and the part of it that no compute interval (merged) covers: exposed communication.
-struct CommunicationTime {
-  double total_us = 0, exposed_us = 0;
-};
-CommunicationTime communication_time(const std::vector<std::pair<double, double>>& communication,
-                                     const std::vector<std::pair<double, double>>& compute,
-                                     const std::vector<std::pair<double, double>>& region) {
-  CommunicationTime t;
-  for (const auto& [from, to] : region) {
-    auto m = std::lower_bound(communication.begin(), communication.end(), from,
-                              [](const std::pair<double, double>& x, double at) { return x.second <= at; });
-    for (; m != communication.end() && m->first < to; ++m) {
-      const double start = std::max(m->first, from), end = std::min(m->second, to);
-      if (end <= start) continue;
-      t.total_us += end - start;
-      t.exposed_us += (end - start) - overlap_us(compute, start, end);
+// The measure inside `region` (sorted, disjoint) of the union of intervals fed in order of
+// their starts, kept as a running merge: no copy of the intervals.
+class RunningUnion {
+ public:
+  explicit RunningUnion(const std::vector<std::pair<double, double>>& region) : region_(region) {}
+  void add(double start, double end) {
+    if (end <= start) return;
+    if (open_ && start <= end_) {
+      end_ = std::max(end_, end);
+      return;
     }
+    close();
+    start_ = start, end_ = end, open_ = true;
   }
-  return t;
-}
+  double measure_us() {
+    close();
+    return us_;
+  }
+
+ private:
+  void close() {
+    if (open_) us_ += overlap_us(region_, start_, end_);
+    open_ = false;
+  }
+  const std::vector<std::pair<double, double>>& region_;
+  double start_ = 0, end_ = 0, us_ = 0;
+  bool open_ = false;
+};
 
 }  // namespace
 
@@ -222,8 +229,11 @@ struct OpNameInfo {
 struct Span {
   double start_us, end_us, launch_us;
   int32_t step;
-  uint32_t row = KernelSpan::kNoRow;
-  bool kernel = false, communication_kernel = false;
+  // Packed into 32 bits, so that a span stays 32 bytes (one per device event of the window).
+  static constexpr uint32_t kNoRow = (1u << 30) - 1;
+  uint32_t row : 30;
+  uint32_t kernel : 1;
+  uint32_t communication_kernel : 1;
 };
 
 }  // namespace
@@ -586,7 +596,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       continue;
     }
     spans.push_back({e.ts_us, e.end_us(), launch ? launch->ts_us : -std::numeric_limits<double>::infinity(), step,
-                     KernelSpan::kNoRow, e.category == Category::kernel, false});
+                     Span::kNoRow, e.category == Category::kernel, false});
     const double t = e.dur_us * 1e-6;
     if (a.launch_threshold_s && e.category == Category::kernel && t < *a.launch_threshold_s) {
       ++a.launch_bound_kernels;
@@ -619,7 +629,9 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     const uint32_t module =
         module_type(launch ? launch->module : (pseudo ? kNone : module_of_op[ordinal(*op)]), pseudo ? std::nullopt : op);
     const size_t r = row_for(*op, module, kernel_class(e), pseudo);
-    spans.back().row = static_cast<uint32_t>(r);
+    if (r >= Span::kNoRow)  // 2^30 op shapes: past any trace the memory bound lets through
+      throw model::InputError(fmt::format("{}: more than {} distinct op shapes", trace.path, Span::kNoRow - 1));
+    spans.back().row = static_cast<uint32_t>(r) & Span::kNoRow;
     keep_span(a.ops[r].row_id);
     if (launch && launch->module != kNone && module_events_seen.insert(launch->module).second)
       ++a.module_instances[module_types[module]];
@@ -732,7 +744,7 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       }
       for (size_t r = 0; r < new_index.size(); ++r) new_index[r] = new_index[merged_into[r]];
       for (auto& span : spans)
-        if (span.row != KernelSpan::kNoRow) span.row = new_index[span.row];
+        if (span.row != Span::kNoRow) span.row = new_index[span.row] & Span::kNoRow;
       for (auto& span : a.timeline)
         if (span.row_id != KernelSpan::kNoRow) span.row_id = new_index[span.row_id];
       a.ops = std::move(rows);
@@ -894,20 +906,19 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
   }
   // Exposed communication: the communication intervals (rows of class communication, and
   // unattributed collective kernels) less the time a compute kernel (any other kernel, on
-  // any stream; copies and fills are not compute) runs beside them.
+  // any stream; copies and fills are not compute) runs beside them: |C u K| - |K|, each a
+  // running union over the spans, sorted by start above.
   if (!a.cpu_only) {
-    std::vector<std::pair<double, double>> communication, compute;
+    RunningUnion communication(device_region), compute(device_region), either(device_region);
     for (const auto& s : spans) {
       const bool is_communication =
-          s.row != KernelSpan::kNoRow ? a.ops[s.row].cost.op_class == OpClass::communication : s.communication_kernel;
-      if (is_communication) communication.emplace_back(s.start_us, s.end_us);
-      else if (s.kernel) compute.emplace_back(s.start_us, s.end_us);
+          s.row != Span::kNoRow ? a.ops[s.row].cost.op_class == OpClass::communication : bool(s.communication_kernel);
+      if (is_communication) communication.add(s.start_us, s.end_us);
+      else if (s.kernel) compute.add(s.start_us, s.end_us);
+      if (is_communication || s.kernel) either.add(s.start_us, s.end_us);
     }
-    const auto lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
-    const CommunicationTime ct = communication_time(interval_union(std::move(communication), lo, hi).merged,
-                                                    interval_union(std::move(compute), lo, hi).merged, device_region);
-    a.communication_s = ct.total_us * 1e-6;
-    a.exposed_communication_s = ct.exposed_us * 1e-6;
+    a.communication_s = communication.measure_us() * 1e-6;
+    a.exposed_communication_s = std::max(0.0, either.measure_us() - compute.measure_us()) * 1e-6;
   }
   std::sort(a.ops.begin(), a.ops.end(), op_row_order);
 
