@@ -175,7 +175,7 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
                        si(lb["threshold_s"].get<double>(), "s"), lb["kernels"].get<uint64_t>(), percent(lb["time_share"].get<double>()));
   if (doc.contains("ranks")) {
     out += markdown ? "\n| rank | device | step time | busy | communication share | exposed communication |\n|---:|---|---:|---:|---:|---:|\n"
-                    : "\nranks (step time: the rank's window over its steps):\n";
+                    : "\nranks (step: the rank's window over its steps; busy: over its window):\n";
     for (const auto& r : doc["ranks"]) {
       const std::string step = r["step_time_s"].is_null() ? std::string("no steps") : si(r["step_time_s"].get<double>(), "s");
       const std::string device = r["device"].is_null() ? std::string("-") : r["device"].get<std::string>();
