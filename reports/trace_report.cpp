@@ -128,7 +128,8 @@ std::string trace_html(const json& doc) {
     files += (files.empty() ? "" : ", ") + std::filesystem::path(f.get<std::string>()).filename().string();
   std::string content = fmt::format(
       "<header class=\"page-header\">\n<h1>lmroof trace: {}</h1>\n<p class=\"subtitle\">{}</p>\n</header>\n<main>\n",
-      e(files), e(dev["table_name"].is_null()
+      e(files), e(dev["source"] == "per_rank" ? fmt::format("devices: {}; each rank judged on its own roofs", dev["name"].get<std::string>())
+                  : dev["table_name"].is_null()
                       ? fmt::format("device {}: roofs unknown ({})", dev["name"].get<std::string>().empty() ? "not named" : dev["name"].get<std::string>(),
                                     dev["why_unknown"].get<std::string>())
                       : fmt::format("device {} · roofs: table entry {} (source: {}) · {}", dev["name"].get<std::string>(),
@@ -143,8 +144,11 @@ std::string trace_html(const json& doc) {
                                              si(w["busy_s"].get<double>(), "s"), si(w["idle_s"].get<double>(), "s"),
                                              w["outside_window_device_events"].get<uint64_t>()))) +
              "</p></section>\n";
-  if (const std::string host = trace::host_bound_line(doc); !host.empty())
-    content += "<p class=\"headline\"><strong>" + e(host) + "</strong></p>\n";
+  // The first screen: warnings about the ranks, the host-bound verdict, exposed communication.
+  std::vector<std::string> headlines = trace::rank_warning_lines(doc);
+  if (const std::string host = trace::host_bound_line(doc); !host.empty()) headlines.push_back(host);
+  for (const auto& line : headlines) content += "<p class=\"headline\"><strong>" + e(line) + "</strong></p>\n";
+  if (const std::string comm = trace::communication_line(doc); !comm.empty()) content += "<p>" + e(comm) + "</p>\n";
   // Class tables: lmroof's, and Ivanov et al.'s grouping of the same time.
   std::vector<std::vector<std::string>> rows;
   auto class_rows = [&](const json& class_table) {
@@ -205,7 +209,9 @@ std::string trace_html(const json& doc) {
     std::string kernels;
     for (const auto& k : op["kernels"]) kernels += (kernels.empty() ? "" : "; ") + k.get<std::string>();
     if (kernels.size() > 80) kernels = kernels.substr(0, 77) + "...";
-    rows.push_back({op["name"], op["input_dims"], op["input_types"], op["class"], std::to_string(op["calls"].get<uint64_t>()),
+    const std::string detail = trace::op_row_detail(op);
+    rows.push_back({op["name"], op["input_dims"].get<std::string>() + (detail.empty() ? "" : " (" + detail + ")"), op["input_types"],
+                    op["class"], std::to_string(op["calls"].get<uint64_t>()),
                     si(op["time_s"].get<double>(), "s"), s_or(op["roof_time_s"]), s_or(op["time_above_roof_s"]),
                     pct_or(op["fraction_of_roof"]), op["bound"], op["note"], kernels});
   }
@@ -249,10 +255,17 @@ std::string trace_html(const json& doc) {
   }
   if (doc.contains("ranks")) {
     rows.clear();
-    for (const auto& r : doc["ranks"])
-      rows.push_back({r["rank"].dump() + (r["slowest"].get<bool>() ? " (slowest)" : ""), r["file"], si(r["step_time_s"].get<double>(), "s"),
-                      si(r["busy_s"].get<double>(), "s"), percent(r["communication_share"].get<double>())});
-    content += "<section id=\"ranks\"><h2>Ranks</h2>\n" + table({"rank", "file", "step time", "busy", "communication share"}, rows) +
+    for (const auto& r : doc["ranks"]) {
+      const auto& c = r["communication"];
+      rows.push_back({r["rank"].dump() + (r["slowest"].get<bool>() ? " (slowest)" : ""), r["file"],
+                      r["device"].is_null() ? std::string("-") : r["device"].get<std::string>(),
+                      r["step_time_s"].is_null() ? std::string("no steps") : si(r["step_time_s"].get<double>(), "s"),
+                      si(r["busy_s"].get<double>(), "s"), percent(r["communication_share"].get<double>()),
+                      c["exposed_s"].is_null() ? std::string("-") : si(c["exposed_s"].get<double>(), "s")});
+    }
+    content += "<section id=\"ranks\"><h2>Ranks</h2>\n<p>Step time: the rank's window over its steps; the slowest rank is "
+               "the one with the longest step time.</p>\n" +
+               table({"rank", "file", "device", "step time", "busy", "communication share", "exposed communication"}, rows) +
                "</section>\n";
   }
   if (doc.contains("claims")) {

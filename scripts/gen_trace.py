@@ -84,11 +84,12 @@ class Model:
                 ["cunn_SoftMaxForward"]),
                ("aten::nll_loss_forward", [[T, V], [T], [], [], []], [t, "long int", "", "", ""], ["", "", "", "1", "-100"],
                 T, nbytes([T], "long int") + T * 2 + 2 * 2, ["nll_loss_forward_reduce_cuda_kernel_2d"])]
-        # item(): a device-to-host copy of the loss, no cost model: class memory, cost null
-        out.append(("aten::_local_scalar_dense", [[]], ["c10::BFloat16"], [""], None, None, ["Memcpy DtoH (Device -> Pageable)"]))
         if nccl:
+            # On a second stream, started while the loss kernel still runs: partly hidden by it.
             P = 4 * D * D
             out.append(("nccl:all_reduce", [[P]], [t], [""], 0, nbytes([P], t), ["ncclDevKernel_AllReduce_Sum_bf16_RING_LL"]))
+        # item(): a device-to-host copy of the loss, no cost model: class memory, cost null
+        out.append(("aten::_local_scalar_dense", [[]], ["c10::BFloat16"], [""], None, None, ["Memcpy DtoH (Device -> Pageable)"]))
         return out
 
 
@@ -129,11 +130,12 @@ class Writer:
         self.f.close()
 
 
-def generate(a, path, rank, world, slow=1.0):
+def generate(a, path, rank, world, slow=1.0, device=None):
     rocm = a.rocm
     m = Model(a.batch, a.seq, a.dim, a.heads, a.vocab, "c10::BFloat16", a.layers)
     layer_ops = m.ops(rocm)
-    props = {"id": 0, "name": "AMD Instinct MI300X" if rocm else "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912,
+    device = device or ("AMD Instinct MI300X" if rocm else "NVIDIA H100 80GB HBM3")
+    props = {"id": 0, "name": device, "totalGlobalMem": 85029158912,
              "computeMajor": 9, "computeMinor": 0, "numSms": 132}
     w = Writer(path)
     w.head(props, rank, world, rocm, a.cpu_only)
@@ -144,6 +146,7 @@ def generate(a, path, rank, world, slow=1.0):
     gpu_t = 1500.25     # device clock
     exp_ops = {}
     spans = []   # device intervals in the window
+    comm_spans, compute_spans = [], []   # collective kernels; other kernels (copies are neither)
     steps = []
     unattributed = [0, 0.0]
     outside = 0
@@ -172,6 +175,7 @@ def generate(a, path, rank, world, slow=1.0):
                 w.ev({"ph": "X", "cat": "kernel", "name": "queued_kernel", "pid": 0, "tid": 7, "ts": gpu_t, "dur": d,
                       "args": {"correlation": 11 + k, "External id": 5 + k, "stream": 7, "device": 0}})
                 spans.append((gpu_t, gpu_t + d))
+                compute_spans.append((gpu_t, gpu_t + d))
                 unattributed[0] += 1
                 unattributed[1] += d * 1e-6
                 gpu_t += d + 1.0
@@ -225,6 +229,10 @@ def generate(a, path, rank, world, slow=1.0):
                         "args": {"External id": ext, "correlation": corr, "stream": stream, "device": 0, "grid": [1, 1, 1]}})
                 w.ev({"ph": "f", "cat": "ac2g", "id": corr, "pid": 0, "tid": stream, "ts": ts, "name": "ac2g", "bp": "e"})
                 spans.append((ts, ts + d))
+                if nccl:
+                    comm_spans.append((ts, ts + d))
+                elif not memcpy:
+                    compute_spans.append((ts, ts + d))
                 dev_time += d * 1e-6
                 if stream == 7:
                     gpu_t = ts + d + 0.5
@@ -242,6 +250,7 @@ def generate(a, path, rank, world, slow=1.0):
                 w.ev({"ph": "X", "cat": "kernel", "name": "graph_kernel_%d" % k, "pid": 0, "tid": 7, "ts": gpu_t, "dur": d,
                       "args": {"correlation": corr, "stream": 7, "device": 0}})
                 spans.append((gpu_t, gpu_t + d))
+                compute_spans.append((gpu_t, gpu_t + d))
                 unattributed[0] += 1
                 unattributed[1] += d * 1e-6
                 gpu_t += d + 0.5
@@ -262,7 +271,20 @@ def generate(a, path, rank, world, slow=1.0):
         if a.target_mb and w.size >= a.target_mb * 1e6:
             break
     w.close(1700000000000000000)
-    return expected(a, exp_ops, spans, steps, unattributed, outside, world)
+    e = expected(a, exp_ops, spans, steps, unattributed, outside, world)
+    e["device"] = None if a.cpu_only else device
+    e["communication"] = None if a.cpu_only else exposed_communication(comm_spans, compute_spans, steps)
+    return e
+
+
+def exposed_communication(comm, compute, steps):
+    """Communication inside the steps, and the part of it no compute kernel overlaps: the
+    measure of comm less compute is |comm u compute| - |compute|. Every device interval here
+    lies inside its step (the time between steps holds none), so the window's span stands for
+    the steps."""
+    lo, hi = steps[0][1], steps[-1][2]
+    return {"time_s": union(comm, lo, hi) * 1e-6,
+            "exposed_s": (union(comm + compute, lo, hi) - union(compute, lo, hi)) * 1e-6}
 
 
 def union(spans, lo, hi):
@@ -351,7 +373,8 @@ def generate_modules(a, path):
         return total
 
     def op(name, dims, types, concrete, kernels, module, cls, flops, byts, softmax=False, extra=None, stream=7, delay=0.0,
-           kargs=None, split=None):
+           kargs=None, split=None, row_strides=None):
+        """row_strides: the Input Strides lmroof must show on this call's row (a row split by layout), else None."""
         st["ext"] += 1
         dur = 4.0 + 3 * len(split or kernels)
         args = {"External id": st["ext"], "Input Dims": dims, "Input type": types, "Concrete Inputs": concrete}
@@ -363,7 +386,7 @@ def generate_modules(a, path):
             for k, (kname, kdur, kcls, ksoft) in enumerate(split):
                 st["cpu"] = t0 + 3 * k
                 t = launch_kernels([(kname, kdur)])
-                row(key + (kcls,), kcls, ksoft, None, None, t, [kname], True)
+                row(key + (kcls, None), kcls, ksoft, None, None, t, [kname], True)
                 if module:
                     modules[module]["kernels"] += 1
                     modules[module]["time_s"] += t
@@ -372,7 +395,7 @@ def generate_modules(a, path):
             # A kernel without a given time runs at 2 µs + its bytes at 2.5 TB/s (an H100 at 75%).
             kernels = [(k, d if d is not None else q(2.0 + byts / len(kernels) / 2.5e6)) for k, d in kernels]
             t = launch_kernels(kernels, stream, delay, kargs)
-            row(key + (cls,), cls, softmax, flops, byts, t, kernels, True)
+            row(key + (cls, row_strides), cls, softmax, flops, byts, t, kernels, True)
             if module:
                 m = modules[module]
                 m["kernels"] += len(kernels)
@@ -416,11 +439,27 @@ def generate_modules(a, path):
            "attention", 5 * B * 4 * N * N, 2 * B * 4 * N * N * 2, softmax=True)
         op("aten::mul", [[T, D], []], [bf, "Scalar"], ["", "0.125"], [("elementwise_kernel_scale", 2.5)], m, "attention",
            T * D, 2 * T * D * 2)
+        # Rotary embeddings: q and k from a contiguous projection, and q and k read through a
+        # transposed view ([B, N, 4, d].transpose(1, 2)): one op shape, two layouts, the
+        # transposed calls ~35% slower (issue 43). Over two steps, 4 calls of each whose times
+        # never overlap (4.0-4.25 against 5.5-5.75 us; 2 / C(8, 4) = 0.029 < 0.05): two rows
+        # (docs/trace.md, "Layouts").
+        d = D // 4
+        x, cos = [B, 4, N, d], [1, 1, N, d]
+        cos_strides = [N * d, N * d, d, 1]
+        for strides, times in (([4 * N * d, N * d, d, 1], (4.0, 4.25)), ([N * D, d, D, 1], (5.5, 5.75))):
+            layout = json.dumps([strides, cos_strides], separators=(",", ":"))
+            for t in times:
+                op("aten::mul", [x, cos], [bf, bf], ["", ""], [("elementwise_kernel_rope", t)], m, "attention", B * N * D,
+                   2 * B * N * D * 2 + N * d * 2, extra={"Input Strides": [strides, cos_strides]}, row_strides=layout)
 
     def mlp(m):
         # The same shape as the norm's last mul: here it stays elementwise (an MLP says no more than the op).
-        op("aten::mul", [[D], [B, N, D]], [bf, bf], ["", ""], [("elementwise_kernel_mul", 3.0)], m, "elementwise", n,
-           D * 2 + n * 2 + n * 2)
+        # Twice, on x and on a transposed view of it: the layouts differ, the times do not (3.0 us
+        # each), so they stay one row.
+        for strides in ([N * D, D, 1], [D, B * D, 1]):
+            op("aten::mul", [[D], [B, N, D]], [bf, bf], ["", ""], [("elementwise_kernel_mul", 3.0)], m, "elementwise", n,
+               D * 2 + n * 2 + n * 2, extra={"Input Strides": [[1], strides]})
         op("aten::mm", [[T, D], [D, 4 * D]], [bf, bf], ["", ""], [("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 12.0)],
            m, "matmul", 2 * T * D * 4 * D, T * D * 2 + D * 4 * D * 2 + T * 4 * D * 2)
 
@@ -468,7 +507,7 @@ def generate_modules(a, path):
         st["cpu"] += 0.5
         st["ext"] += 1
         t = launch_kernels([("void multi_tensor_apply_kernel<TensorListMetadata<4>, FusedAdamMathFunctor<float, 4>>(...)", 7.0)])
-        row(("Optimizer.step#FusedAdam.step", "", "", "", "elementwise"), "elementwise", False, None, None, t, ["k"], True)
+        row(("Optimizer.step#FusedAdam.step", "", "", "", "elementwise", None), "elementwise", False, None, None, t, ["k"], True)
         st["cpu"] += 5.0
         w.ev({"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#FusedAdam.step", "pid": 1, "tid": 1, "ts": t0,
               "dur": st["cpu"] - t0, "args": {"External id": st["ext"]}})
@@ -509,7 +548,7 @@ def expected_modules(rows, spans, modules, steps, fusion, a):
               "idle_other_s": idle - host_bound * 1e-6,
               "steps": [{"number": n, "duration_s": (e - s) * 1e-6, "busy_s": b * 1e-6, "host_bound": (e - s - b) > 0.5 * (e - s)}
                         for (n, s, e), b in zip(steps, busy)]}
-    return {"ops": [dict(r, name=k[0], input_dims=k[1], input_types=k[2], module=k[3]) for k, r in rows.items()],
+    return {"ops": [dict(r, name=k[0], input_dims=k[1], input_types=k[2], module=k[3], input_strides=k[5]) for k, r in rows.items()],
             "classes": classes, "ivanov_classes": ivanov, "modules": modules, "total_time_s": total_time,
             "window": window, "fusion": fusion, "norm_only": a.norm_only, "all_gather": {"message_bytes": 201088 * 2, "bus_factor": 7 / 8}}
 
@@ -537,6 +576,8 @@ def main():
     p.add_argument("--host-pause-us", type=float, default=200.0, help="--modules: host time per step with nothing queued")
     p.add_argument("--big-ids", action="store_true", help="External ids and correlations beyond 2^53")
     p.add_argument("--ranks", type=int, default=0, help="write a folder of this many rank traces (rank r is 1+r/4 times slower)")
+    p.add_argument("--rank-devices", help="--ranks: deviceProperties names, comma-separated, one per rank in turn")
+    p.add_argument("--rank-world-sizes", help="--ranks: world sizes, comma-separated, one per rank in turn (default: --ranks)")
     p.add_argument("--norm-slowdown", type=float, default=1.0,
                    help="layer_norm kernels this many times slower (claims fixtures: normalization's time share)")
     p.add_argument("--target-mb", type=float, default=0, help="repeat steps until the file holds this many MB (benchmarks)")
@@ -548,8 +589,11 @@ def main():
     elif a.ranks:
         os.makedirs(a.out, exist_ok=True)
         out = {"ranks": []}
+        devices = a.rank_devices.split(",") if a.rank_devices else [None]
+        worlds = [int(w) for w in a.rank_world_sizes.split(",")] if a.rank_world_sizes else [a.ranks]
         for r in range(a.ranks):
-            e = generate(a, os.path.join(a.out, "rank%d.pt.trace.json" % r), r, a.ranks, 1.0 + r / 4)
+            e = generate(a, os.path.join(a.out, "rank%d.pt.trace.json" % r), r, worlds[r % len(worlds)], 1.0 + r / 4,
+                         devices[r % len(devices)])
             e["rank"] = r
             out["ranks"].append(e)
     else:

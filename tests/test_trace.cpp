@@ -1,6 +1,7 @@
 // lmroof trace (analysis/trace/): the cost models' hand-checked examples (docs/trace.md),
 // the reader's bad inputs (one line naming file, byte offset and field) and tolerated
 // oddities (counted as anomalies), attribution, and the device match.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -12,6 +13,7 @@
 #include "analysis/model/input_error.h"
 #include "analysis/predict/devices.h"
 #include "analysis/trace/cost_models.h"
+#include "analysis/trace/layout_split.h"
 #include "analysis/trace/op_classes.h"
 #include "analysis/trace/trace_analysis.h"
 #include "analysis/trace/trace_output.h"
@@ -385,6 +387,195 @@ TEST(TraceModules, GlooOnACpuOnlyTraceIsCommunication) {
   for (const auto& c : a.classes)
     if (c.op_class == OpClass::communication) communication = c.time_share;
   EXPECT_DOUBLE_EQ(communication, 70.0 / 80);
+}
+
+// Exposed communication, by hand: a GEMM on stream 7 at [10, 30) µs, an all-reduce on
+// stream 13 at [20, 50), a copy on stream 9 at [40, 45) (not compute), and a collective
+// kernel queued before the profiler (unattributed) at [60, 70). Communication: 30 + 10 =
+// 40 µs; the GEMM hides [20, 30): exposed 20 + 10 = 30 µs.
+TEST(TraceCommunication, ExposedIsTheCollectivesTimeNoComputeKernelOverlaps) {
+  TempDir dir;
+  const TraceFile t = read_trace(dir.write("comm.json", R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],
+"traceEvents":[
+{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#0","pid":0,"tid":7,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":3,"args":{"Input Dims":[[64,64],[64,64]],"Input type":["float","float"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":1}},
+{"ph":"X","cat":"cpu_op","name":"nccl:all_reduce","pid":1,"tid":1,"ts":5,"dur":3,"args":{"Input Dims":[[1024]],"Input type":["float"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":6,"dur":1,"args":{"correlation":2}},
+{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":9,"dur":3,"args":{"Input Dims":[[64],[64],[]],"Input type":["float","float","bool"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":10,"dur":1,"args":{"correlation":3}},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":20,"args":{"correlation":1,"stream":7}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":13,"ts":20,"dur":30,"args":{"correlation":2,"stream":13}},
+{"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoD","pid":0,"tid":9,"ts":40,"dur":5,"args":{"correlation":3,"stream":9}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":13,"ts":60,"dur":10,"args":{"correlation":99,"stream":13}}
+]})"));
+  const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
+  const TraceAnalysis a = analyze(t, resolve_roofs(t, table, "", std::nullopt), {});
+  EXPECT_EQ(a.unattributed_kernels, 1u);
+  ASSERT_TRUE(a.communication_s && a.exposed_communication_s);
+  EXPECT_NEAR(*a.communication_s, 40e-6, 1e-15);
+  EXPECT_NEAR(*a.exposed_communication_s, 30e-6, 1e-15);
+  const auto doc = to_json(a, {a});
+  EXPECT_NEAR(doc["communication"]["exposed_share"].get<double>(), 0.75, 1e-12);
+  // A CPU-only trace has no device timeline: nothing to overlap, so null, not 0.
+  const TraceFile cpu = read_trace(dir.write("cpu.json", R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"gloo:all_reduce","pid":1,"tid":1,"ts":20,"dur":70,"args":{"Input Dims":[[1000]],"Input type":["float"]}}]})"));
+  const TraceAnalysis c = analyze(cpu, Roofs{}, {});
+  EXPECT_FALSE(c.communication_s);
+  EXPECT_TRUE(to_json(c, {c})["communication"]["exposed_s"].is_null());
+}
+
+// ---- layouts (Input Strides) -------------------------------------------------------------
+
+TEST(TraceLayouts, AGroupSplitsOnlyWhereNoCallOverlapsAndTheSeparationIsSignificant) {
+  // 4 calls against 4 that never overlap: 2 / C(8, 4) = 0.029 < 0.05, two groups.
+  EXPECT_EQ(layout_groups({{4.0, 4.25, 4}, {5.5, 5.75, 4}}), (std::vector<size_t>{0, 1}));
+  // The same with 3 calls each: 2 / C(6, 3) = 0.1, not significant, one group.
+  EXPECT_EQ(layout_groups({{4.0, 4.25, 3}, {5.5, 5.75, 3}}), (std::vector<size_t>{0, 0}));
+  // Overlapping ranges: one group, however many calls.
+  EXPECT_EQ(layout_groups({{4.0, 5.0, 100}, {4.5, 5.5, 100}}), (std::vector<size_t>{0, 0}));
+  // Touching is overlapping (the slower layout's fastest call equals the other's slowest).
+  EXPECT_EQ(layout_groups({{4.0, 5.0, 100}, {5.0, 6.0, 100}}), (std::vector<size_t>{0, 0}));
+  // Three layouts, given out of order: the two fast ones overlap, the slow one stands apart.
+  EXPECT_EQ(layout_groups({{9.0, 9.5, 5}, {4.0, 4.5, 5}, {4.25, 4.75, 5}}), (std::vector<size_t>{1, 0, 0}));
+}
+
+// A RoPE-like mul of [2, 8, 64] bf16 on a contiguous input (strides [1024, 64, 1]) and on a
+// transposed one ([64, 128, 1]), the calls alternating; each call's kernel time (µs) from
+// `contiguous_us` and `transposed_us` in turn.
+std::string layouts_trace(const std::vector<double>& contiguous_us, const std::vector<double>& transposed_us) {
+  std::string events = R"({"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#0","pid":0,"tid":7,"ts":0,"dur":10000})";
+  double cpu = 1, gpu = 5;
+  uint64_t id = 0;
+  auto call = [&](std::string_view strides, double kernel_us) {
+    ++id;
+    events += fmt::format(R"(,
+{{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":{},"dur":3,"args":{{"Input Dims":[[2,8,64],[2,8,64]],"Input type":["c10::BFloat16","c10::BFloat16"],"Input Strides":[{},[1024,64,1]]}}}},
+{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":1,"args":{{"correlation":{}}}}},
+{{"ph":"X","cat":"kernel","name":"elementwise_kernel","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"correlation":{},"stream":7}}}})",
+                          cpu, strides, cpu + 1, id, gpu, kernel_us, id);
+    cpu += 10, gpu += 20;
+  };
+  for (size_t i = 0; i < std::max(contiguous_us.size(), transposed_us.size()); ++i) {
+    if (i < contiguous_us.size()) call("[1024,64,1]", contiguous_us[i]);
+    if (i < transposed_us.size()) call("[64,128,1]", transposed_us[i]);
+  }
+  return R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)" + events + "]}";
+}
+
+TEST(TraceLayouts, AnOpShapeSplitsByInputStridesOnlyWhenItsTimesDiffer) {
+  TempDir dir;
+  auto muls = [&](const std::string& name, const std::string& text) {
+    const TraceFile t = read_trace(dir.write(name, text));
+    const TraceAnalysis a = analyze(t, Roofs{}, {});
+    std::vector<OpRow> rows;
+    for (const auto& r : a.ops)
+      if (r.name == "aten::mul") rows.push_back(r);
+    return rows;
+  };
+  // 4 calls of 4.0 and 4.25 µs contiguous against 5.5 and 5.75 µs transposed: two rows,
+  // each with its layout and the range of its calls.
+  auto rows = muls("split.json", layouts_trace({4.0, 4.25, 4.0, 4.25}, {5.5, 5.75, 5.5, 5.75}));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].input_strides, "[[64,128,1],[1024,64,1]]");  // by time: the slower first
+  EXPECT_EQ(rows[0].calls, 4u);
+  EXPECT_DOUBLE_EQ(rows[0].device_time_s, 22.5e-6);
+  EXPECT_DOUBLE_EQ(*rows[0].fastest_call_s, 5.5e-6);
+  EXPECT_DOUBLE_EQ(*rows[0].slowest_call_s, 5.75e-6);
+  EXPECT_EQ(rows[1].input_strides, "[[1024,64,1],[1024,64,1]]");
+  EXPECT_DOUBLE_EQ(rows[1].device_time_s, 16.5e-6);
+  // Three calls each cannot show it (p = 0.1): one row, no layout shown.
+  rows = muls("few.json", layouts_trace({4.0, 4.25, 4.0}, {5.5, 5.75, 5.5}));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].calls, 6u);
+  EXPECT_EQ(rows[0].input_strides, "");
+  EXPECT_FALSE(rows[0].fastest_call_s);
+  // Layouts that run alike: one row with every call.
+  rows = muls("alike.json", layouts_trace({4.0, 4.25, 4.0, 4.25}, {4.0, 4.25, 4.25, 4.0}));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].calls, 8u);
+  EXPECT_DOUBLE_EQ(rows[0].device_time_s, 33e-6);
+  EXPECT_EQ(rows[0].kernel_launches, 8u);
+  // Input Strides that are no array (a string, a number) are no layout: ignored, the row
+  // whole; one that is an array of odd content is a layout like any other, its text as written.
+  std::string odd = layouts_trace({4.0, 4.25, 4.0, 4.25}, {5.5, 5.75, 5.5, 5.75});
+  for (auto [from, to] : {std::pair<std::string, std::string>("[[1024,64,1],[1024,64,1]]", "\"[[1024,64,1]]\""),
+                          std::pair<std::string, std::string>("[[64,128,1],[1024,64,1]]", "7")})
+    for (size_t at = odd.find(from); at != std::string::npos; at = odd.find(from, at)) odd.replace(at, from.size(), to);
+  rows = muls("odd.json", odd);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].calls, 8u);
+  std::string nested = layouts_trace({4.0, 4.25, 4.0, 4.25}, {5.5, 5.75, 5.5, 5.75});
+  for (size_t at = nested.find("[[64,128,1],"); at != std::string::npos; at = nested.find("[[64,128,1],", at + 1))
+    nested.replace(at, 11, "[[[-1],\"s\",1.5]");
+  rows = muls("nested.json", nested);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].input_strides, "[[[-1],\"s\",1.5],[1024,64,1]]");
+}
+
+// ---- ranks -----------------------------------------------------------------------------
+
+// One rank: an fp32 add of two [1024, 1024] tensors (3 · 4 MiB = 12,582,912 bytes a call,
+// memory-bound everywhere) in one step of `step_us`, its kernel `kernel_us` long.
+std::string rank_trace(std::string_view device, int rank, int world, double step_us, double kernel_us, bool steps = true) {
+  return fmt::format(R"({{"deviceProperties":[{{"id":0,"name":"{}"}}],"distributedInfo":{{"rank":{},"world_size":{}}},
+"traceEvents":[
+{}{{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1,"dur":3,"args":{{"Input Dims":[[1024,1024],[1024,1024],[]],"Input type":["float","float","Scalar"]}}}},
+{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{{"correlation":1}}}},
+{{"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","pid":0,"tid":7,"ts":5,"dur":{},"args":{{"correlation":1,"stream":7}}}},
+{{"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","pid":0,"tid":7,"ts":900,"dur":1,"args":{{"correlation":77,"stream":7}}}}
+]}})",
+                     device, rank, world,
+                     steps ? fmt::format(R"({{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#0","pid":0,"tid":7,"ts":0,"dur":{}}},)", step_us)
+                           : std::string(),
+                     kernel_us);
+}
+
+TEST(TraceRanks, EachRankOnItsOwnDeviceWarnedWhenMixedAndSlowestByStepTime) {
+  TempDir dir;
+  const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
+  std::vector<TraceAnalysis> ranks;
+  for (const auto& [name, text] : {std::pair("a100.json", rank_trace("NVIDIA A100-SXM4-80GB", 0, 2, 50, 20)),
+                                   std::pair("v100.json", rank_trace("Tesla V100-SXM2-32GB", 1, 4, 100, 20))}) {
+    const TraceFile t = read_trace(dir.write(name, text));
+    ranks.push_back(analyze(t, resolve_roofs(t, table, "", std::nullopt), {}));
+  }
+  const TraceAnalysis merged = merge_ranks(ranks);
+  // One row per device, each at its own bandwidth: 12,582,912 B / 2.039 TB/s and / 0.9 TB/s, over 20 µs.
+  const OpRow* a100 = nullptr;
+  const OpRow* v100 = nullptr;
+  for (const auto& r : merged.ops) {
+    if (r.device == "A100 80GB SXM") a100 = &r;
+    if (r.device == "V100 SXM2") v100 = &r;
+  }
+  ASSERT_TRUE(a100 && v100);
+  EXPECT_NEAR(*a100->fraction_of_roof, 12582912 / 2.039e12 / 20e-6, 1e-9);
+  EXPECT_NEAR(*v100->fraction_of_roof, 12582912 / 0.9e12 / 20e-6, 1e-9);
+  EXPECT_EQ(merged.roofs.source, "per_rank");
+  EXPECT_FALSE(merged.roofs.device);  // no single device's roofs stand for the folder
+  const auto doc = to_json(merged, ranks);
+  ASSERT_EQ(doc["rank_warnings"].size(), 2u);
+  EXPECT_EQ(doc["rank_warnings"][0]["kind"], "mixed_devices");
+  EXPECT_NE(doc["rank_warnings"][0]["message"].get<std::string>().find("Tesla V100-SXM2-32GB (rank 1)"), std::string::npos);
+  EXPECT_EQ(doc["rank_warnings"][1]["kind"], "mixed_world_sizes");
+  EXPECT_EQ(doc["ranks"][1]["roofs"], "V100 SXM2");
+  EXPECT_DOUBLE_EQ(doc["ranks"][0]["step_time_s"].get<double>(), 50e-6);
+  EXPECT_EQ(doc["slowest_rank"], 1);
+
+  // A rank without ProfilerStep ranges has no step time (not its capture's 896 µs), and
+  // is not named slowest for it. Same devices and world sizes: no warning, one row.
+  std::vector<TraceAnalysis> same;
+  for (const auto& [name, text] : {std::pair("r0.json", rank_trace("NVIDIA A100-SXM4-80GB", 0, 2, 50, 20)),
+                                   std::pair("r1.json", rank_trace("NVIDIA A100-SXM4-80GB", 1, 2, 0, 20, false))}) {
+    const TraceFile t = read_trace(dir.write(name, text));
+    same.push_back(analyze(t, resolve_roofs(t, table, "", std::nullopt), {}));
+  }
+  const auto same_doc = to_json(merge_ranks(same), same);
+  EXPECT_TRUE(same_doc["rank_warnings"].empty());
+  EXPECT_TRUE(same_doc["ranks"][1]["step_time_s"].is_null());
+  EXPECT_EQ(same_doc["slowest_rank"], 0);
+  EXPECT_EQ(same_doc["device"]["table_name"], "A100 80GB SXM");
+  EXPECT_FALSE(same_doc["ops"][0].contains("device"));
 }
 
 TEST(TraceDevices, NamesMatchTheTable) {

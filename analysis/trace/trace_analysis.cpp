@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "analysis/model/input_error.h"
+#include "analysis/trace/layout_split.h"
 
 namespace lmroof::trace {
 
@@ -66,6 +67,35 @@ double overlap_us(const std::vector<std::pair<double, double>>& merged, double f
   for (; it != merged.end() && it->first < to; ++it) us += std::max(0.0, std::min(it->second, to) - std::max(it->first, from));
   return us;
 }
+
+// The measure inside `region` (sorted, disjoint) of the union of intervals fed in order of
+// their starts, kept as a running merge: no copy of the intervals.
+class RunningUnion {
+ public:
+  explicit RunningUnion(const std::vector<std::pair<double, double>>& region) : region_(region) {}
+  void add(double start, double end) {
+    if (end <= start) return;
+    if (open_ && start <= end_) {
+      end_ = std::max(end_, end);
+      return;
+    }
+    close();
+    start_ = start, end_ = end, open_ = true;
+  }
+  double measure_us() {
+    close();
+    return us_;
+  }
+
+ private:
+  void close() {
+    if (open_) us_ += overlap_us(region_, start_, end_);
+    open_ = false;
+  }
+  const std::vector<std::pair<double, double>>& region_;
+  double start_ = 0, end_ = 0, us_ = 0;
+  bool open_ = false;
+};
 
 }  // namespace
 
@@ -140,6 +170,11 @@ std::optional<std::string> match_device_name(std::string_view trace_name, const 
 Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& table, const std::string& device_flag,
                     const std::optional<predict::Device>& measured) {
   Roofs r;
+  for (const auto& p : trace.devices)
+    if (!p.name.empty()) {
+      r.trace_name = p.name;
+      break;
+    }
   if (measured) {
     r.name = measured->name;
     r.source = "measured";
@@ -159,12 +194,7 @@ Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& 
     r.source = "flag";
     return r;
   }
-  std::string trace_name;
-  for (const auto& p : trace.devices)
-    if (!p.name.empty()) {
-      trace_name = p.name;
-      break;
-    }
+  const std::string& trace_name = r.trace_name;
   r.name = trace_name;
   if (trace_name.empty()) {
     r.why_unknown = "the trace names no device (no deviceProperties) and neither --device nor --ceilings was given";
@@ -192,10 +222,18 @@ struct OpNameInfo {
   bool has_model = false, softmax = false;
 };
 
-// A device interval of the window, with the launch that queued it (-inf: none in the trace).
+// A device interval of the window, with the launch that queued it (-inf: none in the trace),
+// and what it is for the exposed-communication split: its row (kNoRow: unattributed),
+// whether it is a kernel (not a memcpy or memset), and for an unattributed kernel whether
+// its name is a collective's.
 struct Span {
   double start_us, end_us, launch_us;
   int32_t step;
+  // Packed into 32 bits, so that a span stays 32 bytes (one per device event of the window).
+  static constexpr uint32_t kNoRow = (1u << 30) - 1;
+  uint32_t row : 30;
+  uint32_t kernel : 1;
+  uint32_t communication_kernel : 1;
 };
 
 }  // namespace
@@ -325,6 +363,17 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     }
   }
   std::sort(launch_of.begin(), launch_of.end(), [](const Launch& x, const Launch& y) { return x.correlation < y.correlation; });
+  // Each op's Input Strides (StringPool id, 0: none), by op ordinal; left empty, and nothing
+  // spent on layouts, when no op carries them.
+  std::vector<uint32_t> strides_of_op;
+  std::vector<double> call_time_us;  // per op ordinal: the device (or self) time of its call in its first row
+  if (!trace.op_strides.empty()) {
+    strides_of_op.assign(ops.size(), 0);
+    call_time_us.assign(ops.size(), 0.0);
+    for (const auto& [event, strides] : trace.op_strides)
+      if (auto it = std::lower_bound(ops.begin(), ops.end(), event); it != ops.end() && *it == event)
+        strides_of_op[static_cast<size_t>(it - ops.begin())] = strides;
+  }
   auto find_launch = [&](uint64_t correlation) -> const Launch* {
     auto it = std::lower_bound(launch_of.begin(), launch_of.end(), correlation,
                                [](const Launch& x, uint64_t c) { return x.correlation < c; });
@@ -474,12 +523,14 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     uint32_t name, dims, types, module;
     OpClass op_class;
     bool softmax;
+    uint32_t strides;  // the layout: rows that differ only here are merged back unless their times differ
     bool operator==(const RowKey&) const = default;
   };
   struct RowKeyHash {
     size_t operator()(const RowKey& k) const {
       return (size_t(k.name) * 0x9E3779B97F4A7C15ull) ^ (size_t(k.dims) * 0xC2B2AE3D27D4EB4Full) ^ k.types ^
-             (size_t(k.module) << 40) ^ (size_t(k.op_class) << 56) ^ (size_t(k.softmax) << 60);
+             (size_t(k.module) << 40) ^ (size_t(k.op_class) << 56) ^ (size_t(k.softmax) << 60) ^
+             (size_t(k.strides) * 0x165667B19E3779F9ull);
     }
   };
   std::unordered_map<RowKey, size_t, RowKeyHash> row_of;
@@ -493,7 +544,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     const std::optional<OpClass> module_class = module_classes[module];
     const ClassChoice choice = choose_class(own.op_class, own.has_model, kernel.first, module_class);
     const bool softmax = own.softmax || (!own.has_model && kernel.second);
-    const RowKey key{e.name, e.input_dims, e.input_types, module, choice.op_class, softmax};
+    const uint32_t strides = pseudo || strides_of_op.empty() ? 0 : strides_of_op[ordinal(op)];
+    const RowKey key{e.name, e.input_dims, e.input_types, module, choice.op_class, softmax, strides};
     auto [it, inserted] = row_of.emplace(key, a.ops.size());
     if (inserted) {
       OpRow row;
@@ -543,7 +595,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       ++a.outside_window;
       continue;
     }
-    spans.push_back({e.ts_us, e.end_us(), launch ? launch->ts_us : -std::numeric_limits<double>::infinity(), step});
+    spans.push_back({e.ts_us, e.end_us(), launch ? launch->ts_us : -std::numeric_limits<double>::infinity(), step,
+                     Span::kNoRow, e.category == Category::kernel, false});
     const double t = e.dur_us * 1e-6;
     if (a.launch_threshold_s && e.category == Category::kernel && t < *a.launch_threshold_s) {
       ++a.launch_bound_kernels;
@@ -569,12 +622,16 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       ++a.unattributed_kernels;
       a.unattributed_time_s += t;
       unattributed_names[e.category == Category::kernel ? S.at(e.name) : kname] += t;
+      spans.back().communication_kernel = kernel_class(e).first == OpClass::communication;
       keep_span(KernelSpan::kNoRow);
       continue;
     }
     const uint32_t module =
         module_type(launch ? launch->module : (pseudo ? kNone : module_of_op[ordinal(*op)]), pseudo ? std::nullopt : op);
     const size_t r = row_for(*op, module, kernel_class(e), pseudo);
+    if (r >= Span::kNoRow)  // 2^30 op shapes: past any trace the memory bound lets through
+      throw model::InputError(fmt::format("{}: more than {} distinct op shapes", trace.path, Span::kNoRow - 1));
+    spans.back().row = static_cast<uint32_t>(r) & Span::kNoRow;
     keep_span(a.ops[r].row_id);
     if (launch && launch->module != kNone && module_events_seen.insert(launch->module).second)
       ++a.module_instances[module_types[module]];
@@ -584,6 +641,8 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     if (first_kernel_of_row[r] == kNone) first_kernel_of_row[r] = i;
     kernel_names[r][e.category == Category::kernel ? S.at(e.name) : S.at(e.name).empty() ? kname : S.at(e.name)] = true;
     count_call(r, *op, pseudo);
+    if (!call_time_us.empty() && !pseudo)
+      if (const size_t k = ordinal(*op); first_row_of_op[k] == r) call_time_us[k] += e.dur_us;
   }
   // CPU-only: every op in the window, at its self time; the cost counted at the
   // innermost op that has a model (a linear's FLOPs are its addmm's).
@@ -600,9 +659,104 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       if (step_of(ev[i].ts_us) < 0) continue;
       const size_t r = row_for(i, module_type(module_of_op[ordinal(i)], i), {OpClass::other, false}, false);
       count_call(r, i, false);
+      if (!call_time_us.empty()) call_time_us[ordinal(i)] = std::max(0.0, ev[i].dur_us - child_time[ordinal(i)]);
     }
   }
 
+  // Layouts (docs/trace.md, "Layouts"): the rows of one op shape that differ only in their
+  // Input Strides stay apart where layout_groups finds their calls' times differ; the
+  // others are merged back into one row.
+  if (!strides_of_op.empty()) {
+    std::vector<LayoutTimes> times(a.ops.size());
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (first_row_of_op[k] == kNone) continue;
+      LayoutTimes& t = times[first_row_of_op[k]];
+      const double call_s = call_time_us[k] * 1e-6;
+      t.fastest_s = t.calls == 0 ? call_s : std::min(t.fastest_s, call_s);
+      t.slowest_s = std::max(t.slowest_s, call_s);
+      ++t.calls;
+    }
+    std::unordered_map<RowKey, std::vector<size_t>, RowKeyHash> shapes;  // key without its layout -> rows
+    for (const auto& [key, r] : row_of) {
+      RowKey shape = key;
+      shape.strides = 0;
+      shapes[shape].push_back(r);
+    }
+    std::vector<uint32_t> strides_of_row(a.ops.size(), 0);
+    for (const auto& [key, r] : row_of) strides_of_row[r] = key.strides;
+    std::vector<size_t> merged_into(a.ops.size());
+    for (size_t r = 0; r < merged_into.size(); ++r) merged_into[r] = r;
+    bool any_merged = false;
+    for (auto& [shape, rows] : shapes) {
+      if (rows.size() < 2) continue;
+      std::sort(rows.begin(), rows.end());
+      std::vector<LayoutTimes> layouts;
+      for (size_t r : rows) layouts.push_back(times[r]);
+      const std::vector<size_t> group = layout_groups(layouts);
+      const size_t groups = *std::max_element(group.begin(), group.end()) + 1;
+      for (size_t g = 0; g < groups; ++g) {
+        std::optional<size_t> target;
+        std::string strides;
+        LayoutTimes range;
+        for (size_t j = 0; j < rows.size(); ++j) {
+          if (group[j] != g) continue;
+          const size_t r = rows[j];
+          strides += (strides.empty() ? "" : "; ") + (strides_of_row[r] ? std::string(S.at(strides_of_row[r])) : std::string("none"));
+          range.fastest_s = range.calls == 0 ? layouts[j].fastest_s : std::min(range.fastest_s, layouts[j].fastest_s);
+          range.slowest_s = std::max(range.slowest_s, layouts[j].slowest_s);
+          range.calls += layouts[j].calls;
+          if (!target) {
+            target = r;
+            continue;
+          }
+          merged_into[r] = *target, any_merged = true;
+          OpRow& into = a.ops[*target];
+          const OpRow& from = a.ops[r];
+          into.device_time_s += from.device_time_s;
+          into.self_cpu_time_s += from.self_cpu_time_s;
+          into.kernel_launches += from.kernel_launches;
+          calls_of_row[*target] += calls_of_row[r];
+          kernel_names[*target].insert(kernel_names[r].begin(), kernel_names[r].end());
+          if (first_kernel_of_row[*target] == kNone) first_kernel_of_row[*target] = first_kernel_of_row[r];
+        }
+        if (groups > 1) {  // split: each row says its layouts and its calls' range
+          a.ops[*target].input_strides = strides;
+          a.ops[*target].fastest_call_s = range.fastest_s;
+          a.ops[*target].slowest_call_s = range.slowest_s;
+        }
+      }
+    }
+    if (any_merged) {  // drop the merged rows; every reference to a row follows it
+      std::vector<uint32_t> new_index(a.ops.size());
+      std::vector<OpRow> rows;
+      std::vector<uint64_t> calls;
+      std::vector<uint32_t> firsts, first_kernels;
+      std::vector<std::map<std::string_view, bool>> names;
+      for (size_t r = 0; r < a.ops.size(); ++r) {
+        if (merged_into[r] != r) continue;
+        new_index[r] = static_cast<uint32_t>(rows.size());
+        a.ops[r].row_id = new_index[r];
+        rows.push_back(std::move(a.ops[r]));
+        calls.push_back(calls_of_row[r]);
+        firsts.push_back(first_of_row[r]);
+        first_kernels.push_back(first_kernel_of_row[r]);
+        names.push_back(std::move(kernel_names[r]));
+      }
+      for (size_t r = 0; r < new_index.size(); ++r) new_index[r] = new_index[merged_into[r]];
+      for (auto& span : spans)
+        if (span.row != Span::kNoRow) span.row = new_index[span.row] & Span::kNoRow;
+      for (auto& span : a.timeline)
+        if (span.row_id != KernelSpan::kNoRow) span.row_id = new_index[span.row_id];
+      a.ops = std::move(rows);
+      calls_of_row = std::move(calls);
+      first_of_row = std::move(firsts);
+      first_kernel_of_row = std::move(first_kernels);
+      kernel_names = std::move(names);
+    }
+  }
+
+  double device_end = w1;
+  std::vector<std::pair<double, double>> device_region;
   // Busy and idle: the union of device intervals, per step and over the window. On host
   // step ranges, a step's busy time is the union of its own device events wherever they
   // run (the device may lag the host), at most the step's length.
@@ -645,12 +799,13 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
       }
     }
     a.idle_s = a.total_s - a.busy_s;
+    // Where idle gaps and communication are sought: inside the window's steps; on host
+    // ranges, from the window's start to the last device event's end (the device may lag the host).
+    device_end = all.merged.empty() ? w1 : std::max(w1, all.merged.back().second);
+    device_region = host_window ? std::vector{std::pair(w0, device_end)} : window.merged;
     if (!a.cpu_only) {
-      // Where idle gaps are sought: inside the window's steps; on host ranges, from the
-      // window's start to the last device event's end (the device may lag the host).
-      const double end = all.merged.empty() ? w1 : std::max(w1, all.merged.back().second);
-      const std::vector<std::pair<double, double>> region =
-          host_window ? std::vector{std::pair(w0, end)} : window.merged;
+      const double end = device_end;
+      const std::vector<std::pair<double, double>>& region = device_region;
       for (const auto& [from, to] : region) {
         double cursor = from;
         auto m = std::lower_bound(all.merged.begin(), all.merged.end(), from,
@@ -748,6 +903,22 @@ TraceAnalysis analyze(const TraceFile& trace, const Roofs& roofs, const Analysis
     row.bound = compute >= memory ? "compute" : "memory";
     if (a.launch_threshold_s && row.kernel_launches > 0 && row.device_time_s / row.kernel_launches < *a.launch_threshold_s)
       row.bound = "launch";
+  }
+  // Exposed communication: the communication intervals (rows of class communication, and
+  // unattributed collective kernels) less the time a compute kernel (any other kernel, on
+  // any stream; copies and fills are not compute) runs beside them: |C u K| - |K|, each a
+  // running union over the spans, sorted by start above.
+  if (!a.cpu_only) {
+    RunningUnion communication(device_region), compute(device_region), either(device_region);
+    for (const auto& s : spans) {
+      const bool is_communication =
+          s.row != Span::kNoRow ? a.ops[s.row].cost.op_class == OpClass::communication : bool(s.communication_kernel);
+      if (is_communication) communication.add(s.start_us, s.end_us);
+      else if (s.kernel) compute.add(s.start_us, s.end_us);
+      if (is_communication || s.kernel) either.add(s.start_us, s.end_us);
+    }
+    a.communication_s = communication.measure_us() * 1e-6;
+    a.exposed_communication_s = std::max(0.0, either.measure_us() - compute.measure_us()) * 1e-6;
   }
   std::sort(a.ops.begin(), a.ops.end(), op_row_order);
 

@@ -24,6 +24,9 @@ struct Roofs {
   std::string source;       // trace | flag | measured | "" (unknown)
   std::string why_unknown;  // when no device matched
   std::optional<predict::Device> device;
+  std::string trace_name;   // the trace's own deviceProperties name, whatever gave the roofs ("": none)
+  // The device's name for the reader: the table entry judged against, else the name given.
+  std::string label() const { return device ? device->name : name; }
 };
 
 struct AnalysisOptions {
@@ -49,6 +52,13 @@ struct OpRow {
   uint32_t row_id = 0;  // the row's place before the rows are sorted by time (KernelSpan::row_id)
   std::string name, input_dims, input_types;  // as in the trace
   std::string module;                         // innermost nn.Module type, "" when none
+  std::string device;  // ranks on different devices: the device (Roofs::label) this row was judged on; else ""
+  // A row split by layout (docs/trace.md, "Layouts"): its `Input Strides` as written ("; "
+  // between several that run alike), and its calls' fastest and slowest time. "" and
+  // nullopt on a row that is not split.
+  std::string input_strides;
+  std::optional<double> fastest_call_s, slowest_call_s;
+
   const char* class_source = "op";            // op | kernel | module (op_classes.h)
   bool softmax = false;                       // for Ivanov's grouping
   bool pseudo_op = false;                     // an annotation standing in for a missing op
@@ -133,6 +143,10 @@ struct TraceAnalysis {
   // Idle time split: gaps before a kernel whose launch came after the gap began (the device
   // waited for the host), and the rest (synchronisation, transfers, dependencies).
   double idle_host_bound_s = 0, idle_other_s = 0;
+  // Communication in the window: the union of its device events' intervals, and the part of
+  // it during which no compute kernel (a kernel of another class, on any stream) ran.
+  // nullopt on a CPU-only trace (no device timeline to overlap).
+  std::optional<double> communication_s, exposed_communication_s;
   std::map<std::string, Anomaly> anomalies;
   std::optional<int64_t> rank, world_size;
   std::optional<int64_t> sm_count;  // the trace's deviceProperties numSms (for --what-if)

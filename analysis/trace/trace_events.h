@@ -103,6 +103,10 @@ struct TraceFile {
   // A kernel's grid size in blocks (x·y·z of its `grid` arg), by its place in `events`;
   // kept apart from the events (only `--what-if` reads it: wave quantisation).
   std::vector<std::pair<uint32_t, uint32_t>> kernel_grids;
+  // An op's `Input Strides` (StringPool id of the raw JSON of the arrays), by its place in
+  // `events`, ascending; kept apart so that the common record stays 80 bytes (only ops
+  // written with record_shapes carry it, and only the strides split reads it).
+  std::vector<std::pair<uint32_t, uint32_t>> op_strides;
 
   void note(const std::string& kind, const std::string& where);
 };

@@ -3,6 +3,7 @@
 #include "analysis/trace/fix_first.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -14,9 +15,41 @@ namespace {
 
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
-double step_time(const TraceAnalysis& a) {
+// A rank's step time: its window over its steps; none without ProfilerStep ranges (the
+// capture's length is no step time).
+std::optional<double> step_time(const TraceAnalysis& a) {
   if (a.window_kind == "steps" && !a.steps.empty()) return a.total_s / static_cast<double>(a.steps.size());
-  return a.total_s;
+  return std::nullopt;
+}
+
+int64_t rank_number(const TraceAnalysis& r, size_t i) { return r.rank ? *r.rank : static_cast<int64_t>(i); }
+
+// "A (ranks 0, 2), B (rank 1)": each distinct value of `of` with the ranks that have it.
+template <typename Of>
+std::string ranks_by(const std::vector<TraceAnalysis>& ranks, Of of) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> groups;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const std::string value = of(ranks[i]);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == value; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {value, {}});
+    it->second.push_back(rank_number(ranks[i], i));
+  }
+  std::string out;
+  for (const auto& [value, numbers] : groups)
+    out += fmt::format("{}{} (rank{} {})", out.empty() ? "" : ", ", value, numbers.size() > 1 ? "s" : "", fmt::join(numbers, ", "));
+  return out;
+}
+
+template <typename Of>
+bool differ(const std::vector<TraceAnalysis>& ranks, Of of) {
+  for (const auto& r : ranks)
+    if (of(r) != of(ranks.front())) return true;
+  return false;
+}
+
+std::string trace_device(const TraceAnalysis& r) { return r.roofs.trace_name.empty() ? "no device named" : r.roofs.trace_name; }
+std::string world_size_text(const TraceAnalysis& r) {
+  return r.world_size ? fmt::format("world size {}", *r.world_size) : std::string("no world size");
 }
 
 // One row of a class table; the same fields for lmroof's classes and Ivanov's groups.
@@ -32,6 +65,14 @@ nlohmann::json class_row(std::string_view name, const ClassRow& c, bool cpu_only
           {"fraction_of_roof", opt(c.fraction_of_roof)}};
 }
 
+// The window's communication time and its exposed part (null on a CPU-only trace).
+nlohmann::json communication_json(const TraceAnalysis& a) {
+  const auto share = a.communication_s && a.exposed_communication_s
+                         ? finite_ratio(*a.exposed_communication_s, *a.communication_s)
+                         : std::nullopt;
+  return {{"time_s", opt(a.communication_s)}, {"exposed_s", opt(a.exposed_communication_s)}, {"exposed_share", opt(share)}};
+}
+
 double class_share(const TraceAnalysis& a, OpClass c) {
   for (const auto& row : a.classes)
     if (row.op_class == c) return row.time_share;
@@ -45,13 +86,25 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
   TraceAnalysis m = ranks.front();
   m.file = fmt::format("{} ranks", ranks.size());
   m.ops.clear();
+  // Ranks judged on different roofs: each rank's rows keep the device they were judged on
+  // (one row per device), and the summed document names no single device.
+  const bool per_rank_roofs = differ(ranks, [](const TraceAnalysis& r) { return r.roofs.label(); });
+  if (per_rank_roofs) {
+    m.roofs = Roofs{};
+    m.roofs.name = ranks_by(ranks, [](const TraceAnalysis& r) { return r.roofs.label().empty() ? std::string("unknown") : r.roofs.label(); });
+    m.roofs.source = "per_rank";
+    m.roofs.why_unknown = "the ranks run on different devices: each rank's ops are judged on its own device's roofs "
+                          "(ranks[].roofs, ops[].device)";
+  }
   // window.steps: the first rank's (each rank's own are in ranks[]); the times sum over ranks.
   m.idle_gaps.clear();
   m.anomalies.clear();
   m.total_s = m.busy_s = m.idle_s = m.unattributed_time_s = m.launch_bound_time_s = 0;
   m.idle_host_bound_s = m.idle_other_s = 0;
+  m.communication_s.reset();
+  m.exposed_communication_s.reset();
   m.unattributed_kernels = m.launch_bound_kernels = m.device_events = m.outside_window = m.events_read = m.bytes_read = 0;
-  std::map<std::tuple<std::string, std::string, std::string, std::string, OpClass, bool>, size_t> index;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string, OpClass, bool, std::string>, size_t> index;
   std::map<std::string, double> unattributed;
   std::map<std::string, uint64_t> module_instances;
   for (const auto& r : ranks) {
@@ -60,6 +113,9 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
     m.idle_s += r.idle_s;
     m.idle_host_bound_s += r.idle_host_bound_s;
     m.idle_other_s += r.idle_other_s;
+    if (r.communication_s) m.communication_s = m.communication_s.value_or(0) + *r.communication_s;
+    if (r.exposed_communication_s)
+      m.exposed_communication_s = m.exposed_communication_s.value_or(0) + *r.exposed_communication_s;
     m.unattributed_kernels += r.unattributed_kernels;
     m.unattributed_time_s += r.unattributed_time_s;
     m.launch_bound_kernels += r.launch_bound_kernels;
@@ -77,11 +133,14 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
     for (const auto& [name, t] : r.unattributed_by_name) unattributed[name] += t;
     for (const auto& [type, n] : r.module_instances) module_instances[type] += n;
     m.idle_gaps.insert(m.idle_gaps.end(), r.idle_gaps.begin(), r.idle_gaps.end());  // from each rank's window start
-    for (const auto& op : r.ops) {
+    for (const auto& rank_op : r.ops) {
+      OpRow op = rank_op;
+      if (per_rank_roofs) op.device = r.roofs.label();
       auto [it, inserted] = index.emplace(
-          std::tuple(op.name, op.input_dims, op.input_types, op.module, op.cost.op_class, op.softmax), m.ops.size());
+          std::tuple(op.name, op.input_dims, op.input_types, op.input_strides, op.module, op.cost.op_class, op.softmax, op.device),
+          m.ops.size());
       if (inserted) {
-        m.ops.push_back(op);
+        m.ops.push_back(std::move(op));
         continue;
       }
       OpRow& x = m.ops[it->second];
@@ -89,6 +148,8 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
       x.device_time_s += op.device_time_s;
       x.self_cpu_time_s += op.self_cpu_time_s;
       x.kernel_launches += op.kernel_launches;
+      if (x.fastest_call_s && op.fastest_call_s) x.fastest_call_s = std::min(*x.fastest_call_s, *op.fastest_call_s);
+      if (x.slowest_call_s && op.slowest_call_s) x.slowest_call_s = std::max(*x.slowest_call_s, *op.slowest_call_s);
       if (x.roof_time_s && op.roof_time_s) *x.roof_time_s += *op.roof_time_s;
       for (const auto& k : op.kernels)
         if (std::find(x.kernels.begin(), x.kernels.end(), k) == x.kernels.end()) x.kernels.push_back(k);
@@ -101,6 +162,23 @@ TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks) {
   std::sort(m.idle_gaps.begin(), m.idle_gaps.end(), [](const Gap& x, const Gap& y) { return x.duration_s > y.duration_s; });
   if (m.idle_gaps.size() > 20) m.idle_gaps.resize(20);
   return m;
+}
+
+std::vector<RankWarning> rank_warnings(const std::vector<TraceAnalysis>& ranks) {
+  std::vector<RankWarning> out;
+  if (ranks.size() < 2) return out;
+  if (differ(ranks, trace_device) || differ(ranks, [](const TraceAnalysis& r) { return r.roofs.label(); })) {
+    const bool per_rank = differ(ranks, [](const TraceAnalysis& r) { return r.roofs.label(); });
+    out.push_back({"mixed_devices",
+                   fmt::format("the ranks ran on different devices: {}; {}", ranks_by(ranks, trace_device),
+                               per_rank ? "each rank is judged on its own device's roofs, and an op shape has a row per device"
+                                        : fmt::format("all are judged on {} as asked", ranks.front().roofs.label()))});
+  }
+  if (differ(ranks, world_size_text))
+    out.push_back({"mixed_world_sizes",
+                   fmt::format("the ranks report different world sizes: {}; the files may come from different runs",
+                               ranks_by(ranks, world_size_text))});
+  return out;
 }
 
 nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>& ranks) {
@@ -149,6 +227,7 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
   window["host_bound_steps"] = std::count_if(a.steps.begin(), a.steps.end(), [](const StepWindow& s) { return s.host_bound(); });
   window["outside_window_device_events"] = a.outside_window;
   doc["window"] = window;
+  doc["communication"] = communication_json(a);
   doc["cpu_only"] = a.cpu_only;
   doc["time_basis"] = a.cpu_only ? "self_cpu" : "device";
   doc["total_time_s"] = a.total_time_s;
@@ -158,8 +237,11 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
     o["name"] = op.name;
     o["input_dims"] = op.input_dims;
     o["input_types"] = op.input_types;
+    o["input_strides"] = op.input_strides.empty() ? json(nullptr) : json(op.input_strides);
+    if (op.fastest_call_s && op.slowest_call_s) o["call_time_range_s"] = {*op.fastest_call_s, *op.slowest_call_s};
     o["calls"] = op.calls;
     o["module"] = op.module.empty() ? json(nullptr) : json(op.module);
+    if (!op.device.empty()) o["device"] = op.device;
     o["class"] = std::string(to_string(op.cost.op_class));
     o["class_source"] = op.class_source;
     o["ivanov_class"] = std::string(to_string(ivanov_class(op.cost.op_class, op.softmax)));
@@ -237,23 +319,31 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
   doc["anomalies"] = anomalies;
   if (ranks.size() > 1) {
     json rows = json::array();
-    size_t slowest = 0;
+    // The slowest rank by its step time; a rank without steps has none and is never named.
+    std::optional<size_t> slowest;
     for (size_t i = 0; i < ranks.size(); ++i)
-      if (step_time(ranks[i]) > step_time(ranks[slowest])) slowest = i;
+      if (const auto t = step_time(ranks[i]); t && (!slowest || *t > *step_time(ranks[*slowest]))) slowest = i;
     for (size_t i = 0; i < ranks.size(); ++i) {
       const auto& r = ranks[i];
-      rows.push_back({{"rank", r.rank ? json(*r.rank) : json(static_cast<int64_t>(i))},
+      rows.push_back({{"rank", rank_number(r, i)},
                       {"file", r.file},
+                      {"device", r.roofs.trace_name.empty() ? json(nullptr) : json(r.roofs.trace_name)},
+                      {"roofs", r.roofs.device ? json(r.roofs.device->name) : json(nullptr)},
+                      {"world_size", r.world_size ? json(*r.world_size) : json(nullptr)},
                       {"steps", r.steps.size()},
-                      {"step_time_s", step_time(r)},
+                      {"step_time_s", opt(step_time(r))},
                       {"total_s", r.total_s},
                       {"busy_s", r.busy_s},
                       {"idle_s", r.idle_s},
                       {"communication_share", class_share(r, OpClass::communication)},
-                      {"slowest", i == slowest}});
+                      {"communication", communication_json(r)},
+                      {"slowest", slowest == i}});
     }
     doc["ranks"] = rows;
-    doc["slowest_rank"] = rows[slowest]["rank"];
+    doc["slowest_rank"] = slowest ? rows[*slowest]["rank"] : json(nullptr);
+    json warnings = json::array();
+    for (const auto& w : rank_warnings(ranks)) warnings.push_back({{"kind", w.kind}, {"message", w.message}});
+    doc["rank_warnings"] = warnings;
   }
   double read_cpu = 0, analysis_cpu = 0, read_wall = 0, analysis_wall = 0;
   for (const auto& r : ranks)
@@ -271,7 +361,7 @@ std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::stri
   };
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   std::string out =
-      "name,input_dims,input_types,module,class,calls,flops_per_call,bytes_per_call,device_time_s,self_cpu_time_s,kernel_launches,"
+      "name,input_dims,input_types,input_strides,module,device,class,calls,flops_per_call,bytes_per_call,device_time_s,self_cpu_time_s,kernel_launches,"
       "bound,roof_time_s,fraction_of_roof,kernels";
   // Appended piece by piece: `"," + std::string` made GCC 12 warn falsely (bug 105329).
   for (const auto& [header, values] : extra_columns) {
@@ -283,8 +373,8 @@ std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::stri
     const OpRow& op = a.ops[i];
     std::string kernels;
     for (const auto& k : op.kernels) kernels += (kernels.empty() ? "" : "; ") + k;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", quote(op.name), quote(op.input_dims),
-                       quote(op.input_types), quote(op.module), to_string(op.cost.op_class), op.calls, num(op.cost.flops),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", quote(op.name), quote(op.input_dims),
+                       quote(op.input_types), quote(op.input_strides), quote(op.module), quote(op.device), to_string(op.cost.op_class), op.calls, num(op.cost.flops),
                        num(op.cost.bytes), op.device_time_s, op.self_cpu_time_s, op.kernel_launches, op.bound,
                        num(op.roof_time_s), num(op.fraction_of_roof), quote(kernels));
     for (const auto& [header, values] : extra_columns) {

@@ -14,6 +14,13 @@ namespace lmroof::trace {
 // Sums several ranks' analyses: ops by (name, shapes, dtypes), classes, window times.
 TraceAnalysis merge_ranks(const std::vector<TraceAnalysis>& ranks);
 
+// What a reader must know before trusting a folder's sums: its ranks ran on different
+// devices (kind mixed_devices) or report different world sizes (mixed_world_sizes).
+struct RankWarning {
+  std::string kind, message;
+};
+std::vector<RankWarning> rank_warnings(const std::vector<TraceAnalysis>& ranks);
+
 nlohmann::json to_json(const TraceAnalysis& merged, const std::vector<TraceAnalysis>& ranks);
 // `extra_columns`: more columns by header, one value per row of merged.ops (--what-if).
 std::string to_csv(const TraceAnalysis& merged,

@@ -313,6 +313,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       event_ = TraceEvent{};
       event_.index = static_cast<uint32_t>(std::min<uint64_t>(trace_.event_count, UINT32_MAX));
       flow_id_ = grid_blocks_ = 0;
+      input_strides_ = 0;
       has_ts_ = has_dur_ = has_cat_ = false;
       cat_.clear();
       ph_ = 0;
@@ -343,7 +344,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     if (depth_ == 2 && top_key_ == "traceEvents") in_events_ = true, saw_trace_events = true;
     if (depth_ == 2 && top_key_ == "deviceProperties") in_devices_ = true;
     if (depth_ == 5 && in_args_ &&
-        (args_key_ == "Input Dims" || args_key_ == "Input type" || args_key_ == "Concrete Inputs")) {
+        (args_key_ == "Input Dims" || args_key_ == "Input type" || args_key_ == "Concrete Inputs" ||
+         args_key_ == "Input Strides")) {
       capture_depth_ = 1;
       captured_ = "[";
       need_comma_ = false;
@@ -421,6 +423,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       const uint32_t id = trace_.strings.intern(captured_);
       if (args_key_ == "Input Dims") event_.input_dims = id;
       else if (args_key_ == "Input type") event_.input_types = id;
+      else if (args_key_ == "Input Strides") input_strides_ = id;
       else event_.concrete_inputs = id;
       captured_.clear();
       --depth_;  // the array's own level, entered in StartArray
@@ -579,6 +582,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       trace_.extras.push_back(extras_);
     }
     trace_.events.push_back(event_);
+    if (category == Category::cpu_op && input_strides_ != 0)
+      trace_.op_strides.emplace_back(static_cast<uint32_t>(trace_.events.size() - 1), input_strides_);
     if (category == Category::kernel && grid_blocks_ > 0)
       trace_.kernel_grids.emplace_back(static_cast<uint32_t>(trace_.events.size() - 1), static_cast<uint32_t>(grid_blocks_));
     check_memory();
@@ -629,6 +634,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   std::string top_key_, event_key_, args_key_, cat_;
   char ph_ = 0;
   uint64_t flow_id_ = 0, grid_blocks_ = 0;
+  uint32_t input_strides_ = 0;  // StringPool id of the event's `Input Strides` (0: none)
   bool has_ts_ = false, has_dur_ = false, has_cat_ = false;
   TraceEvent event_;
   EventExtras extras_;

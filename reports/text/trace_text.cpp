@@ -19,6 +19,34 @@ std::string host_bound_line(const nlohmann::json& doc) {
                      numbers::percent(total > 0 ? idle / total : 0), numbers::percent(idle > 0 ? w["idle_host_bound_s"].get<double>() / idle : 0));
 }
 
+std::string communication_line(const nlohmann::json& doc) {
+  if (!doc.contains("communication")) return "";
+  const auto& c = doc["communication"];
+  if (c["time_s"].is_null() || c["time_s"].get<double>() <= 0) return "";
+  return fmt::format("communication: {} in the window, {} of it exposed ({}): no compute kernel ran beside it on any stream",
+                     numbers::si(c["time_s"].get<double>(), "s"), numbers::si(c["exposed_s"].get<double>(), "s"),
+                     c["exposed_share"].is_null() ? std::string("-") : numbers::percent(c["exposed_share"].get<double>()));
+}
+
+std::vector<std::string> rank_warning_lines(const nlohmann::json& doc) {
+  std::vector<std::string> out;
+  if (doc.contains("rank_warnings"))
+    for (const auto& w : doc["rank_warnings"]) out.push_back("warning: " + w["message"].get<std::string>());
+  return out;
+}
+
+std::string op_row_detail(const nlohmann::json& op) {
+  std::string out;
+  if (op.contains("device")) out = "on " + op["device"].get<std::string>();
+  if (op.contains("input_strides") && op["input_strides"].is_string()) {
+    out += fmt::format("{}strides {}", out.empty() ? "" : ", ", op["input_strides"].get<std::string>());
+    if (op.contains("call_time_range_s"))
+      out += fmt::format(", calls {} to {}", numbers::si(op["call_time_range_s"][0].get<double>(), "s"),
+                         numbers::si(op["call_time_range_s"][1].get<double>(), "s"));
+  }
+  return out;
+}
+
 std::string to_text(const nlohmann::json& doc, bool markdown) {
   using numbers::percent;
   using numbers::si;
@@ -26,7 +54,8 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
   auto pct = [](const nlohmann::json& v) { return v.is_null() ? std::string("unknown") : percent(v.get<double>()); };
   const auto& dev = doc["device"];
   const std::string device_line =
-      dev["table_name"].is_null()
+      dev["source"] == "per_rank" ? fmt::format("devices: {} (each rank on its own roofs)", dev["name"].get<std::string>())
+      : dev["table_name"].is_null()
           ? fmt::format("device: {} (roofs unknown: {})", dev["name"].get<std::string>().empty() ? "none" : dev["name"].get<std::string>(),
                         dev["why_unknown"].get<std::string>())
           : fmt::format("device: {} (roofs from the table entry {}, source: {})", dev["name"].get<std::string>(),
@@ -41,9 +70,14 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
                       : fmt::format("GPU busy {} ({}), idle {}", si(w["busy_s"].get<double>(), "s"),
                                     w["total_s"].get<double>() > 0 ? percent(w["busy_s"].get<double>() / w["total_s"].get<double>()) : "-",
                                     si(w["idle_s"].get<double>(), "s")));
-  const std::string host_line = host_bound_line(doc);
-  if (markdown) out += fmt::format("**{}**\n\n**{}**\n\n{}", device_line, window_line, host_line.empty() ? "" : "**" + host_line + "**\n\n");
-  else out += device_line + "\n" + window_line + "\n" + (host_line.empty() ? "" : host_line + "\n") + "\n";
+  // The first lines: what a reader must know before the tables.
+  std::vector<std::string> headlines = rank_warning_lines(doc);
+  if (const std::string host_line = host_bound_line(doc); !host_line.empty()) headlines.push_back(host_line);
+  if (const std::string comm = communication_line(doc); !comm.empty()) headlines.push_back(comm);
+  if (markdown) out += fmt::format("**{}**\n\n**{}**\n\n", device_line, window_line);
+  else out += device_line + "\n" + window_line + "\n";
+  for (const auto& line : headlines) out += markdown ? "**" + line + "**\n\n" : line + "\n";
+  if (!markdown) out += "\n";
   // The class tables: lmroof's, then Ivanov et al.'s grouping of the same time.
   auto class_table = [&](const nlohmann::json& rows, const char* title) {
     if (markdown)
@@ -120,13 +154,15 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
     const std::string above = op["time_above_roof_s"].is_null() ? "unknown" : si(op["time_above_roof_s"].get<double>(), "s");
     std::string dims = op["input_dims"].get<std::string>();
     if (dims.size() > 48) dims = dims.substr(0, 45) + "...";
+    const std::string detail = op_row_detail(op);
     if (markdown)
-      out += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", op["name"].get<std::string>(), dims,
-                         op["class"].get<std::string>(), op["calls"].get<uint64_t>(), si(op["time_s"].get<double>(), "s"),
-                         at_roof, above, op["bound"].get<std::string>());
-    else
-      out += fmt::format("  {:<34} {:<48} {:>10} at roof {:>10} above {:>10} {}\n", op["name"].get<std::string>(), dims,
+      out += fmt::format("| {} | `{}`{} | {} | {} | {} | {} | {} | {} |\n", op["name"].get<std::string>(), dims,
+                         detail.empty() ? "" : " (" + detail + ")", op["class"].get<std::string>(), op["calls"].get<uint64_t>(),
                          si(op["time_s"].get<double>(), "s"), at_roof, above, op["bound"].get<std::string>());
+    else
+      out += fmt::format("  {:<34} {:<48} {:>10} at roof {:>10} above {:>10} {}\n{}", op["name"].get<std::string>(), dims,
+                         si(op["time_s"].get<double>(), "s"), at_roof, above, op["bound"].get<std::string>(),
+                         detail.empty() ? "" : "    " + detail + "\n");
   }
   out += fmt::format("{}known-cost share of time: {}\n", markdown ? "\n" : "\n", percent(doc["known_cost_time_share"].get<double>()));
   const auto& un = doc["unattributed"];
@@ -138,16 +174,20 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
     out += fmt::format("{}launch-bound kernels (shorter than {}): {}, {} of the time\n", markdown ? "\n" : "",
                        si(lb["threshold_s"].get<double>(), "s"), lb["kernels"].get<uint64_t>(), percent(lb["time_share"].get<double>()));
   if (doc.contains("ranks")) {
-    out += markdown ? "\n| rank | step time | busy | communication |\n|---:|---:|---:|---:|\n" : "\nranks:\n";
+    out += markdown ? "\n| rank | device | step time | busy | communication share | exposed communication |\n|---:|---|---:|---:|---:|---:|\n"
+                    : "\nranks (step: the rank's window over its steps; busy: over its window):\n";
     for (const auto& r : doc["ranks"]) {
+      const std::string step = r["step_time_s"].is_null() ? std::string("no steps") : si(r["step_time_s"].get<double>(), "s");
+      const std::string device = r["device"].is_null() ? std::string("-") : r["device"].get<std::string>();
+      const auto& c = r["communication"];
+      const std::string exposed = c["exposed_s"].is_null() ? std::string("-") : si(c["exposed_s"].get<double>(), "s");
       if (markdown)
-        out += fmt::format("| {}{} | {} | {} | {} |\n", r["rank"].dump(), r["slowest"].get<bool>() ? " (slowest)" : "",
-                           si(r["step_time_s"].get<double>(), "s"), si(r["busy_s"].get<double>(), "s"),
-                           percent(r["communication_share"].get<double>()));
+        out += fmt::format("| {}{} | {} | {} | {} | {} | {} |\n", r["rank"].dump(), r["slowest"].get<bool>() ? " (slowest)" : "",
+                           device, step, si(r["busy_s"].get<double>(), "s"), percent(r["communication_share"].get<double>()), exposed);
       else
-        out += fmt::format("  rank {:<4} step {:>10}  busy {:>10}  communication {:>7}{}\n", r["rank"].dump(),
-                           si(r["step_time_s"].get<double>(), "s"), si(r["busy_s"].get<double>(), "s"),
-                           percent(r["communication_share"].get<double>()), r["slowest"].get<bool>() ? "  <- slowest" : "");
+        out += fmt::format("  rank {:<4} {:<24} step {:>10}  busy {:>10}  communication {:>7}  exposed {:>10}{}\n", r["rank"].dump(),
+                           device, step, si(r["busy_s"].get<double>(), "s"), percent(r["communication_share"].get<double>()),
+                           exposed, r["slowest"].get<bool>() ? "  <- slowest" : "");
     }
   }
   if (!doc["anomalies"].empty()) {

@@ -4,11 +4,20 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace lmroof::trace {
 
 // "host-bound: ..." when a step leaves the GPU idle more than half of it, else "".
 std::string host_bound_line(const nlohmann::json& doc);
+// "communication: T, E of it exposed ..." when the window holds communication, else "".
+std::string communication_line(const nlohmann::json& doc);
+// "warning: ..." for each of trace.json's rank_warnings (a folder of ranks on mixed
+// devices or world sizes); none for one trace.
+std::vector<std::string> rank_warning_lines(const nlohmann::json& doc);
+// What sets an op row apart beyond its name and shapes: "on DEVICE" (ranks on different
+// devices) and "strides S, calls A to B" (a row split by layout, docs/trace.md "Layouts"); "" when neither.
+std::string op_row_detail(const nlohmann::json& op);
 // The summary of one trace.json document (analysis/trace/trace_output.h: to_json).
 std::string to_text(const nlohmann::json& doc, bool markdown);
 // The change between two traces (analysis/trace/trace_compare.h: compare_traces).

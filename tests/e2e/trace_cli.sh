@@ -51,6 +51,22 @@ PY
 gen --out "$tmp/ranks" --expected "$tmp/ranks.e.json" --ranks 2 --nccl
 timeout 60 "$lmroof" trace "$tmp/ranks" --out "$tmp/o-ranks" > "$tmp/ranks.txt" 2>&1 || fail "trace (ranks) exited $?"
 python3 "$src/tests/e2e/trace_expected.py" "$tmp/o-ranks/trace.json" "$tmp/ranks.e.json" >/dev/null || fail "rank folder"
+# An A100 rank and a V100 rank of different world sizes: each judged on its own roofs, and
+# both mixes said on the third and fourth lines of the text and on the page's first screen.
+gen --out "$tmp/mixed" --expected "$tmp/mixed.e.json" --ranks 2 --nccl --rank-devices "NVIDIA A100-SXM4-80GB,Tesla V100-SXM2-32GB" \
+  --rank-world-sizes 2,4
+timeout 60 "$lmroof" trace "$tmp/mixed" --out "$tmp/o-mixed" > "$tmp/mixed.txt" 2>/dev/null || fail "trace (mixed ranks) exited $?"
+python3 "$src/tests/e2e/trace_expected.py" "$tmp/o-mixed/trace.json" "$tmp/mixed.e.json" > "$tmp/mixed.check" 2>&1 ||
+  fail "mixed ranks: $(tail -1 "$tmp/mixed.check")"
+sed -n 3p "$tmp/mixed.txt" | grep -q "^warning: the ranks ran on different devices: NVIDIA A100-SXM4-80GB (rank 0), Tesla V100-SXM2-32GB (rank 1)" &&
+  sed -n 4p "$tmp/mixed.txt" | grep -q "^warning: the ranks report different world sizes" ||
+  fail "the summary does not warn of the mixed ranks first: $(sed -n 1,5p "$tmp/mixed.txt")"
+python3 - "$tmp/o-mixed/trace.html" <<'PY' || fail "the page does not warn of the mixed ranks before its class table"
+import sys
+page = open(sys.argv[1]).read()
+warn = page.find("the ranks ran on different devices")
+assert 0 <= warn < page.find('id="classes"') and page.find("different world sizes") < page.find('id="classes"'), warn
+PY
 
 # --- the real format with module events: classes from modules, kernel names and custom ops,
 # Ivanov's grouping, host-only steps, the idle split, an optimizer launch with no op, the
@@ -63,6 +79,10 @@ sed -n 3p "$tmp/mod.txt" | grep -q "^host-bound: 2 of 2 steps" || fail "the summ
 grep -q "host-bound: 2 of 2 steps" "$tmp/o-mod/trace.html" || fail "the page does not say host-bound"
 for id in classes ivanov-classes modules; do grep -q "id=\"$id\"" "$tmp/o-mod/trace.html" || fail "the page has no $id section"; done
 grep -q "grouped as Ivanov" "$tmp/mod.txt" && grep -q "Qwen2RMSNorm" "$tmp/mod.txt" || fail "the summary lacks the Ivanov table or the modules"
+# The rotary mul on a transposed input: its own row, its strides and calls' range shown in the text and on the page.
+grep -q "strides \[\[32768,64,256,1\],\[8192,8192,64,1\]\], calls 5.50 µs to 5.75 µs" "$tmp/mod.txt" &&
+  grep -q "strides \[\[32768,64,256,1\],\[8192,8192,64,1\]\], calls 5.50 µs to 5.75 µs" "$tmp/o-mod/trace.html" ||
+  fail "the layout split of the rotary mul is not shown"
 python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-mod/trace.json" >/dev/null || fail "modules trace.json vs the schema"
 
 # --steps N: one step's window.
@@ -82,7 +102,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"][
   "$tmp/ceil.json" || fail "--ceilings: roofs not measured"
 
 # --- the JSON names scripts rely on (docs/trace.schema.json's required lists) -------------
-python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" ||
+python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" "$tmp/o-mixed/trace.json" ||
   fail "trace.json does not match the schema"
 python3 -c 'import json,sys; assert "ranks" in json.load(open(sys.argv[1]))' "$tmp/o-ranks/trace.json" || fail "a ranked trace.json has no ranks"
 

@@ -26,6 +26,7 @@ def check(doc, exp, label=""):
         assert s["number"] == es["number"], f"{label}step number {s['number']} != {es['number']}"
         close(s["duration_s"], es["duration_s"], f"{label}step {s['number']} duration")
         close(s["busy_s"], es["busy_s"], f"{label}step {s['number']} busy")
+    check_communication(doc["communication"], exp["communication"], label)
     assert doc["unattributed"]["kernels"] == exp["unattributed"]["kernels"], f"{label}unattributed kernels"
     close(doc["unattributed"]["device_time_s"], exp["unattributed"]["device_time_s"], f"{label}unattributed time")
     ops = {(o["name"], o["input_dims"], o["input_types"]): o for o in doc["ops"]}
@@ -45,12 +46,42 @@ def check(doc, exp, label=""):
     close(sum(c["flops"] for c in doc["classes"]), float(flops), f"{label}class flops")
 
 
+def check_communication(got, exp, label=""):
+    """Communication in the window and its exposed part (no compute kernel beside it); null on CPU-only traces."""
+    if exp is None:
+        assert got["time_s"] is None and got["exposed_s"] is None, f"{label}communication on a CPU-only trace: {got}"
+        return
+    close(got["time_s"], exp["time_s"], f"{label}communication time")
+    close(got["exposed_s"], exp["exposed_s"], f"{label}exposed communication")
+
+
+def check_ranks(doc, exp):
+    """Each rank's step time (its window over its steps), device, world size and exposed communication; the
+    slowest rank by step time; a warning for mixed devices or world sizes; one op row per device when mixed."""
+    assert len(doc["ranks"]) == len(exp["ranks"]), "rank count"
+    for r, er in zip(doc["ranks"], exp["ranks"]):
+        assert r["rank"] == er["rank"], "rank ids"
+        close(r["busy_s"], er["window"]["busy_s"], f"rank {r['rank']} busy")
+        close(r["step_time_s"], er["window"]["total_s"] / er["window"]["step_count"], f"rank {r['rank']} step time")
+        assert r["device"] == er["device"] and r["world_size"] == er["world_size"], f"rank {r['rank']}: {r}"
+        check_communication(r["communication"], er["communication"], f"rank {r['rank']}: ")
+    slowest = max(exp["ranks"], key=lambda e: e["window"]["total_s"] / e["window"]["step_count"])
+    assert doc["slowest_rank"] == slowest["rank"], f"slowest rank {doc['slowest_rank']}"
+    close(doc["communication"]["exposed_s"], sum(e["communication"]["exposed_s"] for e in exp["ranks"]), "exposed communication, summed")
+    mixed = len({e["device"] for e in exp["ranks"]}) > 1
+    want = [k for k, differ in (("mixed_devices", mixed), ("mixed_world_sizes", len({e["world_size"] for e in exp["ranks"]}) > 1))
+            if differ]
+    assert [w["kind"] for w in doc["rank_warnings"]] == want, f"rank warnings {doc['rank_warnings']}, want {want}"
+    assert (doc["device"]["source"] == "per_rank") == mixed, f"device {doc['device']}"
+    assert all(("device" in o) == mixed for o in doc["ops"]), "ops[].device only when the ranks' devices differ"
+
+
 def check_modules(doc, exp):
     """The --modules fixture: rows per (op, shapes, dtypes, module, class), both class tables, the
     module table, host-step windows with the idle split, and the all_gather's bus bandwidth."""
-    rows = {(o["name"], o["input_dims"], o["input_types"], o["module"] or "", o["class"]): o for o in doc["ops"]}
+    rows = {(o["name"], o["input_dims"], o["input_types"], o["module"] or "", o["class"], o["input_strides"]): o for o in doc["ops"]}
     for e in exp["ops"]:
-        key = (e["name"], e["input_dims"], e["input_types"], e["module"], e["class"])
+        key = (e["name"], e["input_dims"], e["input_types"], e["module"], e["class"], e["input_strides"])
         assert key in rows, f"row {key} missing; have {sorted(rows)}"
         o = rows[key]
         assert o["calls"] == e["calls"], f"{key} calls {o['calls']} != {e['calls']}"
@@ -108,13 +139,7 @@ def main():
     if "modules" in exp:
         check_modules(doc, exp)
     elif "ranks" in exp:
-        assert len(doc["ranks"]) == len(exp["ranks"]), "rank count"
-        for r, er in zip(doc["ranks"], exp["ranks"]):
-            assert r["rank"] == er["rank"], "rank ids"
-            close(r["busy_s"], er["window"]["busy_s"], f"rank {r['rank']} busy")
-            close(r["step_time_s"], er["window"]["total_s"] / er["window"]["step_count"], f"rank {r['rank']} step time")
-        slowest = max(exp["ranks"], key=lambda e: e["window"]["total_s"] / e["window"]["step_count"])
-        assert doc["slowest_rank"] == slowest["rank"], f"slowest rank {doc['slowest_rank']}"
+        check_ranks(doc, exp)
     else:
         check(doc, exp)
     print("ok: trace.json reproduces the generator's figures")
