@@ -216,6 +216,17 @@ for (const [width, height] of sizes) {
     });
     out.overlaps = overlaps.slice(0, 5);
     out.cut = cut.slice(0, 5);
+    // No table wider than its box (issue 45): a .table-wrap scrolls sideways inside the page,
+    // so a table wider than it hides its last columns.
+    const tables = [];
+    document.querySelectorAll(".table-wrap").forEach((w) => {
+      if (w.scrollWidth > w.clientWidth + 1) {
+        const t = w.querySelector("table");
+        const name = (t && t.id) || (w.closest("section") && w.closest("section").id) || "a table";
+        tables.push(name + ": " + w.scrollWidth + " px in a " + w.clientWidth + " px box");
+      }
+    });
+    out.tables = tables;
     const summary = document.querySelector("#verdict-summary");
     out.summaryBottom = summary ? summary.getBoundingClientRect().bottom + window.scrollY : null;
     const key = document.querySelector("#key-results");
@@ -228,6 +239,7 @@ for (const [width, height] of sizes) {
   if (page.rendered !== page.expected) fail(label, `${page.rendered} of ${page.expected} charts rendered`);
   if (page.missing.length) fail(label, "charts without an <svg>: " + page.missing.join(", "));
   if (page.scrollWidth > page.innerWidth) fail(label, `the page scrolls sideways: scrollWidth ${page.scrollWidth} > ${page.innerWidth} (${page.wide.join("; ")})`);
+  if (page.tables.length) fail(label, "tables wider than their box: " + page.tables.join("; "));
   if (page.rooflineTop === null) fail(label, "no #chart-roofline");
   else if (page.rooflineTop > 2 * page.innerHeight) fail(label, `the roofline starts at ${Math.round(page.rooflineTop)} px, below two screens (${2 * page.innerHeight} px)`);
   if (page.overlaps.length) fail(label, "overlapping headers: " + page.overlaps.join("; "));

@@ -3,7 +3,8 @@
 # at 1400x900 and 800x900, on two reports:
 #   1. the committed example (docs/examples/*/results.json, re-rendered by this lmroof);
 #   2. a fresh `lmroof run --quick` on this machine.
-# No horizontal scrolling, the roofline within two screens, no overlapping facet
+# No table wider than its box (its last columns would scroll out of sight), no
+# horizontal scrolling, the roofline within two screens, no overlapping facet
 # headers or cut chart text, every chart rendered, no console output, PNG/SVG export
 # and the bytes-basis switch clicked. Exit 77 (skipped) without Chromium or Node.
 #
