@@ -405,6 +405,9 @@ TEST(Contention, UntrustworthyHoldsAreNotCountedAsHoldsInTheSummaryOrShownGreen)
   const std::string text = format_claims_text({bad}, 100, /*colour=*/true);
   EXPECT_NE(text.find("HOLDS?"), std::string::npos) << text;
   EXPECT_EQ(text.find("\033[32m"), std::string::npos) << "an untrustworthy hold shown green";
+  const json check = claims_check_json({good, bad}, "results.json", "claims.yaml", false, nullptr, nullptr);
+  EXPECT_EQ(check["summary"]["measured"]["holds"], 1);
+  EXPECT_EQ(check["summary"]["measured"]["untrustworthy"], 1);
 }
 
 }  // namespace

@@ -36,9 +36,17 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
   nlohmann::json summary = nlohmann::json::object();
   for (const model::EvidenceKind kind : {model::EvidenceKind::measured, model::EvidenceKind::model}) {
     int counts[4] = {0, 0, 0, 0};
-    for (const auto& c : claims)
-      if (c.evidence_kind == kind) ++counts[static_cast<int>(c.verdict)];
-    summary[std::string(model::to_string(kind))] = {{"holds", counts[0]}, {"fails", counts[1]}, {"inconclusive", counts[2]}, {"not_measured", counts[3]}};
+    int untrustworthy_holds = 0;  // counted apart, never among the holds (issue 45)
+    for (const auto& c : claims) {
+      if (c.evidence_kind != kind) continue;
+      if (c.untrustworthy && c.verdict == model::Verdict::holds)
+        ++untrustworthy_holds;
+      else
+        ++counts[static_cast<int>(c.verdict)];
+    }
+    summary[std::string(model::to_string(kind))] = {{"holds", counts[0]},       {"fails", counts[1]},
+                                                    {"inconclusive", counts[2]}, {"not_measured", counts[3]},
+                                                    {"untrustworthy", untrustworthy_holds}};
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto* c : verdicts_in_report_order(claims)) list.push_back(model::to_json(*c));
