@@ -11,26 +11,20 @@ lmroof="${1:?usage: omp-policy-verdicts.sh LMROOF [SUITE]}"
 suite="${2:-norm,decode}"
 command -v python3 >/dev/null || { echo "omp-policy-verdicts.sh: needs python3" >&2; exit 2; }
 tmp=$(mktemp -d)
-busy=""
-stop_busy() {
-  if [ -n "$busy" ]; then kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null; busy=""; fi
-}
-trap 'stop_busy; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-ln -s "$(command -v sh)" "$tmp/busyloop"
+source "$(dirname "${BASH_SOURCE[0]}")/busy-core.bash"
+busy_core_traps 'rm -rf "$tmp"'
 threads=$(nproc)
 fewer=$((threads > 1 ? threads - 1 : 1))
 
 # measure NAME BUSY(0|1) ENV...: one quick run under ENV, summarised in one line.
 measure() {
   local name="$1" with_loop="$2"; shift 2
-  [ "$with_loop" = 1 ] && { timeout 300 "$tmp/busyloop" -c 'while :; do :; done' & busy=$!; }
+  [ "$with_loop" = 1 ] && start_busy_core "$tmp" 300
   local t0=$SECONDS
   env "$@" timeout 280 "$lmroof" run --quick --backend cpu --suite "$suite" --remeasure-budget 0 --out "$tmp/$name" \
     >"$tmp/$name.log" 2>&1
   local rc=$? took=$((SECONDS - t0))
-  stop_busy
+  stop_busy_core
   if [ ! -f "$tmp/$name/results.json" ]; then echo "$name: lmroof run exited $rc"; tail -3 "$tmp/$name.log"; return; fi
   python3 - "$tmp/$name/results.json" "$name" "$took" <<'EOF'
 import collections, json, sys

@@ -233,6 +233,34 @@ TEST(Contention, AClaimOnAContendedRunIsInconclusiveWithTheCauseMachineAndSaysWh
   EXPECT_EQ(v[2].verdict, model::Verdict::fails);  // the cost model's verdict rests on no time
 }
 
+TEST(Contention, AClaimOnARidgeMeasuredOnAMostlyContendedMachineIsInconclusiveWithTheCauseMachine) {
+  model::Results r = fixture();
+  r.contention = busy_machine();  // 12 of 20 repetitions contended
+  r = test::decided(std::move(r));
+  model::ClaimVerdict on_ridge;
+  on_ridge.id = "memory-bound";
+  on_ridge.verdict = model::Verdict::holds;
+  on_ridge.evidence_kind = model::EvidenceKind::model;
+  on_ridge.evidence = {{r.runs[0].id, "intensity.model", 1.0}, {r.runs[0].id, "roofline.ridge", 10.0}};
+  model::ClaimVerdict analytic = on_ridge;
+  analytic.id = "same-flops";
+  analytic.evidence = {{std::nullopt, "ratio", 1.0}};
+  std::vector<model::ClaimVerdict> v = {on_ridge, analytic};
+  mark_machine_verdicts(v, r);
+  EXPECT_EQ(v[0].verdict, model::Verdict::inconclusive);
+  EXPECT_EQ(v[0].cause, model::Cause::machine);
+  EXPECT_NE(v[0].reason->find("ridge point comes from ceilings measured while 12 of 20"), std::string::npos) << *v[0].reason;
+  EXPECT_EQ(v[1].verdict, model::Verdict::holds);  // FLOPs and bytes alone: no ceiling
+  // Fewer than half contended: the ridge stands.
+  model::Results few = fixture();
+  few.contention = busy_machine();
+  few.contention->contended = 9;
+  few = test::decided(std::move(few));
+  std::vector<model::ClaimVerdict> w = {on_ridge};
+  mark_machine_verdicts(w, few);
+  EXPECT_EQ(w[0].verdict, model::Verdict::holds);
+}
+
 TEST(Contention, NoClaimRestsOnADisturbedMedianAlone) {
   model::Results r = fixture();
   auto& t = r.runs[0].time_s;

@@ -31,6 +31,21 @@ struct MachineReason {
   std::string text;
 };
 
+// A verdict on a ridge point (the bound check, model evidence included) rests on the
+// ceilings measured in this run. A ceiling whose best repetition was contended is
+// measured again (bench/runner.cpp), but results.json keeps no contention per ceiling:
+// when most of the measurement's timed repetitions stayed contended
+// (rules::mostly_contended over MachineContention), its roofs are taken as measured on a
+// busy machine (issue 45: decode-layer-memory-bound flipped on such a ridge).
+std::string ridge_reason(const model::Results& results, const model::ClaimVerdict& v) {
+  const bool on_ridge = std::any_of(v.evidence.begin(), v.evidence.end(),
+                                    [](const model::Evidence& e) { return e.metric == "roofline.ridge"; });
+  const auto& m = results.contention;
+  if (!on_ridge || !m || !rules::mostly_contended(m->contended, m->repetitions) || results.decided().busy.empty()) return {};
+  return fmt::format("{}: its ridge point comes from ceilings measured while {} of {} timed repetitions stayed contended",
+                     results.decided().busy, m->contended, m->repetitions);
+}
+
 MachineReason reason_for(const model::Results& results, const std::set<std::string>& runs) {
   const model::Findings& f = results.decided();
   for (const auto& id : f.contended_runs)
@@ -64,12 +79,16 @@ MachineReason reason_for(const model::Results& results, const std::set<std::stri
 
 void mark_machine_verdicts(std::vector<model::ClaimVerdict>& verdicts, const model::Results& results) {
   for (auto& v : verdicts) {
-    // The cost model's verdicts do not rest on a time; a claim not measured has nothing to mark.
-    if (v.evidence_kind != model::EvidenceKind::measured || v.verdict == model::Verdict::not_measured) continue;
-    std::set<std::string> runs;
-    for (const auto& e : v.evidence)
-      if (e.run) runs.insert(*e.run);
-    const MachineReason why = reason_for(results, runs);
+    if (v.verdict == model::Verdict::not_measured) continue;  // nothing to mark
+    MachineReason why;
+    if (v.evidence_kind == model::EvidenceKind::measured) {  // the cost model's verdicts rest on no time
+      std::set<std::string> runs;
+      for (const auto& e : v.evidence)
+        if (e.run) runs.insert(*e.run);
+      why = reason_for(results, runs);
+    }
+    // On a ridge, the cost model's verdicts too rest on the ceilings.
+    if (why.text.empty()) why = {model::Cause::machine, ridge_reason(results, v)};
     if (why.text.empty()) continue;
     v.verdict = model::Verdict::inconclusive;
     v.cause = why.cause;

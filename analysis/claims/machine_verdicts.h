@@ -4,7 +4,9 @@
 // a disturbed run that no paired rounds back, cannot hold or fail. It becomes
 // inconclusive with the cause `machine` and the reason "busy: 48% of a core taken by
 // `chromium`" (or, for a disturbed run on an otherwise quiet machine, `noise`); never
-// `implementation` or `architecture`.
+// `implementation` or `architecture`. A claim on a ridge point, model evidence included,
+// likewise when most of the measurement's timed repetitions stayed contended: its ridge
+// comes from ceilings measured on the busy machine.
 #include <vector>
 
 #include "analysis/model/results_model.h"

@@ -16,13 +16,21 @@ need_python3
 [ -r /proc/stat ] || { echo "skipped: no /proc/stat: contention cannot be measured here"; exit 77; }
 
 started=$SECONDS
+# The busy loop (scripts/busy-core.bash: named `busyloop`, bounded by timeout) and the
+# run in progress are stopped on every exit of this script.
+source "$src/scripts/busy-core.bash"
+run_pid=""
+busy_core_traps '[ -z "$run_pid" ] || kill "$run_pid" 2>/dev/null; rm -rf "$tmp"'
 # OUT: a --quick run of the norm pair (its ceilings, 4 runs, their paired rounds and
 # claims; no second sitting: the claims are judged on what the busy machine gave) ; exit 0
 # or 1 (a claim fails) is a run.
 run_norm() {
   local t0=$SECONDS
-  timeout 90 "$lmroof" run --quick --backend cpu --suite norm --remeasure-budget 0 --out "$1" >"$1.log" 2>&1
+  timeout 90 "$lmroof" run --quick --backend cpu --suite norm --remeasure-budget 0 --out "$1" >"$1.log" 2>&1 &
+  run_pid=$!
+  wait "$run_pid"  # interruptible: a signal's trap runs at once, not when the run ends
   local rc=$?
+  run_pid=""
   echo "$(basename "$1") run: $((SECONDS - t0)) s"
   if [ "$rc" != 0 ] && { [ "$rc" != 1 ] || [ ! -f "$1/results.json" ]; }; then
     echo "FAIL: lmroof run --quick --suite norm exited $rc"; tail -20 "$1.log"; exit 1
@@ -31,21 +39,9 @@ run_norm() {
 
 run_norm "$tmp/quiet"
 
-# The busy loop under a name of its own (a process's name is its program's file name),
-# bounded in time (timeout: it ends by itself even if this script is killed with
-# SIGKILL) and stopped on every exit of this script (the trap).
-busy=""
-stop_busy() {
-  if [ -n "$busy" ]; then kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null; busy=""; fi
-}
-trap 'stop_busy; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-ln -s "$(command -v sh)" "$tmp/busyloop"
-timeout 100 "$tmp/busyloop" -c 'while :; do :; done' &
-busy=$!
+start_busy_core "$tmp" 100
 run_norm "$tmp/busy"
-stop_busy
+stop_busy_core
 
 timeout 120 "$lmroof" check --format json "$tmp/busy/results.json" >"$tmp/check.json" 2>"$tmp/check.err"
 rc=$?
@@ -104,6 +100,21 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 EOF
+
+# results.json's contention is read strictly: a bad field is one line naming the file
+# and the field, exit 2.
+corrupt() {  # corrupt PYTHON_STATEMENT OUT: the busy run's results.json, `doc` changed by the statement
+  python3 - "$tmp/busy/results.json" "$2" "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+}
+corrupt 'doc["contention"]["processes"][0]["core_share"] = 99' "$tmp/bad_share.json"
+expect_error 2 'bad_share.json.*/contention/processes/0/core_share' -- check "$tmp/bad_share.json"
+corrupt 'next(r for r in doc["runs"] if "contention" in r)["contention"]["contended"] = -1' "$tmp/bad_run.json"
+expect_error 2 'bad_run.json.*/runs/[0-9]+/contention/contended' -- check "$tmp/bad_run.json"
 
 echo "took $((SECONDS - started)) s"
 [ "$failures" = 0 ] && ok "a busy core made verdicts inconclusive (machine), named"
