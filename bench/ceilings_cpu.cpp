@@ -30,6 +30,7 @@
 #include "bench/suite.h"
 #include "bench/bandwidth_curve.h"
 #include "bench/cache_levels.h"
+#include "bench/contention.h"
 #include "bench/dram_probe.h"
 #include "bench/dram_segments.h"
 #include "bench/launch_timing.h"
@@ -330,10 +331,21 @@ std::vector<CeilingDef> peak_ceilings(const SuiteOptions& options, int phase, bo
   return defs;
 }
 
+// A ceiling's body with what the machine gave each of its repetitions (bench/contention.h):
+// the runner measures a ceiling again when its best repetition was contended, since a
+// roof measured low makes every run judged against it look fast.
+std::function<void(benchmark::State&)> with_contention(std::function<void(benchmark::State&)> body) {
+  return [body = std::move(body)](benchmark::State& s) {
+    const ContentionSample before = sample_contention();
+    body(s);
+    publish_share(s, share_between(before, sample_contention()), 0);
+  };
+}
+
 int register_peak_ceilings(const SuiteOptions& options, int phase, bool with_caches, bool with_compute) {
   int registered = 0;
   for (auto& def : peak_ceilings(options, phase, with_caches, with_compute))
-    registered += tune_ceiling(benchmark::RegisterBenchmark(def.name.c_str(), std::move(def.body)), options);
+    registered += tune_ceiling(benchmark::RegisterBenchmark(def.name.c_str(), with_contention(std::move(def.body))), options);
   return registered;
 }
 
@@ -372,7 +384,7 @@ int register_ceiling_remeasures(const SuiteOptions& options, const std::vector<s
   for (const auto& [name, phase] : ceilings)
     for (auto& def : peak_ceilings(options, phase, /*with_caches=*/phase == 0, /*with_compute=*/phase == 0))
       if (def.name == name) {
-        auto body = std::move(def.body);
+        auto body = with_contention(std::move(def.body));
         registered += tune_ceiling(benchmark::RegisterBenchmark(def.name.c_str(), [body](benchmark::State& s) {
                                      body(s);
                                      s.counters[std::string(model::counter::kCeilingAttempt)] = 1;

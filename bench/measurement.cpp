@@ -5,6 +5,8 @@
 #include "analysis/formats/file_names.h"
 #include "analysis/io/atomic_write.h"
 #include "analysis/model/json_input.h"
+#include "analysis/model/schema.h"
+#include "bench/contention.h"
 
 namespace lmroof::bench {
 
@@ -14,6 +16,19 @@ bool Measurement::empty() const {
 }
 
 void Measurement::join(Measurement&& more) {
+  // The other processes over both sessions (bench/contention.h): the later session's
+  // window adds to this one's.
+  const std::string key(model::context::kContention);
+  if (auto it = more.document.find("context"); it != more.document.end() && it->is_object() && it->contains(key)) {
+    auto parsed = [](const nlohmann::ordered_json& v) {
+      nlohmann::json j = v.is_string() ? nlohmann::json::parse(v.get<std::string>(), nullptr, false) : nlohmann::json();
+      return j.is_object() ? j : nlohmann::json();
+    };
+    nlohmann::ordered_json& context = document["context"];
+    const nlohmann::json mine = context.is_object() && context.contains(key) ? parsed(context[key]) : nlohmann::json();
+    const nlohmann::json both = combine_summaries(mine, parsed((*it)[key]));
+    if (both.is_object()) context[key] = both.dump();
+  }
   if (auto it = more.document.find("benchmarks"); it != more.document.end() && it->is_array()) {
     nlohmann::ordered_json& entries = document["benchmarks"];
     if (!entries.is_array()) entries = nlohmann::ordered_json::array();

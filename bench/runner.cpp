@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/contention.h"
 #include "bench/kernel_trace_store.h"
 #include "bench/machine_context.h"
 #include "bench/paired_rounds.h"
@@ -80,12 +81,14 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
   }
 
   // The peak ceilings (bytes or FLOPs per iteration) whose repetitions at one phase
-  // spread beyond model::kCeilingSpreadBound, with that phase.
+  // spread beyond model::kCeilingSpreadBound, or whose best repetition was contended
+  // (bench/contention.h: the roof is that repetition, measured low), with that phase.
   std::vector<std::pair<std::string, int>> spread_ceilings() const {
     std::vector<std::pair<std::string, int>> out;
     for (const auto& [key, rates] : ceiling_rates_) {
       const auto [lo, hi] = std::minmax_element(rates.begin(), rates.end());
-      if (rates.size() >= 2 && *hi > 0 && (*hi - *lo) / *hi > model::kCeilingSpreadBound) out.push_back(key);
+      const bool spread = rates.size() >= 2 && hi->first > 0 && (hi->first - lo->first) / hi->first > model::kCeilingSpreadBound;
+      if (spread || hi->second) out.push_back(key);
     }
     return out;
   }
@@ -109,11 +112,13 @@ class ProgressReporter final : public benchmark::BenchmarkReporter {
                                                               : value(kCeilingFlopsCounter);
       if (!(work > 0)) continue;  // the launch ceilings: a median, not a peak
       const int phase = value(model::counter::kCeilingPhase) > 0 ? 1 : 0;
-      ceiling_rates_[{name, phase}].push_back(work * static_cast<double>(r.iterations) / r.real_accumulated_time);
+      ceiling_rates_[{name, phase}].emplace_back(work * static_cast<double>(r.iterations) / r.real_accumulated_time,
+                                                 value(model::counter::kMachineContended) > 0);
     }
   }
 
-  std::map<std::pair<std::string, int>, std::vector<double>> ceiling_rates_;
+  // {rate, contended} per repetition
+  std::map<std::pair<std::string, int>, std::vector<std::pair<double, bool>>> ceiling_rates_;
   int total_;
   int done_ = 0;
   int failed_ = 0;
@@ -194,6 +199,15 @@ Measurement measurement_of(const Session& session) {
   return m;
 }
 
+// The other processes' CPU over the session, in its context (model::context::kContention):
+// known only at its end, so it is added to the document rather than to Google
+// Benchmark's context, which is written first.
+void record_other_processes(Measurement& m, const OtherProcesses& others) {
+  nlohmann::json summary = others.summary();
+  if (!summary.is_object()) return;
+  m.document["context"][std::string(model::context::kContention)] = summary.dump();
+}
+
 }  // namespace
 
 RunnerSummary run_benchmarks(const RunnerOptions& options) {
@@ -212,6 +226,8 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   }
 
   clear_kernel_traces();
+  OtherProcesses others;  // who else took the CPU while this measured (bench/contention.h)
+  others.start();
   std::vector<std::pair<std::string, int>> spread;
   const Session suite = run_registered(options, total, &spread);
   RunnerSummary summary = suite.summary;
@@ -222,8 +238,10 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   if (options.include_ceilings && !spread.empty()) {
     benchmark::ClearRegisteredBenchmarks();
     if (const int again = register_ceiling_remeasures(options.suite, spread); again > 0) {
-      std::fprintf(stderr, "lmroof: %d ceiling(s) or curve point(s) spread beyond %.0f%% between repetitions: measuring them again\n", again,
-                   100 * model::kCeilingSpreadBound);
+      std::fprintf(stderr,
+                   "lmroof: %d ceiling(s) or curve point(s) spread beyond %.0f%% between repetitions, or were measured "
+                   "while another process took a core: measuring them again\n",
+                   again, 100 * model::kCeilingSpreadBound);
       again_session = run_registered(options, again);
       summary.failed += again_session.summary.failed;
       summary.errors.insert(summary.errors.end(), again_session.summary.errors.begin(), again_session.summary.errors.end());
@@ -231,6 +249,7 @@ RunnerSummary run_benchmarks(const RunnerOptions& options) {
   }
   summary.measurement = measurement_of(suite);
   if (!again_session.json.empty()) summary.measurement.join(measurement_of(again_session));
+  record_other_processes(summary.measurement, others);
   return summary;
 }
 
@@ -238,9 +257,14 @@ RunnerSummary run_extra_rounds(const RunnerOptions& options, const std::vector<P
   benchmark::ClearRegisteredBenchmarks();
   clear_kernel_traces();
   const int total = register_extra_paired_rounds(options.suite, plans);
+  OtherProcesses others;
+  others.start();
   const Session session = run_registered(options, total);
   RunnerSummary summary = session.summary;
-  if (summary.benchmarks > 0) summary.measurement = measurement_of(session);
+  if (summary.benchmarks > 0) {
+    summary.measurement = measurement_of(session);
+    record_other_processes(summary.measurement, others);
+  }
   return summary;
 }
 

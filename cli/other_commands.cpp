@@ -18,6 +18,7 @@
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
 #include "analysis/results/results.h"
+#include "analysis/results/warnings.h"
 #include "analysis/io/page_side_files.h"
 #include "bench/catalogue.h"
 #include "bench/runner.h"
@@ -234,6 +235,7 @@ int analyze(const AnalyzeArgs& args) {
   if (args.claims) {
     const auto claims_file = args.claims_file.empty() ? builtin_claims_path() : args.claims_file;
     results.claims = check_claims(load_claims(claims_file, results.catalogue), results);
+    refresh_warnings(results);  // the untrustworthy claims among them
   }
   try {
     write_results(results, args.out);
@@ -291,6 +293,9 @@ int check(const CheckArgs& args) {
     std::printf("claims: %s\nresults: %s\n%s\n%s", claims_file.c_str(), results_file.c_str(),
                 format_model_line(results).c_str(), format_claims_text(verdicts, terminal_width(), use_colour()).c_str());
     std::printf("%s", format_floors_and_controls(results).c_str());
+    // What the measurement is worth, as the report's first screen lists it (issue 45).
+    for (const auto& w : measurement_warnings(results, results.decided(), verdicts))
+      std::printf("warning: %s\n", w.text.c_str());
     if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }
   return code;

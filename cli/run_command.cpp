@@ -14,6 +14,7 @@
 #include "analysis/io/output_set.h"
 #include "analysis/predict/run_prediction.h"
 #include "analysis/results/results.h"
+#include "analysis/results/warnings.h"
 #include "bench/catalogue.h"
 #include "bench/memory_budget.h"
 #include "bench/paired_rounds.h"
@@ -309,6 +310,7 @@ int run(const RunArgs& args) {
     if (args.claims && claims_error.empty()) {
       try {
         results.claims = check_claims(claims, results);
+        refresh_warnings(results);  // the untrustworthy claims among them
       } catch (const ClaimsFileError& e) {
         claims_error = e.what();
       }
@@ -352,6 +354,10 @@ int run(const RunArgs& args) {
   if (const std::string line = format_remeasure(remeasured, remeasure_budget); !line.empty())
     std::printf("%s\n", line.c_str());
   std::printf("\n%s", roof_faults_summary(results).c_str());
+  // What the measurement is worth, as the report's first screen lists it (issue 45).
+  for (const auto& w : results.decided().warnings)
+    if (w.kind == model::WarningKind::contention || w.kind == model::WarningKind::disturbed_runs)
+      std::printf("warning: %s\n", w.text.c_str());
   std::printf("\nwrote %s, %s and %s\n", (args.out / formats::kResultsJson).c_str(), (args.out / "report.html").c_str(),
               (args.out / formats::kBenchJson).c_str());
   if (summary.failed + remeasured.failed > 0) {

@@ -130,6 +130,29 @@ std::string verdict_badge(model::Verdict v) {
   return fmt::format("<span class=\"badge verdict-{}\">{}</span>", verdict_slug(verdict), esc(verdict));
 }
 
+// A claim's badge: an untrustworthy "holds" is not shown green (issue 45): a control or a
+// fault says its measurement cannot be trusted.
+std::string claim_badge(const model::ClaimVerdict& c) {
+  if (c.untrustworthy && c.verdict == model::Verdict::holds)
+    return "<span class=\"badge verdict-untrustworthy\" title=\"holds, on a measurement that cannot be trusted\">holds, untrustworthy</span>";
+  return verdict_badge(c.verdict);
+}
+
+// What the measurement is worth, before the claims (issue 45): every warning the
+// analysis decided (Findings::warnings), each with its figure; rendered, never decided, here.
+std::string warnings_section(const Results& results) {
+  const auto& warnings = results.decided().warnings;
+  std::string out = "<section id=\"warnings\" class=\"block warnings\">\n";
+  if (warnings.empty())
+    return out + "<p class=\"warnings-none\">No warnings: no repetition was contended, no run was disturbed or above its "
+                 "roof, and every ceiling and pair could be measured.</p>\n</section>\n";
+  out += fmt::format("<h2>What this measurement is worth: {} warning{}</h2>\n<ul>\n", warnings.size(),
+                     warnings.size() == 1 ? "" : "s");
+  for (const auto& w : warnings)
+    out += fmt::format("<li class=\"warning warning-{}\">{}</li>\n", esc(model::to_string(w.kind)), esc(w.text));
+  return out + "</ul>\n</section>\n";
+}
+
 // The verdict summary: both kinds of evidence counted apart, then the failing and the
 // unsure claims, one line each (at most six lines: the first screen has room for the
 // key results too).
@@ -143,13 +166,23 @@ std::string summary_section(const Results& results) {
   }
   auto tally = [&](model::EvidenceKind kind) {
     int counts[4] = {0, 0, 0, 0};
-    int total = 0;
+    int total = 0, untrustworthy_holds = 0;
     for (const auto& c : claims)
-      if (c.evidence_kind == kind) ++counts[static_cast<int>(c.verdict)], ++total;
+      if (c.evidence_kind == kind) {
+        ++total;
+        // An untrustworthy "holds" is counted apart, never among the holds.
+        if (c.untrustworthy && c.verdict == model::Verdict::holds)
+          ++untrustworthy_holds;
+        else
+          ++counts[static_cast<int>(c.verdict)];
+      }
     std::string line;
     for (auto v : {model::Verdict::fails, model::Verdict::inconclusive, model::Verdict::holds, model::Verdict::not_measured})
       if (const int n = counts[static_cast<int>(v)])
         line += fmt::format("<span class=\"count\">{} {}</span>", n, verdict_badge(v));
+    if (untrustworthy_holds)
+      line += fmt::format("<span class=\"count\">{} <span class=\"badge verdict-untrustworthy\">holds, untrustworthy</span></span>",
+                          untrustworthy_holds);
     return std::pair{total, line};
   };
   const auto [n_measured, measured] = tally(model::EvidenceKind::measured);
@@ -414,7 +447,7 @@ std::string claims_section(const Results& results, const std::set<std::string>& 
     out += fmt::format(
         "<details class=\"claim\" id=\"claim-{}\"><summary>{} <span class=\"evidence-kind kind-{}\">{}</span> "
         "<span class=\"statement\">{}</span> <span class=\"headline\">{}</span></summary>{}</details>\n",
-        esc(c->id), verdict_badge(c->verdict), esc(model::to_string(c->evidence_kind)),
+        esc(c->id), claim_badge(*c), esc(model::to_string(c->evidence_kind)),
         model::to_string(c->evidence_kind), esc(or_dash(c->statement)), esc(headline), details);
   }
   out += "</div>\n</section>\n";
@@ -672,6 +705,7 @@ Rendered render(const Results& results, const std::string& csv_name) {
 
   std::string content = header_section(results, out.charts);
   content += "<main>\n";
+  content += warnings_section(results);
   content += summary_section(results);
   content += not_timed_section(results);
   content += key_results_section(results);

@@ -20,17 +20,14 @@
 #include "bench/catalogue.h"
 #include "reports/charts.h"
 #include "reports/html_report.h"
+#include "test_support.h"
 
 namespace lmroof {
 namespace {
 
 using nlohmann::json;
 
-model::Results fixture() {
-  std::ifstream in(std::string(LMROOF_TEST_DATA) + "/results_small.json");
-  EXPECT_TRUE(in);
-  return results_from_document(json::parse(in), "results.json", registry_catalogue());
-}
+model::Results fixture() { return test::small_results(); }
 
 // Judges run `i` at `fraction` of a roof of `level`, memory-bound.
 void judge(model::Run& r, double fraction, const std::string& level) {

@@ -3,12 +3,17 @@
 // readable parameterized test names.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
 #include <string>
 #include <ostream>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/results/findings.h"
+#include "analysis/results/results.h"
+#include "bench/catalogue.h"
 #include "kernels/run_names/shape.h"
 
 namespace lmroof::test {
@@ -18,6 +23,13 @@ namespace lmroof::test {
 inline model::Results decided(model::Results r) {
   decide(r);
   return r;
+}
+
+// tests/data/results_small.json, read as `lmroof report` reads a results file.
+inline model::Results small_results() {
+  std::ifstream in(std::string(LMROOF_TEST_DATA) + "/results_small.json");
+  EXPECT_TRUE(in);
+  return results_from_document(nlohmann::json::parse(in), "results.json", registry_catalogue());
 }
 
 inline uint64_t fresh_seed() {

@@ -14,6 +14,7 @@
 #include "analysis/claims/check_common.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/identity_controls.h"
+#include "analysis/claims/machine_verdicts.h"
 #include "analysis/claims/roof_faults.h"
 #include "analysis/claims/verdict_cause.h"
 #include "analysis/rules/rules.h"
@@ -179,6 +180,7 @@ std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, 
   const model::Findings& findings = results.decided();
   mark_untrustworthy(out, findings.controls);
   mark_roof_faults(out, findings);
+  mark_machine_verdicts(out, results);  // last: a busy machine overrides the verdict and its cause
   return out;
 }
 

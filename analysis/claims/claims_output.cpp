@@ -6,6 +6,7 @@
 #include "analysis/claims/roof_faults.h"
 #include "analysis/claims/claims.h"
 #include "analysis/claims/verdict_cause.h"
+#include "analysis/results/warnings.h"
 
 namespace lmroof {
 
@@ -15,6 +16,13 @@ nlohmann::json noise_floors_json(const std::vector<model::NoiseFloor>& floors) {
     out.push_back({{"pair", f.pair}, {"run", f.run}, {"floor", f.floor}, {"rounds", f.rounds.rounds},
                    {"extra_rounds", f.rounds.extra_rounds}, {"low", *f.rounds.low}, {"high", *f.rounds.high},
                    {"measurable", floor_measurable(f.floor)}, {"bound", kMeasurableFloorBound}});
+  return out;
+}
+
+// The first screen's warnings (analysis/results/warnings.h), as the report lists them.
+nlohmann::json warnings_json(const std::vector<model::Warning>& warnings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& w : warnings) out.push_back({{"kind", model::to_string(w.kind)}, {"text", w.text}});
   return out;
 }
 
@@ -28,9 +36,17 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
   nlohmann::json summary = nlohmann::json::object();
   for (const model::EvidenceKind kind : {model::EvidenceKind::measured, model::EvidenceKind::model}) {
     int counts[4] = {0, 0, 0, 0};
-    for (const auto& c : claims)
-      if (c.evidence_kind == kind) ++counts[static_cast<int>(c.verdict)];
-    summary[std::string(model::to_string(kind))] = {{"holds", counts[0]}, {"fails", counts[1]}, {"inconclusive", counts[2]}, {"not_measured", counts[3]}};
+    int untrustworthy_holds = 0;  // counted apart, never among the holds (issue 45)
+    for (const auto& c : claims) {
+      if (c.evidence_kind != kind) continue;
+      if (c.untrustworthy && c.verdict == model::Verdict::holds)
+        ++untrustworthy_holds;
+      else
+        ++counts[static_cast<int>(c.verdict)];
+    }
+    summary[std::string(model::to_string(kind))] = {{"holds", counts[0]},       {"fails", counts[1]},
+                                                    {"inconclusive", counts[2]}, {"not_measured", counts[3]},
+                                                    {"untrustworthy", untrustworthy_holds}};
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto* c : verdicts_in_report_order(claims)) list.push_back(model::to_json(*c));
@@ -45,6 +61,7 @@ nlohmann::json claims_check_json(const std::vector<model::ClaimVerdict>& claims,
           {"unstable_ceilings", unstable_ceilings_json(r)},
           {"bandwidth_curve", curve_stability_json(r)},
           {"unstable_judgements", unstable_judgements_json(found.unstable_judgements)},
+          {"warnings", warnings_json(measurement_warnings(r, found, claims))},
           {"claims", list}};
 }
 

@@ -882,6 +882,7 @@ Run run_from(const JsonCursor& c) {
   if (auto b = c.opt("breakdown")) r.breakdown = breakdown_from(*b);
   if (auto k = c.opt("kernels")) r.kernels = kernels_from(*k);
   if (auto v = c.opt("validated")) r.validated = validated_from(*v);
+  if (auto k = c.opt("contention"); k && !k->is_null()) r.contention = run_contention_from(*k);
   if (r.intensity.bytes == BytesBasis::measured && !r.bytes.measured)
     c.at("intensity").at("bytes").fail("says measured but bytes.measured is null");
   check_derived(c, r);
@@ -976,6 +977,11 @@ PairedRounds paired_from(const JsonCursor& c) {
                               p.sittings.back(), *p.low, *p.high));
     }
   }
+  if (auto k = c.opt("contention"); k && !k->is_null()) {
+    p.contention = run_contention_from(*k);
+    if (p.contention->repetitions > p.rounds)
+      k->at("repetitions").fail(fmt::format("{} exceeds the {} rounds", p.contention->repetitions, p.rounds));
+  }
   return p;
 }
 
@@ -984,6 +990,7 @@ json paired_json(const PairedRounds& p) {
               {"high", p.high ? json(*p.high) : json(nullptr)}};
   if (p.extra_rounds > 0) out["extra_rounds"] = p.extra_rounds;  // absent: none, as in files from before it
   if (!p.sittings.empty()) out["sittings"] = p.sittings;          // absent: one sitting
+  if (p.contention) out["contention"] = to_json(*p.contention);   // absent: not measured
   return out;
 }
 
@@ -1140,6 +1147,20 @@ std::string_view to_string(Verdict verdict) {
 
 std::string_view to_string(EvidenceKind kind) { return name_in(kEvidenceKindNames, kind); }
 std::string_view to_string(Cause cause) { return name_in(kCauseNames, cause); }
+
+std::string_view to_string(WarningKind kind) {
+  switch (kind) {
+    case WarningKind::contention: return "contention";
+    case WarningKind::disturbed_runs: return "disturbed_runs";
+    case WarningKind::roof_faults: return "roof_faults";
+    case WarningKind::unstable_ceilings: return "unstable_ceilings";
+    case WarningKind::curve_set_aside: return "curve_set_aside";
+    case WarningKind::roofs_moved: return "roofs_moved";
+    case WarningKind::unmeasurable_pairs: return "unmeasurable_pairs";
+    case WarningKind::untrustworthy_claims: return "untrustworthy_claims";
+  }
+  return "contention";
+}
 
 std::string_view to_string(Shown shown) {
   switch (shown) {
@@ -1342,6 +1363,7 @@ Results results_from_json(const json& doc, const std::string& file) {
     r.bandwidth_curve = bandwidth_curve_from(*curve, r.machine.backend);
     check_curve_in_file(*curve, *r.bandwidth_curve, r.ceilings);
   }
+  if (auto k = root.opt("contention"); k && !k->is_null()) r.contention = machine_contention_from(*k);
   if (auto roofs = root.opt("roofs")) {
     auto roof = [&](std::string_view key) -> std::optional<std::string> {
       auto v = roofs->opt(key);
@@ -1494,7 +1516,7 @@ json to_json(const Catalogue& c) {
 
 json to_json(const Run& r) {
   json samples = r.time_s.samples;
-  return {
+  json j = {
       {"id", r.id}, {"pair", r.pair}, {"variant", r.variant}, {"impl", r.impl}, {"backend", r.backend},
       {"dtype", r.dtype}, {"shape", shape_json(r.shape)},
       {"time_s", {{"median", r.time_s.median}, {"min", r.time_s.min}, {"max", r.time_s.max},
@@ -1521,6 +1543,8 @@ json to_json(const Run& r) {
       {"validated", r.validated ? validated_json(*r.validated) : json(nullptr)},
       {"predicted", r.predicted ? predicted_json(*r.predicted) : json(nullptr)},
   };
+  if (r.contention) j["contention"] = to_json(*r.contention);  // absent: not measured
+  return j;
 }
 
 json to_json(const ClaimVerdict& v) {
@@ -1558,6 +1582,7 @@ json to_json(const Results& r) {
     j["ceilings"].push_back(std::move(cj));
   }
   if (r.bandwidth_curve) j["bandwidth_curve"] = to_json(*r.bandwidth_curve);
+  if (r.contention) j["contention"] = to_json(*r.contention);
   j["roofs"] = {{"bandwidth", opt(r.roofs.bandwidth)}, {"vector", opt(r.roofs.vector)},
                 {"matrix", opt(r.roofs.matrix)}, {"l2_bandwidth", opt(r.roofs.l2_bandwidth)},
                 {"launch", opt(r.roofs.launch)}, {"launch_reason", opt(r.roofs.launch_reason)}};

@@ -26,6 +26,7 @@
 #include "kernels/run_names/pair_catalogue.h"   // VariantImpl, ComparisonDef, IntensityPrediction (data only)
 #include "kernels/run_names/op_class.h"        // OpClass
 
+#include "analysis/model/contention_model.h"
 #include "analysis/model/input_error.h"
 #include "analysis/model/schema.h"
 #include "analysis/rules/rules.h"
@@ -473,6 +474,8 @@ struct Run {
   // `lmroof run --model M`: this run predicted by `lmroof predict`'s per-op model from
   // the ceilings of the same file; absent for other runs and older files.
   std::optional<PredictedTime> predicted;
+  // What the machine gave its repetitions (contention_model.h); absent: not measured.
+  std::optional<RunContention> contention;
 };
 
 struct Skipped {
@@ -501,6 +504,8 @@ struct PairedRounds {
   // high] is stretched to cover each of them (docs/claims.md#sittings). Empty with one
   // sitting ({}: an initializer may leave it out).
   std::vector<double> sittings{};
+  // What the machine gave the rounds (contention_model.h); absent: not measured.
+  std::optional<RunContention> contention{};
   bool has_interval() const { return low && high; }
 };
 
@@ -730,6 +735,24 @@ struct DecisionBounds {
   double latency_bound = kLatencyBoundFactor;              // within this many times the launch ceiling: latency-bound
 };
 
+// One line of the first screen's warnings box and of `check --format json`'s
+// `warnings` (issue 45): what the measurement is worth, each with its figure.
+enum class WarningKind {
+  contention,            // the machine was busy: share and the busiest other process
+  disturbed_runs,        // runs whose slowest repetition took > rules::kDisturbedSpread x the fastest
+  roof_faults,           // runs above their roof
+  unstable_ceilings,     // ceilings whose repeats disagreed after a re-measurement
+  curve_set_aside,       // the bandwidth curve disagreed with a level ceiling
+  roofs_moved,           // DRAM roofs that moved during the run
+  unmeasurable_pairs,    // A/A floors beyond rules::kMeasurableFloorBound
+  untrustworthy_claims,  // verdicts a control or a fault makes untrustworthy
+};
+std::string_view to_string(WarningKind kind);  // "contention", "disturbed_runs", ...
+struct Warning {
+  WarningKind kind = WarningKind::contention;
+  std::string text;  // one line, with its figure
+};
+
 struct Findings {
   // Identity controls first, then less-work controls, each in comparisons order.
   std::vector<IdentityControl> controls;
@@ -748,6 +771,19 @@ struct Findings {
   // between before and after the suite; empty when none did.
   std::string roofs_that_moved;
   DecisionBounds bounds;
+  // Runs whose repetitions stayed contended (RunContention::is_contended), and the
+  // comparisons (by index in Results::comparisons) whose paired rounds did; results order.
+  std::vector<std::string> contended_runs;
+  std::vector<size_t> contended_comparisons;
+  // Runs whose slowest repetition took more than rules::kDisturbedSpread x the fastest.
+  std::vector<std::string> disturbed_runs;
+  // "busy: 48% of a core taken by `chromium`" (or what else took the cores), the reason
+  // verdicts on contended runs give; empty when nothing was contended.
+  std::string busy;
+  // Everything above that lowers what the measurement is worth, with its figure, in
+  // the order the first screen lists them (decide; the claims' line is refreshed when
+  // the claims are checked: refresh_warnings).
+  std::vector<Warning> warnings;
 };
 
 // ---- the document -----------------------------------------------------------------
@@ -759,6 +795,9 @@ struct Results {
   std::vector<Ceiling> ceilings;
   // Read bandwidth over working-set sizes (issue #34); absent in files written before it.
   std::optional<BandwidthCurve> bandwidth_curve;
+  // What the machine gave the measurement (bench/contention.h); absent in files
+  // written before it was measured, or where /proc could not be read.
+  std::optional<MachineContention> contention;
   Roofs roofs;
   std::vector<Run> runs;
   std::vector<Skipped> skipped;

@@ -87,6 +87,19 @@ inline constexpr std::string_view kPairedOrder = "paired_order";
 // 1 on a round taken by the re-measurement (`lmroof run --remeasure-budget`), after the
 // claims were first checked; absent on the planned rounds.
 inline constexpr std::string_view kPairedExtra = "paired_extra";
+// What the machine gave lmroof over one timed repetition (bench/contention.h), on CPU
+// pair runs, paired rounds and ceilings: the largest run-queue wait of a worker thread
+// and the smallest on-CPU time of one, as shares of the repetition's wall time; the
+// share of all CPUs' time the hypervisor stole; procs_running (/proc/stat), the larger
+// of the samples before and after; how many times the repetition was timed again
+// because it was contended (rules::kContendedRetimes); 1 when the kept attempt was
+// still contended (rules::is_contended). Absent: not measured (no /proc).
+inline constexpr std::string_view kMachineWaitShare = "machine_wait_share";
+inline constexpr std::string_view kMachineOnCpuShare = "machine_oncpu_share";
+inline constexpr std::string_view kMachineStealShare = "machine_steal_share";
+inline constexpr std::string_view kMachineRunnable = "machine_runnable";
+inline constexpr std::string_view kMachineRetimes = "machine_retimes";
+inline constexpr std::string_view kMachineContended = "machine_contended";
 inline constexpr std::string_view kIntensity = "intensity";
 inline constexpr std::string_view kFlopRate = "FLOP/s";
 inline constexpr std::string_view kByteRate = "bytes/s";
@@ -142,6 +155,10 @@ inline constexpr std::string_view kBenchmarkFilter = "lmroof_benchmark_filter";
 // paired rounds beside its comparisons (model::ClaimedComparison,
 // analysis/model/claimed_comparisons.h). Absent: none, as in files from before it.
 inline constexpr std::string_view kClaimedComparisons = "lmroof_claimed_comparisons";
+// JSON: the other processes that took the most CPU over the measurement (bench/contention.h):
+// {"window_s", "cpus", "steal_share", "load_before", "load_after", "wait_policy",
+// "processes": [{"name", "cpu_s", "core_share"}]}, busiest first, lmroof excluded.
+inline constexpr std::string_view kContention = "lmroof_contention";
 }  // namespace context
 
 }  // namespace lmroof::model

@@ -1,5 +1,7 @@
 #include "analysis/results/findings.h"
 
+#include "analysis/results/warnings.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -199,6 +201,11 @@ void decide(model::Results& results) {
   }
   f.prediction_errors = prediction_errors(results);
   f.roofs_that_moved = roofs_that_moved(results.ceilings);
+  f.contended_runs = contended_runs(results);
+  f.contended_comparisons = contended_comparisons(results);
+  f.disturbed_runs = disturbed_runs(results);
+  f.busy = busy_text(results);
+  f.warnings = measurement_warnings(results, f, results.claims);
   results.findings = std::move(f);
 }
 

@@ -1,5 +1,7 @@
 #include "analysis/results/paired_results.h"
 
+#include "analysis/results/contention.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@ namespace {
 struct Round {
   double index = 0, baseline_s = 0, candidate_s = 0;
   bool extra = false;  // taken by the re-measurement (model::counter::kPairedExtra)
+  const BenchEntry* entry = nullptr;  // its repetition, for what the machine gave it
 };
 
 struct PairedGroup {
@@ -80,7 +83,10 @@ model::PairedRounds estimate(const PairedGroup& g) {
   for (const Round& r : rounds) base.push_back(r.baseline_s), cand.push_back(r.candidate_s);
   const stats::PairedEstimate e = stats::estimate_paired_speedup(base, cand);
   const auto extra = std::count_if(rounds.begin(), rounds.end(), [](const Round& r) { return r.extra; });
-  model::PairedRounds p{e.rounds, e.speedup, e.low, e.high, static_cast<int64_t>(extra), {}};
+  model::PairedRounds p{e.rounds, e.speedup, e.low, e.high, static_cast<int64_t>(extra), {}, {}};
+  std::vector<const BenchEntry*> entries;
+  for (const Round& r : rounds) entries.push_back(r.entry);
+  p.contention = contention_of(entries);
   if (extra == 0 || extra == e.rounds) return p;
   // Two sittings: the suite's rounds and the re-measurement's, minutes apart. Each
   // sitting's own estimate, and the interval stretched to cover both (PairedRounds::sittings).
@@ -129,7 +135,7 @@ void attach_paired_rounds(const BenchDocument& bench, model::Results& results) {
       if (r.index == index)
         refuse(bench, e.pointer + "/" + std::string(c::kPairedRound), fmt::format("round {} of {} is given twice", index, e.run_name));
     const auto extra = e.counters.find(std::string(c::kPairedExtra));
-    it->second.rounds.push_back({index, baseline_s, candidate_s, extra != e.counters.end() && extra->second == 1});
+    it->second.rounds.push_back({index, baseline_s, candidate_s, extra != e.counters.end() && extra->second == 1, &e});
   }
 
   // A run a round names is one of this file's runs, or one that could not run (skipped),

@@ -13,6 +13,7 @@
 
 #include "analysis/io/atomic_write.h"
 #include "analysis/results/findings.h"
+#include "analysis/results/contention.h"
 #include "analysis/results/machine_info.h"
 #include "analysis/roofs/curve_agreement.h"
 #include "analysis/roofs/memory_levels.h"
@@ -491,6 +492,7 @@ model::Run run_of(const BenchDocument& bench, const RunSpec& spec, const Group& 
   r.dtype = to_string(spec.dtype);
   r.shape = shape_of(spec.shape);
   r.time_s = {t.median, t.min, t.max, t.mean, t.cv, times};
+  r.contention = contention_of(g.samples);
   r.flops = {cost.flops.total(), cost.flops.matrix, cost.flops.vector, cost.flops.special, "analytic", cost.flops.total()};
   r.bytes.minimum = cost.bytes_minimum;
   r.bytes.model = cost.bytes_model;
@@ -772,6 +774,7 @@ model::Results build_results(const BenchDocument& bench, const AnalysisOptions& 
   fp32_on_cuda.matrix = roofs.vector;
 
   results.machine = machine_from_context(bench, backend.value_or("cpu"), options.date.empty() ? utc_now() : options.date);
+  results.contention = machine_contention(bench);
   if (options.suite) results.machine.suite = *options.suite;
 
   MachineRoofs cpu_roofs = cpu_roofs_from_ceilings(results.ceilings);  // for each run's judged_against

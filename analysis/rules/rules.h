@@ -181,4 +181,42 @@ inline constexpr double kAboveRoofFault = 1.05;
 // 2x) and the co-tenant 55x.
 inline constexpr double kDisturbedSpread = 2.0;
 
+// ---- Contention: what the machine gave lmroof (bench/contention.h) --------------------
+
+// A repetition is contended when one of lmroof's worker threads waited on the run queue
+// (runnable, no core: /proc/self/task/TID/schedstat's run delay) for more than this
+// share of the repetition's wall time, or when the hypervisor stole more than this
+// share of the machine's CPU time (/proc/stat steal). Where it comes from: the OpenMP
+// kernels meet at barriers, so every worker waits for the one that lost its core; a
+// worker that lost a share w of the wall can make the repetition up to 1/(1-w) times
+// slower, and the share at which that slowdown reaches the widest noise a comparison
+// may have (kMeasurableFloorBound, 25%) is w = 0.25 / 1.25 = 20%. It follows from the
+// size of the claims, not from one machine.
+inline constexpr double kContendedWaitShare = kMeasurableFloorBound / (1 + kMeasurableFloorBound);
+inline bool is_contended(double wait_share, double steal_share) {
+  return wait_share > kContendedWaitShare || steal_share > kContendedWaitShare;
+}
+// A contended repetition is timed again at most this many times (the least contended
+// attempt is kept), and re-timing may add at most kContentionRetimeShare of the time
+// the process spent timing so far: a machine that stays busy lengthens a run by at most
+// half, and the repetitions that stay contended are marked so, with their share.
+inline constexpr int kContendedRetimes = 2;
+inline constexpr double kContentionRetimeShare = 0.5;
+// A run is contended when at least half of its repetitions stayed contended: its median
+// is then one of them, or between them. A paired comparison likewise, by its rounds.
+inline bool mostly_contended(int64_t contended, int64_t repetitions) {
+  return repetitions > 0 && 2 * contended >= repetitions;
+}
+// Over the whole run, another process is named in the contention warning when it took
+// at least this share of one core (/proc/PID/stat utime + stime over the run). Below it
+// are a machine's housekeeping daemons (sshd, journald, kworkers: each well under 1% of
+// a core over a quick run on the development VM, tests/e2e/busy_machine.sh prints them),
+// which would crowd out the process that matters; 5% is five times that. A process
+// below it that took a core in bursts still shows in the per-repetition waits, and the
+// warning then says that no process took this share.
+inline constexpr double kNamedProcessShare = 0.05;
+// How many other processes the warning names, busiest first: one line on the first screen.
+inline constexpr int kNamedProcesses = 3;
+
+
 }  // namespace lmroof::rules

@@ -53,7 +53,7 @@ void rope_heads(int64_t tokens, int64_t heads, int64_t dh, const float* x, const
 #ifdef __AVX512F__
   const bool stream = half % 16 == 0 && reinterpret_cast<uintptr_t>(y) % 64 == 0;
 #else
-  const bool stream = false;
+  [[maybe_unused]] const bool stream = false;  // read only by the AVX-512 path
 #endif
 #pragma omp parallel
   {

@@ -65,9 +65,13 @@ std::string format_claims_text(const std::vector<model::ClaimVerdict>& claims, i
   for (const auto* c : verdicts_in_report_order(claims)) {
     std::string verdict(model::to_string(c->verdict));
     std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    // An untrustworthy "holds" is not a hold (issue 45): marked, and never green.
+    const bool untrusted_hold = c->untrustworthy && c->verdict == model::Verdict::holds;
+    if (untrusted_hold) verdict += "?";
     const std::string pad(kVerdict - verdict.size(), ' ');
     const auto head = wrap(fmt::format("{} [{} evidence]", c->id, model::to_string(c->evidence_kind)), text_w);
-    out += (colour ? std::string(colour_of(c->verdict)) + verdict + "\033[0m" : verdict) + pad + head[0] + "\n";
+    const char* shade = colour_of(untrusted_hold ? model::Verdict::inconclusive : c->verdict);
+    out += (colour ? std::string(shade) + verdict + "\033[0m" : verdict) + pad + head[0] + "\n";
     for (size_t i = 1; i < head.size(); ++i) out += std::string(kVerdict, ' ') + head[i] + "\n";
     auto field = [&](const char* label, const std::string& text) {
       if (text.empty() || text == "-") return;

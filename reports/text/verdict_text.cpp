@@ -15,12 +15,19 @@ namespace {
 
 struct Tally {
   int counts[4] = {0, 0, 0, 0};  // by model::Verdict
+  // Holds on a measurement a control or a fault makes untrustworthy: counted apart,
+  // never among the holds (issue 45).
+  int untrustworthy_holds = 0;
   std::map<model::Cause, int> causes[4];  // fails and inconclusive, by cause
   void add(const model::ClaimVerdict& c) {
+    if (c.untrustworthy && c.verdict == model::Verdict::holds) {
+      ++untrustworthy_holds;
+      return;
+    }
     ++counts[static_cast<int>(c.verdict)];
     if (c.cause) ++causes[static_cast<int>(c.verdict)][*c.cause];
   }
-  int total() const { return counts[0] + counts[1] + counts[2] + counts[3]; }
+  int total() const { return counts[0] + counts[1] + counts[2] + counts[3] + untrustworthy_holds; }
 };
 
 // " (4 architecture, 3 implementation, 3 machine)": the causes of the claims with this
@@ -42,6 +49,7 @@ std::string tally_text(const Tally& t) {
       parts.push_back(v == model::Verdict::holds   ? fmt::format("{} hold{}", n, n == 1 ? "s" : "")
                       : v == model::Verdict::fails ? fmt::format("{} fail{}", n, n == 1 ? "s" : "") + by_cause(t, v)
                                                    : fmt::format("{} {}", n, model::to_string(v)) + by_cause(t, v));
+  if (t.untrustworthy_holds) parts.push_back(fmt::format("{} untrustworthy", t.untrustworthy_holds));
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
 

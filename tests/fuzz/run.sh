@@ -24,7 +24,7 @@ mkdir -p "$out/findings"
 # (-Ikernels: results_model.h's PairModelMapping lives in kernels/model_config.h, data only)
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -Ikernels
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
-model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/numbers/numbers.cpp analysis/numbers/markdown.cpp
+model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/contention_json.cpp analysis/numbers/numbers.cpp analysis/numbers/markdown.cpp
        analysis/stats/statistics.cpp analysis/stats/paired_statistics.cpp analysis/formats/file_names.cpp
        kernels/run_names/kernel_names.cpp)
 
@@ -38,11 +38,12 @@ bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/re
 # a new check kind or control is fuzzed without an edit here.
 mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
 # The claims read the findings the results library decides (analysis/results/findings.cpp:
-# judged levels from the roofs); the target prints the verdicts as `check` does
+# judged levels from the roofs; warnings.cpp: the contended and disturbed runs, the
+# warnings); the target prints the verdicts as `check` does
 # (reports/text/claims_text, verdict_text).
 # class_share claims name the trace's classes of both groupings (analysis/trace/cost_models.h,
 # op_classes.h): the target fuzzes the trace claims loader and checker too.
-claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" analysis/results/findings.cpp analysis/roofs/*.cpp
+claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" analysis/results/findings.cpp analysis/results/warnings.cpp analysis/roofs/*.cpp
             analysis/trace/cost_models.cpp analysis/trace/op_classes.cpp
             reports/text/claims_text.cpp reports/text/verdict_text.cpp kernels/run_names/shape.cpp "${model[@]}")
 # The Kineto trace reader and the analysis that turns what it kept into trace.json's
