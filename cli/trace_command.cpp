@@ -33,6 +33,7 @@
 #include "reports/text/claims_text.h"
 #include "reports/text/trace_text.h"
 #include "reports/text/what_if_text.h"
+#include "reports/trace_compare_report.h"
 #include "reports/trace_report.h"
 
 namespace lmroof::cli {
@@ -305,13 +306,18 @@ int check_trace(const CheckArgs& args) {
 }
 
 int compare_traces(const CompareArgs& args) {
-  if (!args.html.empty()) throw model::InputError("--html: not available when comparing trace.json files; the text, json and markdown formats are");
+  // The page as results' compare --html: checked before anything is read, never an input.
+  if (!args.html.empty()) check_outputs({args.html}, {args.base, args.next});
   const nlohmann::json a = read_trace_json(args.base), b = read_trace_json(args.next);
   const nlohmann::json report = lt::compare_traces(a, b, args.base.string(), args.next.string());
   if (args.format == "json") std::printf("%s\n", dump_text(report, 2).c_str());
   else {
     std::printf("%s", lt::compare_text(report::printable_strings(report), args.format == "markdown").c_str());
     if (report.contains("prediction")) std::printf("\n%s", report::prediction_text(report["prediction"]).c_str());
+  }
+  if (!args.html.empty()) {
+    report::write_trace_compare_html(report, args.html);
+    std::fprintf(stderr, "lmroof compare: wrote %s\n", report::printable(args.html.string()).c_str());
   }
   return 0;
 }

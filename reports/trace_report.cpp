@@ -62,18 +62,6 @@ json roofline_chart(const json& doc) {
   return spec;
 }
 
-std::string table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows) {
-  std::string out = "<table>\n<thead><tr>";
-  for (const auto& h : head) out += "<th>" + e(h) + "</th>";
-  out += "</tr></thead>\n<tbody>\n";
-  for (const auto& r : rows) {
-    out += "<tr>";
-    for (const auto& c : r) out += "<td>" + e(c) + "</td>";
-    out += "</tr>\n";
-  }
-  return out + "</tbody>\n</table>\n";
-}
-
 // --what-if: per target, the step and busy time beside the source's, the class table
 // both ways, and the ops whose time changes most, with why.
 std::string what_if_sections(const json& doc) {
@@ -102,14 +90,26 @@ std::string what_if_sections(const json& doc) {
                          "datasheet ratio {}.",
                          w["source_device"].get<std::string>(), w["device"].get<std::string>(), w["origin"].get<std::string>(),
                          s_or(w["naive"]["same_time_busy_s"]), s_or(w["naive"]["datasheet_busy_s"]))) +
-           "</p>\n" + table({"", "source", "predicted", "interval"}, rows) +
-           table({"op", "input dims", "class", "source", "predicted", "bound here / there", "why"}, ops) +
+           "</p>\n" + html_table({"", "source", "predicted", "interval"}, rows) +
+           html_table({"op", "input dims", "class", "source", "predicted", "bound here / there", "why"}, ops) +
            (notes.empty() ? "" : "<ul>" + notes + "</ul>") + "</section>\n";
   }
   return out;
 }
 
 }  // namespace
+
+std::string html_table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "<table>\n<thead><tr>";
+  for (const auto& h : head) out += "<th>" + e(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& r : rows) {
+    out += "<tr>";
+    for (const auto& c : r) out += "<td>" + e(c) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
 
 std::string trace_html(const json& doc) {
   std::vector<Chart> charts;
@@ -156,7 +156,7 @@ std::string trace_html(const json& doc) {
     for (const auto& c : class_table)
       rows.push_back({c["class"], percent(c["flop_share"].get<double>()), percent(c["byte_share"].get<double>()),
                       percent(c["time_share"].get<double>()), pct_or(c["fraction_of_roof"]), si(c["time_s"].get<double>(), "s")});
-    return table({"class", "FLOP share", "byte share", "time share", "fraction of roof", "time"}, rows);
+    return html_table({"class", "FLOP share", "byte share", "time share", "fraction of roof", "time"}, rows);
   };
   std::string other_line;
   if (doc.contains("other") && doc["other"]["time_s"].get<double>() > 0) {
@@ -182,7 +182,7 @@ std::string trace_html(const json& doc) {
                       si(f["saving_s"].get<double>(), "s"), f["assumption"]});
     content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>What would save the most time, largest saving first; each "
                "estimate states its assumption (docs/trace.md, \"Fix first\").</p>\n" +
-               table({"fix", "where", "now", "after", "saving", "assumption"}, rows) + "</section>\n";
+               html_table({"fix", "where", "now", "after", "saving", "assumption"}, rows) + "</section>\n";
   }
   if (doc.contains("ivanov_classes"))
     content += "<section id=\"ivanov-classes\"><h2>Grouped as Ivanov et al.</h2>\n<p>Tensor contractions (matmul and "
@@ -198,7 +198,7 @@ std::string trace_html(const json& doc) {
                       si(m["bytes"].get<double>(), "B"), std::to_string(m["kernels"].get<uint64_t>()), pct_or(m["fraction_of_roof"])});
     content += "<section id=\"modules\"><h2>Modules</h2>\n<p>Each kernel under its innermost nn.Module (the trace's "
                "module events, with_stack / with_modules), by module type.</p>\n" +
-               table({"module", "class it gives", "time share", "time", "FLOPs", "bytes", "kernels", "fraction of roof"}, rows) +
+               html_table({"module", "class it gives", "time share", "time", "FLOPs", "bytes", "kernels", "fraction of roof"}, rows) +
                "</section>\n";
   }
   // Top ops
@@ -216,7 +216,7 @@ std::string trace_html(const json& doc) {
                     pct_or(op["fraction_of_roof"]), op["bound"], op["note"], kernels});
   }
   content += "<section id=\"top-ops\"><h2>Top ops by time</h2>\n" +
-             table({"op", "input dims", "input types", "class", "calls", "time", "at roof", "above roof", "of roof", "bound", "note",
+             html_table({"op", "input dims", "input types", "class", "calls", "time", "at roof", "above roof", "of roof", "bound", "note",
                     "kernels"},
                    rows) +
              "</section>\n";
@@ -228,12 +228,12 @@ std::string trace_html(const json& doc) {
                e(fmt::format("{} device events ({}) whose launch is not in the trace: work queued before the profiler "
                              "started, or CUDA-graph replays. Counted in the class table by kernel name.",
                              un["kernels"].get<uint64_t>(), si(un["device_time_s"].get<double>(), "s"))) +
-               "</p>\n" + table({"kernel", "time"}, rows) + "</section>\n";
+               "</p>\n" + html_table({"kernel", "time"}, rows) + "</section>\n";
   }
   if (!doc["anomalies"].empty()) {
     rows.clear();
     for (const auto& a : doc["anomalies"]) rows.push_back({a["kind"], std::to_string(a["count"].get<uint64_t>()), a["first"]});
-    content += "<section id=\"anomalies\"><h2>Anomalies (tolerated, counted)</h2>\n" + table({"kind", "count", "first"}, rows) +
+    content += "<section id=\"anomalies\"><h2>Anomalies (tolerated, counted)</h2>\n" + html_table({"kind", "count", "first"}, rows) +
                "</section>\n";
   }
   for (const auto& c : charts) content += chart_section_html(c);
@@ -251,7 +251,7 @@ std::string trace_html(const json& doc) {
     for (const auto& g : doc["idle_gaps"]) rows.push_back({si(g["start_s"].get<double>(), "s"), si(g["duration_s"].get<double>(), "s")});
     content += "<section id=\"idle\"><h2>Largest idle gaps</h2><p>Where no kernel, copy or fill runs on any stream: the host "
                "is the bottleneck.</p>\n" +
-               table({"starts at (from the window's start)", "length"}, rows) + "</section>\n";
+               html_table({"starts at (from the window's start)", "length"}, rows) + "</section>\n";
   }
   if (doc.contains("ranks")) {
     rows.clear();
@@ -265,7 +265,7 @@ std::string trace_html(const json& doc) {
     }
     content += "<section id=\"ranks\"><h2>Ranks</h2>\n<p>Step time: the rank's window over its steps; the slowest rank is "
                "the one with the longest step time.</p>\n" +
-               table({"rank", "file", "device", "step time", "busy", "communication share", "exposed communication"}, rows) +
+               html_table({"rank", "file", "device", "step time", "busy", "communication share", "exposed communication"}, rows) +
                "</section>\n";
   }
   if (doc.contains("claims")) {
@@ -276,7 +276,7 @@ std::string trace_html(const json& doc) {
       if (c.contains("reason") && c["reason"].is_string()) measured += " (" + c["reason"].get<std::string>() + ")";
       rows.push_back({c["id"], c["verdict"], c["expected"], measured});
     }
-    content += "<section id=\"claims\"><h2>Claims</h2>\n" + table({"claim", "verdict", "expected", "measured"}, rows) +
+    content += "<section id=\"claims\"><h2>Claims</h2>\n" + html_table({"claim", "verdict", "expected", "measured"}, rows) +
                "</section>\n";
   }
   content += what_if_sections(doc);

@@ -12,9 +12,10 @@ namespace lmroof::trace {
 
 // Throws model::InputError ("FILE: classes[2].time_s: missing") unless `doc` has the
 // fields check_trace_claims and compare_traces read, with their types: schema,
-// device.name, total_time_s (a finite number >= 0), classes[] {class, time_s,
-// flop_share, byte_share, time_share, fraction_of_roof (or null)}, ops[] {name,
-// input_dims, input_types, class, time_s}.
+// device.name, total_time_s (a finite number >= 0), window {kind, step_count,
+// total_s}, classes[] {class, time_s, flop_share, byte_share, time_share,
+// fraction_of_roof (or null)}, ops[] {name, input_dims, input_types, class, time_s,
+// roof_time_s (or null)}, and where present ranks[] {step_time_s (or null), slowest}.
 void require_trace_document(const nlohmann::json& doc, const std::string& file);
 
 }  // namespace lmroof::trace

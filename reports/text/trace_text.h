@@ -22,5 +22,11 @@ std::string op_row_detail(const nlohmann::json& op);
 std::string to_text(const nlohmann::json& doc, bool markdown);
 // The change between two traces (analysis/trace/trace_compare.h: compare_traces).
 std::string compare_text(const nlohmann::json& report, bool markdown);
+// Its cells, shared with the page (reports/trace_compare_report.h): a side's step time
+// ("no steps" where it has none), a new/base ratio ("-" where base is 0), a fraction of
+// the roof ("-" where unknown or the shape is absent on that side).
+std::string compare_side_time(const nlohmann::json& seconds);
+std::string compare_ratio(const nlohmann::json& ratio);
+std::string compare_fraction_of_roof(const nlohmann::json& fraction);
 
 }  // namespace lmroof::trace

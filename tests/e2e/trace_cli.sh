@@ -4,7 +4,8 @@
 # work exactly, on two overlapping streams, queued kernels, a CUDA-graph replay, a
 # CPU-only trace, ROCm naming, an NCCL all-reduce and a two-rank folder; the JSON keeps
 # the names docs/trace.schema.json requires; claims hold and fail on fixtures built for
-# each; compare reads two trace.json files; bad input is one line and exit 2.
+# each; compare reads two trace.json files (step and busy time, fraction of roof per
+# side, --html); bad input is one line and exit 2.
 #   bash tests/e2e/trace_cli.sh PATH/TO/lmroof SOURCE_DIR
 set -uo pipefail
 lmroof=${1:?usage: trace_cli.sh PATH/TO/lmroof SOURCE_DIR}
@@ -138,9 +139,57 @@ printf 'claims:\n  - id: x\n    statement: s\n    source: x\n    check: {kind: c
 [ "$rc" = 2 ] && grep -q "bad.yaml:5: unknown class 'norms' in the lmroof grouping" "$tmp/err" || fail "a bad claims file: exit $rc, $(cat "$tmp/err")"
 
 # --- compare -----------------------------------------------------------------------------
-"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-heavy/trace.json" --format json > "$tmp/cmp.json" || fail "compare exited $?"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="lmroof.trace-compare/1" and d["classes"] and d["ops"]' \
-  "$tmp/cmp.json" || fail "compare JSON"
+"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" --format json > "$tmp/cmp.json" || fail "compare exited $?"
+# Each side's step time, busy time and fraction of roof per matched op shape, worked
+# again here from the two trace.json files.
+python3 - "$tmp/cmp.json" "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" <<'PY' || fail "compare JSON"
+import json, sys
+d, a, b = (json.load(open(p)) for p in sys.argv[1:4])
+assert d["schema"] == "lmroof.trace-compare/2" and d["classes"] and d["ops"], d.keys()
+for side, t in (("base", a), ("new", b)):
+    w = t["window"]
+    step = w["total_s"] / w["step_count"] if w["kind"] == "steps" and w["step_count"] > 0 else None
+    got = d[side]["step_time_s"]
+    assert (got is None) == (step is None) and (step is None or abs(got - step) <= 1e-12 * step), (side, got, step)
+    assert d[side]["busy_s"] == t["total_time_s"], side
+def by_shape(t):
+    out = {}
+    for o in t["ops"]:
+        k = (o["name"], o["input_dims"], o["input_types"])
+        time, roof = out.get(k, (0.0, 0.0))
+        out[k] = (time + o["time_s"], None if roof is None or o["roof_time_s"] is None else roof + o["roof_time_s"])
+    return out
+sa, sb = by_shape(a), by_shape(b)
+matched = 0
+for o in d["ops"]:
+    k = (o["name"], o["input_dims"], o["input_types"])
+    for side, shapes in (("base", sa), ("new", sb)):
+        want = None
+        if k in shapes and shapes[k][1] is not None and shapes[k][0] > 0:
+            want = shapes[k][1] / shapes[k][0]
+        got = o[side + "_fraction_of_roof"]
+        assert (got is None) == (want is None) and (want is None or abs(got - want) <= 1e-9 * want), (k, side, got, want)
+    matched += o["status"] == "both" and o["base_fraction_of_roof"] is not None
+assert matched > 0, "no op shape matched with a roof on both sides"
+PY
+mkdir "$tmp/cmp-page"
+"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" --html "$tmp/cmp-page/traces.html" > "$tmp/cmp.txt" 2> "$tmp/cmp.err" ||
+  fail "compare --html exited $? $(cat "$tmp/cmp.err")"
+grep -q "^step time: .* -> " "$tmp/cmp.txt" && grep -q "^busy time (summed over ops, whole window): " "$tmp/cmp.txt" &&
+  ! grep -qi "total time" "$tmp/cmp.txt" || fail "compare text: step and busy time per side: $(head -5 "$tmp/cmp.txt")"
+grep -q "base roof" "$tmp/cmp.txt" || fail "compare text has no fraction of roof per side"
+grep -q "wrote $tmp/cmp-page/traces.html" "$tmp/cmp.err" && [ -s "$tmp/cmp-page/traces.html" ] || fail "compare --html wrote no page"
+for id in sides classes ops chart-trace-compare-classes chart-trace-compare-roof; do
+  grep -q "id=\"$id\"" "$tmp/cmp-page/traces.html" || fail "the compare page has no #$id"
+done
+"$lmroof" compare --help | grep -q "trace.json" || fail "compare --help does not name trace.json"
+# --html checked as results' compare --html is: before reading, never an input, never a folder.
+cp "$tmp/o-gpu/trace.json" "$tmp/cmp-page/input.json"; before=$(sha256sum < "$tmp/cmp-page/input.json")
+"$lmroof" compare "$tmp/cmp-page/input.json" "$tmp/o-rocm/trace.json" --html "$tmp/cmp-page/input.json" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "this command's input" "$tmp/err" &&
+  [ "$(sha256sum < "$tmp/cmp-page/input.json")" = "$before" ] || fail "compare --html onto an input: exit $rc, $(cat "$tmp/err")"
+"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" --html "$tmp/cmp-page" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || fail "compare --html onto a folder: exit $rc, $(cat "$tmp/err")"
 
 # --- bad input: one line naming the file and place, exit 2, nothing written ---------------
 bad() {  # bad NAME EXPECTED-TEXT ARGS...
