@@ -174,9 +174,11 @@ int main(int argc, char** argv) {
 
   cli::MigrateArgs migrate_args;
   auto* migrate = app.add_subcommand(
-      "migrate", "Add this build's pair catalogue to a bench.json measured before lmroof recorded it, for analyze");
-  migrate->add_option("bench_json", migrate_args.bench_json, "bench.json without a recorded catalogue")->required();
-  migrate->add_option("-o,--output", migrate_args.out, "bench.json to write; replaces only a regular file")->required();
+      "migrate", "Add this build's pair catalogue to a bench.json measured before lmroof recorded it, for analyze; "
+                 "or write a trace.json of schema lmroof.trace/1 as lmroof.trace/2, for check and compare");
+  migrate->add_option("bench_json", migrate_args.bench_json,
+                      "bench.json without a recorded catalogue, or a trace.json of schema lmroof.trace/1")->required();
+  migrate->add_option("-o,--output", migrate_args.out, "file to write; replaces only a regular file")->required();
 
   cli::CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Check claims against a results.json, verdict first");

@@ -27,6 +27,7 @@
 #include "analysis/trace/trace_document.h"
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
+#include "analysis/trace/trace_schema.h"
 #include "analysis/trace/what_if.h"
 #include "cli/commands.h"
 #include "reports/text/terminal_text.h"
@@ -171,8 +172,12 @@ std::vector<std::pair<predict::Device, std::string>> what_if_targets(const std::
 nlohmann::json read_trace_json(const std::filesystem::path& path) {
   require_complete_set(path.parent_path());  // as for a results.json (issue 47, defect 16)
   const nlohmann::json doc = model::read_json_file(path);
-  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "lmroof.trace/1")
-    throw model::InputError(fmt::format("{}: schema: not an lmroof trace.json (lmroof.trace/1)", path.string()));
+  if (doc.is_object() && doc.contains("schema") && doc["schema"] == lt::kTraceSchemaV1)
+    throw model::InputError(fmt::format("{}: schema: {} was written by an older lmroof; `lmroof migrate {} -o NEW.json` "
+                                        "writes it as {}",
+                                        path.string(), lt::kTraceSchemaV1, path.string(), lt::kTraceSchema));
+  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != lt::kTraceSchema)
+    throw model::InputError(fmt::format("{}: schema: not an lmroof trace.json ({})", path.string(), lt::kTraceSchema));
   lt::require_trace_document(doc, path.string());
   return doc;
 }
@@ -183,7 +188,8 @@ bool is_trace_json(const std::filesystem::path& path) {
   // By its schema field; anything unreadable is left to the results reader's message.
   try {
     const nlohmann::json doc = model::read_json_file(path);
-    return doc.is_object() && doc.contains("schema") && doc["schema"] == "lmroof.trace/1";
+    // An older version too, so that check and compare say how to migrate it.
+    return doc.is_object() && doc.contains("schema") && (doc["schema"] == lt::kTraceSchema || doc["schema"] == lt::kTraceSchemaV1);
   } catch (const std::exception&) {
     return false;
   }
@@ -303,6 +309,21 @@ int check_trace(const CheckArgs& args) {
     if (code) std::printf("exit 1: %s\n", args.strict ? "a claim fails or is inconclusive (--strict)" : "a claim fails");
   }
   return code;
+}
+
+int migrate_trace(const MigrateArgs& args) {
+  const std::string file = args.bench_json.string();
+  require_complete_set(args.bench_json.parent_path());  // as check and compare
+  const nlohmann::json doc = model::read_json_file(args.bench_json);
+  if (doc["schema"] == lt::kTraceSchema)
+    throw model::InputError(fmt::format("{}: schema: already {}: nothing to migrate", file, lt::kTraceSchema));
+  const nlohmann::json migrated = lt::migrate_trace_v1(doc, file);
+  // What check and compare require of it, before anything is written.
+  lt::require_trace_document(migrated, file);
+  write_file_atomically(args.out, dump_text(migrated, 1) + "\n");
+  std::printf("wrote %s: %s as %s (input_dims and input_types as arrays)\n", report::printable(args.out.string()).c_str(),
+              report::printable(file).c_str(), lt::kTraceSchema);
+  return 0;
 }
 
 int compare_traces(const CompareArgs& args) {

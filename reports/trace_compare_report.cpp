@@ -28,7 +28,7 @@ std::string e(const std::string& text) { return html_escape(text); }
 
 // "aten::mm [[64,128],[128,256]]", cut where a label would crowd the chart's axis.
 std::string op_label(const json& op) {
-  std::string label = op["name"].get<std::string>() + " " + op["input_dims"].get<std::string>();
+  std::string label = op["name"].get<std::string>() + " " + trace::shapes_text(op["input_dims"]);
   return label.size() > 80 ? label.substr(0, 77) + "..." : label;
 }
 
@@ -117,7 +117,7 @@ std::string ops_section(const json& report) {
   for (const auto& o : report["ops"]) {
     if (rows.size() == kOpsShown) break;
     const std::string on = o["status"] == "both" ? "both sides" : o["status"] == "added" ? "new only" : "base only";
-    rows.push_back({o["name"], o["input_dims"], o["input_types"], o["class"], si(o["base_s"].get<double>(), "s"),
+    rows.push_back({o["name"], trace::shapes_text(o["input_dims"]), trace::shapes_text(o["input_types"]), o["class"], si(o["base_s"].get<double>(), "s"),
                     si(o["new_s"].get<double>(), "s"), si(o["delta_s"].get<double>(), "s"),
                     trace::compare_fraction_of_roof(o["base_fraction_of_roof"]),
                     trace::compare_fraction_of_roof(o["new_fraction_of_roof"]), on});

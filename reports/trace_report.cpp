@@ -39,7 +39,7 @@ json roofline_chart(const json& doc) {
     if (f <= 0 || b <= 0) continue;  // no place on a log-log chart (copies: 0 FLOPs)
     const double intensity = f / b;
     lo = std::min(lo, intensity), hi = std::max(hi, intensity);
-    points.push_back({{"op", op["name"]}, {"shapes", op["input_dims"]}, {"types", op["input_types"]}, {"class", op["class"]},
+    points.push_back({{"op", op["name"]}, {"shapes", trace::shapes_text(op["input_dims"])}, {"types", trace::shapes_text(op["input_types"])}, {"class", op["class"]},
                       {"intensity", intensity}, {"flops_per_s", f / op["time_s"].get<double>()},
                       {"time_s", op["time_s"]}, {"time", si(op["time_s"].get<double>(), "s")},
                       {"fraction", pct_or(op["fraction_of_roof"])}, {"bound", op["bound"]}});
@@ -79,7 +79,7 @@ std::string what_if_sections(const json& doc) {
     std::vector<std::vector<std::string>> ops;
     for (const auto& o : w["ops"]) {
       if (ops.size() == 15) break;
-      ops.push_back({o["name"], o["input_dims"], o["class"], s_or(o["source_s"]), s_or(o["predicted_s"]),
+      ops.push_back({o["name"], trace::shapes_text(o["input_dims"]), o["class"], s_or(o["source_s"]), s_or(o["predicted_s"]),
                      o["source_bound"].get<std::string>() + " / " + o["target_bound"].get<std::string>(), o["why"]});
     }
     std::string notes;
@@ -210,7 +210,7 @@ std::string trace_html(const json& doc) {
     for (const auto& k : op["kernels"]) kernels += (kernels.empty() ? "" : "; ") + k.get<std::string>();
     if (kernels.size() > 80) kernels = kernels.substr(0, 77) + "...";
     const std::string detail = trace::op_row_detail(op);
-    rows.push_back({op["name"], op["input_dims"].get<std::string>() + (detail.empty() ? "" : " (" + detail + ")"), op["input_types"],
+    rows.push_back({op["name"], trace::shapes_text(op["input_dims"]) + (detail.empty() ? "" : " (" + detail + ")"), trace::shapes_text(op["input_types"]),
                     op["class"], std::to_string(op["calls"].get<uint64_t>()),
                     si(op["time_s"].get<double>(), "s"), s_or(op["roof_time_s"]), s_or(op["time_above_roof_s"]),
                     pct_or(op["fraction_of_roof"]), op["bound"], op["note"], kernels});

@@ -14,8 +14,8 @@ namespace {
 using nlohmann::json;
 using lmroof::trace::compare_traces;
 
-json op(const std::string& name, double time_s, json roof_time_s, const std::string& dims = "[[2,2]]") {
-  return {{"name", name},   {"input_dims", dims}, {"input_types", "[\"float\"]"}, {"class", "matmul"},
+json op(const std::string& name, double time_s, json roof_time_s) {
+  return {{"name", name},   {"input_dims", json::array({json::array({2, 2})})}, {"input_types", json::array({"float"})}, {"class", "matmul"},
           {"time_s", time_s}, {"roof_time_s", roof_time_s}};
 }
 
@@ -23,7 +23,7 @@ json op(const std::string& name, double time_s, json roof_time_s, const std::str
 json a_trace(double window_s, int steps, json ops) {
   double busy = 0;
   for (const auto& o : ops) busy += o["time_s"].get<double>();
-  return {{"schema", "lmroof.trace/1"},
+  return {{"schema", "lmroof.trace/2"},
           {"device", {{"name", "H100"}}},
           {"total_time_s", busy},
           {"window", {{"kind", steps > 0 ? "steps" : "whole"}, {"step_count", steps}, {"total_s", window_s}}},

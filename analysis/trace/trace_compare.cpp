@@ -88,7 +88,8 @@ json compare_traces(const json& base, const json& next, const std::string& base_
   std::map<Key, std::string> op_class;
   for (const auto& [doc, first] : {std::pair(&base, true), std::pair(&next, false)})
     for (const auto& o : doc->at("ops")) {
-      const Key k{o.at("name"), o.at("input_dims"), o.at("input_types")};
+      // The shapes as their JSON text: one key however a side's arrays were written.
+      const Key k{o.at("name"), o.at("input_dims").dump(), o.at("input_types").dump()};
       auto& t = ops[k];
       (first ? t.first : t.second).add(o);
       op_class[k] = o.at("class");
@@ -100,8 +101,8 @@ json compare_traces(const json& base, const json& next, const std::string& base_
   for (const auto& [k, t] : sorted) {
     auto row = change(t.first.time_s, t.second.time_s);
     row["name"] = std::get<0>(k);
-    row["input_dims"] = std::get<1>(k);
-    row["input_types"] = std::get<2>(k);
+    row["input_dims"] = json::parse(std::get<1>(k));
+    row["input_types"] = json::parse(std::get<2>(k));
     row["class"] = op_class[k];
     row["status"] = !t.first.present ? "added" : !t.second.present ? "gone" : "both";
     row["base_fraction_of_roof"] = t.first.fraction_of_roof();

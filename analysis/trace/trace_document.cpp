@@ -23,7 +23,7 @@ std::string_view type_of(const json& v) {
   return "an object";
 }
 
-enum class Want { string, object, array, time, number, number_or_null, boolean };
+enum class Want { string, object, array, array_or_null, time, number, number_or_null, boolean };
 
 class Checker {
  public:
@@ -38,6 +38,7 @@ class Checker {
     const bool ok = want == Want::string           ? v.is_string()
                     : want == Want::object         ? v.is_object()
                     : want == Want::array          ? v.is_array()
+                    : want == Want::array_or_null  ? v.is_array() || v.is_null()
                     : want == Want::number_or_null ? v.is_null() || v.is_number()
                     : want == Want::boolean        ? v.is_boolean()
                                                    : v.is_number();
@@ -69,6 +70,7 @@ class Checker {
       case Want::string: return "a string";
       case Want::object: return "an object";
       case Want::array: return "an array";
+      case Want::array_or_null: return "an array or null";
       case Want::time: return "a time in seconds";
       case Want::number: return "a number";
       case Want::number_or_null: return "a number or null";
@@ -97,7 +99,8 @@ void require_trace_document(const json& doc, const std::string& file) {
     check.field(row, "fraction_of_roof", Want::number_or_null, at);
   });
   check.rows(doc, "ops", [&](const json& row, const std::string& at) {
-    for (const char* key : {"name", "input_dims", "input_types", "class"}) check.field(row, key, Want::string, at);
+    for (const char* key : {"name", "class"}) check.field(row, key, Want::string, at);
+    for (const char* key : {"input_dims", "input_types"}) check.field(row, key, Want::array_or_null, at);
     check.field(row, "time_s", Want::time, at);
     check.field(row, "roof_time_s", Want::number_or_null, at);
   });

@@ -47,6 +47,8 @@ std::string op_row_detail(const nlohmann::json& op) {
   return out;
 }
 
+std::string shapes_text(const nlohmann::json& shapes) { return shapes.is_null() ? std::string() : shapes.dump(); }
+
 std::string to_text(const nlohmann::json& doc, bool markdown) {
   using numbers::percent;
   using numbers::si;
@@ -152,7 +154,7 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
     if (shown++ == 10) break;
     const std::string at_roof = op["roof_time_s"].is_null() ? "unknown" : si(op["roof_time_s"].get<double>(), "s");
     const std::string above = op["time_above_roof_s"].is_null() ? "unknown" : si(op["time_above_roof_s"].get<double>(), "s");
-    std::string dims = op["input_dims"].get<std::string>();
+    std::string dims = shapes_text(op["input_dims"]);
     if (dims.size() > 48) dims = dims.substr(0, 45) + "...";
     const std::string detail = op_row_detail(op);
     if (markdown)
@@ -237,7 +239,7 @@ std::string compare_text(const nlohmann::json& r, bool markdown) {
   int n = 0;
   for (const auto& o : r["ops"]) {
     if (n++ == 15) break;
-    std::string dims = o["input_dims"].get<std::string>();
+    std::string dims = shapes_text(o["input_dims"]);
     if (dims.size() > 40) dims = dims.substr(0, 37) + "...";
     const std::string fa = compare_fraction_of_roof(o["base_fraction_of_roof"]), fb = compare_fraction_of_roof(o["new_fraction_of_roof"]);
     const std::string status = o["status"] == "both" ? "both sides" : o["status"] == "added" ? "new only" : "base only";

@@ -18,6 +18,9 @@ std::vector<std::string> rank_warning_lines(const nlohmann::json& doc);
 // What sets an op row apart beyond its name and shapes: "on DEVICE" (ranks on different
 // devices) and "strides S, calls A to B" (a row split by layout, docs/trace.md "Layouts"); "" when neither.
 std::string op_row_detail(const nlohmann::json& op);
+// An op's input_dims or input_types (trace.json: an array, or null where the trace has
+// none) as the text a person reads: "[[2,2],[2,2]]", "" for none.
+std::string shapes_text(const nlohmann::json& shapes);
 // The summary of one trace.json document (analysis/trace/trace_output.h: to_json).
 std::string to_text(const nlohmann::json& doc, bool markdown);
 // The change between two traces (analysis/trace/trace_compare.h: compare_traces).

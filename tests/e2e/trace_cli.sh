@@ -155,14 +155,14 @@ for side, t in (("base", a), ("new", b)):
 def by_shape(t):
     out = {}
     for o in t["ops"]:
-        k = (o["name"], o["input_dims"], o["input_types"])
+        k = (o["name"], json.dumps(o["input_dims"]), json.dumps(o["input_types"]))
         time, roof = out.get(k, (0.0, 0.0))
         out[k] = (time + o["time_s"], None if roof is None or o["roof_time_s"] is None else roof + o["roof_time_s"])
     return out
 sa, sb = by_shape(a), by_shape(b)
 matched = 0
 for o in d["ops"]:
-    k = (o["name"], o["input_dims"], o["input_types"])
+    k = (o["name"], json.dumps(o["input_dims"]), json.dumps(o["input_types"]))
     for side, shapes in (("base", sa), ("new", sb)):
         want = None
         if k in shapes and shapes[k][1] is not None and shapes[k][0] > 0:
@@ -190,6 +190,38 @@ cp "$tmp/o-gpu/trace.json" "$tmp/cmp-page/input.json"; before=$(sha256sum < "$tm
   [ "$(sha256sum < "$tmp/cmp-page/input.json")" = "$before" ] || fail "compare --html onto an input: exit $rc, $(cat "$tmp/err")"
 "$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" --html "$tmp/cmp-page" > /dev/null 2> "$tmp/err"; rc=$?
 [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || fail "compare --html onto a folder: exit $rc, $(cat "$tmp/err")"
+
+# --- lmroof.trace/1 (shapes as JSON text in strings): check and compare say to migrate it;
+#     migrate writes it as /2, the document lmroof trace writes now --------------------------
+mkdir "$tmp/v1"
+python3 - "$tmp/o-gpu/trace.json" "$tmp/v1/trace.json" <<'PY' || fail "writing a /1 trace.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "lmroof.trace/2" and any(isinstance(o["input_dims"], list) for o in d["ops"])
+def text(v):
+    return "" if v is None else json.dumps(v)
+d["schema"] = "lmroof.trace/1"
+for rows in [d["ops"]] + [w["ops"] for w in d.get("what_if", [])]:
+    for o in rows:
+        o["input_dims"], o["input_types"] = text(o["input_dims"]), text(o["input_types"])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for cmd in "compare $tmp/v1/trace.json $tmp/o-gpu/trace.json" "check $src/claims/trace-lecture3.yaml $tmp/v1/trace.json"; do
+  "$lmroof" $cmd > /dev/null 2> "$tmp/err"; rc=$?
+  [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "v1/trace.json: schema: lmroof.trace/1 .*lmroof migrate" "$tmp/err" ||
+    fail "$cmd of a /1 file: exit $rc, $(cat "$tmp/err")"
+done
+"$lmroof" migrate "$tmp/v1/trace.json" -o "$tmp/v1/migrated.json" > "$tmp/migrate.txt" 2>&1 || fail "migrate of a /1 trace.json: $(cat "$tmp/migrate.txt")"
+python3 -c 'import json,sys; a, b = (json.load(open(p)) for p in sys.argv[1:3]); assert a == b, [k for k in a if a[k] != b.get(k)]' \
+  "$tmp/v1/migrated.json" "$tmp/o-gpu/trace.json" || fail "the migrated /1 file is not the /2 document lmroof trace wrote"
+"$lmroof" compare "$tmp/v1/migrated.json" "$tmp/o-gpu/trace.json" > /dev/null || fail "compare of a migrated file exited $?"
+"$lmroof" migrate "$tmp/v1/migrated.json" -o "$tmp/v1/again.json" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "already lmroof.trace/2: nothing to migrate" "$tmp/err" || fail "migrate of a /2 file: exit $rc, $(cat "$tmp/err")"
+json_text=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ops"][0]["input_dims"]="[[2,"; print(json.dumps(d))' "$tmp/v1/trace.json")
+printf '%s' "$json_text" > "$tmp/v1/bad.json"
+"$lmroof" migrate "$tmp/v1/bad.json" -o "$tmp/v1/bad-out.json" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "bad.json: ops\[0\].input_dims: is not the JSON text of an array" "$tmp/err" &&
+  [ ! -e "$tmp/v1/bad-out.json" ] || fail "migrate of a bad /1 field: exit $rc, $(cat "$tmp/err")"
 
 # --- bad input: one line naming the file and place, exit 2, nothing written ---------------
 bad() {  # bad NAME EXPECTED-TEXT ARGS...

@@ -106,9 +106,10 @@ python3 scripts/gen_trace.py --out "$corpus_trace/rocm.json.gz" --steps 1 --laye
 # trace.json: a minimal document check and compare accept, and lmroof trace's output of
 # the seed above when an lmroof is built (CI's earlier stages build one).
 corpus_trace_json=$(seed trace_json docs/examples/*/trace.json)
-printf '%s\n' '{"schema":"lmroof.trace/1","device":{"name":"H100 SXM"},"total_time_s":2,"classes":[{"class":"matmul",
-"time_s":1,"flop_share":1,"byte_share":0.5,"time_share":0.5,"fraction_of_roof":null}],"ops":[{"name":"aten::mm",
-"input_dims":"[[2,2],[2,2]]","input_types":"[\"float\"]","class":"matmul","time_s":1}]}' > "$corpus_trace_json/minimal.json"
+printf '%s\n' '{"schema":"lmroof.trace/2","device":{"name":"H100 SXM"},"total_time_s":2,"window":{"kind":"steps",
+"step_count":2,"total_s":3},"classes":[{"class":"matmul","time_s":1,"flop_share":1,"byte_share":0.5,"time_share":0.5,
+"fraction_of_roof":null}],"ops":[{"name":"aten::mm","input_dims":[[2,2],[2,2]],"input_types":["float","float"],
+"class":"matmul","time_s":1,"roof_time_s":0.5}],"ranks":[{"step_time_s":1.5,"slowest":true}]}' > "$corpus_trace_json/minimal.json"
 lmroof_bin=$(ls build-cpu/lmroof build/lmroof build-asan/lmroof 2>/dev/null | head -1 || true)
 if [ -n "$lmroof_bin" ]; then
   "$lmroof_bin" trace "$corpus_trace/gpu.json" --out "$out/trace-seed" >/dev/null 2>&1 &&
