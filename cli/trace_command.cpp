@@ -22,6 +22,7 @@
 #include "analysis/predict/measured_device.h"
 #include "analysis/formats/file_names.h"
 #include "bench/memory_budget.h"
+#include "analysis/trace/fusion_check.h"
 #include "analysis/trace/trace_analysis.h"
 #include "analysis/trace/trace_compare.h"
 #include "analysis/trace/trace_document.h"
@@ -216,7 +217,11 @@ int trace_command(const TraceArgs& args) {
   // Roofs: the table, a flag, or measured ceilings.
   const std::vector<predict::Device> table = predict::load_device_file(predict::bundled_devices_file());
   std::optional<predict::Device> measured;
-  if (!args.ceilings.empty()) measured = measured_device(args.ceilings, "--ceilings");
+  std::optional<nlohmann::json> fusion_check;  // the fix-first fusion estimate on the ceilings' own fused pairs
+  if (!args.ceilings.empty()) {
+    measured = measured_device(args.ceilings, "--ceilings");  // the file is a results.json: it loads
+    fusion_check = lt::to_json(lt::check_fusion_estimate(model::load_results(args.ceilings), *measured), args.ceilings.string());
+  }
   if (!args.device.empty() && measured) throw model::InputError("--device and --ceilings: give one of them");
   if (!args.device.empty()) {  // an unknown name fails now, before any reading
     lt::TraceFile empty;
@@ -266,6 +271,7 @@ int trace_command(const TraceArgs& args) {
     doc["what_if"] = nlohmann::json::array();
     for (const auto& w : merged_what_ifs) doc["what_if"].push_back(lt::what_if_json(w));
   }
+  if (fusion_check) doc["fix_first_check"] = *fusion_check;
   std::vector<model::ClaimVerdict> verdicts;
   if (!claims.empty()) {
     verdicts = check_trace_claims(claims, read_trace_shares(doc, (args.out / "trace.json").string()));

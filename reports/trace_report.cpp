@@ -175,6 +175,8 @@ std::string trace_html(const json& doc) {
              class_rows(doc["classes"]) + "<p>" +
              e(fmt::format("Share of the time whose cost is known: {}.{}", percent(doc["known_cost_time_share"].get<double>()), other_line)) +
              "</p></section>\n";
+  const std::string fusion_check = trace::fusion_check_line(doc);
+  const std::string fusion_check_html = fusion_check.empty() ? "" : "<p id=\"fix-first-check\">" + e(fusion_check) + "</p>\n";
   if (doc.contains("fix_first") && !doc["fix_first"].empty()) {
     rows.clear();
     for (const auto& f : doc["fix_first"])
@@ -182,7 +184,9 @@ std::string trace_html(const json& doc) {
                       si(f["saving_s"].get<double>(), "s"), f["assumption"]});
     content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>What would save the most time, largest saving first; each "
                "estimate states its assumption (docs/trace.md, \"Fix first\").</p>\n" +
-               html_table({"fix", "where", "now", "after", "saving", "assumption"}, rows) + "</section>\n";
+               html_table({"fix", "where", "now", "after", "saving", "assumption"}, rows) + fusion_check_html + "</section>\n";
+  } else if (!fusion_check_html.empty()) {
+    content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>Nothing to list.</p>\n" + fusion_check_html + "</section>\n";
   }
   if (doc.contains("ivanov_classes"))
     content += "<section id=\"ivanov-classes\"><h2>Grouped as Ivanov et al.</h2>\n<p>Tensor contractions (matmul and "

@@ -47,6 +47,17 @@ std::string op_row_detail(const nlohmann::json& op) {
   return out;
 }
 
+std::string fusion_check_line(const nlohmann::json& doc) {
+  if (!doc.contains("fix_first_check")) return "";
+  const auto& c = doc["fix_first_check"];
+  const std::string file = c["results"].get<std::string>();
+  if (c["rows"].empty()) return fmt::format("fusion estimate: {} has no memory-bound fused pair to check it on", file);
+  const size_t n = c["rows"].size();
+  return fmt::format("fusion estimate checked on {}'s {} fused pair{}: median |error| {}, from {} to {}", file, n, n == 1 ? "" : "s",
+                     numbers::percent(c["median_abs_error"].get<double>()), numbers::percent(c["min_error"].get<double>()),
+                     numbers::percent(c["max_error"].get<double>()));
+}
+
 std::string shapes_text(const nlohmann::json& shapes) { return shapes.is_null() ? std::string() : shapes.dump(); }
 
 std::string to_text(const nlohmann::json& doc, bool markdown) {
@@ -126,8 +137,12 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
                          f["target"].get<std::string>(), si(f["current_s"].get<double>(), "s"), si(f["estimate_s"].get<double>(), "s"),
                          si(f["saving_s"].get<double>(), "s"), f["assumption"].get<std::string>());
     }
-    out += "\n";
   }
+  // The fusion estimate's own error on measured pairs, under the list it qualifies.
+  const bool fixes = doc.contains("fix_first") && !doc["fix_first"].empty();
+  const std::string check = fusion_check_line(doc);
+  if (!check.empty()) out += (markdown ? "\n" : fixes ? "  " : "") + check + "\n";
+  if (fixes || !check.empty()) out += "\n";
   if (doc.contains("modules") && !doc["modules"].empty()) {
     if (markdown) out += "| module | class it gives | time share | time | kernels | fraction of roof |\n|---|---|---:|---:|---:|---:|\n";
     else out += fmt::format("modules by time (innermost nn.Module type):\n  {:<30} {:>14} {:>10} {:>10} {:>8} {:>10}\n", "module",

@@ -21,6 +21,9 @@ std::string op_row_detail(const nlohmann::json& op);
 // An op's input_dims or input_types (trace.json: an array, or null where the trace has
 // none) as the text a person reads: "[[2,2],[2,2]]", "" for none.
 std::string shapes_text(const nlohmann::json& shapes);
+// "fusion estimate checked on RESULTS's N fused pairs: median |error| X%, from A% to B%"
+// where trace.json has a fix_first_check (trace --ceilings), else "".
+std::string fusion_check_line(const nlohmann::json& doc);
 // The summary of one trace.json document (analysis/trace/trace_output.h: to_json).
 std::string to_text(const nlohmann::json& doc, bool markdown);
 // The change between two traces (analysis/trace/trace_compare.h: compare_traces).

@@ -102,8 +102,24 @@ PY
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"]["source"]=="measured" and any(o["fraction_of_roof"] is not None for o in d["ops"]), d["device"]' \
   "$tmp/ceil.json" || fail "--ceilings: roofs not measured"
 
+# --ceilings: the fix-first fusion estimate checked on that results.json's own fused pairs
+# (docs/trace.md "The fusion estimate, checked"): in trace.json, in the text and on the page.
+example="$src/docs/examples/2026-12-05-cpu-amd-epyc-zen5-2core/results.json"
+"$lmroof" trace "$tmp/cpu.json" --ceilings "$example" --out "$tmp/o-fcheck" > "$tmp/fcheck.txt" || fail "--ceilings (fusion check) exited $?"
+python3 - "$tmp/o-fcheck/trace.json" "$tmp/fcheck.txt" <<'PY' || fail "fix_first_check"
+import json, statistics, sys
+c = json.load(open(sys.argv[1]))["fix_first_check"]
+assert len(c["rows"]) == 10, len(c["rows"])  # norm: 2 ops x 3 shapes; stability: 4 tricks
+errors = [r["estimate_s"] / r["fused_s"] - 1 for r in c["rows"]]
+assert abs(statistics.median(abs(e) for e in errors) - c["median_abs_error"]) < 1e-12
+assert abs(min(errors) - c["min_error"]) < 1e-12 and abs(max(errors) - c["max_error"]) < 1e-12
+line = [l for l in open(sys.argv[2]) if "fusion estimate checked on" in l]
+assert line and "10 fused pairs: median |error| " in line[0], line
+PY
+grep -q 'id="fix-first-check"' "$tmp/o-fcheck/trace.html" || fail "the page does not say the fusion check"
+
 # --- the JSON names scripts rely on (docs/trace.schema.json's required lists) -------------
-python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" "$tmp/o-mixed/trace.json" ||
+python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" "$tmp/o-mixed/trace.json" "$tmp/o-fcheck/trace.json" ||
   fail "trace.json does not match the schema"
 python3 -c 'import json,sys; assert "ranks" in json.load(open(sys.argv[1]))' "$tmp/o-ranks/trace.json" || fail "a ranked trace.json has no ranks"
 
