@@ -33,7 +33,9 @@ model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/nu
 # them per target, one at a time, was 270 s of CI's 454 s fuzz stage. Everything is
 # rebuilt when a source or header changed since the targets were last linked.
 results_src=(tests/fuzz/fuzz_results.cpp "${model[@]}")
-bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/results/machine_info.cpp "${model[@]}")
+# machine_info reads the claims' own comparisons recorded in the context (claimed_comparisons).
+bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/results/machine_info.cpp
+           analysis/model/claimed_comparisons.cpp "${model[@]}")
 # Every file of the claims library but the built-in claims (which read the build's paths):
 # a new check kind or control is fuzzed without an edit here.
 mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
