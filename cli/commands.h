@@ -111,9 +111,11 @@ struct TraceArgs {
   std::vector<std::string> what_if;  // --what-if DEVICE|RESULTS.json, each a target to retime the step on
 };
 int trace_command(const TraceArgs& args);
-// A trace.json (schema lmroof.trace/1) rather than a results.json: `check` and `compare` hand it here.
+// A trace.json (schema lmroof.trace/2, or /1 to be migrated) rather than a results.json: `check` and `compare` hand it here.
 bool is_trace_json(const std::filesystem::path& path);
 int check_trace(const CheckArgs& args);
 int compare_traces(const CompareArgs& args);
+// `lmroof migrate trace.json -o NEW.json`: an lmroof.trace/1 file as lmroof.trace/2 (analysis/trace/trace_schema.h).
+int migrate_trace(const MigrateArgs& args);
 
 }  // namespace lmroof::cli

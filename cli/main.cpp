@@ -174,9 +174,11 @@ int main(int argc, char** argv) {
 
   cli::MigrateArgs migrate_args;
   auto* migrate = app.add_subcommand(
-      "migrate", "Add this build's pair catalogue to a bench.json measured before lmroof recorded it, for analyze");
-  migrate->add_option("bench_json", migrate_args.bench_json, "bench.json without a recorded catalogue")->required();
-  migrate->add_option("-o,--output", migrate_args.out, "bench.json to write; replaces only a regular file")->required();
+      "migrate", "Add this build's pair catalogue to a bench.json measured before lmroof recorded it, for analyze; "
+                 "or write a trace.json of schema lmroof.trace/1 as lmroof.trace/2, for check and compare");
+  migrate->add_option("bench_json", migrate_args.bench_json,
+                      "bench.json without a recorded catalogue, or a trace.json of schema lmroof.trace/1")->required();
+  migrate->add_option("-o,--output", migrate_args.out, "file to write; replaces only a regular file")->required();
 
   cli::CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Check claims against a results.json, verdict first");
@@ -201,15 +203,19 @@ int main(int argc, char** argv) {
 
   cli::CompareArgs compare_args;
   auto* compare = app.add_subcommand(
-      "compare", "Compare two results files run by run: speedup, interval, U test, roof fraction; exit 1 on a regression");
-  compare->add_option("base", compare_args.base, "BASE results.json (before)")->required();
-  compare->add_option("new", compare_args.next, "NEW results.json (after)")->required();
+      "compare", "Compare two results files run by run: speedup, interval, U test, roof fraction; exit 1 on a regression. "
+                 "Or two trace.json files of lmroof trace: step time, busy time, time per class and op shape, fraction of roof "
+                 "per side (docs/trace.md)");
+  compare->add_option("base", compare_args.base, "BASE results.json or trace.json (before)")->required();
+  compare->add_option("new", compare_args.next, "NEW results.json or trace.json (after)")->required();
   compare->add_option("--format", compare_args.format, "text, json (schema lmroof.compare/1, docs/compare.md) or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
   compare->add_option("--html", compare_args.html, "Also write a self-contained HTML page here");
   compare->add_option("--threshold", compare_args.threshold,
                       "Slowdown that counts as a regression (exit 1) when significant: 5% or 0.05")->capture_default_str();
-  compare->footer(kCompareExitCodes + "\nMatching, statistics and the JSON schema: docs/compare.md.");
+  compare->footer(kCompareExitCodes + "\nMatching, statistics and the JSON schema: docs/compare.md.\n"
+                  "Two trace.json files (lmroof trace --out DIR): the change per class and per op shape, text, json\n"
+                  "(lmroof.trace-compare/2) or markdown, and --html; exit 0, or 2 on bad input (docs/trace.md).");
 
   cli::MergeArgs merge_args;
   auto* merge = app.add_subcommand("merge", "One fleet report across machines: rooflines, pairs per machine, claims x machines");

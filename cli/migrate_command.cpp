@@ -4,6 +4,7 @@
 // never supplies a missing catalogue itself (it links no registry): it refuses such a
 // file with one line that names this command. Costs are not migrated: every bench.json
 // lmroof has written records them as counters, and the analysis refuses a run without.
+// A trace.json of schema lmroof.trace/1 becomes lmroof.trace/2 (trace_command.cpp: migrate_trace).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -52,6 +53,7 @@ void refuse_what_analyze_would_refuse(const std::string& migrated, const std::st
 int migrate(const MigrateArgs& args) {
   namespace ctx = model::context;
   check_output_file(args.out, {args.bench_json, formats::kernel_traces_path(args.bench_json)});
+  if (is_trace_json(args.bench_json)) return migrate_trace(args);  // an older lmroof trace's trace.json
   const std::string file = args.bench_json.string();
   const std::string text = model::read_text_file(args.bench_json);
   const nlohmann::json doc = bench_json_value(text, file);

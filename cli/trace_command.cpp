@@ -22,17 +22,20 @@
 #include "analysis/predict/measured_device.h"
 #include "analysis/formats/file_names.h"
 #include "bench/memory_budget.h"
+#include "analysis/trace/fusion_check.h"
 #include "analysis/trace/trace_analysis.h"
 #include "analysis/trace/trace_compare.h"
 #include "analysis/trace/trace_document.h"
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
+#include "analysis/trace/trace_schema.h"
 #include "analysis/trace/what_if.h"
 #include "cli/commands.h"
 #include "reports/text/terminal_text.h"
 #include "reports/text/claims_text.h"
 #include "reports/text/trace_text.h"
 #include "reports/text/what_if_text.h"
+#include "reports/trace_compare_report.h"
 #include "reports/trace_report.h"
 
 namespace lmroof::cli {
@@ -170,8 +173,12 @@ std::vector<std::pair<predict::Device, std::string>> what_if_targets(const std::
 nlohmann::json read_trace_json(const std::filesystem::path& path) {
   require_complete_set(path.parent_path());  // as for a results.json (issue 47, defect 16)
   const nlohmann::json doc = model::read_json_file(path);
-  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "lmroof.trace/1")
-    throw model::InputError(fmt::format("{}: schema: not an lmroof trace.json (lmroof.trace/1)", path.string()));
+  if (doc.is_object() && doc.contains("schema") && doc["schema"] == lt::kTraceSchemaV1)
+    throw model::InputError(fmt::format("{}: schema: {} was written by an older lmroof; `lmroof migrate {} -o NEW.json` "
+                                        "writes it as {}",
+                                        path.string(), lt::kTraceSchemaV1, path.string(), lt::kTraceSchema));
+  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != lt::kTraceSchema)
+    throw model::InputError(fmt::format("{}: schema: not an lmroof trace.json ({})", path.string(), lt::kTraceSchema));
   lt::require_trace_document(doc, path.string());
   return doc;
 }
@@ -182,7 +189,8 @@ bool is_trace_json(const std::filesystem::path& path) {
   // By its schema field; anything unreadable is left to the results reader's message.
   try {
     const nlohmann::json doc = model::read_json_file(path);
-    return doc.is_object() && doc.contains("schema") && doc["schema"] == "lmroof.trace/1";
+    // An older version too, so that check and compare say how to migrate it.
+    return doc.is_object() && doc.contains("schema") && (doc["schema"] == lt::kTraceSchema || doc["schema"] == lt::kTraceSchemaV1);
   } catch (const std::exception&) {
     return false;
   }
@@ -209,7 +217,11 @@ int trace_command(const TraceArgs& args) {
   // Roofs: the table, a flag, or measured ceilings.
   const std::vector<predict::Device> table = predict::load_device_file(predict::bundled_devices_file());
   std::optional<predict::Device> measured;
-  if (!args.ceilings.empty()) measured = measured_device(args.ceilings, "--ceilings");
+  std::optional<nlohmann::json> fusion_check;  // the fix-first fusion estimate on the ceilings' own fused pairs
+  if (!args.ceilings.empty()) {
+    measured = measured_device(args.ceilings, "--ceilings");  // the file is a results.json: it loads
+    fusion_check = lt::to_json(lt::check_fusion_estimate(model::load_results(args.ceilings), *measured), args.ceilings.string());
+  }
   if (!args.device.empty() && measured) throw model::InputError("--device and --ceilings: give one of them");
   if (!args.device.empty()) {  // an unknown name fails now, before any reading
     lt::TraceFile empty;
@@ -259,6 +271,7 @@ int trace_command(const TraceArgs& args) {
     doc["what_if"] = nlohmann::json::array();
     for (const auto& w : merged_what_ifs) doc["what_if"].push_back(lt::what_if_json(w));
   }
+  if (fusion_check) doc["fix_first_check"] = *fusion_check;
   std::vector<model::ClaimVerdict> verdicts;
   if (!claims.empty()) {
     verdicts = check_trace_claims(claims, read_trace_shares(doc, (args.out / "trace.json").string()));
@@ -304,14 +317,34 @@ int check_trace(const CheckArgs& args) {
   return code;
 }
 
+int migrate_trace(const MigrateArgs& args) {
+  const std::string file = args.bench_json.string();
+  require_complete_set(args.bench_json.parent_path());  // as check and compare
+  const nlohmann::json doc = model::read_json_file(args.bench_json);
+  if (doc["schema"] == lt::kTraceSchema)
+    throw model::InputError(fmt::format("{}: schema: already {}: nothing to migrate", file, lt::kTraceSchema));
+  const nlohmann::json migrated = lt::migrate_trace_v1(doc, file);
+  // What check and compare require of it, before anything is written.
+  lt::require_trace_document(migrated, file);
+  write_file_atomically(args.out, dump_text(migrated, 1) + "\n");
+  std::printf("wrote %s: %s as %s (input_dims and input_types as arrays)\n", report::printable(args.out.string()).c_str(),
+              report::printable(file).c_str(), lt::kTraceSchema);
+  return 0;
+}
+
 int compare_traces(const CompareArgs& args) {
-  if (!args.html.empty()) throw model::InputError("--html: not available when comparing trace.json files; the text, json and markdown formats are");
+  // The page as results' compare --html: checked before anything is read, never an input.
+  if (!args.html.empty()) check_outputs({args.html}, {args.base, args.next});
   const nlohmann::json a = read_trace_json(args.base), b = read_trace_json(args.next);
   const nlohmann::json report = lt::compare_traces(a, b, args.base.string(), args.next.string());
   if (args.format == "json") std::printf("%s\n", dump_text(report, 2).c_str());
   else {
     std::printf("%s", lt::compare_text(report::printable_strings(report), args.format == "markdown").c_str());
     if (report.contains("prediction")) std::printf("\n%s", report::prediction_text(report["prediction"]).c_str());
+  }
+  if (!args.html.empty()) {
+    report::write_trace_compare_html(report, args.html);
+    std::fprintf(stderr, "lmroof compare: wrote %s\n", report::printable(args.html.string()).c_str());
   }
   return 0;
 }

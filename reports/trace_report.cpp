@@ -39,7 +39,7 @@ json roofline_chart(const json& doc) {
     if (f <= 0 || b <= 0) continue;  // no place on a log-log chart (copies: 0 FLOPs)
     const double intensity = f / b;
     lo = std::min(lo, intensity), hi = std::max(hi, intensity);
-    points.push_back({{"op", op["name"]}, {"shapes", op["input_dims"]}, {"types", op["input_types"]}, {"class", op["class"]},
+    points.push_back({{"op", op["name"]}, {"shapes", trace::shapes_text(op["input_dims"])}, {"types", trace::shapes_text(op["input_types"])}, {"class", op["class"]},
                       {"intensity", intensity}, {"flops_per_s", f / op["time_s"].get<double>()},
                       {"time_s", op["time_s"]}, {"time", si(op["time_s"].get<double>(), "s")},
                       {"fraction", pct_or(op["fraction_of_roof"])}, {"bound", op["bound"]}});
@@ -62,18 +62,6 @@ json roofline_chart(const json& doc) {
   return spec;
 }
 
-std::string table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows) {
-  std::string out = "<table>\n<thead><tr>";
-  for (const auto& h : head) out += "<th>" + e(h) + "</th>";
-  out += "</tr></thead>\n<tbody>\n";
-  for (const auto& r : rows) {
-    out += "<tr>";
-    for (const auto& c : r) out += "<td>" + e(c) + "</td>";
-    out += "</tr>\n";
-  }
-  return out + "</tbody>\n</table>\n";
-}
-
 // --what-if: per target, the step and busy time beside the source's, the class table
 // both ways, and the ops whose time changes most, with why.
 std::string what_if_sections(const json& doc) {
@@ -91,7 +79,7 @@ std::string what_if_sections(const json& doc) {
     std::vector<std::vector<std::string>> ops;
     for (const auto& o : w["ops"]) {
       if (ops.size() == 15) break;
-      ops.push_back({o["name"], o["input_dims"], o["class"], s_or(o["source_s"]), s_or(o["predicted_s"]),
+      ops.push_back({o["name"], trace::shapes_text(o["input_dims"]), o["class"], s_or(o["source_s"]), s_or(o["predicted_s"]),
                      o["source_bound"].get<std::string>() + " / " + o["target_bound"].get<std::string>(), o["why"]});
     }
     std::string notes;
@@ -102,14 +90,26 @@ std::string what_if_sections(const json& doc) {
                          "datasheet ratio {}.",
                          w["source_device"].get<std::string>(), w["device"].get<std::string>(), w["origin"].get<std::string>(),
                          s_or(w["naive"]["same_time_busy_s"]), s_or(w["naive"]["datasheet_busy_s"]))) +
-           "</p>\n" + table({"", "source", "predicted", "interval"}, rows) +
-           table({"op", "input dims", "class", "source", "predicted", "bound here / there", "why"}, ops) +
+           "</p>\n" + html_table({"", "source", "predicted", "interval"}, rows) +
+           html_table({"op", "input dims", "class", "source", "predicted", "bound here / there", "why"}, ops) +
            (notes.empty() ? "" : "<ul>" + notes + "</ul>") + "</section>\n";
   }
   return out;
 }
 
 }  // namespace
+
+std::string html_table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "<table>\n<thead><tr>";
+  for (const auto& h : head) out += "<th>" + e(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& r : rows) {
+    out += "<tr>";
+    for (const auto& c : r) out += "<td>" + e(c) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
 
 std::string trace_html(const json& doc) {
   std::vector<Chart> charts;
@@ -156,7 +156,7 @@ std::string trace_html(const json& doc) {
     for (const auto& c : class_table)
       rows.push_back({c["class"], percent(c["flop_share"].get<double>()), percent(c["byte_share"].get<double>()),
                       percent(c["time_share"].get<double>()), pct_or(c["fraction_of_roof"]), si(c["time_s"].get<double>(), "s")});
-    return table({"class", "FLOP share", "byte share", "time share", "fraction of roof", "time"}, rows);
+    return html_table({"class", "FLOP share", "byte share", "time share", "fraction of roof", "time"}, rows);
   };
   std::string other_line;
   if (doc.contains("other") && doc["other"]["time_s"].get<double>() > 0) {
@@ -175,6 +175,8 @@ std::string trace_html(const json& doc) {
              class_rows(doc["classes"]) + "<p>" +
              e(fmt::format("Share of the time whose cost is known: {}.{}", percent(doc["known_cost_time_share"].get<double>()), other_line)) +
              "</p></section>\n";
+  const std::string fusion_check = trace::fusion_check_line(doc);
+  const std::string fusion_check_html = fusion_check.empty() ? "" : "<p id=\"fix-first-check\">" + e(fusion_check) + "</p>\n";
   if (doc.contains("fix_first") && !doc["fix_first"].empty()) {
     rows.clear();
     for (const auto& f : doc["fix_first"])
@@ -182,7 +184,9 @@ std::string trace_html(const json& doc) {
                       si(f["saving_s"].get<double>(), "s"), f["assumption"]});
     content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>What would save the most time, largest saving first; each "
                "estimate states its assumption (docs/trace.md, \"Fix first\").</p>\n" +
-               table({"fix", "where", "now", "after", "saving", "assumption"}, rows) + "</section>\n";
+               html_table({"fix", "where", "now", "after", "saving", "assumption"}, rows) + fusion_check_html + "</section>\n";
+  } else if (!fusion_check_html.empty()) {
+    content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>Nothing to list.</p>\n" + fusion_check_html + "</section>\n";
   }
   if (doc.contains("ivanov_classes"))
     content += "<section id=\"ivanov-classes\"><h2>Grouped as Ivanov et al.</h2>\n<p>Tensor contractions (matmul and "
@@ -198,7 +202,7 @@ std::string trace_html(const json& doc) {
                       si(m["bytes"].get<double>(), "B"), std::to_string(m["kernels"].get<uint64_t>()), pct_or(m["fraction_of_roof"])});
     content += "<section id=\"modules\"><h2>Modules</h2>\n<p>Each kernel under its innermost nn.Module (the trace's "
                "module events, with_stack / with_modules), by module type.</p>\n" +
-               table({"module", "class it gives", "time share", "time", "FLOPs", "bytes", "kernels", "fraction of roof"}, rows) +
+               html_table({"module", "class it gives", "time share", "time", "FLOPs", "bytes", "kernels", "fraction of roof"}, rows) +
                "</section>\n";
   }
   // Top ops
@@ -210,13 +214,13 @@ std::string trace_html(const json& doc) {
     for (const auto& k : op["kernels"]) kernels += (kernels.empty() ? "" : "; ") + k.get<std::string>();
     if (kernels.size() > 80) kernels = kernels.substr(0, 77) + "...";
     const std::string detail = trace::op_row_detail(op);
-    rows.push_back({op["name"], op["input_dims"].get<std::string>() + (detail.empty() ? "" : " (" + detail + ")"), op["input_types"],
+    rows.push_back({op["name"], trace::shapes_text(op["input_dims"]) + (detail.empty() ? "" : " (" + detail + ")"), trace::shapes_text(op["input_types"]),
                     op["class"], std::to_string(op["calls"].get<uint64_t>()),
                     si(op["time_s"].get<double>(), "s"), s_or(op["roof_time_s"]), s_or(op["time_above_roof_s"]),
                     pct_or(op["fraction_of_roof"]), op["bound"], op["note"], kernels});
   }
   content += "<section id=\"top-ops\"><h2>Top ops by time</h2>\n" +
-             table({"op", "input dims", "input types", "class", "calls", "time", "at roof", "above roof", "of roof", "bound", "note",
+             html_table({"op", "input dims", "input types", "class", "calls", "time", "at roof", "above roof", "of roof", "bound", "note",
                     "kernels"},
                    rows) +
              "</section>\n";
@@ -228,12 +232,12 @@ std::string trace_html(const json& doc) {
                e(fmt::format("{} device events ({}) whose launch is not in the trace: work queued before the profiler "
                              "started, or CUDA-graph replays. Counted in the class table by kernel name.",
                              un["kernels"].get<uint64_t>(), si(un["device_time_s"].get<double>(), "s"))) +
-               "</p>\n" + table({"kernel", "time"}, rows) + "</section>\n";
+               "</p>\n" + html_table({"kernel", "time"}, rows) + "</section>\n";
   }
   if (!doc["anomalies"].empty()) {
     rows.clear();
     for (const auto& a : doc["anomalies"]) rows.push_back({a["kind"], std::to_string(a["count"].get<uint64_t>()), a["first"]});
-    content += "<section id=\"anomalies\"><h2>Anomalies (tolerated, counted)</h2>\n" + table({"kind", "count", "first"}, rows) +
+    content += "<section id=\"anomalies\"><h2>Anomalies (tolerated, counted)</h2>\n" + html_table({"kind", "count", "first"}, rows) +
                "</section>\n";
   }
   for (const auto& c : charts) content += chart_section_html(c);
@@ -251,7 +255,7 @@ std::string trace_html(const json& doc) {
     for (const auto& g : doc["idle_gaps"]) rows.push_back({si(g["start_s"].get<double>(), "s"), si(g["duration_s"].get<double>(), "s")});
     content += "<section id=\"idle\"><h2>Largest idle gaps</h2><p>Where no kernel, copy or fill runs on any stream: the host "
                "is the bottleneck.</p>\n" +
-               table({"starts at (from the window's start)", "length"}, rows) + "</section>\n";
+               html_table({"starts at (from the window's start)", "length"}, rows) + "</section>\n";
   }
   if (doc.contains("ranks")) {
     rows.clear();
@@ -265,7 +269,7 @@ std::string trace_html(const json& doc) {
     }
     content += "<section id=\"ranks\"><h2>Ranks</h2>\n<p>Step time: the rank's window over its steps; the slowest rank is "
                "the one with the longest step time.</p>\n" +
-               table({"rank", "file", "device", "step time", "busy", "communication share", "exposed communication"}, rows) +
+               html_table({"rank", "file", "device", "step time", "busy", "communication share", "exposed communication"}, rows) +
                "</section>\n";
   }
   if (doc.contains("claims")) {
@@ -276,7 +280,7 @@ std::string trace_html(const json& doc) {
       if (c.contains("reason") && c["reason"].is_string()) measured += " (" + c["reason"].get<std::string>() + ")";
       rows.push_back({c["id"], c["verdict"], c["expected"], measured});
     }
-    content += "<section id=\"claims\"><h2>Claims</h2>\n" + table({"claim", "verdict", "expected", "measured"}, rows) +
+    content += "<section id=\"claims\"><h2>Claims</h2>\n" + html_table({"claim", "verdict", "expected", "measured"}, rows) +
                "</section>\n";
   }
   content += what_if_sections(doc);

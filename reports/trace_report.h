@@ -7,9 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace lmroof::report {
 
+// A table of plain-text cells, each escaped: the trace pages' tables (this page's and
+// trace_compare_report.h's).
+std::string html_table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows);
 // From the trace.json document (analysis/trace/trace_output.h).
 std::string trace_html(const nlohmann::json& doc);
 

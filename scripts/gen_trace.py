@@ -312,7 +312,7 @@ def expected(a, exp_ops, spans, steps, unattributed, outside, world):
     busy = 0.0 if a.cpu_only else union([(max(s, ss), min(e, se)) for s, e in spans for _, ss, se in steps], lo, hi) * 1e-6
     ops = []
     for (name, dims, types), o in exp_ops.items():
-        ops.append(dict(o, name=name, input_dims=dims, input_types=types))
+        ops.append(dict(o, name=name, input_dims=json.loads(dims), input_types=json.loads(types)))  # trace.json /2: arrays
     return {"window": {"kind": "steps", "step_count": len(steps), "total_s": window, "busy_s": busy,
                        "idle_s": window - busy,
                        "steps": [{"number": n, "duration_s": (e - s) * 1e-6,
@@ -548,7 +548,7 @@ def expected_modules(rows, spans, modules, steps, fusion, a):
               "idle_other_s": idle - host_bound * 1e-6,
               "steps": [{"number": n, "duration_s": (e - s) * 1e-6, "busy_s": b * 1e-6, "host_bound": (e - s - b) > 0.5 * (e - s)}
                         for (n, s, e), b in zip(steps, busy)]}
-    return {"ops": [dict(r, name=k[0], input_dims=k[1], input_types=k[2], module=k[3], input_strides=k[5]) for k, r in rows.items()],
+    return {"ops": [dict(r, name=k[0], input_dims=json.loads(k[1]) if k[1] else None, input_types=json.loads(k[2]) if k[2] else None, module=k[3], input_strides=k[5]) for k, r in rows.items()],
             "classes": classes, "ivanov_classes": ivanov, "modules": modules, "total_time_s": total_time,
             "window": window, "fusion": fusion, "norm_only": a.norm_only, "all_gather": {"message_bytes": 201088 * 2, "bus_factor": 7 / 8}}
 

@@ -9,6 +9,7 @@
 #include "analysis/predict/measured_device.h"
 #include "analysis/trace/fix_first.h"
 #include "analysis/trace/fusion_check.h"
+#include "reports/text/trace_text.h"
 
 namespace lmroof::trace {
 namespace {
@@ -81,6 +82,34 @@ TEST(FusionCheck, OnTheCommittedExampleEveryMemoryBoundFusedPairHasARow) {
   size_t block = 0;
   for (const auto& why : check.left_out) block += why.starts_with("block/") && why.find("not memory-bound") != std::string::npos;
   EXPECT_EQ(block, 4u);
+}
+
+// trace.json's fix_first_check and its one line under the fix-first list: the median of
+// |error| and the signed range, worked here by hand.
+TEST(FusionCheck, TraceJsonHoldsTheMedianAbsoluteErrorAndTheRangeAndTheTextSaysThem) {
+  FusionCheck check;
+  for (const double estimate : {0.9, 1.2, 1.05}) {  // errors -10%, +20%, +5%: |error| 10, 20, 5; median 10%
+    FusionCheckRow row;
+    row.unfused_run = "norm/unfused", row.fused_run = "norm/fused";
+    row.fused_s = 1.0, row.estimate_s = estimate, row.unfused_s = 3, row.unique_bytes = 1e6;
+    check.rows.push_back(row);
+  }
+  check.left_out.push_back("block/unfused: the fused run is not memory-bound");
+  const nlohmann::json j = to_json(check, "r/results.json");
+  EXPECT_NEAR(j["median_abs_error"].get<double>(), 0.10, 1e-12);
+  EXPECT_NEAR(j["min_error"].get<double>(), -0.10, 1e-12);
+  EXPECT_NEAR(j["max_error"].get<double>(), 0.20, 1e-12);
+  EXPECT_EQ(j["rows"].size(), 3u);
+  EXPECT_EQ(j["left_out"].size(), 1u);
+  nlohmann::json doc = {{"fix_first_check", j}};
+  EXPECT_EQ(fusion_check_line(doc), "fusion estimate checked on r/results.json's 3 fused pairs: median |error| 10.0%, from -10.0% to 20.0%");
+  check.rows.pop_back();  // two rows: the median is the mean of the middle two (10% and 20%)
+  EXPECT_NEAR(to_json(check, "r")["median_abs_error"].get<double>(), 0.15, 1e-12);
+  check.rows.clear();
+  doc["fix_first_check"] = to_json(check, "r/results.json");
+  EXPECT_TRUE(doc["fix_first_check"]["median_abs_error"].is_null());
+  EXPECT_EQ(fusion_check_line(doc), "fusion estimate: r/results.json has no memory-bound fused pair to check it on");
+  EXPECT_EQ(fusion_check_line(nlohmann::json::object()), "");
 }
 
 }  // namespace

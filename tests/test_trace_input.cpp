@@ -249,9 +249,10 @@ TEST_F(TraceInput, KeptEventsBeyondTheMemoryBoundAreRefusedWhileReading) {
 // ---- defect 7: trace.json as check and compare read it ----------------------------------------
 
 nlohmann::json a_trace_document() {
-  return nlohmann::json::parse(R"({"schema":"lmroof.trace/1","device":{"name":"H100"},"total_time_s":2,
+  return nlohmann::json::parse(R"({"schema":"lmroof.trace/2","device":{"name":"H100"},"total_time_s":2,
+    "window":{"kind":"steps","step_count":2,"total_s":3},
     "classes":[{"class":"matmul","time_s":1,"flop_share":1,"byte_share":0.5,"time_share":0.5,"fraction_of_roof":null}],
-    "ops":[{"name":"aten::mm","input_dims":"[[2,2]]","input_types":"[\"float\"]","class":"matmul","time_s":1}]})");
+    "ops":[{"name":"aten::mm","input_dims":[[2,2]],"input_types":["float"],"class":"matmul","time_s":1,"roof_time_s":0.5}]})");
 }
 
 std::string document_refusal(const nlohmann::json& doc) {
@@ -283,6 +284,16 @@ TEST(TraceDocument, AMissingOrMistypedFieldIsOneLineNamingFileAndField) {
        "t/trace.json: classes[0].fraction_of_roof: is a string, not a number or null"},
       {[](auto& d) { d["classes"][0].erase("class"); }, "t/trace.json: classes[0].class: missing"},
       {[](auto& d) { d = nlohmann::json::array(); }, "t/trace.json: the top level: is an array, not an object"},
+      {[](auto& d) { d.erase("window"); }, "t/trace.json: window: missing"},
+      {[](auto& d) { d["ops"][0]["input_dims"] = "[[2,2]]"; }, "t/trace.json: ops[0].input_dims: is a string, not an array or null"},
+      {[](auto& d) { d["ops"][0].erase("input_types"); }, "t/trace.json: ops[0].input_types: missing"},
+      {[](auto& d) { d["window"].erase("step_count"); }, "t/trace.json: window.step_count: missing"},
+      {[](auto& d) { d["window"]["total_s"] = -1; }, "t/trace.json: window.total_s: -1 is not a time"},
+      {[](auto& d) { d["window"]["kind"] = 1; }, "t/trace.json: window.kind: is a number, not a string"},
+      {[](auto& d) { d["ops"][0]["roof_time_s"] = "1"; }, "t/trace.json: ops[0].roof_time_s: is a string, not a number or null"},
+      {[](auto& d) { d["ranks"] = nlohmann::json::object(); }, "t/trace.json: ranks: is an object, not an array"},
+      {[](auto& d) { d["ranks"] = {{{"step_time_s", 1}}}; }, "t/trace.json: ranks[0].slowest: missing"},
+      {[](auto& d) { d["ranks"] = {{{"step_time_s", 1}, {"slowest", 1}}}; }, "t/trace.json: ranks[0].slowest: is a number, not a boolean"},
   };
   for (const auto& [edit, want] : cases) {
     nlohmann::json doc = a_trace_document();

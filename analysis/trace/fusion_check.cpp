@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "analysis/trace/fix_first.h"
 
 namespace lmroof::trace {
@@ -38,6 +41,33 @@ FusionCheck check_fusion_estimate(const model::Results& results, const predict::
     out.rows.push_back(row);
   }
   return out;
+}
+
+nlohmann::json to_json(const FusionCheck& check, const std::string& results_file) {
+  using nlohmann::json;
+  json rows = json::array();
+  std::vector<double> abs_errors;
+  double lo = 0, hi = 0;
+  for (const auto& r : check.rows) {
+    const double e = r.error();
+    rows.push_back({{"unfused_run", r.unfused_run}, {"fused_run", r.fused_run}, {"unfused_s", r.unfused_s},
+                    {"fused_s", r.fused_s}, {"unique_bytes", r.unique_bytes}, {"estimate_s", r.estimate_s}, {"error", e}});
+    lo = abs_errors.empty() ? e : std::min(lo, e);
+    hi = abs_errors.empty() ? e : std::max(hi, e);
+    abs_errors.push_back(std::abs(e));
+  }
+  json median = nullptr;
+  if (!abs_errors.empty()) {
+    std::sort(abs_errors.begin(), abs_errors.end());
+    const size_t n = abs_errors.size();
+    median = n % 2 ? abs_errors[n / 2] : (abs_errors[n / 2 - 1] + abs_errors[n / 2]) / 2;
+  }
+  return {{"results", results_file},
+          {"rows", rows},
+          {"median_abs_error", median},
+          {"min_error", rows.empty() ? json(nullptr) : json(lo)},
+          {"max_error", rows.empty() ? json(nullptr) : json(hi)},
+          {"left_out", check.left_out}};
 }
 
 }  // namespace lmroof::trace

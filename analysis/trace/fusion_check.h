@@ -7,6 +7,8 @@
 // (predict::device_from_results, as `trace --ceilings` uses them), against the fused run's
 // measured median. Only fused runs lmroof judges memory-bound: the estimate is a memory
 // pass and says nothing of a GEMM-bound block.
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -30,5 +32,11 @@ struct FusionCheck {
 };
 
 FusionCheck check_fusion_estimate(const model::Results& results, const predict::Device& device);
+
+// trace.json's fix_first_check (`lmroof trace --ceilings RESULTS.json`): `results` (the
+// file), rows[] {unfused_run, fused_run, unfused_s, fused_s, unique_bytes, estimate_s,
+// error}, median_abs_error (the median of |error|), min_error and max_error (signed),
+// each null without rows, and left_out[].
+nlohmann::json to_json(const FusionCheck& check, const std::string& results_file);
 
 }  // namespace lmroof::trace

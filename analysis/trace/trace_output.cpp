@@ -1,5 +1,7 @@
 #include "analysis/trace/trace_output.h"
 
+#include "analysis/trace/trace_schema.h"
+
 #include "analysis/trace/fix_first.h"
 
 #include <fmt/format.h>
@@ -184,7 +186,7 @@ std::vector<RankWarning> rank_warnings(const std::vector<TraceAnalysis>& ranks) 
 nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>& ranks) {
   using nlohmann::json;
   json doc;
-  doc["schema"] = "lmroof.trace/1";
+  doc["schema"] = kTraceSchema;
   json files = json::array();
   for (const auto& r : ranks) files.push_back(r.file);
   doc["files"] = files;
@@ -235,8 +237,8 @@ nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>&
   for (const auto& op : a.ops) {
     json o;
     o["name"] = op.name;
-    o["input_dims"] = op.input_dims;
-    o["input_types"] = op.input_types;
+    o["input_dims"] = shapes_json(op.input_dims);
+    o["input_types"] = shapes_json(op.input_types);
     o["input_strides"] = op.input_strides.empty() ? json(nullptr) : json(op.input_strides);
     if (op.fastest_call_s && op.slowest_call_s) o["call_time_range_s"] = {*op.fastest_call_s, *op.slowest_call_s};
     o["calls"] = op.calls;

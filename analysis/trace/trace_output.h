@@ -1,5 +1,5 @@
 #pragma once
-// What `lmroof trace` prints and writes: trace.json (schema lmroof.trace/1,
+// What `lmroof trace` prints and writes: trace.json (schema lmroof.trace/2,
 // docs/trace.schema.json) and trace.csv (one row per op shape); the terminal summary
 // is reports/text/trace_text.h. Several ranks are summed into one table with a per-rank list.
 #include <nlohmann/json.hpp>

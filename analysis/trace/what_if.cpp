@@ -1,5 +1,7 @@
 #include "analysis/trace/what_if.h"
 
+#include "analysis/trace/trace_schema.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,13 +41,9 @@ std::string op_label(const OpRetime& r) { return r.input_dims.empty() ? r.name :
 
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
-// An op's input_dims or input_types as one text whether trace.json holds it as JSON text
-// or as an array, so that a prediction and a measured trace.json match.
-std::string shape_key(const nlohmann::json& v) {
-  if (!v.is_string()) return v.dump();
-  const auto parsed = nlohmann::json::parse(v.get<std::string>(), nullptr, false);
-  return parsed.is_discarded() ? v.get<std::string>() : parsed.dump();
-}
+// An op's input_dims or input_types (trace.json /2: an array or null) as one text, to match
+// a prediction's ops with a measured trace.json's.
+std::string shape_key(const nlohmann::json& v) { return v.dump(); }
 
 // The three replays (point, low, high) of the window's kernels.
 struct Replay {
@@ -388,7 +386,7 @@ nlohmann::json what_if_json(const WhatIf& w) {
   for (const auto& r : w.ops) {
     if (r.source_s <= 0) continue;
     // Grouped by what they say: the shape, its time on each side, its bounds and why.
-    ops.push_back({{"name", r.name}, {"input_dims", r.input_dims}, {"input_types", r.input_types},
+    ops.push_back({{"name", r.name}, {"input_dims", shapes_json(r.input_dims)}, {"input_types", shapes_json(r.input_types)},
                    {"class", std::string(to_string(r.op_class))}, {"calls", r.calls},
                    {"source_s", r.source_s}, {"predicted_s", r.predicted_s}, {"low_s", r.low_s}, {"high_s", r.high_s},
                    {"source_bound", r.source_bound}, {"target_bound", r.target_bound},
@@ -486,7 +484,7 @@ nlohmann::json prediction_versus_measured(const nlohmann::json& base, const nloh
   std::sort(matched.begin(), matched.end(), [](const auto& x, const auto& y) { return x.second.second > y.second.second; });
   json op_rows = json::array();
   for (const auto& [k, t] : matched)
-    op_rows.push_back({{"name", std::get<0>(k)}, {"input_dims", std::get<1>(k)}, {"input_types", std::get<2>(k)},
+    op_rows.push_back({{"name", std::get<0>(k)}, {"input_dims", json::parse(std::get<1>(k))}, {"input_types", json::parse(std::get<2>(k))},
                        {"predicted_s", t.first}, {"measured_s", t.second}, {"error", (t.first - t.second) / t.second}});
   out["ops"] = op_rows;
   return out;

@@ -47,6 +47,19 @@ std::string op_row_detail(const nlohmann::json& op) {
   return out;
 }
 
+std::string fusion_check_line(const nlohmann::json& doc) {
+  if (!doc.contains("fix_first_check")) return "";
+  const auto& c = doc["fix_first_check"];
+  const std::string file = c["results"].get<std::string>();
+  if (c["rows"].empty()) return fmt::format("fusion estimate: {} has no memory-bound fused pair to check it on", file);
+  const size_t n = c["rows"].size();
+  return fmt::format("fusion estimate checked on {}'s {} fused pair{}: median |error| {}, from {} to {}", file, n, n == 1 ? "" : "s",
+                     numbers::percent(c["median_abs_error"].get<double>()), numbers::percent(c["min_error"].get<double>()),
+                     numbers::percent(c["max_error"].get<double>()));
+}
+
+std::string shapes_text(const nlohmann::json& shapes) { return shapes.is_null() ? std::string() : shapes.dump(); }
+
 std::string to_text(const nlohmann::json& doc, bool markdown) {
   using numbers::percent;
   using numbers::si;
@@ -124,8 +137,12 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
                          f["target"].get<std::string>(), si(f["current_s"].get<double>(), "s"), si(f["estimate_s"].get<double>(), "s"),
                          si(f["saving_s"].get<double>(), "s"), f["assumption"].get<std::string>());
     }
-    out += "\n";
   }
+  // The fusion estimate's own error on measured pairs, under the list it qualifies.
+  const bool fixes = doc.contains("fix_first") && !doc["fix_first"].empty();
+  const std::string check = fusion_check_line(doc);
+  if (!check.empty()) out += (markdown ? "\n" : fixes ? "  " : "") + check + "\n";
+  if (fixes || !check.empty()) out += "\n";
   if (doc.contains("modules") && !doc["modules"].empty()) {
     if (markdown) out += "| module | class it gives | time share | time | kernels | fraction of roof |\n|---|---|---:|---:|---:|---:|\n";
     else out += fmt::format("modules by time (innermost nn.Module type):\n  {:<30} {:>14} {:>10} {:>10} {:>8} {:>10}\n", "module",
@@ -152,7 +169,7 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
     if (shown++ == 10) break;
     const std::string at_roof = op["roof_time_s"].is_null() ? "unknown" : si(op["roof_time_s"].get<double>(), "s");
     const std::string above = op["time_above_roof_s"].is_null() ? "unknown" : si(op["time_above_roof_s"].get<double>(), "s");
-    std::string dims = op["input_dims"].get<std::string>();
+    std::string dims = shapes_text(op["input_dims"]);
     if (dims.size() > 48) dims = dims.substr(0, 45) + "...";
     const std::string detail = op_row_detail(op);
     if (markdown)
@@ -199,31 +216,53 @@ std::string to_text(const nlohmann::json& doc, bool markdown) {
   return out;
 }
 
+std::string compare_side_time(const nlohmann::json& seconds) {
+  return seconds.is_null() ? std::string("no steps") : numbers::si(seconds.get<double>(), "s");
+}
+
+std::string compare_ratio(const nlohmann::json& ratio) {
+  return ratio.is_null() ? std::string("-") : numbers::ratio(ratio.get<double>());
+}
+
+std::string compare_fraction_of_roof(const nlohmann::json& fraction) {
+  return fraction.is_null() ? std::string("-") : numbers::percent(fraction.get<double>());
+}
+
 std::string compare_text(const nlohmann::json& r, bool markdown) {
   using numbers::si;
-  auto ratio = [](const nlohmann::json& v) { return v.is_null() ? std::string("new") : numbers::ratio(v.get<double>()); };
-  std::string out = fmt::format("base: {} ({})\nnew:  {} ({})\ntotal time: {} -> {} ({})\n\n", r["base"]["file"].get<std::string>(),
-                                r["base"]["device"].get<std::string>(), r["new"]["file"].get<std::string>(),
-                                r["new"]["device"].get<std::string>(), si(r["total"]["base_s"].get<double>(), "s"),
-                                si(r["total"]["new_s"].get<double>(), "s"), ratio(r["total"]["ratio"]));
+  const auto &base = r["base"], &next = r["new"];
+  auto new_over_base = [](const nlohmann::json& v) { return v.is_null() ? std::string("new") : numbers::ratio(v.get<double>()); };
+  std::string out = fmt::format("base: {} ({})\nnew:  {} ({})\n", base["file"].get<std::string>(), base["device"].get<std::string>(),
+                                next["file"].get<std::string>(), next["device"].get<std::string>());
+  // Step time: the window over its steps (a folder of ranks: its slowest rank's); busy
+  // time: the ops' time summed over the whole window (streams and ranks added up).
+  out += fmt::format("step time: {} -> {} ({})\nbusy time (summed over ops, whole window): {} -> {} ({})\n\n",
+                     compare_side_time(base["step_time_s"]), compare_side_time(next["step_time_s"]),
+                     r["step"].is_null() ? std::string("-") : compare_ratio(r["step"]["ratio"]), si(r["busy"]["base_s"].get<double>(), "s"),
+                     si(r["busy"]["new_s"].get<double>(), "s"), compare_ratio(r["busy"]["ratio"]));
   out += markdown ? "| class | base | new | new/base |\n|---|---:|---:|---:|\n" : fmt::format("{:<14} {:>10} {:>10} {:>9}\n", "class", "base", "new", "new/base");
   for (const auto& c : r["classes"]) {
     if (c["base_s"].get<double>() == 0 && c["new_s"].get<double>() == 0) continue;
     out += markdown ? fmt::format("| {} | {} | {} | {} |\n", c["class"].get<std::string>(), si(c["base_s"].get<double>(), "s"),
-                                  si(c["new_s"].get<double>(), "s"), ratio(c["ratio"]))
+                                  si(c["new_s"].get<double>(), "s"), new_over_base(c["ratio"]))
                     : fmt::format("{:<14} {:>10} {:>10} {:>9}\n", c["class"].get<std::string>(), si(c["base_s"].get<double>(), "s"),
-                                  si(c["new_s"].get<double>(), "s"), ratio(c["ratio"]));
+                                  si(c["new_s"].get<double>(), "s"), new_over_base(c["ratio"]));
   }
-  out += markdown ? "\n| op | shapes | base | new | change |\n|---|---|---:|---:|---:|\n" : "\nlargest changes per op shape:\n";
+  out += markdown ? "\n| op | shapes | base time | new time | change | base: of roof | new: of roof | on |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+                  : fmt::format("\nlargest changes per op shape (time base -> new; fraction of roof base -> new):\n  {:<34} {:<40} {:>10}    {:>10} {:>9}    {:>9}  {}\n",
+                                "op", "shapes", "base time", "new time", "base roof", "new roof", "on");
   int n = 0;
   for (const auto& o : r["ops"]) {
     if (n++ == 15) break;
-    std::string dims = o["input_dims"].get<std::string>();
+    std::string dims = shapes_text(o["input_dims"]);
     if (dims.size() > 40) dims = dims.substr(0, 37) + "...";
-    out += markdown ? fmt::format("| {} | `{}` | {} | {} | {} |\n", o["name"].get<std::string>(), dims, si(o["base_s"].get<double>(), "s"),
-                                  si(o["new_s"].get<double>(), "s"), si(o["delta_s"].get<double>(), "s"))
-                    : fmt::format("  {:<34} {:<40} {:>10} -> {:>10} ({})\n", o["name"].get<std::string>(), dims,
-                                  si(o["base_s"].get<double>(), "s"), si(o["new_s"].get<double>(), "s"), o["status"].get<std::string>());
+    const std::string fa = compare_fraction_of_roof(o["base_fraction_of_roof"]), fb = compare_fraction_of_roof(o["new_fraction_of_roof"]);
+    const std::string status = o["status"] == "both" ? "both sides" : o["status"] == "added" ? "new only" : "base only";
+    out += markdown ? fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", o["name"].get<std::string>(), dims,
+                                  si(o["base_s"].get<double>(), "s"), si(o["new_s"].get<double>(), "s"), si(o["delta_s"].get<double>(), "s"),
+                                  fa, fb, status)
+                    : fmt::format("  {:<34} {:<40} {:>10} -> {:>10} {:>9} -> {:>9}  {}\n", o["name"].get<std::string>(), dims,
+                                  si(o["base_s"].get<double>(), "s"), si(o["new_s"].get<double>(), "s"), fa, fb, status);
   }
   return out;
 }

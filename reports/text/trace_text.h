@@ -18,9 +18,21 @@ std::vector<std::string> rank_warning_lines(const nlohmann::json& doc);
 // What sets an op row apart beyond its name and shapes: "on DEVICE" (ranks on different
 // devices) and "strides S, calls A to B" (a row split by layout, docs/trace.md "Layouts"); "" when neither.
 std::string op_row_detail(const nlohmann::json& op);
+// An op's input_dims or input_types (trace.json: an array, or null where the trace has
+// none) as the text a person reads: "[[2,2],[2,2]]", "" for none.
+std::string shapes_text(const nlohmann::json& shapes);
+// "fusion estimate checked on RESULTS's N fused pairs: median |error| X%, from A% to B%"
+// where trace.json has a fix_first_check (trace --ceilings), else "".
+std::string fusion_check_line(const nlohmann::json& doc);
 // The summary of one trace.json document (analysis/trace/trace_output.h: to_json).
 std::string to_text(const nlohmann::json& doc, bool markdown);
 // The change between two traces (analysis/trace/trace_compare.h: compare_traces).
 std::string compare_text(const nlohmann::json& report, bool markdown);
+// Its cells, shared with the page (reports/trace_compare_report.h): a side's step time
+// ("no steps" where it has none), a new/base ratio ("-" where base is 0), a fraction of
+// the roof ("-" where unknown or the shape is absent on that side).
+std::string compare_side_time(const nlohmann::json& seconds);
+std::string compare_ratio(const nlohmann::json& ratio);
+std::string compare_fraction_of_roof(const nlohmann::json& fraction);
 
 }  // namespace lmroof::trace

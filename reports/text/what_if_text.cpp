@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "analysis/numbers/numbers.h"
+#include "reports/text/trace_text.h"
 
 namespace lmroof::report {
 
@@ -47,7 +48,7 @@ std::string what_if_text(const json& what_if) {
     int n = 0;
     for (const auto& o : w["ops"]) {
       if (n++ == 8) break;
-      std::string label = o["name"].get<std::string>() + " " + o["input_dims"].get<std::string>();
+      std::string label = o["name"].get<std::string>() + " " + trace::shapes_text(o["input_dims"]);
       if (label.size() > 60) label = label.substr(0, 57) + "...";
       out += fmt::format("    {:<60} {} -> {}: {}\n", label, s(o["source_s"]), s(o["predicted_s"]), o["why"].get<std::string>());
     }
@@ -77,7 +78,7 @@ std::string prediction_text(const json& p) {
   int n = 0;
   for (const auto& o : p["ops"]) {
     if (n++ == 10) break;
-    std::string label = o["name"].get<std::string>() + " " + o["input_dims"].get<std::string>();
+    std::string label = o["name"].get<std::string>() + " " + trace::shapes_text(o["input_dims"]);
     if (label.size() > 60) label = label.substr(0, 57) + "...";
     out += fmt::format("  {:<60} predicted {} measured {} ({})\n", label, s(o["predicted_s"]), s(o["measured_s"]), signed_pct(o["error"]));
   }

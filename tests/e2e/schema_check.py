@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks JSON files against a JSON schema's types, enums and required names, recursively,
+"""Checks JSON files against a JSON schema's types, enums, consts and required names, recursively
+(following "$ref": "#/$defs/NAME"),
 without the jsonschema module (the e2e tests run where it is missing).
 
     python3 tests/e2e/schema_check.py SCHEMA.json FILE.json...
@@ -12,7 +13,17 @@ TYPES = {"object": dict, "array": list, "integer": int, "number": (int, float), 
          "null": type(None)}
 
 
+# The schema being checked against, for "$ref": "#/$defs/NAME" (the only references used).
+root = {}
+
+
 def check(value, node, where):
+    if "$ref" in node:
+        prefix = "#/$defs/"
+        assert node["$ref"].startswith(prefix), f"{where}: unsupported $ref {node['$ref']}"
+        node = root["$defs"][node["$ref"][len(prefix):]]
+    if "const" in node:
+        assert value == node["const"], f"{where}: {value!r} != {node['const']!r}"
     want = node.get("type")
     if want is not None:
         allowed = tuple(t for w in (want if isinstance(want, list) else [want])
@@ -36,6 +47,7 @@ def main(argv):
     if len(argv) < 3:
         sys.exit("usage: schema_check.py SCHEMA.json FILE.json...")
     schema = json.load(open(argv[1]))
+    root.update(schema)
     try:
         for path in argv[2:]:
             check(json.load(open(path)), schema, path)

@@ -4,7 +4,8 @@
 # work exactly, on two overlapping streams, queued kernels, a CUDA-graph replay, a
 # CPU-only trace, ROCm naming, an NCCL all-reduce and a two-rank folder; the JSON keeps
 # the names docs/trace.schema.json requires; claims hold and fail on fixtures built for
-# each; compare reads two trace.json files; bad input is one line and exit 2.
+# each; compare reads two trace.json files (step and busy time, fraction of roof per
+# side, --html); bad input is one line and exit 2.
 #   bash tests/e2e/trace_cli.sh PATH/TO/lmroof SOURCE_DIR
 set -uo pipefail
 lmroof=${1:?usage: trace_cli.sh PATH/TO/lmroof SOURCE_DIR}
@@ -101,8 +102,24 @@ PY
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"]["source"]=="measured" and any(o["fraction_of_roof"] is not None for o in d["ops"]), d["device"]' \
   "$tmp/ceil.json" || fail "--ceilings: roofs not measured"
 
+# --ceilings: the fix-first fusion estimate checked on that results.json's own fused pairs
+# (docs/trace.md "The fusion estimate, checked"): in trace.json, in the text and on the page.
+example="$src/docs/examples/2026-12-05-cpu-amd-epyc-zen5-2core/results.json"
+"$lmroof" trace "$tmp/cpu.json" --ceilings "$example" --out "$tmp/o-fcheck" > "$tmp/fcheck.txt" || fail "--ceilings (fusion check) exited $?"
+python3 - "$tmp/o-fcheck/trace.json" "$tmp/fcheck.txt" <<'PY' || fail "fix_first_check"
+import json, statistics, sys
+c = json.load(open(sys.argv[1]))["fix_first_check"]
+assert len(c["rows"]) == 10, len(c["rows"])  # norm: 2 ops x 3 shapes; stability: 4 tricks
+errors = [r["estimate_s"] / r["fused_s"] - 1 for r in c["rows"]]
+assert abs(statistics.median(abs(e) for e in errors) - c["median_abs_error"]) < 1e-12
+assert abs(min(errors) - c["min_error"]) < 1e-12 and abs(max(errors) - c["max_error"]) < 1e-12
+line = [l for l in open(sys.argv[2]) if "fusion estimate checked on" in l]
+assert line and "10 fused pairs: median |error| " in line[0], line
+PY
+grep -q 'id="fix-first-check"' "$tmp/o-fcheck/trace.html" || fail "the page does not say the fusion check"
+
 # --- the JSON names scripts rely on (docs/trace.schema.json's required lists) -------------
-python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" "$tmp/o-mixed/trace.json" ||
+python3 "$src/tests/e2e/schema_check.py" "$src/docs/trace.schema.json" "$tmp/o-gpu/trace.json" "$tmp/o-ranks/trace.json" "$tmp/o-mixed/trace.json" "$tmp/o-fcheck/trace.json" ||
   fail "trace.json does not match the schema"
 python3 -c 'import json,sys; assert "ranks" in json.load(open(sys.argv[1]))' "$tmp/o-ranks/trace.json" || fail "a ranked trace.json has no ranks"
 
@@ -138,9 +155,89 @@ printf 'claims:\n  - id: x\n    statement: s\n    source: x\n    check: {kind: c
 [ "$rc" = 2 ] && grep -q "bad.yaml:5: unknown class 'norms' in the lmroof grouping" "$tmp/err" || fail "a bad claims file: exit $rc, $(cat "$tmp/err")"
 
 # --- compare -----------------------------------------------------------------------------
-"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-heavy/trace.json" --format json > "$tmp/cmp.json" || fail "compare exited $?"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="lmroof.trace-compare/1" and d["classes"] and d["ops"]' \
-  "$tmp/cmp.json" || fail "compare JSON"
+"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" --format json > "$tmp/cmp.json" || fail "compare exited $?"
+# Each side's step time, busy time and fraction of roof per matched op shape, worked
+# again here from the two trace.json files.
+python3 - "$tmp/cmp.json" "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" <<'PY' || fail "compare JSON"
+import json, sys
+d, a, b = (json.load(open(p)) for p in sys.argv[1:4])
+assert d["schema"] == "lmroof.trace-compare/2" and d["classes"] and d["ops"], d.keys()
+for side, t in (("base", a), ("new", b)):
+    w = t["window"]
+    step = w["total_s"] / w["step_count"] if w["kind"] == "steps" and w["step_count"] > 0 else None
+    got = d[side]["step_time_s"]
+    assert (got is None) == (step is None) and (step is None or abs(got - step) <= 1e-12 * step), (side, got, step)
+    assert d[side]["busy_s"] == t["total_time_s"], side
+def by_shape(t):
+    out = {}
+    for o in t["ops"]:
+        k = (o["name"], json.dumps(o["input_dims"]), json.dumps(o["input_types"]))
+        time, roof = out.get(k, (0.0, 0.0))
+        out[k] = (time + o["time_s"], None if roof is None or o["roof_time_s"] is None else roof + o["roof_time_s"])
+    return out
+sa, sb = by_shape(a), by_shape(b)
+matched = 0
+for o in d["ops"]:
+    k = (o["name"], json.dumps(o["input_dims"]), json.dumps(o["input_types"]))
+    for side, shapes in (("base", sa), ("new", sb)):
+        want = None
+        if k in shapes and shapes[k][1] is not None and shapes[k][0] > 0:
+            want = shapes[k][1] / shapes[k][0]
+        got = o[side + "_fraction_of_roof"]
+        assert (got is None) == (want is None) and (want is None or abs(got - want) <= 1e-9 * want), (k, side, got, want)
+    matched += o["status"] == "both" and o["base_fraction_of_roof"] is not None
+assert matched > 0, "no op shape matched with a roof on both sides"
+PY
+mkdir "$tmp/cmp-page"
+"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" --html "$tmp/cmp-page/traces.html" > "$tmp/cmp.txt" 2> "$tmp/cmp.err" ||
+  fail "compare --html exited $? $(cat "$tmp/cmp.err")"
+grep -q "^step time: .* -> " "$tmp/cmp.txt" && grep -q "^busy time (summed over ops, whole window): " "$tmp/cmp.txt" &&
+  ! grep -qi "total time" "$tmp/cmp.txt" || fail "compare text: step and busy time per side: $(head -5 "$tmp/cmp.txt")"
+grep -q "base roof" "$tmp/cmp.txt" || fail "compare text has no fraction of roof per side"
+grep -q "wrote $tmp/cmp-page/traces.html" "$tmp/cmp.err" && [ -s "$tmp/cmp-page/traces.html" ] || fail "compare --html wrote no page"
+for id in sides classes ops chart-trace-compare-classes chart-trace-compare-roof; do
+  grep -q "id=\"$id\"" "$tmp/cmp-page/traces.html" || fail "the compare page has no #$id"
+done
+"$lmroof" compare --help | grep -q "trace.json" || fail "compare --help does not name trace.json"
+# --html checked as results' compare --html is: before reading, never an input, never a folder.
+cp "$tmp/o-gpu/trace.json" "$tmp/cmp-page/input.json"; before=$(sha256sum < "$tmp/cmp-page/input.json")
+"$lmroof" compare "$tmp/cmp-page/input.json" "$tmp/o-rocm/trace.json" --html "$tmp/cmp-page/input.json" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "this command's input" "$tmp/err" &&
+  [ "$(sha256sum < "$tmp/cmp-page/input.json")" = "$before" ] || fail "compare --html onto an input: exit $rc, $(cat "$tmp/err")"
+"$lmroof" compare "$tmp/o-gpu/trace.json" "$tmp/o-rocm/trace.json" --html "$tmp/cmp-page" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || fail "compare --html onto a folder: exit $rc, $(cat "$tmp/err")"
+
+# --- lmroof.trace/1 (shapes as JSON text in strings): check and compare say to migrate it;
+#     migrate writes it as /2, the document lmroof trace writes now --------------------------
+mkdir "$tmp/v1"
+python3 - "$tmp/o-gpu/trace.json" "$tmp/v1/trace.json" <<'PY' || fail "writing a /1 trace.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "lmroof.trace/2" and any(isinstance(o["input_dims"], list) for o in d["ops"])
+def text(v):
+    return "" if v is None else json.dumps(v)
+d["schema"] = "lmroof.trace/1"
+for rows in [d["ops"]] + [w["ops"] for w in d.get("what_if", [])]:
+    for o in rows:
+        o["input_dims"], o["input_types"] = text(o["input_dims"]), text(o["input_types"])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for cmd in "compare $tmp/v1/trace.json $tmp/o-gpu/trace.json" "check $src/claims/trace-lecture3.yaml $tmp/v1/trace.json"; do
+  "$lmroof" $cmd > /dev/null 2> "$tmp/err"; rc=$?
+  [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "v1/trace.json: schema: lmroof.trace/1 .*lmroof migrate" "$tmp/err" ||
+    fail "$cmd of a /1 file: exit $rc, $(cat "$tmp/err")"
+done
+"$lmroof" migrate "$tmp/v1/trace.json" -o "$tmp/v1/migrated.json" > "$tmp/migrate.txt" 2>&1 || fail "migrate of a /1 trace.json: $(cat "$tmp/migrate.txt")"
+python3 -c 'import json,sys; a, b = (json.load(open(p)) for p in sys.argv[1:3]); assert a == b, [k for k in a if a[k] != b.get(k)]' \
+  "$tmp/v1/migrated.json" "$tmp/o-gpu/trace.json" || fail "the migrated /1 file is not the /2 document lmroof trace wrote"
+"$lmroof" compare "$tmp/v1/migrated.json" "$tmp/o-gpu/trace.json" > /dev/null || fail "compare of a migrated file exited $?"
+"$lmroof" migrate "$tmp/v1/migrated.json" -o "$tmp/v1/again.json" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "already lmroof.trace/2: nothing to migrate" "$tmp/err" || fail "migrate of a /2 file: exit $rc, $(cat "$tmp/err")"
+json_text=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ops"][0]["input_dims"]="[[2,"; print(json.dumps(d))' "$tmp/v1/trace.json")
+printf '%s' "$json_text" > "$tmp/v1/bad.json"
+"$lmroof" migrate "$tmp/v1/bad.json" -o "$tmp/v1/bad-out.json" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "bad.json: ops\[0\].input_dims: is not the JSON text of an array" "$tmp/err" &&
+  [ ! -e "$tmp/v1/bad-out.json" ] || fail "migrate of a bad /1 field: exit $rc, $(cat "$tmp/err")"
 
 # --- bad input: one line naming the file and place, exit 2, nothing written ---------------
 bad() {  # bad NAME EXPECTED-TEXT ARGS...

@@ -15,7 +15,13 @@ def close(a, b, what):
     assert abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-12), f"{what}: got {a!r}, want {b!r}"
 
 
+def shapes(v):
+    """An op's input_dims or input_types (trace.json /2: an array, or null) as one hashable key."""
+    return json.dumps(v, separators=(",", ":"))
+
+
 def check(doc, exp, label=""):
+    assert doc["schema"] == "lmroof.trace/2", f"{label}schema {doc['schema']}"
     w, ew = doc["window"], exp["window"]
     assert w["kind"] == ew["kind"], f"{label}window.kind {w['kind']}"
     assert w["step_count"] == ew["step_count"], f"{label}steps {w['step_count']} != {ew['step_count']}"
@@ -29,9 +35,9 @@ def check(doc, exp, label=""):
     check_communication(doc["communication"], exp["communication"], label)
     assert doc["unattributed"]["kernels"] == exp["unattributed"]["kernels"], f"{label}unattributed kernels"
     close(doc["unattributed"]["device_time_s"], exp["unattributed"]["device_time_s"], f"{label}unattributed time")
-    ops = {(o["name"], o["input_dims"], o["input_types"]): o for o in doc["ops"]}
+    ops = {(o["name"], shapes(o["input_dims"]), shapes(o["input_types"])): o for o in doc["ops"]}
     for e in exp["ops"]:
-        key = (e["name"], e["input_dims"], e["input_types"])
+        key = (e["name"], shapes(e["input_dims"]), shapes(e["input_types"]))
         assert key in ops, f"{label}op {key} missing; have {list(ops)[:5]}"
         o = ops[key]
         assert o["calls"] == e["calls"], f"{label}{key} calls {o['calls']} != {e['calls']}"
@@ -79,9 +85,10 @@ def check_ranks(doc, exp):
 def check_modules(doc, exp):
     """The --modules fixture: rows per (op, shapes, dtypes, module, class), both class tables, the
     module table, host-step windows with the idle split, and the all_gather's bus bandwidth."""
-    rows = {(o["name"], o["input_dims"], o["input_types"], o["module"] or "", o["class"], o["input_strides"]): o for o in doc["ops"]}
+    rows = {(o["name"], shapes(o["input_dims"]), shapes(o["input_types"]), o["module"] or "", o["class"], o["input_strides"]): o
+            for o in doc["ops"]}
     for e in exp["ops"]:
-        key = (e["name"], e["input_dims"], e["input_types"], e["module"], e["class"], e["input_strides"])
+        key = (e["name"], shapes(e["input_dims"]), shapes(e["input_types"]), e["module"], e["class"], e["input_strides"])
         assert key in rows, f"row {key} missing; have {sorted(rows)}"
         o = rows[key]
         assert o["calls"] == e["calls"], f"{key} calls {o['calls']} != {e['calls']}"

@@ -33,7 +33,9 @@ model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/mo
 # them per target, one at a time, was 270 s of CI's 454 s fuzz stage. Everything is
 # rebuilt when a source or header changed since the targets were last linked.
 results_src=(tests/fuzz/fuzz_results.cpp "${model[@]}")
-bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/results/machine_info.cpp "${model[@]}")
+# machine_info reads the claims' own comparisons recorded in the context (claimed_comparisons).
+bench_src=(tests/fuzz/fuzz_bench.cpp analysis/results/bench_json.cpp analysis/results/machine_info.cpp
+           analysis/model/claimed_comparisons.cpp "${model[@]}")
 # Every file of the claims library but the built-in claims (which read the build's paths):
 # a new check kind or control is fuzzed without an edit here.
 mapfile -t claims_files < <(ls analysis/claims/*.cpp | grep -v claims_builtin)
@@ -107,9 +109,10 @@ python3 scripts/gen_trace.py --out "$corpus_trace/rocm.json.gz" --steps 1 --laye
 # trace.json: a minimal document check and compare accept, and lmroof trace's output of
 # the seed above when an lmroof is built (CI's earlier stages build one).
 corpus_trace_json=$(seed trace_json docs/examples/*/trace.json)
-printf '%s\n' '{"schema":"lmroof.trace/1","device":{"name":"H100 SXM"},"total_time_s":2,"classes":[{"class":"matmul",
-"time_s":1,"flop_share":1,"byte_share":0.5,"time_share":0.5,"fraction_of_roof":null}],"ops":[{"name":"aten::mm",
-"input_dims":"[[2,2],[2,2]]","input_types":"[\"float\"]","class":"matmul","time_s":1}]}' > "$corpus_trace_json/minimal.json"
+printf '%s\n' '{"schema":"lmroof.trace/2","device":{"name":"H100 SXM"},"total_time_s":2,"window":{"kind":"steps",
+"step_count":2,"total_s":3},"classes":[{"class":"matmul","time_s":1,"flop_share":1,"byte_share":0.5,"time_share":0.5,
+"fraction_of_roof":null}],"ops":[{"name":"aten::mm","input_dims":[[2,2],[2,2]],"input_types":["float","float"],
+"class":"matmul","time_s":1,"roof_time_s":0.5}],"ranks":[{"step_time_s":1.5,"slowest":true}]}' > "$corpus_trace_json/minimal.json"
 lmroof_bin=$(ls build-cpu/lmroof build/lmroof build-asan/lmroof 2>/dev/null | head -1 || true)
 if [ -n "$lmroof_bin" ]; then
   "$lmroof_bin" trace "$corpus_trace/gpu.json" --out "$out/trace-seed" >/dev/null 2>&1 &&
