@@ -149,7 +149,8 @@ std::string warnings_section(const Results& results) {
   out += fmt::format("<h2>What this measurement is worth: {} warning{}</h2>\n<ul>\n", warnings.size(),
                      warnings.size() == 1 ? "" : "s");
   for (const auto& w : warnings)
-    out += fmt::format("<li class=\"warning warning-{}\">{}</li>\n", esc(model::to_string(w.kind)), esc(w.text));
+    out += fmt::format("<li class=\"warning warning-{}\" tabindex=\"0\" title=\"{}\">{}</li>\n", esc(model::to_string(w.kind)),
+                       esc(w.text), esc(w.text));
   return out + "</ul>\n</section>\n";
 }
 
