@@ -229,15 +229,17 @@ int run(const RunArgs& args) {
   // before anything runs (a bad pair name or --shape fails here); the runner
   // registers exactly these runs.
   const bench::SuitePlan plan = bench::plan_suite(options.suite);
+  // Locks --out (a second run fails here) and proves it writable, still before measuring,
+  // and before the memory check, which may time the last-level cache (seconds under a
+  // sanitizer): a second run into a busy folder is refused at once.
+  OutputSet outputs(args.out);
+  const std::filesystem::path bench_json = outputs.staged(std::string(formats::kBenchJson));
   bench::check_memory(plan.runs, options.suite.backend);
   options.runs = plan.runs;
   // Every claim on the ratio of two timed runs gets its pair timed in paired rounds,
   // a catalogue comparison or not (issue #45: one estimator for every claim).
   options.suite.claimed_comparisons = plan_claimed_comparisons(claims, plan.runs, options.suite.backend);
 
-  // Locks --out (a second run fails here) and proves it writable, still before measuring.
-  OutputSet outputs(args.out);
-  const std::filesystem::path bench_json = outputs.staged(std::string(formats::kBenchJson));
   // After the lock (which also clears what a killed run left), before measuring.
   if (!filter_selects_a_run(args.benchmark_flags, plan.runs, options.suite.claimed_comparisons))
     throw std::invalid_argument(fmt::format("no benchmark matched {} among the {} runs planned; {} was left as it was",

@@ -48,6 +48,9 @@ err=$(LMROOF_MEMORY_LIMIT=2e8 timeout 60 "$lmroof" run --quick --suite norm --ou
 [ "$rc" = 2 ] || fail "run under a 200 MB limit: exit $rc, expected 2: $err"
 grep -qE "this run would hold up to [0-9.]+ (MB|GB), more than the 200\.0 MB of LMROOF_MEMORY_LIMIT" <<<"$err" \
   || fail "run under a 200 MB limit: $err"
+# The folder is locked before the memory check (a second run is refused at once), and a
+# refusal there leaves no trace: the folder it made is gone.
+[ ! -e "$tmp/o" ] || fail "run under a 200 MB limit: left $tmp/o behind: $(ls -A "$tmp/o")"
 
 # The eager block's H·T² scores and T² mask count (issue 47 #20): at 8192 tokens they
 # alone pass 1 GB, so a 700 MB limit refuses the run before measuring, naming the run;
