@@ -102,8 +102,6 @@ Point place(const model::Run& r) {
   return p;
 }
 
-double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
-double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
 
 // A cache capacity as its datasheet gives it: "48 KiB", "2 MiB", "480 MiB".
 std::string capacity_text(double bytes) {
@@ -123,13 +121,20 @@ std::string level_judged_at(const model::Results& results, const model::Run& r) 
   return results.judged_level(r).value_or("memory");
 }
 
-// Legend order and marks: inner levels first, one shape each.
-const std::vector<std::pair<std::string, std::string>>& level_shapes() {
-  static const std::vector<std::pair<std::string, std::string>> shapes = {
-      {"L1", "circle"}, {"L2", "square"}, {"L3", "triangle-up"}, {"DRAM", "diamond"}, {"HBM", "diamond"},
-      {"memory", "triangle-down"}, {"compute (FP32 FMA)", "cross"}, {"sum of steps", "triangle-right"},
-      {"not judged", "stroke"}};
-  return shapes;
+// Legend order and colours: inner levels first, one colour each (Okabe-Ito, readable by
+// the colour-blind), the same for a level's points, their judged-roof ticks and the
+// level's roof line, so a point is read against the line of its own colour.
+const std::vector<std::pair<std::string, std::string>>& level_colours() {
+  static const std::vector<std::pair<std::string, std::string>> colours = {
+      {"L1", "#0072b2"}, {"L2", "#009e73"}, {"L3", "#e69f00"}, {"DRAM", "#d55e00"}, {"HBM", "#d55e00"},
+      {"memory", "#cc79a7"}, {"compute (FP32 FMA)", "#6f42c1"}, {"sum of steps", "#56b4e9"},
+      {"not judged", "#8c959f"}};
+  return colours;
+}
+std::string level_colour(const std::string& level) {
+  for (const auto& [name, colour] : level_colours())
+    if (name == level) return colour;
+  return "#57606a";
 }
 
 }  // namespace
@@ -165,6 +170,7 @@ json roofline_chart(const model::Results& results) {
         {"variant_order", order.variant_of(r.pair, r.variant)},
         {"shape_label", shape_label(results, r.shape)},
         {"time", num::si(r.time_s.median, "s")},
+        {"time_s", r.time_s.median},
         {"achieved", num::si(p.y_analytic, "FLOP/s")},
         {"intensity", intensity},
         {"bound", r.bound ? std::string(model::to_string(*r.bound)) + "-bound" : std::string(num::kDash)},
@@ -197,7 +203,8 @@ json roofline_chart(const model::Results& results) {
                                                 num::percent(r.predicted->error), r.predicted->bound)
                                   : std::string(num::kDash)},
     });
-    if (r.predicted) y_hi = std::max(y_hi, p.y_analytic * r.time_s.median / r.predicted->time_s);
+    // The axes fit the points and the roofs drawn for them (their ticks); a prediction
+    // or a launch floor far off is clipped, not allowed to stretch the axes by decades.
     if (const auto f = model::sol_fraction(r.judged_against)) y_hi = std::max(y_hi, p.y_analytic / *f);
   }
   if (points.empty()) return nullptr;
@@ -247,117 +254,88 @@ json roofline_chart(const model::Results& results) {
   if (auto* c = ceiling(results.roofs.matrix)) compute.push_back({c, "matrix"});
   std::sort(compute.begin(), compute.end(),
             [](const ComputeRoof& a, const ComputeRoof& b) { return a.ceiling->value > b.ceiling->value; });
-  for (const auto& c : compute) {
-    y_hi = std::max(y_hi, c.ceiling->value);
-    if (bandwidth) x_hi = std::max(x_hi, c.ceiling->value / bandwidth->value);
+  // The top compute roof and its ridge are always on the chart: they give the roofline
+  // its shape even when every run is far below or left of them.
+  if (!compute.empty()) {
+    y_hi = std::max(y_hi, compute.front().ceiling->value);
+    if (bandwidth) x_lo = std::min(x_lo, compute.front().ceiling->value / bandwidth->value),
+                   x_hi = std::max(x_hi, compute.front().ceiling->value / bandwidth->value);
   }
-  const double xmin = decade_floor(x_lo / 2), xmax = decade_ceil(x_hi * 3);
-  const double ymin = decade_floor(y_lo / 2), ymax = decade_ceil(y_hi * 2);
+  // A margin of kAxisMargin on each side (in log space, about a fifth of a decade): the
+  // largest points and the labels of the axes stay inside.
+  constexpr double kAxisMargin = 1.6;
+  const double xmin = x_lo / kAxisMargin, xmax = x_hi * kAxisMargin;
+  const double ymin = y_lo / kAxisMargin, ymax = y_hi * kAxisMargin;
 
-  json roofs = json::array(), labels = json::array(), ridges = json::array();
-  // The sloped roofs' labels sit along their lines. Two roofs close in rate (L2 and L3
-  // at 234 and 198 GB/s, DRAM read and copy_nt at 72 and 80) would put their labels on
-  // top of each other at the same place along the slope, so the labels are placed
-  // after all roofs are known: from the fastest down, each above its line at `base` of
-  // the way along it, but under its line when the roof above is less than 1.6x faster.
-  struct SlopeLabel {
-    size_t index;  // in `labels`
-    double value, x_start, x_end, base;
+  // Every roof is one line (two rows) with its label and colour: its level's colour, the
+  // label in the legend "roofs", never on the data.
+  json roofs = json::array(), ridges = json::array();
+  auto add_roof = [&](const std::string& name, double x_start, double y_start, double x_end, double y_end,
+                      const std::string& dash, const std::string& basis_level, const std::string& label,
+                      const std::string& colour) {
+    for (const auto& [x, y] : {std::pair{x_start, y_start}, std::pair{x_end, y_end}})
+      roofs.push_back({{"roof", name}, {"x", x}, {"y", y}, {"dash", dash}, {"level", basis_level},
+                       {"label", label}, {"colour", colour}});
   };
-  std::vector<SlopeLabel> slope_labels;
-  auto slope_label = [&](json label, double value, double x_start, double x_end, double base) {
-    slope_labels.push_back({labels.size(), value, x_start, x_end, base});
-    labels.push_back(std::move(label));
-  };
-  auto bandwidth_roof = [&](const model::Ceiling& bw, const char* level) {
-    const double x_start = std::max(xmin, ymin / bw.value);
-    const double x_end = compute.empty() ? std::min(xmax, ymax / bw.value)
-                                         : std::min(xmax, compute.front().ceiling->value / bw.value);
-    roofs.push_back({{"roof", bw.name}, {"x", x_start}, {"y", bw.value * x_start}, {"dash", "solid"}, {"level", level}});
-    roofs.push_back({{"roof", bw.name}, {"x", x_end}, {"y", bw.value * x_end}, {"dash", "solid"}, {"level", level}});
-    // Along the slope, a quarter of the way up; the template turns it to the line's angle.
-    slope_label({{"label", std::string_view(level) == "l2" ? fmt::format("{} (L2): {}", bw.name, num::si(bw.value, "B/s"))
-                                                            : fmt::format("DRAM {}: {}", bw.name, num::si(bw.value, "B/s"))},
-                 {"x2", x_end}, {"y2", bw.value * x_end}, {"above", true}, {"align", "left"}, {"level", level}},
-                bw.value, x_start, x_end, 0.25);
-  };
-  if (bandwidth) bandwidth_roof(*bandwidth, "dram");
-  if (l2) bandwidth_roof(*l2, "l2");
-  // A roof per memory level (issue #34, as Intel Advisor and Nsight Compute draw them):
-  // the bandwidth curve's plateaus, or without a curve the CPU cache read ceilings. A
-  // run judged at a level sits under that level's line (its judged roof, the tick above
-  // it, is the curve's rate at its own working set).
-  auto level_roof = [&](const std::string& name, double value) {
+  auto sloped_roof = [&](const std::string& name, double value, const std::string& dash, const std::string& basis_level,
+                         const std::string& label, const std::string& colour) {
     const double x_start = std::max(xmin, ymin / value);
     const double x_end = compute.empty() ? std::min(xmax, ymax / value) : std::min(xmax, compute.front().ceiling->value / value);
     if (!(x_end > x_start)) return;
-    roofs.push_back({{"roof", name}, {"x", x_start}, {"y", value * x_start}, {"dash", "dotted"}, {"level", "memory"}});
-    roofs.push_back({{"roof", name}, {"x", x_end}, {"y", value * x_end}, {"dash", "dotted"}, {"level", "memory"}});
-    slope_label({{"label", fmt::format("{}: {}", name, num::si(value, "B/s"))}, {"x2", x_end}, {"y2", value * x_end},
-                 {"above", true}, {"align", "left"}, {"level", "memory"}},
-                value, x_start, x_end, 0.1);
+    add_roof(name, x_start, value * x_start, x_end, value * x_end, dash, basis_level, label, colour);
+  };
+  const std::string memory_level = results.machine.backend == "cuda" ? "HBM" : "DRAM";
+  if (bandwidth)
+    sloped_roof(bandwidth->name, bandwidth->value, "solid", "dram",
+                fmt::format("{} {}: {}", memory_level, bandwidth->name, num::si(bandwidth->value, "B/s")),
+                level_colour(memory_level));
+  if (l2)
+    sloped_roof(l2->name, l2->value, "solid", "l2", fmt::format("{} (L2): {}", l2->name, num::si(l2->value, "B/s")),
+                level_colour("L2"));
+  // A roof per memory level (issue #34, as Intel Advisor and Nsight Compute draw them):
+  // the bandwidth curve's plateaus, or without a curve the CPU cache read ceilings. A
+  // run judged at a level sits under its own tick, the curve's rate at its working set,
+  // drawn in that level's colour.
+  auto level_roof = [&](const std::string& level, const std::string& name, double value) {
+    sloped_roof(name, value, "dotted", "memory", fmt::format("{}: {}", name, num::si(value, "B/s")), level_colour(level));
   };
   // An unstable curve judged no run (analysis/roofs/curve_agreement.h): the level
   // ceilings the runs were judged at are drawn instead.
   if (results.bandwidth_curve && !results.bandwidth_curve->unstable) {
     for (const auto& l : results.bandwidth_curve->levels)
       if (l.bandwidth > 0)
-        level_roof(l.capacity_bytes ? fmt::format("{} read ({})", l.name, capacity_text(*l.capacity_bytes))
+        level_roof(l.name,
+                   l.capacity_bytes ? fmt::format("{} read ({})", l.name, capacity_text(*l.capacity_bytes))
                                     : fmt::format("{} read", l.name),
                    l.bandwidth);
   } else {
     for (const auto& c : results.ceilings)
       if (c.backend == "cpu" && c.kind == model::CeilingKind::bandwidth && c.value > 0 && c.name.size() == 7 &&
           c.name[0] == 'l' && c.name.substr(2) == "_read")
-        level_roof(fmt::format("L{} read{}", c.name[1], c.cache_bytes ? " (" + capacity_text(*c.cache_bytes) + ")" : ""),
+        level_roof(fmt::format("L{}", c.name[1]),
+                   fmt::format("L{} read{}", c.name[1], c.cache_bytes ? " (" + capacity_text(*c.cache_bytes) + ")" : ""),
                    c.value);
-  }
-  std::sort(slope_labels.begin(), slope_labels.end(),
-            [](const SlopeLabel& a, const SlopeLabel& b) { return a.value > b.value; });
-  double previous_value = 0, previous_fraction = 0;
-  bool previous_above = true;
-  for (const SlopeLabel& l : slope_labels) {
-    double fraction = l.base;
-    bool above = true;
-    if (previous_value > 0 && previous_value < 1.6 * l.value) {
-      // Close below the previous roof: under its own line when the previous label sits
-      // above its line (the gap between them is then the two lines' plus a text line),
-      // else further along the slope.
-      if (previous_above) {
-        above = false, fraction = std::max(fraction, previous_fraction);
-      } else {
-        fraction = std::max(fraction, previous_fraction + 0.35);
-        if (fraction > 0.8) fraction = l.base;  // no room left along the line: back to its place
-      }
-    }
-    const double x_label = l.x_start * std::pow(l.x_end / l.x_start, fraction);
-    labels[l.index]["x"] = x_label;
-    labels[l.index]["y"] = l.value * x_label;
-    labels[l.index]["above"] = above;
-    previous_value = l.value, previous_fraction = fraction, previous_above = above;
   }
   for (size_t i = 0; i < compute.size(); ++i) {
     const model::Ceiling& c = *compute[i].ceiling;
     const std::string dash = compute[i].role == "matrix" ? "dashed" : "solid";
     const double x_start = bandwidth ? std::max(xmin, c.value / bandwidth->value) : xmin;
-    roofs.push_back({{"roof", c.name}, {"x", x_start}, {"y", c.value}, {"dash", dash}, {"level", "all"}});
-    roofs.push_back({{"roof", c.name}, {"x", xmax}, {"y", c.value}, {"dash", dash}, {"level", "all"}});
-    // The highest roof's label sits above its line, the others below theirs: each label
-    // stays beside its own line even when two roofs are close.
-    const bool above = i == 0;
-    labels.push_back({{"label", fmt::format("{} ({}): {}", c.name, compute[i].role, num::si(c.value, "FLOP/s"))},
-                      {"x", xmax}, {"y", c.value}, {"above", above}, {"align", "right"}, {"level", "all"}});
-    if (bandwidth)
-      ridges.push_back({{"x", c.value / bandwidth->value}, {"y", c.value}, {"above", above}, {"level", "all"},
-                        {"label", fmt::format("ridge {} FLOP/B ({} / {})", num::sig(c.value / bandwidth->value), c.name,
-                                              bandwidth->name)}});
+    std::string label = fmt::format("{} ({}): {}", c.name, compute[i].role, num::si(c.value, "FLOP/s"));
+    if (bandwidth) {
+      const std::string ridge = fmt::format("ridge {} FLOP/B ({} / {})", num::sig(c.value / bandwidth->value), c.name,
+                                            bandwidth->name);
+      ridges.push_back({{"x", c.value / bandwidth->value}, {"y", c.value}, {"level", "all"},
+                        {"label", ridge}});
+      label += fmt::format(", ridge {} FLOP/B", num::sig(c.value / bandwidth->value));
+    }
+    add_roof(c.name, x_start, c.value, xmax, c.value, dash, "all", label, level_colour("compute (FP32 FMA)"));
   }
 
   json spec = chart_template("roofline.vl.json");
   // A layer whose dataset is empty makes Vega warn about infinite extents (a results
-  // file without comparisons, ridges or roof labels): such layers are dropped.
+  // file without comparisons, ridges or roofs): such layers are dropped.
   for (const auto& [name, rows] : {std::pair<const char*, const json*>{"arrows", &arrows}, {"ridges", &ridges},
-                                   {"roof_labels", &labels}, {"roofs", &roofs}})
+                                   {"roofs", &roofs}})
     if (rows->empty()) {
       auto& layers = spec["layer"];
       for (auto it = layers.begin(); it != layers.end();)
@@ -373,17 +351,36 @@ json roofline_chart(const model::Results& results) {
         if (it->value("name", "") == layer) it = layers.erase(it);
         else ++it;
     }
-  // The judged level's shapes, in legend order, only those present.
+  // The judged levels' colours, in legend order, only those present: the same scale on
+  // every layer drawn from the points (the template resolves colour per layer, so that
+  // the roofs keep their own legend).
   {
     json domain = json::array(), range = json::array();
-    for (const auto& [level, shape] : level_shapes())
+    for (const auto& [level, colour] : level_colours())
       if (std::any_of(points.begin(), points.end(), [&](const json& p) { return p["judged_level"] == level; }))
-        domain.push_back(level), range.push_back(shape);
+        domain.push_back(level), range.push_back(colour);
     for (auto& layer : spec["layer"])
-      if (layer.value("name", "") == "points") {
-        layer["encoding"]["shape"]["scale"] = {{"domain", domain}, {"range", range}};
+      if (layer.contains("encoding") && layer["encoding"].contains("color") &&
+          layer["encoding"]["color"].value("field", "") == "judged_level")
+        layer["encoding"]["color"]["scale"] = {{"domain", domain}, {"range", range}};
+  }
+  // The roofs' legend: one entry per roof, in its level's colour and its dash.
+  {
+    json domain = json::array(), colours = json::array(), dashes = json::array();
+    const std::map<std::string, json> dash_of = {{"solid", json::array({1, 0})}, {"dashed", json::array({6, 4})},
+                                                 {"dotted", json::array({2, 3})}};
+    for (const auto& row : roofs)
+      if (std::find(domain.begin(), domain.end(), row["label"]) == domain.end())
+        domain.push_back(row["label"]), colours.push_back(row["colour"]), dashes.push_back(dash_of.at(row["dash"]));
+    for (auto& layer : spec["layer"])
+      if (layer.value("name", "") == "roofs") {
+        layer["encoding"]["color"]["scale"] = {{"domain", domain}, {"range", colours}};
+        layer["encoding"]["strokeDash"]["scale"] = {{"domain", domain}, {"range", dashes}};
       }
   }
+  // The axes' domains, fitted above.
+  spec["encoding"]["x"]["scale"]["domain"] = {xmin, xmax};
+  spec["encoding"]["y"]["scale"]["domain"] = {ymin, ymax};
   if (std::none_of(points.begin(), points.end(), [](const json& p) { return !p["y_judged_roof"].is_null(); })) {
     auto& layers = spec["layer"];
     for (auto it = layers.begin(); it != layers.end();)
@@ -393,7 +390,6 @@ json roofline_chart(const model::Results& results) {
   fill_dataset(spec, "points", std::move(points));
   fill_dataset(spec, "arrows", std::move(arrows));
   fill_dataset(spec, "roofs", std::move(roofs));
-  fill_dataset(spec, "roof_labels", std::move(labels));
   fill_dataset(spec, "ridges", std::move(ridges));
   // The bytes bases this results file has, measured first when present.
   json options = {"minimum", "model"}, names = {"minimum bytes", "model bytes"};
@@ -527,15 +523,19 @@ std::vector<Chart> build_charts(const model::Results& results) {
   };
   json roofline = roofline_chart(results);
   add(std::string(model::kRooflineChart), "Roofline",
-      "One point per run at its median time: x is FLOPs per byte, y the achieved FLOP rate; colour is the pair, shape "
-      "the memory level the run is judged at (where its bytes come from: L1, L2, L3 or DRAM; a cross when its FLOPs "
-      "hold it), and the tick above each point is the roof it is judged against (its FLOPs over its time at that "
-      "roof): no run may sit above its tick, and one beyond " +
-          fmt::format("{:.0f}", results.decided().bounds.roof_fault * 100) + "% of it is a measurement fault, outlined in red. An "
-      "arrow leads from each comparison's baseline to its candidate. Solid lines are the DRAM and compute roofs "
-      "measured on this machine, dotted ones the read roof of each memory level; a diamond marks each ridge point (compute roof / bandwidth roof), left of which a run is "
-      "memory-bound. The bytes basis switches what the intensity divides by: the minimum (each input read once, each "
-      "output written once), the cost model's bytes for this implementation, or measured counters when present. Click "
+      "One point per run at its median time: x is FLOPs per byte, y the achieved FLOP rate. A point's colour is the "
+      "level it is judged at (where its bytes come from: L1, L2, L3 or DRAM; compute when its FLOPs hold it), the same "
+      "colour as that level's roof line; its shape is its pair and its size its time. The tick above each point, joined "
+      "to it by a thin line, is the roof it is judged against (its FLOPs over its time at that roof: the bandwidth "
+      "curve's rate at its working set, which may lie between two levels' lines): no run may sit above its tick, and "
+      "one beyond " +
+          fmt::format("{:.0f}", results.decided().bounds.roof_fault * 100) + "% of it is a measurement fault, outlined in red. A "
+      "grey arrow leads from each comparison's baseline to its candidate. Every roof is named, with its figure, in the "
+      "legend: solid lines the DRAM and compute roofs measured on this machine, dotted ones the read roof of each memory "
+      "level; a diamond marks each ridge point (compute roof / bandwidth roof), left of which a run is memory-bound. The "
+      "axes fit the runs and their roofs. The bytes basis switches what the intensity divides by: the minimum (each input "
+      "read once, each output written once), the cost model's bytes for this implementation, or measured counters when "
+      "present. Click "
       "a pair in the legend to show only it; shift+wheel zooms, shift+drag pans, double-click resets.",
       std::move(roofline));
   for (const auto& name : results.pairs_present()) {

@@ -5,7 +5,7 @@
 // holds its data and opens as is in the Vega editor.
 //
 // Each template documents its datasets in its "description"; this file fills them:
-//   roofline.vl.json      points, arrows, roofs, roof_labels, ridges; param basis's options
+//   roofline.vl.json      points, arrows, roofs, ridges; param basis's options
 //   pair.vl.json          runs
 //   block-shares.vl.json  shares
 // A chart whose datasets would be empty is not built (empty log-scale domains make Vega warn).

@@ -639,10 +639,17 @@ std::string machine_section(const Results& results) {
          "<th>source</th><th>roof</th><th>detail</th></tr></thead>\n<tbody>\n";
   for (const auto& c : results.ceilings) {
     std::string detail = c.detail.empty() ? std::string(kDash) : c.detail;
+    // The drift is over all three figures (model::Ceiling::drift): they are printed
+    // together, so the percentage reads against the figures beside it.
     if (const auto drift = c.drift())
-      detail += fmt::format("; best before the suite {}, after it {} ({:.0f}% apart)", si(*c.best_before_suite, c.unit()),
+      detail += fmt::format("; best before the suite {}{}, after it {}: the lowest {:.0f}% below the highest",
+                            si(*c.best_before_suite, c.unit()),
+                            c.best_probed_during_suite
+                                ? fmt::format(", during it {} (the best run's probe, the roof)",
+                                              si(*c.best_probed_during_suite, c.unit()))
+                                : std::string(),
                             si(*c.best_after_suite, c.unit()), 100 * *drift);
-    if (c.best_probed_during_suite)
+    else if (c.best_probed_during_suite)
       detail += fmt::format("; the best run's probe during the suite {} (the roof)", si(*c.best_probed_during_suite, c.unit()));
     out += fmt::format(
         "<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"detail\">{}</td></tr>\n",

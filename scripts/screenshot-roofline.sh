@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The roofline's picture in docs/ (docs/roofline-levels.png, issue #34): a roof per
-# memory level, each run shaped by the level it is judged at and its judged roof as a
+# memory level, each run coloured by the level it is judged at and its judged roof as a
 # tick above it. Renders RESULTS.json (default: the latest committed example) with
 # this build's lmroof and takes #chart-roofline in headless Chromium at 1400x900
 # (tests/e2e/report_layout.mjs checks the page's layout while it takes it).

@@ -7,7 +7,10 @@
 // fraction of a roof; failing claims show measured against expected on the first screen.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -232,9 +235,11 @@ TEST(RooflineLevels, EachLevelIsARoofAndNoRunPlotsAboveItsJudgedRoof) {
   for (const auto& row : spec["datasets"]["roofs"]) roofs.insert(row["roof"].get<std::string>());
   for (const char* name : {"L1 read (48 KiB)", "L2 read (2 MiB)", "L3 read (32 MiB)", "DRAM read"})
     EXPECT_TRUE(roofs.count(name)) << name << " not drawn";
-  std::set<std::string> labels;
-  for (const auto& row : spec["datasets"]["roof_labels"]) labels.insert(row["label"].get<std::string>());
-  EXPECT_TRUE(labels.count("L3 read (32 MiB): 150 GB/s")) << spec["datasets"]["roof_labels"].dump();
+  // Every roof is labelled in the legend, in its level's colour; no text sits on the data.
+  std::map<std::string, std::string> colour_of_label;
+  for (const auto& row : spec["datasets"]["roofs"]) colour_of_label[row["label"]] = row["colour"];
+  ASSERT_TRUE(colour_of_label.count("L3 read (32 MiB): 150 GB/s")) << spec["datasets"]["roofs"].dump();
+  for (const auto& layer : spec["layer"]) EXPECT_NE(layer.value("mark", json::object()).value("type", ""), "text");
   int faults = 0;
   for (const auto& p : spec["datasets"]["points"]) {
     ASSERT_TRUE(p["y_judged_roof"].is_number()) << p["id"];
@@ -245,17 +250,32 @@ TEST(RooflineLevels, EachLevelIsARoofAndNoRunPlotsAboveItsJudgedRoof) {
     EXPECT_LE(p["y_analytic"].get<double>(), p["y_judged_roof"].get<double>() * (1 + 1e-12)) << p["id"];
   }
   EXPECT_EQ(faults, 1);
-  // Each point's shape is the level it is judged at, with a legend that says so.
-  bool shaped = false;
+  // Each point's colour is the level it is judged at, with a legend that says so, and the
+  // same colour as its level's roof line; its shape is its pair.
+  bool coloured = false;
   for (const auto& layer : spec["layer"])
     if (layer.value("name", "") == "points") {
-      const json& shape = layer["encoding"]["shape"];
-      EXPECT_EQ(shape["field"], "judged_level");
-      EXPECT_EQ(shape["scale"]["domain"], json({"L1", "L2", "L3", "DRAM"}));
-      EXPECT_EQ(shape["legend"]["title"], "judged at");
-      shaped = true;
+      const json& colour = layer["encoding"]["color"];
+      EXPECT_EQ(colour["field"], "judged_level");
+      EXPECT_EQ(colour["scale"]["domain"], json({"L1", "L2", "L3", "DRAM"}));
+      EXPECT_EQ(colour["legend"]["title"], "judged at (tick: its roof)");
+      EXPECT_EQ(colour["scale"]["range"][2], colour_of_label.at("L3 read (32 MiB): 150 GB/s"));
+      EXPECT_EQ(layer["encoding"]["shape"]["field"], "pair");
+      EXPECT_EQ(layer["encoding"]["size"]["field"], "time_s");
+      coloured = true;
     }
-  EXPECT_TRUE(shaped);
+  EXPECT_TRUE(coloured);
+  // The axes fit the data: every point and tick inside, the domain within a decade of them.
+  const auto x_domain = spec["encoding"]["x"]["scale"]["domain"], y_domain = spec["encoding"]["y"]["scale"]["domain"];
+  double y_top = 0;
+  for (const auto& p : spec["datasets"]["points"]) {
+    EXPECT_GE(p["x_model"].get<double>(), x_domain[0].get<double>());
+    EXPECT_LE(p["x_model"].get<double>(), x_domain[1].get<double>());
+    EXPECT_GE(p["y_analytic"].get<double>(), y_domain[0].get<double>());
+    EXPECT_LE(p["y_judged_roof"].get<double>(), y_domain[1].get<double>());
+    y_top = std::max(y_top, p["y_judged_roof"].get<double>());
+  }
+  EXPECT_LT(y_domain[1].get<double>(), 10 * std::max(y_top, 200e9));
   bool ticks = false;
   for (const auto& layer : spec["layer"]) ticks |= layer.value("name", "") == "judged_roof";
   EXPECT_TRUE(ticks);
@@ -274,6 +294,27 @@ TEST(RooflineLevels, WithoutACurveTheCacheCeilingsAreDrawn) {
   bool drawn = false;
   for (const auto& row : spec["datasets"]["roofs"]) drawn |= row["roof"] == "L2 read (2 MiB)";
   EXPECT_TRUE(drawn) << spec["datasets"]["roofs"].dump();
+}
+
+// The ceilings table's drift is over the best before the suite, the probe during it and
+// the best after it, and prints all three beside it (issue #45: "61.5 … 60.9 GB/s (44%
+// apart)" left out the probe the 44% came from).
+TEST(RooflineLevels, TheCeilingsTableDriftNamesTheFiguresItComesFrom) {
+  model::Results r = fixture();
+  bool found = false;
+  for (auto& c : r.ceilings)
+    if (c.backend == "cpu" && c.kind == model::CeilingKind::bandwidth && !found) {
+      c.best_before_suite = 61.5e9, c.best_after_suite = 60.9e9, c.best_probed_during_suite = 110e9;
+      c.value = 110e9;
+      found = true;
+    }
+  ASSERT_TRUE(found);
+  decide(r);
+  const std::string html = render_report_html(r);
+  EXPECT_NE(html.find("best before the suite 61.5 GB/s, during it 110 GB/s (the best run&#39;s probe, the roof), after it "
+                      "60.9 GB/s: the lowest 45% below the highest"),
+            std::string::npos)
+      << html.substr(html.find("best before the suite"), 300);
 }
 
 TEST(RooflineLevels, TheRunsTableShowsOneFractionOfARoof) {

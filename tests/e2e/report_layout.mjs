@@ -13,6 +13,8 @@
 //   - the first screen holds the verdict summary and the key-results table;
 //   - the PNG and SVG export buttons produce images (clicked);
 //   - the roofline's bytes-basis switch changes where the points are drawn (clicked);
+//   - every roofline point is drawn at or below its own roof tick (faults excepted) and no
+//     text mark in the plot overlaps a point, under every bytes basis;
 //   - the mouse wheel over the roofline scrolls the page and does not zoom the chart.
 // Exit 0 when all pass, 1 with one line per failure, 77 without Chromium.
 import { spawn } from "node:child_process";
@@ -304,6 +306,46 @@ for (const [width, height] of sizes) {
   else {
     for (const p of basis.picked) { const [want, got] = p.split("="); if (want !== got) fail(label, `clicking '${want}' set basis to '${got}'`); }
     if (basis.distinct < 2) fail(label, "switching the bytes basis did not move any point");
+  }
+  // Each point is drawn at or below the roof drawn for it (its tick, in its level's colour,
+  // the FLOP/s its judged roof allows), a measurement fault (above its roof by more than
+  // 5%, named in the warnings box) excepted; and no text mark in the plot overlaps a point
+  // (the roofs are labelled in the legend). Under every bytes basis.
+  const roofs = await evaluate(`(async () => {
+    const view = window.lmroofViews && window.lmroofViews.roofline;
+    if (!view) return { error: "no roofline view (window.lmroofViews.roofline)" };
+    const walk = (mark, fn) => { fn(mark); for (const item of mark.items || []) for (const child of item.items || []) walk(child, fn); };
+    const inputs = Array.from(document.querySelectorAll("#chart-roofline input[type=radio]"));
+    const problems = [];
+    let checked = 0;
+    for (const input of inputs) {
+      input.click();
+      await new Promise((ok) => setTimeout(ok, 400));
+      const y = view.scale("y");
+      const points = [], ticks = new Map(), texts = [];
+      walk(view.scenegraph().root, (m) => {
+        if (m.name === "points_marks") points.push(...m.items);
+        if (m.name === "judged_roof_marks") for (const t of m.items) ticks.set(t.datum.id, t);
+        if (m.marktype === "text" && m.role === "mark") texts.push(...m.items);
+      });
+      for (const p of points) {
+        const d = p.datum, tick = ticks.get(d.id);
+        if (d.fault || d.y_judged_roof == null) continue;
+        if (input.value !== "l2" && !tick) { problems.push(input.value + ": " + d.id + " has no tick"); continue; }
+        // SVG y grows downwards: the point's centre at or below its roof, 5% (a fault's bound) allowed.
+        if (p.y < y(d.y_judged_roof * 1.05) - 0.5) problems.push(input.value + ": " + d.id + " drawn above its roof");
+        ++checked;
+      }
+      for (const t of texts)
+        for (const p of points)
+          if (t.bounds && p.bounds && t.bounds.intersects(p.bounds)) { problems.push(input.value + ": text '" + t.text + "' over " + p.datum.id); break; }
+    }
+    return { problems, checked };
+  })()`);
+  if (roofs.error) fail(label, roofs.error);
+  else {
+    for (const p of roofs.problems.slice(0, 5)) fail(label, "roofline: " + p);
+    if (roofs.checked === 0) fail(label, "roofline: no point checked against its roof");
   }
   // The mouse wheel over the roofline scrolls the page and leaves the chart's axes alone
   // (zooming needs shift+wheel).
