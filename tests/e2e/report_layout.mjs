@@ -15,6 +15,7 @@
 //   - the roofline's bytes-basis switch changes where the points are drawn (clicked);
 //   - every roofline point is drawn at or below its own roof tick (faults excepted) and no
 //     text mark in the plot overlaps a point, under every bytes basis;
+//   - no chart has a facet panel without a mark, or two value labels overlapping in a panel;
 //   - the mouse wheel over the roofline scrolls the page and does not zoom the chart.
 // Exit 0 when all pass, 1 with one line per failure, 77 without Chromium.
 import { spawn } from "node:child_process";
@@ -342,6 +343,35 @@ for (const [width, height] of sizes) {
     }
     return { problems, checked };
   })()`);
+  // Every chart: no facet panel without a mark, and no two value labels (text marks of
+  // one panel) overlapping.
+  const panels = await evaluate(`(() => {
+    const problems = [];
+    const walk = (mark, fn) => { fn(mark); for (const item of mark.items || []) for (const child of item.items || []) walk(child, fn); };
+    for (const [name, view] of Object.entries(window.lmroofViews || {})) {
+      walk(view.scenegraph().root, (m) => {
+        if (m.name !== "cell" && !(m.role === "scope" && /cell/.test(m.name || ""))) return;
+        m.items.forEach((cell, i) => {
+          let marks = 0;
+          const texts = [];
+          for (const child of cell.items || [])
+            walk(child, (c) => {
+              if (c.role === "mark" && c.marktype !== "group") marks += c.items.length;
+              if (c.role === "mark" && c.marktype === "text") texts.push(...c.items.filter((t) => t.text && String(t.text).trim()));
+            });
+          if (marks === 0) problems.push(name + ": panel " + (i + 1) + " is empty");
+          for (let a = 0; a < texts.length; ++a)
+            for (let b = a + 1; b < texts.length; ++b)
+              if (texts[a].bounds.intersects(texts[b].bounds)) {
+                problems.push(name + ": labels '" + texts[a].text + "' and '" + texts[b].text + "' overlap in panel " + (i + 1));
+                a = texts.length; break;
+              }
+        });
+      });
+    }
+    return problems;
+  })()`);
+  for (const p of panels.slice(0, 6)) fail(label, p);
   if (roofs.error) fail(label, roofs.error);
   else {
     for (const p of roofs.problems.slice(0, 5)) fail(label, "roofline: " + p);
