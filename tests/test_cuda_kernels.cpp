@@ -325,5 +325,26 @@ TEST(CudaTiming, ColdIsNotFasterThanHotForAnL2SizedInput) {
 
 #endif  // LMROOF_WITH_CUDA
 
+// cuBLAS and cuBLASLt are loaded at the first GEMM (kernels/common/cublas_loader.cu),
+// not linked: their host-only calls work without a device, so a CUDA build checks here,
+// GPU or not, that both libraries load and that the forwarded symbols resolve and run.
+TEST(CublasLoader, LoadsBothLibrariesOnFirstUse) {
+#ifndef LMROOF_WITH_CUDA
+  GTEST_SKIP() << "a CPU-only build has no cuBLAS";
+#else
+  EXPECT_STREQ(cublasGetStatusName(CUBLAS_STATUS_SUCCESS), "CUBLAS_STATUS_SUCCESS");
+  EXPECT_NE(std::string(cublasGetStatusString(CUBLAS_STATUS_INVALID_VALUE)), "");
+  cublasLtMatrixLayout_t layout = nullptr;
+  ASSERT_EQ(cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, 4, 3, 4), CUBLAS_STATUS_SUCCESS);
+  int32_t batch = 2;  // the attribute is an int32_t (cublasLt.h)
+  ASSERT_EQ(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(cublasLtMatrixLayoutDestroy(layout), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulPreference_t pref = nullptr;
+  ASSERT_EQ(cublasLtMatmulPreferenceCreate(&pref), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(cublasLtMatmulPreferenceDestroy(pref), CUBLAS_STATUS_SUCCESS);
+#endif
+}
+
 }  // namespace
 }  // namespace lmroof
