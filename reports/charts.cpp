@@ -111,13 +111,14 @@ std::string capacity_text(double bytes) {
 }
 
 // The level a run is judged at, as the roofline's legend names it: its memory level
-// ("L1", "L2", "L3", "DRAM"; GPU "L2", "HBM") when memory-bound, "compute (FP32 FMA)"
+// ("L1", "L2", "L3", "DRAM"; GPU "L2", "HBM") when memory-bound, "compute" (its roof, FP32
+// FMA on a CPU, a tensor-core peak on a GPU, named in the roofs legend and its tooltip)
 // when its FLOPs hold it, "sum of steps" for a composite run, "not judged" without a roof.
 std::string level_judged_at(const model::Results& results, const model::Run& r) {
   const auto& j = r.judged_against;
   if (!j || !j->roof) return "not judged";
   if (j->composite) return "sum of steps";
-  if (j->unit == "FLOP/s") return "compute (FP32 FMA)";
+  if (j->unit == "FLOP/s") return "compute";
   return results.judged_level(r).value_or("memory");
 }
 
@@ -127,9 +128,19 @@ std::string level_judged_at(const model::Results& results, const model::Run& r) 
 const std::vector<std::pair<std::string, std::string>>& level_colours() {
   static const std::vector<std::pair<std::string, std::string>> colours = {
       {"L1", "#0072b2"}, {"L2", "#009e73"}, {"L3", "#e69f00"}, {"DRAM", "#d55e00"}, {"HBM", "#d55e00"},
-      {"memory", "#cc79a7"}, {"compute (FP32 FMA)", "#6f42c1"}, {"sum of steps", "#56b4e9"},
+      {"memory", "#cc79a7"}, {"compute", "#6f42c1"}, {"sum of steps", "#56b4e9"},
       {"not judged", "#8c959f"}};
   return colours;
+}
+// "#rrggbb" with each channel times `factor` (< 1: darker).
+std::string darker(const std::string& colour, double factor) {
+  if (colour.size() != 7 || colour[0] != '#') return colour;
+  std::string out = "#";
+  for (int i = 1; i < 7; i += 2) {
+    const int channel = static_cast<int>(std::stoi(colour.substr(i, 2), nullptr, 16) * factor);
+    out += fmt::format("{:02x}", std::clamp(channel, 0, 255));
+  }
+  return out;
 }
 std::string level_colour(const std::string& level) {
   for (const auto& [name, colour] : level_colours())
@@ -267,15 +278,26 @@ json roofline_chart(const model::Results& results) {
   const double xmin = x_lo / kAxisMargin, xmax = x_hi * kAxisMargin;
   const double ymin = y_lo / kAxisMargin, ymax = y_hi * kAxisMargin;
 
-  // Every roof is one line (two rows) with its label and colour: its level's colour, the
-  // label in the legend "roofs", never on the data.
+  // Every roof is one line (two rows) with its label and colour (its level's): the "roofs"
+  // legend lists them all (the L2 roof's line is drawn only under the L2 bytes basis), so no
+  // label sits on the data. Its dash (solid: the DRAM and compute roofs, dotted: a memory
+  // level's, dashed: the matrix roof) is in the caption.
   json roofs = json::array(), ridges = json::array();
+  // Each roof has a colour of its own, so the legend tells them apart: a second roof of one
+  // level (DRAM read beside copy_nt, the matrix roof beside the vector one) takes its
+  // level's colour darkened.
+  std::map<std::string, std::string> label_of_colour;
+  auto own_colour = [&](std::string colour, const std::string& label) {
+    while (label_of_colour.count(colour) && label_of_colour[colour] != label) colour = darker(colour, 0.75);
+    label_of_colour[colour] = label;
+    return colour;
+  };
   auto add_roof = [&](const std::string& name, double x_start, double y_start, double x_end, double y_end,
                       const std::string& dash, const std::string& basis_level, const std::string& label,
-                      const std::string& colour) {
+                      std::string colour) {
+    colour = own_colour(colour, label);
     for (const auto& [x, y] : {std::pair{x_start, y_start}, std::pair{x_end, y_end}})
-      roofs.push_back({{"roof", name}, {"x", x}, {"y", y}, {"dash", dash}, {"level", basis_level},
-                       {"label", label}, {"colour", colour}});
+      roofs.push_back({{"roof", name}, {"x", x}, {"y", y}, {"dash", dash}, {"level", basis_level}, {"label", label}, {"colour", colour}});
   };
   auto sloped_roof = [&](const std::string& name, double value, const std::string& dash, const std::string& basis_level,
                          const std::string& label, const std::string& colour) {
@@ -328,7 +350,7 @@ json roofline_chart(const model::Results& results) {
                         {"label", ridge}});
       label += fmt::format(", ridge {} FLOP/B", num::sig(c.value / bandwidth->value));
     }
-    add_roof(c.name, x_start, c.value, xmax, c.value, dash, "all", label, level_colour("compute (FP32 FMA)"));
+    add_roof(c.name, x_start, c.value, xmax, c.value, dash, "all", label, level_colour("compute"));
   }
 
   json spec = chart_template("roofline.vl.json");
@@ -364,19 +386,14 @@ json roofline_chart(const model::Results& results) {
           layer["encoding"]["color"].value("field", "") == "judged_level")
         layer["encoding"]["color"]["scale"] = {{"domain", domain}, {"range", range}};
   }
-  // The roofs' legend: one entry per roof, in its level's colour and its dash.
+  // The roofs' legend: one entry per roof, in the colour of its line (the rows' order).
   {
-    json domain = json::array(), colours = json::array(), dashes = json::array();
-    const std::map<std::string, json> dash_of = {{"solid", json::array({1, 0})}, {"dashed", json::array({6, 4})},
-                                                 {"dotted", json::array({2, 3})}};
+    json domain = json::array(), colours = json::array();
     for (const auto& row : roofs)
       if (std::find(domain.begin(), domain.end(), row["label"]) == domain.end())
-        domain.push_back(row["label"]), colours.push_back(row["colour"]), dashes.push_back(dash_of.at(row["dash"]));
+        domain.push_back(row["label"]), colours.push_back(row["colour"]);
     for (auto& layer : spec["layer"])
-      if (layer.value("name", "") == "roofs") {
-        layer["encoding"]["color"]["scale"] = {{"domain", domain}, {"range", colours}};
-        layer["encoding"]["strokeDash"]["scale"] = {{"domain", domain}, {"range", dashes}};
-      }
+      if (layer.value("name", "") == "roofs") layer["encoding"]["color"]["scale"] = {{"domain", domain}, {"range", colours}};
   }
   // The axes' domains, fitted above.
   spec["encoding"]["x"]["scale"]["domain"] = {xmin, xmax};
