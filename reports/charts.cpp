@@ -102,7 +102,6 @@ Point place(const model::Run& r) {
   return p;
 }
 
-
 // A cache capacity as its datasheet gives it: "48 KiB", "2 MiB", "480 MiB".
 std::string capacity_text(double bytes) {
   if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.3g} GiB", bytes / (1024.0 * 1024 * 1024));
@@ -344,11 +343,10 @@ json roofline_chart(const model::Results& results) {
     const double x_start = bandwidth ? std::max(xmin, c.value / bandwidth->value) : xmin;
     std::string label = fmt::format("{} ({}): {}", c.name, compute[i].role, num::si(c.value, "FLOP/s"));
     if (bandwidth) {
-      const std::string ridge = fmt::format("ridge {} FLOP/B ({} / {})", num::sig(c.value / bandwidth->value), c.name,
-                                            bandwidth->name);
-      ridges.push_back({{"x", c.value / bandwidth->value}, {"y", c.value}, {"level", "all"},
-                        {"label", ridge}});
-      label += fmt::format(", ridge {} FLOP/B", num::sig(c.value / bandwidth->value));
+      const double ridge_x = c.value / bandwidth->value;
+      ridges.push_back({{"x", ridge_x}, {"y", c.value}, {"level", "all"},
+                        {"label", fmt::format("ridge {} FLOP/B ({} / {})", num::sig(ridge_x), c.name, bandwidth->name)}});
+      label += fmt::format(", ridge {} FLOP/B", num::sig(ridge_x));
     }
     add_roof(c.name, x_start, c.value, xmax, c.value, dash, "all", label, level_colour("compute"));
   }
