@@ -131,6 +131,48 @@ TEST(ClaimsBound, TheMarginWidensByTheSpreadOfTheRidgesRoofs) {
   EXPECT_EQ(verdict(v, "bound-holds"), "inconclusive");
 }
 
+// A run whose DRAM roof was probed next to it is judged at that ridge, not at the
+// ceilings' (issue 45: a ceiling taken minutes away moved a decode layer from 1.21x to
+// 1.47x the ridge between default runs); a roof the probe does not measure keeps theirs.
+TEST(ClaimsBound, ARunProbedNextToItsRepetitionsIsJudgedAtTheProbedRidge) {
+  model::Results r = small_results();
+  model::Run* run = nullptr;
+  for (auto& x : r.runs)
+    if (x.id.rfind("bias/bias/unfused/", 0) == 0) run = &x;
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->intensity.value, 7.5);  // ceilings' ridge 7: within the margin, inconclusive
+  const double compute = *run->roofline.compute;
+  auto judge = [&] {
+    decide(r);
+    const auto verdicts = check_claims(load_claims(kData / "bound.yaml"), r);
+    for (const auto& v : verdicts)
+      if (v.id == "bound-inconclusive") return v;
+    ADD_FAILURE() << "no verdict";
+    return model::ClaimVerdict{};
+  };
+  EXPECT_EQ(judge().verdict, model::Verdict::inconclusive);
+
+  run->roofline.bandwidth_roof = "copy_nt";
+  run->dram_probe = model::DramProbe{.read = 1e9, .copy_nt = compute / 2, .samples = 3, .copy_nt_best = compute / 3};
+  auto v = judge();
+  EXPECT_EQ(v.verdict, model::Verdict::holds) << v.measured;  // I 7.5 = 2.5x the probed ridge 3
+  EXPECT_NE(v.measured.find("= 2.50x ridge 3.00 (fp32_fma over copy_nt as probed next to the run)"), std::string::npos)
+      << v.measured;
+  ASSERT_EQ(v.evidence.size(), 2u);
+  EXPECT_EQ(v.evidence[1].metric, "roofline.ridge_probed");
+  EXPECT_EQ(v.evidence[1].value, *model::run_metric(*run, "roofline.ridge_probed"));
+
+  run->dram_probe->copy_nt_best.reset();  // a file without the best probe: their median
+  v = judge();
+  EXPECT_NE(v.measured.find("= 3.75x ridge 2.00 (fp32_fma over copy_nt"), std::string::npos) << v.measured;
+
+  run->roofline.bandwidth_roof = "copy";  // ordinary stores are not probed: the ceilings' ridge
+  v = judge();
+  EXPECT_EQ(v.verdict, model::Verdict::inconclusive) << v.measured;
+  EXPECT_EQ(v.measured.find("probed"), std::string::npos) << v.measured;
+  EXPECT_FALSE(model::run_metric(*run, "roofline.ridge_probed"));
+}
+
 TEST(ClaimsFaster, HoldsFailsInconclusiveMissing) {
   const auto v = check_file("faster.yaml");
   for (const auto& [id, c] : v) expect_schema(c);

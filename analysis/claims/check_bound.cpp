@@ -35,7 +35,10 @@ Case bound_case(const Context& ctx, const Run& run) {
   Case c;
   c.tokens = tokens_of(ctx, run);
   const std::optional<double> I = run.intensity.value;
-  const std::optional<double> ridge = run.roofline.ridge;
+  // The ridge as the machine allowed while the run ran, where its DRAM roof was probed
+  // next to it (model::probed_ridge says why), else the ceilings' ridge.
+  const std::optional<double> probed = model::probed_ridge(run);
+  const std::optional<double> ridge = probed ? probed : run.roofline.ridge;
   if (!I || !ridge || *ridge <= 0) {
     c.reason = !I ? fmt::format("run {} has no intensity", run_id(run))
                   : fmt::format("run {} has no ridge point (ceilings not measured)", run_id(run));
@@ -52,14 +55,18 @@ Case bound_case(const Context& ctx, const Run& run) {
     return c;
   }
   c.evidence.push_back(evidence(&run, measured_bytes ? "intensity.measured" : "intensity.model", *I));
-  c.evidence.push_back(evidence(&run, "roofline.ridge", *ridge));
+  c.evidence.push_back(evidence(&run, probed ? "roofline.ridge_probed" : "roofline.ridge", *ridge));
   std::string also;
   if (measured_bytes) {
     c.evidence.push_back(evidence(&run, "intensity.model", run.intensity.model));
     also = fmt::format("; model bytes give {}", num(run.intensity.model));
   }
-  c.measured = fmt::format("I {} FLOP/B{} = {}x ridge {}{}", num(*I), measured_bytes ? " (measured bytes)" : "",
-                           num(rel), num(*ridge), also);
+  c.measured = fmt::format("I {} FLOP/B{} = {}x ridge {}{}{}", num(*I), measured_bytes ? " (measured bytes)" : "",
+                           num(rel), num(*ridge),
+                           probed ? fmt::format(" ({} over {} as probed next to the run)", *run.roofline.compute_roof,
+                                                *run.roofline.bandwidth_roof)
+                                  : "",
+                           also);
   const double spread = ridge_spread(ctx.results, run);
   const double margin = ch.margin + spread;
   const double lo = std::max(0.0, 1 - margin), hi = 1 + margin;

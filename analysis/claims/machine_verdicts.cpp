@@ -39,7 +39,9 @@ struct MachineReason {
 // busy machine (issue 45: decode-layer-memory-bound flipped on such a ridge).
 std::string ridge_reason(const model::Results& results, const model::ClaimVerdict& v) {
   const bool on_ridge = std::any_of(v.evidence.begin(), v.evidence.end(),
-                                    [](const model::Evidence& e) { return e.metric == "roofline.ridge"; });
+                                    [](const model::Evidence& e) {
+                                      return e.metric == "roofline.ridge" || e.metric == "roofline.ridge_probed";
+                                    });
   const auto& m = results.contention;
   if (!on_ridge || !m || !rules::mostly_contended(m->contended, m->repetitions) || results.decided().busy.empty()) return {};
   return fmt::format("{}: its ridge point comes from ceilings measured while {} of {} timed repetitions stayed contended",

@@ -1647,6 +1647,7 @@ const std::vector<std::pair<std::string, Getter>>& metric_table() {
       {"roofline.bandwidth", [](const Run& r) { return r.roofline.bandwidth; }},
       {"roofline.compute", [](const Run& r) { return r.roofline.compute; }},
       {"roofline.ridge", [](const Run& r) { return r.roofline.ridge; }},
+      {"roofline.ridge_probed", [](const Run& r) { return probed_ridge(r); }},
       {"roofline.attainable_flop_per_s", [](const Run& r) { return r.roofline.attainable_flop_per_s; }},
       {"roofline.efficiency", [](const Run& r) { return r.roofline.efficiency; }},
       {"roofline.bandwidth_utilization", [](const Run& r) { return r.roofline.bandwidth_utilization; }},
