@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "analysis/claims/claims.h"
-#include "analysis/claims/trace_shares.h"
 #include "analysis/io/atomic_write.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/output_set.h"
@@ -25,7 +24,7 @@
 #include "analysis/trace/fusion_check.h"
 #include "analysis/trace/trace_analysis.h"
 #include "analysis/trace/trace_compare.h"
-#include "analysis/trace/trace_document.h"
+#include "analysis/model/trace_result.h"
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
 #include "analysis/trace/trace_schema.h"
@@ -170,7 +169,8 @@ std::vector<std::pair<predict::Device, std::string>> what_if_targets(const std::
   return out;
 }
 
-nlohmann::json read_trace_json(const std::filesystem::path& path) {
+// A trace.json lmroof trace wrote, read and checked once (model::read_trace_result).
+model::TraceResult read_trace_json(const std::filesystem::path& path) {
   require_complete_set(path.parent_path());  // as for a results.json (issue 47, defect 16)
   const nlohmann::json doc = model::read_json_file(path);
   if (doc.is_object() && doc.contains("schema") && doc["schema"] == lt::kTraceSchemaV1)
@@ -179,8 +179,7 @@ nlohmann::json read_trace_json(const std::filesystem::path& path) {
                                         path.string(), lt::kTraceSchemaV1, path.string(), lt::kTraceSchema));
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != lt::kTraceSchema)
     throw model::InputError(fmt::format("{}: schema: not an lmroof trace.json ({})", path.string(), lt::kTraceSchema));
-  lt::require_trace_document(doc, path.string());
-  return doc;
+  return model::read_trace_result(doc, path.string());
 }
 
 }  // namespace
@@ -274,7 +273,7 @@ int trace_command(const TraceArgs& args) {
   if (fusion_check) doc["fix_first_check"] = *fusion_check;
   std::vector<model::ClaimVerdict> verdicts;
   if (!claims.empty()) {
-    verdicts = check_trace_claims(claims, read_trace_shares(doc, (args.out / "trace.json").string()));
+    verdicts = check_trace_claims(claims, model::read_trace_result(doc, (args.out / "trace.json").string()));
     doc["claims"] = nlohmann::json::array();
     for (const auto& v : verdicts) doc["claims"].push_back(model::to_json(v));
   }
@@ -303,8 +302,7 @@ int check_trace(const CheckArgs& args) {
   const std::filesystem::path claims_file = args.files[0], trace_file = args.files[1];
   // The claims first: a bad claims file is refused before a large trace.json is read.
   const auto claims = load_claims(claims_file, model::Catalogue{}, ClaimsTarget::trace);
-  const nlohmann::json doc = read_trace_json(trace_file);
-  const auto verdicts = check_trace_claims(claims, read_trace_shares(doc, trace_file.string()));
+  const auto verdicts = check_trace_claims(claims, read_trace_json(trace_file));
   const int code = claims_exit_code(verdicts, args.strict);
   if (args.format == "json") {
     std::printf("%s\n", dump_text(claims_check_json(verdicts, trace_file.string(), claims_file.string(), args.strict), 2).c_str());
@@ -325,7 +323,7 @@ int migrate_trace(const MigrateArgs& args) {
     throw model::InputError(fmt::format("{}: schema: already {}: nothing to migrate", file, lt::kTraceSchema));
   const nlohmann::json migrated = lt::migrate_trace_v1(doc, file);
   // What check and compare require of it, before anything is written.
-  lt::require_trace_document(migrated, file);
+  (void)model::read_trace_result(migrated, file);
   write_file_atomically(args.out, dump_text(migrated, 1) + "\n");
   std::printf("wrote %s: %s as %s (input_dims and input_types as arrays)\n", report::printable(args.out.string()).c_str(),
               report::printable(file).c_str(), lt::kTraceSchema);
@@ -335,8 +333,7 @@ int migrate_trace(const MigrateArgs& args) {
 int compare_traces(const CompareArgs& args) {
   // The page as results' compare --html: checked before anything is read, never an input.
   if (!args.html.empty()) check_outputs({args.html}, {args.base, args.next});
-  const nlohmann::json a = read_trace_json(args.base), b = read_trace_json(args.next);
-  const nlohmann::json report = lt::compare_traces(a, b, args.base.string(), args.next.string());
+  const nlohmann::json report = lt::compare_traces(read_trace_json(args.base), read_trace_json(args.next));
   if (args.format == "json") std::printf("%s\n", dump_text(report, 2).c_str());
   else {
     std::printf("%s", lt::compare_text(report::printable_strings(report), args.format == "markdown").c_str());

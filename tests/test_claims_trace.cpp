@@ -12,7 +12,7 @@
 #include <string>
 
 #include "analysis/claims/claims.h"
-#include "analysis/claims/trace_shares.h"
+#include "analysis/model/trace_result.h"
 #include "analysis/model/input_error.h"
 #include "reports/text/claims_text.h"
 
@@ -166,18 +166,21 @@ TEST_F(TraceClaimsOnDisk, TheLecturesTraceClaimsLoad) {
 // ---- the checker ---------------------------------------------------------------------
 
 json trace_doc(bool with_ivanov) {
-  json doc = {{"total_time_s", 0.5},
+  json doc = {{"device", {{"name", "H100"}}},
+              {"total_time_s", 0.5},
+              {"window", {{"kind", "steps"}, {"step_count", 1}, {"total_s", 0.6}}},
+              {"ops", json::array()},
               {"classes",
-               {{{"class", "matmul"}, {"flop_share", 0.99}, {"byte_share", 0.5}, {"time_share", 0.6}, {"fraction_of_roof", 0.2}},
-                {{"class", "normalization"}, {"flop_share", 0.002}, {"byte_share", 0.3}, {"time_share", 0.25}, {"fraction_of_roof", nullptr}}}}};
+               {{{"class", "matmul"}, {"time_s", 0.3}, {"flop_share", 0.99}, {"byte_share", 0.5}, {"time_share", 0.6}, {"fraction_of_roof", 0.2}},
+                {{"class", "normalization"}, {"time_s", 0.125}, {"flop_share", 0.002}, {"byte_share", 0.3}, {"time_share", 0.25}, {"fraction_of_roof", nullptr}}}}};
   if (with_ivanov)
-    doc["ivanov_classes"] = {{{"class", "tensor_contraction"}, {"flop_share", 0.99}, {"byte_share", 0.5}, {"time_share", 0.6}, {"fraction_of_roof", 0.9}},
-                             {{"class", "statistical_normalization"}, {"flop_share", 0.003}, {"byte_share", 0.4}, {"time_share", 0.35}, {"fraction_of_roof", nullptr}}};
+    doc["ivanov_classes"] = {{{"class", "tensor_contraction"}, {"time_s", 0.3}, {"flop_share", 0.99}, {"byte_share", 0.5}, {"time_share", 0.6}, {"fraction_of_roof", 0.9}},
+                             {{"class", "statistical_normalization"}, {"time_s", 0.175}, {"flop_share", 0.003}, {"byte_share", 0.4}, {"time_share", 0.35}, {"fraction_of_roof", nullptr}}};
   return doc;
 }
 
 std::vector<model::ClaimVerdict> check(const std::string& text, const json& doc) {
-  return check_trace_claims(parse_trace_claims(text), read_trace_shares(doc, "trace.json"));
+  return check_trace_claims(parse_trace_claims(text), model::read_trace_result(doc, "trace.json"));
 }
 
 TEST(TraceClaimsCheck, HoldsFailsAndNotMeasuredByTheShareRule) {
@@ -247,7 +250,7 @@ TEST(TraceClaimsCheck, ABadClassTableNamesFileAndField) {
     json doc = trace_doc(true);
     mutate(doc);
     try {
-      read_trace_shares(doc, "trace.json");
+      (void)model::read_trace_result(doc, "trace.json");
       ADD_FAILURE() << expected << ": accepted";
     } catch (const model::InputError& e) {
       EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analysis/model/input_error.h"
-#include "analysis/trace/trace_document.h"
+#include "analysis/model/trace_result.h"
 #include "analysis/trace/trace_schema.h"
 
 namespace {
@@ -23,7 +23,10 @@ json a_v1_document() {
            {"name":"aten::add","input_dims":"[[4], [], []]","input_types":"[\"float\", \"Scalar\", \"Scalar\"]",
             "class":"elementwise","time_s":1,"roof_time_s":null},
            {"name":"nccl:all_reduce","input_dims":"","input_types":"","class":"communication","time_s":0,"roof_time_s":null}],
-    "what_if":[{"ops":[{"name":"aten::mm","input_dims":"[[2, 2], [2, 3]]","input_types":"[\"float\", \"float\"]"}]}]})");
+    "what_if":[{"device":"B200","step_count":2,"busy_s":{"predicted":0.5,"low":0.4,"high":0.7},
+                "naive":{"same_time_busy_s":1,"datasheet_busy_s":0.6},"step_time_s":{"predicted":1.2},
+                "classes":[{"class":"matmul","predicted_s":0.5}],
+                "ops":[{"name":"aten::mm","input_dims":"[[2, 2], [2, 3]]","input_types":"[\"float\", \"float\"]","predicted_s":0.5}]}]})");
 }
 
 std::string refusal(const json& doc) {
@@ -43,7 +46,7 @@ TEST(TraceSchema, AVersionOneFileBecomesVersionTwoWithItsShapesAsArrays) {
   EXPECT_EQ(v2["ops"][1]["input_dims"], json::parse("[[4],[],[]]")) << "a non-tensor argument stays [] as the trace has it";
   EXPECT_TRUE(v2["ops"][2]["input_dims"].is_null()) << "no Input Dims: null, not []";
   EXPECT_EQ(v2["what_if"][0]["ops"][0]["input_dims"], json::parse("[[2,2],[2,3]]"));
-  EXPECT_NO_THROW(lmroof::trace::require_trace_document(v2, "new/trace.json"));
+  EXPECT_NO_THROW((void)lmroof::model::read_trace_result(v2, "new/trace.json"));
   // Everything else as it was.
   json rest = v2, was = a_v1_document();
   for (auto* d : {&rest, &was}) {

@@ -8,9 +8,9 @@
 
 namespace lmroof::claims_detail {
 
-Outcome check_class_share(const Claim& claim, const TraceShares& trace) {
+Outcome check_class_share(const Claim& claim, const model::TraceResult& trace) {
   const Check& ch = claim.check;
-  const TraceClassTable& table = trace.table(ch.grouping);
+  const model::TraceClassTable& table = ch.grouping == Grouping::ivanov ? trace.ivanov_classes : trace.classes;
   Outcome o;
   if (!table.present) {
     o.reason = fmt::format("the trace.json has no {} (the {} grouping): written by an lmroof trace older than it; "
@@ -22,7 +22,7 @@ Outcome check_class_share(const Claim& claim, const TraceShares& trace) {
     o.reason = "the trace has no device time to share out";
     return o;
   }
-  const TraceClassRow* row = table.find(ch.op_class);
+  const model::TraceClassRow* row = table.find(ch.op_class);
   if (!row) {
     std::vector<std::string> present;
     for (const auto& r : table.rows) present.push_back(r.op_class);

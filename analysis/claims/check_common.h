@@ -14,7 +14,7 @@
 
 #include "analysis/claims/claims.h"
 #include "analysis/claims/claims_internal.h"
-#include "analysis/claims/trace_shares.h"
+#include "analysis/model/trace_result.h"
 #include "analysis/claims/verdict_cause.h"
 #include "analysis/model/results_model.h"
 
@@ -131,6 +131,6 @@ Outcome check_ratio(const Context& ctx);
 Outcome check_share(const Context& ctx);
 Outcome check_scaling(const Context& ctx);
 // class_share, against a trace's class tables rather than a Context's results
-Outcome check_class_share(const Claim& claim, const TraceShares& trace);
+Outcome check_class_share(const Claim& claim, const model::TraceResult& trace);
 
 }  // namespace lmroof::claims_detail

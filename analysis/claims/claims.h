@@ -21,6 +21,7 @@
 
 #include "analysis/model/claimed_comparisons.h"
 #include "analysis/model/results_model.h"
+#include "analysis/model/trace_result.h"
 #include "analysis/rules/rules.h"
 
 namespace lmroof {
@@ -165,10 +166,10 @@ std::vector<Claim> parse_claims(const std::string& text, const std::string& file
 // several runs where one is needed).
 std::vector<model::ClaimVerdict> check_claims(const std::vector<Claim>& claims, const model::Results& results);
 
-struct TraceShares;  // analysis/claims/trace_shares.h
 // Checks class_share claims (loaded with ClaimsTarget::trace) against a trace's class
-// tables, one verdict per claim in order, by the same share rule as a run's breakdown.
-std::vector<model::ClaimVerdict> check_trace_claims(const std::vector<Claim>& claims, const TraceShares& trace);
+// tables (trace.json as model::read_trace_result reads it), one verdict per claim in
+// order, by the same share rule as a run's breakdown.
+std::vector<model::ClaimVerdict> check_trace_claims(const std::vector<Claim>& claims, const model::TraceResult& trace);
 
 // The pairs of runs in `planned` (runs not yet measured, with the catalogue's
 // comparisons among them: analysis/results/results.h planned_results) that the claims

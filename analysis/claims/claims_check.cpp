@@ -161,7 +161,7 @@ std::string Range::describe(int digits) const {
   return "any";
 }
 
-std::vector<model::ClaimVerdict> check_trace_claims(const std::vector<Claim>& claims, const TraceShares& trace) {
+std::vector<model::ClaimVerdict> check_trace_claims(const std::vector<Claim>& claims, const model::TraceResult& trace) {
   std::vector<model::ClaimVerdict> out;
   out.reserve(claims.size());
   for (const auto& c : claims) {

@@ -22,38 +22,22 @@ json change(double a, double b) {
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-// A side's time per step (docs/trace.md "Ranks"): one trace's window over its
-// ProfilerStep ranges; a folder of ranks, its slowest rank's (the merged window sums
-// the ranks, so it is no step). None where there are no steps: a capture's length is
-// no step time.
-std::optional<double> step_time(const json& doc) {
-  if (doc.contains("ranks")) {
-    for (const auto& r : doc.at("ranks"))
-      if (r.at("slowest").get<bool>() && r.at("step_time_s").is_number()) return r.at("step_time_s").get<double>();
-    return std::nullopt;
-  }
-  const json& w = doc.at("window");
-  const double steps = w.at("step_count").get<double>();
-  if (w.at("kind") != "steps" || steps < 1) return std::nullopt;
-  return w.at("total_s").get<double>() / steps;
-}
-
-json side(const json& doc, const std::string& file) {
-  return {{"file", file},
-          {"device", doc.at("device").at("name")},
-          {"step_time_s", opt(step_time(doc))},
-          {"steps", doc.at("window").at("step_count")},
-          {"busy_s", doc.at("total_time_s")}};
+json side(const model::TraceResult& t) {
+  return {{"file", t.file},
+          {"device", t.device_name},
+          {"step_time_s", opt(t.step_time_s())},
+          {"steps", t.window.step_count},
+          {"busy_s", t.total_time_s}};
 }
 
 // One op shape's time on one side, and its time at the roof where every row of it has one.
 struct SideTime {
   double time_s = 0, roof_time_s = 0;
   bool present = false, roof_known = true;
-  void add(const json& op) {
+  void add(const model::TraceOpRow& op) {
     present = true;
-    time_s += op.at("time_s").get<double>();
-    if (op.at("roof_time_s").is_number()) roof_time_s += op.at("roof_time_s").get<double>();
+    time_s += op.time_s;
+    if (op.roof_time_s) roof_time_s += *op.roof_time_s;
     else roof_known = false;
   }
   // The fraction of the roof the shape reaches on this side: its time at the roof over
@@ -63,19 +47,17 @@ struct SideTime {
 
 }  // namespace
 
-json compare_traces(const json& base, const json& next, const std::string& base_name, const std::string& next_name) {
+json compare_traces(const model::TraceResult& base, const model::TraceResult& next) {
   json out;
   out["schema"] = "lmroof.trace-compare/2";
-  // Read with at(), never a const operator[] (undefined on an absent key): the
-  // documents passed require_trace_document, and at() keeps any other caller safe.
-  out["base"] = side(base, base_name);
-  out["new"] = side(next, next_name);
-  out["busy"] = change(base.at("total_time_s").get<double>(), next.at("total_time_s").get<double>());
-  const json &step_a = out["base"]["step_time_s"], &step_b = out["new"]["step_time_s"];
-  out["step"] = step_a.is_number() && step_b.is_number() ? change(step_a.get<double>(), step_b.get<double>()) : json(nullptr);
+  out["base"] = side(base);
+  out["new"] = side(next);
+  out["busy"] = change(base.total_time_s, next.total_time_s);
+  const auto step_a = base.step_time_s(), step_b = next.step_time_s();
+  out["step"] = step_a && step_b ? change(*step_a, *step_b) : json(nullptr);
   std::map<std::string, std::pair<double, double>> classes;
-  for (const auto& c : base.at("classes")) classes[c.at("class").get<std::string>()].first = c.at("time_s").get<double>();
-  for (const auto& c : next.at("classes")) classes[c.at("class").get<std::string>()].second = c.at("time_s").get<double>();
+  for (const auto& c : base.classes.rows) classes[c.op_class].first = c.time_s;
+  for (const auto& c : next.classes.rows) classes[c.op_class].second = c.time_s;
   json class_rows = json::array();
   for (const auto& [name, t] : classes) {
     auto row = change(t.first, t.second);
@@ -86,13 +68,13 @@ json compare_traces(const json& base, const json& next, const std::string& base_
   using Key = std::tuple<std::string, std::string, std::string>;
   std::map<Key, std::pair<SideTime, SideTime>> ops;
   std::map<Key, std::string> op_class;
-  for (const auto& [doc, first] : {std::pair(&base, true), std::pair(&next, false)})
-    for (const auto& o : doc->at("ops")) {
+  for (const auto& [side_ops, first] : {std::pair(&base.ops, true), std::pair(&next.ops, false)})
+    for (const auto& o : *side_ops) {
       // The shapes as their JSON text: one key however a side's arrays were written.
-      const Key k{o.at("name"), o.at("input_dims").dump(), o.at("input_types").dump()};
+      const Key k{o.name, o.input_dims.dump(), o.input_types.dump()};
       auto& t = ops[k];
       (first ? t.first : t.second).add(o);
-      op_class[k] = o.at("class");
+      op_class[k] = o.op_class;
     }
   std::vector<std::pair<Key, std::pair<SideTime, SideTime>>> sorted(ops.begin(), ops.end());
   auto delta = [](const std::pair<SideTime, SideTime>& t) { return std::abs(t.second.time_s - t.first.time_s); };

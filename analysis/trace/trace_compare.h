@@ -9,9 +9,11 @@
 
 #include <string>
 
+#include "analysis/model/trace_result.h"
+
 namespace lmroof::trace {
 
-nlohmann::json compare_traces(const nlohmann::json& base, const nlohmann::json& next, const std::string& base_name,
-                              const std::string& next_name);
+// The two sides as model::read_trace_result read them; each side is named by its file.
+nlohmann::json compare_traces(const model::TraceResult& base, const model::TraceResult& next);
 
 }  // namespace lmroof::trace

@@ -34,7 +34,7 @@ json shapes_from_text(const json& v, const std::string& file, const std::string&
 }
 
 void migrate_rows(json& rows, const std::string& file, const std::string& at) {
-  if (!rows.is_array()) return;  // require_trace_document names what is missing
+  if (!rows.is_array()) return;  // model::read_trace_result names what is missing
   for (size_t i = 0; i < rows.size(); ++i) {
     if (!rows[i].is_object()) continue;
     for (const char* key : {"input_dims", "input_types"})

@@ -431,54 +431,47 @@ std::vector<std::pair<std::string, std::vector<std::string>>> what_if_csv_column
   return out;
 }
 
-nlohmann::json prediction_versus_measured(const nlohmann::json& base, const nlohmann::json& next) {
+nlohmann::json prediction_versus_measured(const model::TraceResult& base, const model::TraceResult& next) {
   using nlohmann::json;
-  if (!base.contains("what_if") || !base["what_if"].is_array() || !next.contains("device")) return nullptr;
-  const json& dev = next["device"];
-  std::string measured_name = dev.contains("table_name") && dev["table_name"].is_string() ? dev["table_name"].get<std::string>()
-                              : dev.contains("name") && dev["name"].is_string()          ? dev["name"].get<std::string>()
-                                                                                          : "";
-  const json* prediction = nullptr;
-  for (const auto& w : base["what_if"])
-    if (w.is_object() && w.value("device", "") != "" && predict::same_device_name(w.value("device", ""), measured_name))
-      prediction = &w;
+  const std::string measured_name = next.device_table_name.value_or(next.device_name);
+  const model::TraceWhatIf* prediction = nullptr;
+  for (const auto& w : base.what_if)
+    if (!w.device.empty() && predict::same_device_name(w.device, measured_name)) prediction = &w;
   if (!prediction) return nullptr;
-  const json& p = *prediction;
-  const double steps = std::max<double>(1, next["window"].value("step_count", 0.0) > 0 ? next["window"]["step_count"].get<double>() : 1);
-  const double measured_busy = next["window"].value("busy_s", 0.0) / steps;
+  const model::TraceWhatIf& p = *prediction;
+  const double steps = std::max(1.0, next.window.step_count);
+  const double measured_busy = next.window.busy_s.value_or(0.0) / steps;
   auto error = [&](double predicted) { return measured_busy > 0 ? json((predicted - measured_busy) / measured_busy) : json(nullptr); };
-  const double predicted = p["busy_s"]["predicted"].get<double>();
   json out;
-  out["device"] = p["device"];
+  out["device"] = p.device;
   out["busy_s"] = {{"measured", measured_busy},
-                   {"predicted", predicted},
-                   {"low", p["busy_s"]["low"]},
-                   {"high", p["busy_s"]["high"]},
-                   {"error", error(predicted)},
-                   {"inside_interval", measured_busy >= p["busy_s"]["low"].get<double>() && measured_busy <= p["busy_s"]["high"].get<double>()},
-                   {"same_time_error", error(p["naive"]["same_time_busy_s"].get<double>())},
-                   {"datasheet_error", error(p["naive"]["datasheet_busy_s"].get<double>())}};
-  const double measured_step = next["window"].value("total_s", 0.0) / steps;
-  out["step_time_s"] = {{"measured", measured_step}, {"predicted", p["step_time_s"]["predicted"]}};
+                   {"predicted", p.busy_predicted_s},
+                   {"low", p.busy_low_s},
+                   {"high", p.busy_high_s},
+                   {"error", error(p.busy_predicted_s)},
+                   {"inside_interval", measured_busy >= p.busy_low_s && measured_busy <= p.busy_high_s},
+                   {"same_time_error", error(p.same_time_busy_s)},
+                   {"datasheet_error", error(p.datasheet_busy_s)}};
+  const double measured_step = next.window.total_s / steps;
+  out["step_time_s"] = {{"measured", measured_step}, {"predicted", p.step_predicted_s}};
   // Per class and per op: the prediction's time per step against the measured one's.
-  const double base_steps = std::max<double>(1, p.value("step_count", 1.0));
+  const double base_steps = p.step_count;
   std::map<std::string, std::pair<double, double>> classes;
-  for (const auto& c : p["classes"]) classes[c["class"].get<std::string>()].first = c["predicted_s"].get<double>() / base_steps;
-  for (const auto& c : next["classes"]) classes[c["class"].get<std::string>()].second = c["time_s"].get<double>() / steps;
+  for (const auto& c : p.classes) classes[c.op_class].first = c.predicted_s / base_steps;
+  for (const auto& c : next.classes.rows) classes[c.op_class].second = c.time_s / steps;
   json class_rows = json::array();
   for (const auto& [name, t] : classes)
     if (t.first > 0 || t.second > 0)
       class_rows.push_back({{"class", name}, {"predicted_s", t.first}, {"measured_s", t.second},
                             {"error", t.second > 0 ? json((t.first - t.second) / t.second) : json(nullptr)}});
   out["classes"] = class_rows;
-  std::map<std::tuple<std::string, std::string, std::string>, std::pair<double, double>> ops;
-  auto key_of = [](const json& o) {
-    return std::tuple(o["name"].get<std::string>(), shape_key(o["input_dims"]), shape_key(o["input_types"]));
-  };
-  for (const auto& o : p["ops"]) ops[key_of(o)].first += o["predicted_s"].get<double>() / base_steps;
-  for (const auto& o : next["ops"])
-    if (auto it = ops.find(key_of(o)); it != ops.end()) it->second.second += o["time_s"].get<double>() / steps;
-  std::vector<std::pair<std::tuple<std::string, std::string, std::string>, std::pair<double, double>>> matched;
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, std::pair<double, double>> ops;
+  for (const auto& o : p.ops) ops[Key(o.name, shape_key(o.input_dims), shape_key(o.input_types))].first += o.predicted_s / base_steps;
+  for (const auto& o : next.ops)
+    if (auto it = ops.find(Key(o.name, shape_key(o.input_dims), shape_key(o.input_types))); it != ops.end())
+      it->second.second += o.time_s / steps;
+  std::vector<std::pair<Key, std::pair<double, double>>> matched;
   for (const auto& [k, t] : ops)
     if (t.first > 0 && t.second > 0) matched.emplace_back(k, t);
   std::sort(matched.begin(), matched.end(), [](const auto& x, const auto& y) { return x.second.second > y.second.second; });

@@ -16,6 +16,7 @@
 
 #include "analysis/predict/devices.h"
 #include "analysis/trace/trace_analysis.h"
+#include "analysis/model/trace_result.h"
 
 namespace lmroof::trace {
 
@@ -86,6 +87,6 @@ std::vector<std::pair<std::string, std::vector<std::string>>> what_if_csv_column
 // `compare A/trace.json B/trace.json` where A holds a what_if[] entry for B's device:
 // predicted against measured per class and per op, and the busy time's error beside
 // the two naive answers; null when A holds no prediction for B's device.
-nlohmann::json prediction_versus_measured(const nlohmann::json& base, const nlohmann::json& next);
+nlohmann::json prediction_versus_measured(const model::TraceResult& base, const model::TraceResult& next);
 
 }  // namespace lmroof::trace

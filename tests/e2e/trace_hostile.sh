@@ -171,13 +171,13 @@ expect_error 2 "big-step.json: byte [0-9]+: traceEvents\[[0-9]+\].name: \"Profil
 # --- defect 7: a trace.json missing a field, or of the wrong type ------------------------------
 for field in ops total_time_s classes device; do
   cp "$tmp/o/trace.json" "$tmp/no-$field.json" && json_edit "$tmp/no-$field.json" "del d['$field']"
-  expect_error 2 "no-$field.json: $field: missing" -- compare "$tmp/o/trace.json" "$tmp/no-$field.json"
-  expect_error 2 "no-$field.json: $field: missing" -- check "$tmp/claims.yaml" "$tmp/no-$field.json"
+  expect_error 2 "no-$field.json: /: missing '$field'" -- compare "$tmp/o/trace.json" "$tmp/no-$field.json"
+  expect_error 2 "no-$field.json: /: missing '$field'" -- check "$tmp/claims.yaml" "$tmp/no-$field.json"
 done
 cp "$tmp/o/trace.json" "$tmp/types.json" && json_edit "$tmp/types.json" 'd["ops"][0]["time_s"] = "1"; d["classes"] = {}'
-expect_error 2 "types.json: classes: is an object, not an array" -- compare "$tmp/types.json" "$tmp/o/trace.json"
+expect_error 2 "types.json: /classes: must be an array \\(is an object\\)" -- compare "$tmp/types.json" "$tmp/o/trace.json"
 json_edit "$tmp/types.json" 'd["classes"] = []'
-expect_error 2 "types.json: ops\[0\].time_s: is a string, not a time in seconds" -- check "$tmp/claims.yaml" "$tmp/types.json"
+expect_error 2 "types.json: /ops/0/time_s: must be a number \\(is \"1\"\\)" -- check "$tmp/claims.yaml" "$tmp/types.json"
 
 # --- defect 18: the kept events bounded by the memory available --------------------------------
 LMROOF_MEMORY_LIMIT=20000 expect_error 2 "t.json: byte [0-9]+: traceEvents\[[0-9]+\]: [0-9]+ kept events and strings so far, at [0-9]+ bytes each .* pass the 20.0 kB available" -- \

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "analysis/claims/claims.h"
-#include "analysis/claims/trace_shares.h"
+#include "analysis/model/trace_result.h"
 #include "reports/text/claims_text.h"
 #include "analysis/model/json_input.h"
 #include "analysis/results/findings.h"
@@ -24,20 +24,24 @@ const lmroof::model::Results& fixture() {
   }();
   return results;
 }
-// A trace.json's class tables as lmroof trace writes them: some figures absent (null).
-const lmroof::TraceShares& trace_fixture(bool with_ivanov) {
+// A trace.json's class tables as lmroof trace writes them, read by the one reader: some
+// classes without a roof (fraction_of_roof null), Ivanov's table present or not.
+const lmroof::model::TraceResult& trace_fixture(bool with_ivanov) {
   static const auto make = [](bool ivanov) {
-    nlohmann::json doc = {{"total_time_s", 0.25},
+    nlohmann::json doc = {{"device", {{"name", "H100"}}},
+                          {"total_time_s", 0.25},
+                          {"window", {{"kind", "steps"}, {"step_count", 1}, {"total_s", 0.3}}},
+                          {"ops", nlohmann::json::array()},
                           {"classes",
-                           {{{"class", "matmul"}, {"flop_share", 0.99}, {"byte_share", 0.4}, {"time_share", 0.6}, {"fraction_of_roof", 0.7}},
-                            {{"class", "normalization"}, {"flop_share", 0.002}, {"byte_share", 0.3}, {"time_share", 0.2}, {"fraction_of_roof", nullptr}},
-                            {{"class", "other"}, {"flop_share", 0.0}, {"byte_share", 0.0}, {"time_share", 0.2}, {"fraction_of_roof", nullptr}}}}};
+                           {{{"class", "matmul"}, {"time_s", 0.15}, {"flop_share", 0.99}, {"byte_share", 0.4}, {"time_share", 0.6}, {"fraction_of_roof", 0.7}},
+                            {{"class", "normalization"}, {"time_s", 0.05}, {"flop_share", 0.002}, {"byte_share", 0.3}, {"time_share", 0.2}, {"fraction_of_roof", nullptr}},
+                            {{"class", "other"}, {"time_s", 0.05}, {"flop_share", 0.0}, {"byte_share", 0.0}, {"time_share", 0.2}, {"fraction_of_roof", nullptr}}}}};
     if (ivanov)
-      doc["ivanov_classes"] = {{{"class", "tensor_contraction"}, {"flop_share", 0.99}, {"time_share", 0.6}},
-                               {{"class", "statistical_normalization"}, {"flop_share", 0.003}, {"time_share", 0.3}}};
-    return lmroof::read_trace_shares(doc, "trace.json");
+      doc["ivanov_classes"] = {{{"class", "tensor_contraction"}, {"time_s", 0.15}, {"flop_share", 0.99}, {"byte_share", 0.4}, {"time_share", 0.6}, {"fraction_of_roof", 0.7}},
+                               {{"class", "statistical_normalization"}, {"time_s", 0.075}, {"flop_share", 0.003}, {"byte_share", 0.3}, {"time_share", 0.3}, {"fraction_of_roof", nullptr}}};
+    return lmroof::model::read_trace_result(doc, "trace.json");
   };
-  static const lmroof::TraceShares with = make(true), without = make(false);
+  static const lmroof::model::TraceResult with = make(true), without = make(false);
   return with_ivanov ? with : without;
 }
 }  // namespace

@@ -24,7 +24,7 @@ mkdir -p "$out/findings"
 # (-Ikernels: results_model.h's PairModelMapping lives in kernels/model_config.h, data only)
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -Ikernels
        "-DLMROOF_TEST_DATA=\"$PWD/tests/data\"")
-model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/contention_json.cpp analysis/numbers/numbers.cpp analysis/numbers/markdown.cpp
+model=(analysis/model/json_input.cpp analysis/model/results_json.cpp analysis/model/contention_json.cpp analysis/model/trace_result.cpp analysis/numbers/numbers.cpp analysis/numbers/markdown.cpp
        analysis/stats/statistics.cpp analysis/stats/paired_statistics.cpp analysis/formats/file_names.cpp
        kernels/run_names/kernel_names.cpp)
 
@@ -52,7 +52,7 @@ claims_src=(tests/fuzz/fuzz_claims.cpp "${claims_files[@]}" analysis/results/fin
 # figures; the trace.json reader with what check and compare do with what it accepts.
 # Every file of the trace library, as for the claims: a new one is fuzzed without an edit here.
 trace_src=(tests/fuzz/fuzz_trace.cpp analysis/trace/*.cpp "${model[@]}")
-trace_json_src=(tests/fuzz/fuzz_trace_json.cpp analysis/trace/*.cpp analysis/claims/trace_shares.cpp reports/text/trace_text.cpp "${model[@]}")
+trace_json_src=(tests/fuzz/fuzz_trace_json.cpp analysis/trace/*.cpp reports/text/trace_text.cpp "${model[@]}")
 stale() {  # stale NAME: the target is missing or older than a source or header
   [ ! -x "$out/$1" ] || [ -n "$(find analysis reports/text tests/fuzz kernels/model_config kernels/run_names -newer "$out/$1" \( -name '*.cpp' -o -name '*.h' \) | head -1)" ]
 }
