@@ -2,6 +2,7 @@
 // a `faster` case judges by its comparison's paired interval where it has one, is
 // inconclusive within the pair's floor (cause: noise), and every fails or
 // inconclusive verdict names a cause.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -70,6 +71,38 @@ TEST(ClaimsPaired, APointEstimateAboveTheFactorIsNoHoldWhileItsIntervalReachesBe
   EXPECT_NE(v.reason->find("its interval reaches 1.05, below 1.1"), std::string::npos) << *v.reason;
   // The whole interval at or above the factor holds.
   EXPECT_EQ(faster_holds(check_claims(claims, with_paired(1.2, 1.12, 1.3, 0.01))).verdict, model::Verdict::holds);
+}
+
+// A ratio of times rides on the paired interval widened by the pair's A/A floor: the range
+// must hold, or miss, all of it (issue 45: a ratio 5% short of its edge, inside a ±13.5%
+// floor, failed in one default run and held in the next).
+TEST(ClaimsPaired, ARatioIsJudgedOnItsIntervalWidenedByTheFloor) {
+  auto judge = [](double max, std::optional<double> floor) {
+    const std::string text = fmt::format(R"(claims:
+  - id: r
+    statement: RMSNorm takes at most {} of LayerNorm's time.
+    source: test
+    check:
+      kind: ratio
+      candidate: {{pair: norm, variant: rmsnorm, impl: unfused, shape: {{tokens: 512}}}}
+      baseline: {{pair: norm, variant: layernorm, impl: unfused, shape: {{tokens: 512}}}}
+      metric: time
+      range: {{max: {}}}
+)", max, max);
+    // paired speedup 1.05 in [1.04, 1.06]: time ratio 0.952 in [0.943, 0.962]
+    const auto v = check_claims(parse_claims(text, "t.yaml", registry_catalogue()), with_paired(1.05, 1.04, 1.06, floor));
+    return v.at(0);
+  };
+  EXPECT_EQ(judge(0.97, 0.005).verdict, model::Verdict::holds);  // 0.962 x 1.005 = 0.967
+  const auto near = judge(0.97, 0.05);                           // 0.962 x 1.05 = 1.01: the floor reaches past 0.97
+  EXPECT_EQ(near.verdict, model::Verdict::inconclusive) << near.measured;
+  ASSERT_TRUE(near.reason);
+  EXPECT_NE(near.reason->find("within this machine's noise floor for the pair (\u00b15.00%, the A/A control) of the "
+                              "range's edge"),
+            std::string::npos)
+      << *near.reason;
+  EXPECT_EQ(judge(0.9, 0.01).verdict, model::Verdict::fails);         // 0.943 / 1.01 = 0.934 > 0.9
+  EXPECT_EQ(judge(0.9, 0.05).verdict, model::Verdict::inconclusive);  // 0.943 / 1.05 = 0.898: within the floor
 }
 
 TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
