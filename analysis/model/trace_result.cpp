@@ -34,10 +34,10 @@ void read_class_table(const JsonCursor& doc, TraceClassTable& table, bool requir
     row.require_object();
     TraceClassRow r;
     r.op_class = row.at("class").one_line();
-    r.time_s = row.at("time_s").non_negative();
-    r.flop_share = row.at("flop_share").non_negative();
-    r.byte_share = row.at("byte_share").non_negative();
-    r.time_share = row.at("time_share").non_negative();
+    // Times and shares: finite and at least 0, as lmroof trace writes them.
+    for (auto [key, field] : {std::pair{"time_s", &TraceClassRow::time_s}, std::pair{"flop_share", &TraceClassRow::flop_share},
+                              std::pair{"byte_share", &TraceClassRow::byte_share}, std::pair{"time_share", &TraceClassRow::time_share}})
+      r.*field = row.at(key).non_negative();
     r.fraction_of_roof = non_negative_or_null(row, "fraction_of_roof");
     table.rows.push_back(std::move(r));
   }
