@@ -104,6 +104,23 @@ TEST(ClaimsPaired, ARatioIsJudgedOnItsIntervalWidenedByTheFloor) {
   EXPECT_EQ(judge(0.9, 0.05).verdict, model::Verdict::inconclusive);  // 0.943 / 1.05 = 0.898: within the floor
 }
 
+// A `faster` factor is judged on the interval widened by the floor too: a speedup whose
+// interval clears the factor by less than the floor is no hold.
+TEST(ClaimsPaired, AFactorClearedByLessThanTheFloorIsNoHold) {
+  const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
+  // [1.12, 1.3] against "at least 1.1": holds with a 1% floor (1.12 / 1.01 = 1.109) ...
+  EXPECT_EQ(faster_holds(check_claims(claims, with_paired(1.2, 1.12, 1.3, 0.01))).verdict, model::Verdict::holds);
+  // ... not with a 3% floor (1.12 / 1.03 = 1.087), nor fails
+  const auto verdicts = check_claims(claims, with_paired(1.2, 1.12, 1.3, 0.03));
+  const auto& v = faster_holds(verdicts);
+  EXPECT_EQ(v.verdict, model::Verdict::inconclusive) << v.measured;
+  EXPECT_NE(v.reason.value_or("").find("within this machine's noise floor for the pair (\u00b13.00%, the A/A control) of 1.1"),
+            std::string::npos)
+      << v.reason.value_or("(no reason)") << " / " << v.measured;
+  // short of it by more than the floor still fails: [1.02, 1.06] x 1.03 = 1.092 < 1.1
+  EXPECT_EQ(faster_holds(check_claims(claims, with_paired(1.04, 1.02, 1.06, 0.03))).verdict, model::Verdict::fails);
+}
+
 TEST(ClaimsPaired, WithinTheFloorIsInconclusiveForNoise) {
   const auto claims = load_claims(kData / "faster.yaml", registry_catalogue());
   // [1.0, 1.04] within ±8%; 1.04 stretched by the floor (1.12) reaches the 1.1 asked.

@@ -80,12 +80,21 @@ Case faster_verdict(const Context& ctx, const SpeedupStats& st, const RunPair& p
     // interval's upper end falls short of f. Between: inconclusive. Judging by the
     // interval on both sides, never by the point estimate, is what keeps two runs
     // whose intervals both cover the true speedup from calling it holds and fails
-    // (a point-estimate hold flipped against an interval fail, 2026-12-03).
-    if (st.low >= f && st.low > 1) {
+    // (a point-estimate hold flipped against an interval fail, 2026-12-03). The interval
+    // is widened by the pair's A/A floor, as a ratio's (check_ratio.cpp): the same work on
+    // both sides differed by up to that much here.
+    const double floor = st.floor.value_or(0.0);
+    const double low = st.low / (1 + floor), high = st.high * (1 + floor);
+    if (low >= f && st.low > 1) {
       c.verdict = Verdict::holds;
-    } else if (st.high < f) {
+    } else if (high < f) {
       c.verdict = Verdict::fails;
       c.measured += fmt::format(": {}, {} the \u2265 {} expected", numbers::ratio(s), s < 1 ? "slower, not faster, than" : "short of", num(f));
+    } else if (floor > 0 && ((st.low >= f && st.low > 1) || st.high < f)) {
+      c.verdict = Verdict::inconclusive;
+      c.reason = fmt::format("speedup {} (interval {}\u2013{}) is within this machine's noise floor for the pair (\u00b1{}, "
+                             "the A/A control) of {}: {}\u2013{} with it; would decide it: a quieter machine",
+                             num(s), num(st.low), num(st.high), pct(floor), num(f), num(low), num(high));
     } else {
       c.verdict = Verdict::inconclusive;
       c.reason = (s >= f ? fmt::format("speedup {} but its interval reaches {}, below {}", num(s), num(st.low), num(f))
