@@ -84,7 +84,7 @@ Case faster_verdict(const Context& ctx, const SpeedupStats& st, const RunPair& p
     // is widened by the pair's A/A floor, as a ratio's (check_ratio.cpp): the same work on
     // both sides differed by up to that much here.
     const double floor = st.floor.value_or(0.0);
-    const double low = st.low / (1 + floor), high = st.high * (1 + floor);
+    const auto [low, high] = widened_by_floor(st.low, st.high, floor);
     if (low >= f && st.low > 1) {
       c.verdict = Verdict::holds;
     } else if (high < f) {

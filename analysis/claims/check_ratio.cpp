@@ -80,7 +80,7 @@ Case ratio_case(const Context& ctx, const RunPair& p) {
   // 1.90, 95% 1.80-1.95, floor ±13.5%, failed its >= 2 in one run and held at 2.37,
   // floor ±7%, in the next). The range must hold, or miss, the interval widened by it.
   const double floor = timed && st.floor ? *st.floor : 0.0;
-  const double low = est.low / (1 + floor), high = est.high * (1 + floor);
+  const auto [low, high] = widened_by_floor(est.low, est.high, floor);
   if (timed && (!st.has_interval() || noise > ch.max_noise)) {
     c.verdict = Verdict::inconclusive;
     c.reason = (st.has_interval() ? too_noisy(noise, ch.max_noise) : std::string("too few repetitions for an interval")) +

@@ -47,6 +47,17 @@ struct SpeedupStats {
   bool within_floor() const { return floor && has_interval() && low >= 1 / (1 + *floor) && high <= 1 + *floor; }
 };
 
+// An interval [low, high] of a ratio widened by a pair's A/A floor (0: none), to
+// [low / (1 + floor), high x (1 + floor)]: the same work on both sides differed by up to
+// the floor here, so a faster factor or a ratio's range must hold, or miss, all of it
+// (docs/claims.md, `faster` and `ratio`).
+struct FloorWidened {
+  double low = 0, high = 0;
+};
+inline FloorWidened widened_by_floor(double low, double high, double floor) {
+  return {low / (1 + floor), high * (1 + floor)};
+}
+
 SpeedupStats speedup_stats(const Check& ch, const model::Results& results, const Run& baseline, const Run& candidate);
 // Whether the ratio of `field` between two runs is their time ratio times a ratio of
 // work the cost model fixes: a time (time_s.median, the inverse of the speedup) or an
