@@ -216,10 +216,11 @@ int trace_command(const TraceArgs& args) {
   // Roofs: the table, a flag, or measured ceilings.
   const std::vector<predict::Device> table = predict::load_device_file(predict::bundled_devices_file());
   std::optional<predict::Device> measured;
-  std::optional<nlohmann::json> fusion_check;  // the fix-first fusion estimate on the ceilings' own fused pairs
+  std::optional<model::TraceFusionCheck> fusion_check;  // the fix-first fusion estimate on the ceilings' own fused pairs
   if (!args.ceilings.empty()) {
     measured = measured_device(args.ceilings, "--ceilings");  // the file is a results.json: it loads
-    fusion_check = lt::to_json(lt::check_fusion_estimate(model::load_results(args.ceilings), *measured), args.ceilings.string());
+    fusion_check = lt::fusion_check_result(lt::check_fusion_estimate(model::load_results(args.ceilings), *measured),
+                                           args.ceilings.string());
   }
   if (!args.device.empty() && measured) throw model::InputError("--device and --ceilings: give one of them");
   if (!args.device.empty()) {  // an unknown name fails now, before any reading
@@ -263,31 +264,34 @@ int trace_command(const TraceArgs& args) {
     r.analysis_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall1).count();
   }
   const lt::TraceAnalysis merged = lt::merge_ranks(ranks);
-  nlohmann::json doc = lt::to_json(merged, ranks);
+  model::TraceResult result = lt::to_trace_result(merged, ranks);
+  result.file = (args.out / formats::kTraceJson).string();
   std::vector<lt::WhatIf> merged_what_ifs;
   for (const auto& per_rank : what_ifs) merged_what_ifs.push_back(lt::merge_what_if(per_rank));
   if (!targets.empty()) {
-    doc["what_if"] = nlohmann::json::array();
-    for (const auto& w : merged_what_ifs) doc["what_if"].push_back(lt::what_if_json(w));
+    result.what_if.emplace();
+    for (const auto& w : merged_what_ifs) result.what_if->push_back(lt::what_if_result(w));
   }
-  if (fusion_check) doc["fix_first_check"] = *fusion_check;
+  result.fix_first_check = fusion_check;
   std::vector<model::ClaimVerdict> verdicts;
   if (!claims.empty()) {
-    verdicts = check_trace_claims(claims, model::read_trace_result(doc, (args.out / "trace.json").string()));
-    doc["claims"] = nlohmann::json::array();
-    for (const auto& v : verdicts) doc["claims"].push_back(model::to_json(v));
+    verdicts = check_trace_claims(claims, result);
+    result.claims = verdicts;
   }
+  const nlohmann::json doc = model::to_json(result);
   // Replaced, not thrown at write time: the reader refuses names that are not UTF-8,
   // but a file name (trace.json's "file") is the filesystem's bytes (issue 47, defect 4).
   write_file_atomically(set.staged(formats::kTraceJson), dump_text(doc, 1) + "\n");
   write_file_atomically(set.staged(formats::kTraceCsv), lt::to_csv(merged, lt::what_if_csv_columns(merged, merged_what_ifs)));
-  write_file_atomically(set.staged(formats::kTraceHtml), report::trace_html(doc));
+  write_file_atomically(set.staged(formats::kTraceHtml), report::trace_html(result));
   set.publish();
 
   if (args.format == "json") std::printf("%s\n", dump_text(doc, 2).c_str());
   else {
-    std::printf("%s", lt::to_text(report::printable_strings(doc), args.format == "markdown").c_str());
-    if (doc.contains("what_if")) std::printf("\n%s", report::what_if_text(doc["what_if"]).c_str());
+    model::TraceResult printable = result;  // every text fit for a terminal
+    model::visit_strings(printable, [](const std::string& text) { return report::printable(text); });
+    std::printf("%s", lt::to_text(printable, args.format == "markdown").c_str());
+    if (printable.what_if) std::printf("\n%s", report::what_if_text(*printable.what_if).c_str());
     if (!verdicts.empty())
       std::printf("\n%s", (args.format == "markdown" ? format_claims_markdown(verdicts) : format_claims_table(verdicts)).c_str());
     std::printf("\nwrote %s/{trace.json,trace.csv,trace.html}\n", report::printable(args.out.string()).c_str());

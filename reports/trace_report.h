@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "analysis/model/trace_result.h"
+
 namespace lmroof::report {
 
 // A table of plain-text cells, each escaped: the trace pages' tables (this page's and
 // trace_compare_report.h's).
 std::string html_table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows);
-// From the trace.json document (analysis/trace/trace_output.h).
-std::string trace_html(const nlohmann::json& doc);
+// From trace.json's model (analysis/model/trace_result.h).
+std::string trace_html(const model::TraceResult& trace);
 
 }  // namespace lmroof::report

@@ -95,21 +95,23 @@ TEST(FusionCheck, TraceJsonHoldsTheMedianAbsoluteErrorAndTheRangeAndTheTextSaysT
     check.rows.push_back(row);
   }
   check.left_out.push_back("block/unfused: the fused run is not memory-bound");
-  const nlohmann::json j = to_json(check, "r/results.json");
-  EXPECT_NEAR(j["median_abs_error"].get<double>(), 0.10, 1e-12);
-  EXPECT_NEAR(j["min_error"].get<double>(), -0.10, 1e-12);
-  EXPECT_NEAR(j["max_error"].get<double>(), 0.20, 1e-12);
-  EXPECT_EQ(j["rows"].size(), 3u);
-  EXPECT_EQ(j["left_out"].size(), 1u);
-  nlohmann::json doc = {{"fix_first_check", j}};
-  EXPECT_EQ(fusion_check_line(doc), "fusion estimate checked on r/results.json's 3 fused pairs: median |error| 10.0%, from -10.0% to 20.0%");
+  const lmroof::model::TraceFusionCheck j = fusion_check_result(check, "r/results.json");
+  EXPECT_NEAR(*j.median_abs_error, 0.10, 1e-12);
+  EXPECT_NEAR(*j.min_error, -0.10, 1e-12);
+  EXPECT_NEAR(*j.max_error, 0.20, 1e-12);
+  EXPECT_EQ(j.rows.size(), 3u);
+  EXPECT_EQ(j.left_out.size(), 1u);
+  lmroof::model::TraceResult trace;
+  trace.fix_first_check = j;
+  EXPECT_EQ(fusion_check_line(trace), "fusion estimate checked on r/results.json's 3 fused pairs: median |error| 10.0%, from -10.0% to 20.0%");
   check.rows.pop_back();  // two rows: the median is the mean of the middle two (10% and 20%)
-  EXPECT_NEAR(to_json(check, "r")["median_abs_error"].get<double>(), 0.15, 1e-12);
+  EXPECT_NEAR(*fusion_check_result(check, "r").median_abs_error, 0.15, 1e-12);
   check.rows.clear();
-  doc["fix_first_check"] = to_json(check, "r/results.json");
-  EXPECT_TRUE(doc["fix_first_check"]["median_abs_error"].is_null());
-  EXPECT_EQ(fusion_check_line(doc), "fusion estimate: r/results.json has no memory-bound fused pair to check it on");
-  EXPECT_EQ(fusion_check_line(nlohmann::json::object()), "");
+  trace.fix_first_check = fusion_check_result(check, "r/results.json");
+  EXPECT_FALSE(trace.fix_first_check->median_abs_error);
+  EXPECT_TRUE(lmroof::model::to_json(trace)["fix_first_check"]["median_abs_error"].is_null());
+  EXPECT_EQ(fusion_check_line(trace), "fusion estimate: r/results.json has no memory-bound fused pair to check it on");
+  EXPECT_EQ(fusion_check_line(lmroof::model::TraceResult{}), "");
 }
 
 }  // namespace

@@ -415,14 +415,15 @@ TEST(TraceCommunication, ExposedIsTheCollectivesTimeNoComputeKernelOverlaps) {
   ASSERT_TRUE(a.communication_s && a.exposed_communication_s);
   EXPECT_NEAR(*a.communication_s, 40e-6, 1e-15);
   EXPECT_NEAR(*a.exposed_communication_s, 30e-6, 1e-15);
-  const auto doc = to_json(a, {a});
+  const auto doc = lmroof::model::to_json(to_trace_result(a, {a}));
   EXPECT_NEAR(doc["communication"]["exposed_share"].get<double>(), 0.75, 1e-12);
+  EXPECT_EQ(lmroof::model::to_json(lmroof::model::read_trace_result(doc, "t/trace.json")), doc);
   // A CPU-only trace has no device timeline: nothing to overlap, so null, not 0.
   const TraceFile cpu = read_trace(dir.write("cpu.json", R"({"traceEvents":[
 {"ph":"X","cat":"cpu_op","name":"gloo:all_reduce","pid":1,"tid":1,"ts":20,"dur":70,"args":{"Input Dims":[[1000]],"Input type":["float"]}}]})"));
   const TraceAnalysis c = analyze(cpu, Roofs{}, {});
   EXPECT_FALSE(c.communication_s);
-  EXPECT_TRUE(to_json(c, {c})["communication"]["exposed_s"].is_null());
+  EXPECT_TRUE(lmroof::model::to_json(to_trace_result(c, {c}))["communication"]["exposed_s"].is_null());
 }
 
 // ---- layouts (Input Strides) -------------------------------------------------------------
@@ -553,7 +554,7 @@ TEST(TraceRanks, EachRankOnItsOwnDeviceWarnedWhenMixedAndSlowestByStepTime) {
   EXPECT_NEAR(*v100->fraction_of_roof, 12582912 / 0.9e12 / 20e-6, 1e-9);
   EXPECT_EQ(merged.roofs.source, "per_rank");
   EXPECT_FALSE(merged.roofs.device);  // no single device's roofs stand for the folder
-  const auto doc = to_json(merged, ranks);
+  const auto doc = lmroof::model::to_json(to_trace_result(merged, ranks));
   ASSERT_EQ(doc["rank_warnings"].size(), 2u);
   EXPECT_EQ(doc["rank_warnings"][0]["kind"], "mixed_devices");
   EXPECT_NE(doc["rank_warnings"][0]["message"].get<std::string>().find("Tesla V100-SXM2-32GB (rank 1)"), std::string::npos);
@@ -561,6 +562,8 @@ TEST(TraceRanks, EachRankOnItsOwnDeviceWarnedWhenMixedAndSlowestByStepTime) {
   EXPECT_EQ(doc["ranks"][1]["roofs"], "V100 SXM2");
   EXPECT_DOUBLE_EQ(doc["ranks"][0]["step_time_s"].get<double>(), 50e-6);
   EXPECT_EQ(doc["slowest_rank"], 1);
+  // trace.json's one reader gives back what its one writer wrote, field for field.
+  EXPECT_EQ(lmroof::model::to_json(lmroof::model::read_trace_result(doc, "t/trace.json")), doc);
 
   // A rank without ProfilerStep ranges has no step time (not its capture's 896 µs), and
   // is not named slowest for it. Same devices and world sizes: no warning, one row.
@@ -570,7 +573,7 @@ TEST(TraceRanks, EachRankOnItsOwnDeviceWarnedWhenMixedAndSlowestByStepTime) {
     const TraceFile t = read_trace(dir.write(name, text));
     same.push_back(analyze(t, resolve_roofs(t, table, "", std::nullopt), {}));
   }
-  const auto same_doc = to_json(merge_ranks(same), same);
+  const auto same_doc = lmroof::model::to_json(to_trace_result(merge_ranks(same), same));
   EXPECT_TRUE(same_doc["rank_warnings"].empty());
   EXPECT_TRUE(same_doc["ranks"][1]["step_time_s"].is_null());
   EXPECT_EQ(same_doc["slowest_rank"], 0);

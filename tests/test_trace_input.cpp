@@ -155,7 +155,7 @@ TEST_F(TraceInput, NanAndInfiniteTimesAreCountedAndLeaveEveryFigureFinite) {
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.anomalies.at("ts or dur that is not a finite time within 2^63 ns (event ignored)").count, 3u);
   const TraceAnalysis a = analysed(t);
-  const nlohmann::json doc = to_json(a, {a});
+  const nlohmann::json doc = lmroof::model::to_json(to_trace_result(a, {a}));
   expect_finite(doc, "trace.json");
   EXPECT_DOUBLE_EQ(doc["window"]["total_s"].get<double>(), 2e-6);
 }
@@ -171,7 +171,7 @@ TEST_F(TraceInput, ATinyButFiniteTimeLeavesEveryFigureFinite) {
   const auto table = lmroof::predict::load_device_file(lmroof::predict::bundled_devices_file());
   const TraceAnalysis a = analyze(t, resolve_roofs(t, table, "H100 SXM", std::nullopt), {});
   ASSERT_EQ(a.ops.size(), 1u);
-  expect_finite(to_json(a, {a}), "trace.json");
+  expect_finite(lmroof::model::to_json(to_trace_result(a, {a})), "trace.json");
 }
 
 // ---- defect 6: steps --------------------------------------------------------------------------
@@ -292,11 +292,17 @@ TEST(TraceDocument, AMissingOrMistypedFieldIsOneLineNamingFileAndField) {
       {[](auto& d) { d["ops"][0]["roof_time_s"] = "1"; }, "t/trace.json: /ops/0/roof_time_s: must be a number"},
       {[](auto& d) { d["ranks"] = nlohmann::json::object(); }, "t/trace.json: /ranks: must be an array"},
       {[](auto& d) { d["ranks"] = {{{"step_time_s", 1}}}; }, "t/trace.json: /ranks/0: missing 'slowest'"},
+      {[](auto& d) { d["classes"][0]["class"] = "mat\x1bmul"; }, "t/trace.json: /classes/0/class: holds U+001B"},
+      {[](auto& d) { d["ranks"] = {{{"slowest", true}}}; }, "t/trace.json: /ranks/0: missing 'step_time_s'"},
+      {[](auto& d) { d["ranks"] = {{{"step_time_s", 1}, {"slowest", true}, {"rank", "0"}}}; }, "t/trace.json: /ranks/0/rank: must be"},
+      {[](auto& d) { d["modules"] = {{{"type", "RMSNorm"}}}; }, "t/trace.json: /modules/0: missing 'class'"},
+      {[](auto& d) { d["fix_first"] = {{{"kind", "fuse"}, {"target", "x"}, {"current_s", -1}}}; }, "t/trace.json: /fix_first/0/current_s: must not be negative"},
+      {[](auto& d) { d["window"]["host_bound_steps"] = 1.5; }, "t/trace.json: /window/host_bound_steps: must be"},
+      {[](auto& d) { d["ops"][0]["time_above_roof_s"] = "-1"; }, "t/trace.json: /ops/0/time_above_roof_s: must be a number"},
       {[](auto& d) { d["ranks"] = {{{"step_time_s", 1}, {"slowest", 1}}}; }, "t/trace.json: /ranks/0/slowest: must be true or false"},
       {[](auto& d) { d["classes"][0]["flop_share"] = -0.5; }, "t/trace.json: /classes/0/flop_share: must not be negative"},
-      {[](auto& d) { d["classes"][0]["class"] = "mat\x1bmul"; }, "t/trace.json: /classes/0/class: holds U+001B"},
       {[](auto& d) { d["ivanov_classes"] = {{"class", "x"}}; }, "t/trace.json: /ivanov_classes: must be an array"},
-      {[](auto& d) { d["what_if"] = {{{"device", "B200"}}}; }, "t/trace.json: /what_if/0: missing 'busy_s'"},
+      {[](auto& d) { d["what_if"] = {{{"device", "B200"}}}; }, "t/trace.json: /what_if/0: missing 'step_time_s'"},
   };
   for (const auto& [edit, want] : cases) {
     nlohmann::json doc = a_trace_document();

@@ -24,7 +24,7 @@ json a_v1_document() {
             "class":"elementwise","time_s":1,"roof_time_s":null},
            {"name":"nccl:all_reduce","input_dims":"","input_types":"","class":"communication","time_s":0,"roof_time_s":null}],
     "what_if":[{"device":"B200","step_count":2,"busy_s":{"predicted":0.5,"low":0.4,"high":0.7},
-                "naive":{"same_time_busy_s":1,"datasheet_busy_s":0.6},"step_time_s":{"predicted":1.2},
+                "naive":{"same_time_busy_s":1,"datasheet_busy_s":0.6},"step_time_s":{"predicted":1.2,"low":1.1,"high":1.4},
                 "classes":[{"class":"matmul","predicted_s":0.5}],
                 "ops":[{"name":"aten::mm","input_dims":"[[2, 2], [2, 3]]","input_types":"[\"float\", \"float\"]","predicted_s":0.5}]}]})");
 }

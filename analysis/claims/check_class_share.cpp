@@ -10,32 +10,34 @@ namespace lmroof::claims_detail {
 
 Outcome check_class_share(const Claim& claim, const model::TraceResult& trace) {
   const Check& ch = claim.check;
-  const model::TraceClassTable& table = ch.grouping == Grouping::ivanov ? trace.ivanov_classes : trace.classes;
+  const bool ivanov = ch.grouping == Grouping::ivanov;
+  const std::vector<model::TraceClassRow>* table = trace.class_table(ivanov);
+  const std::string field = ivanov ? "ivanov_classes" : "classes";  // where it is read, for evidence and reasons
   Outcome o;
-  if (!table.present) {
+  if (!table) {
     o.reason = fmt::format("the trace.json has no {} (the {} grouping): written by an lmroof trace older than it; "
                            "run lmroof trace again",
-                           table.field, to_string(ch.grouping));
+                           field, to_string(ch.grouping));
     return o;
   }
   if (trace.total_time_s <= 0) {
     o.reason = "the trace has no device time to share out";
     return o;
   }
-  const model::TraceClassRow* row = table.find(ch.op_class);
+  const model::TraceClassRow* row = model::find_class(*table, ch.op_class);
   if (!row) {
     std::vector<std::string> present;
-    for (const auto& r : table.rows) present.push_back(r.op_class);
-    o.reason = fmt::format("no class '{}' in {} (has: {})", ch.op_class, table.field, join(present, ", "));
+    for (const auto& r : *table) present.push_back(r.op_class);
+    o.reason = fmt::format("no class '{}' in {} (has: {})", ch.op_class, field, join(present, ", "));
     return o;
   }
   const ShareJudgement j = judge_shares(ch, {row->flop_share, row->byte_share, row->time_share, row->fraction_of_roof});
   for (const auto& [metric, value] : j.figures)
-    o.evidence.push_back(evidence(nullptr, table.field + "." + ch.op_class + "." + metric, value));
+    o.evidence.push_back(evidence(nullptr, field + "." + ch.op_class + "." + metric, value));
   o.measured = j.measured;
   o.verdict = j.verdict;
   if (!j.missing.empty())
-    o.reason = fmt::format("{} has no {} for class '{}'", table.field, join(j.missing, ", "), ch.op_class);
+    o.reason = fmt::format("{} has no {} for class '{}'", field, join(j.missing, ", "), ch.op_class);
   o.cases = {j.verdict == Verdict::holds, j.verdict == Verdict::fails, 0, j.verdict == Verdict::not_measured};
   if (o.verdict == Verdict::fails) {
     // As for a run (verdict_cause.h): a class whose kernels run below the roof fraction

@@ -1672,6 +1672,8 @@ bool is_run_metric(std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+ClaimVerdict claim_verdict_from_json(const JsonCursor& c) { return claim_from(c); }
+
 std::optional<double> run_metric(const Run& run, std::string_view name) {
   for (const auto& [n, get] : metric_table())
     if (n == name) return get(run);

@@ -33,6 +33,8 @@
 
 namespace lmroof::model {
 
+class JsonCursor;  // analysis/model/json_input.h
+
 // Named problem-size dimensions ("tokens" -> 4096). Display order comes from the
 // catalogue (Catalogue::dimension_order), not from this map.
 using Shape = std::map<std::string, int64_t>;
@@ -882,6 +884,8 @@ nlohmann::json to_json(const Suite& suite);
 nlohmann::json to_json(const Metrics& metrics);
 nlohmann::json to_json(const Machine& machine);
 
+// A claim verdict as to_json wrote it (results.json's claims[], trace.json's claims[]).
+ClaimVerdict claim_verdict_from_json(const JsonCursor& c);
 Catalogue catalogue_from_json(const nlohmann::json& doc, const std::string& file);
 Suite suite_from_json(const nlohmann::json& doc, const std::string& file);
 Metrics metrics_from_json(const nlohmann::json& doc, const std::string& file);

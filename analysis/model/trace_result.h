@@ -1,99 +1,597 @@
 #pragma once
-// trace.json (schema lmroof.trace/2, docs/trace.schema.json) as lmroof reads it back:
-// `check` judges its class tables (class_share claims) and `compare` sets two of them
-// side by side (step and busy time, classes, op shapes with their roofs, and a
-// --what-if prediction beside a measured trace of the target). One validating reader:
-// every field they use is checked for presence, type and range here, once, and read by
-// name everywhere after (issue 43, "one model, one checker"); a hand-edited or truncated
-// file is one line naming the file and the field, never a library's "key not found"
-// (issue 47, defect 7). `lmroof trace` writes the file (analysis/trace/trace_output.h).
+// trace.json (schema lmroof.trace/2, docs/trace.schema.json): what `lmroof trace` found
+// in a profiler trace, as one typed model (issue 43, "one model, one checker"). Each
+// field is declared once, in its type's fields() (analysis/model/declared_fields.h), and
+// the one reader and the one writer come from that list: `lmroof trace` builds the model
+// (analysis/trace/trace_output.h) and writes it; its page and its text read the fields
+// by name (reports/trace_report.h, reports/text/trace_text.h); `check` and `compare`
+// read a file back through read_trace_result, which checks every field's presence, type
+// and range once: a hand-edited or truncated file is one line naming the file and the
+// field, never a library's "key not found" (issue 47, defect 7).
+//
+// Numbers are finite and at least 0 unless declared Sign::any. Required (`f(...)`): the
+// fields `check` and `compare` read, as every file of schema 2 holds them. Every other
+// field is `defaulted`: written always, and a file without it (an older lmroof's, or a
+// hand-made one) reads as the default (empty, zero, null); present, it is checked as the
+// required ones are. `optional`: written only when there is something to say.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/model/declared_fields.h"
+#include "analysis/model/results_model.h"
+
 namespace lmroof::model {
 
-// One row of a class table: lmroof's classes or Ivanov et al.'s three groups.
-struct TraceClassRow {
-  std::string op_class;  // "normalization", "tensor_contraction", ...
-  double time_s = 0;
-  double flop_share = 0, byte_share = 0, time_share = 0;
-  std::optional<double> fraction_of_roof;  // null in trace.json: no roof judges the class
+// The roofs the ops were judged on: a device-table entry, measured ceilings, or none.
+struct TraceDevice {
+  std::string name;                  // the trace's device, or "A (rank 0), B (rank 1)" for mixed ranks
+  std::optional<std::string> source;  // "table", "measured", "per_rank"; null: none
+  std::optional<std::string> table_name;  // the entry judged against; null: roofs unknown
+  // With a table entry only:
+  std::optional<double> bandwidth_bytes_per_s;
+  std::optional<std::map<std::string, double>> peak_flops;  // dense peak by dtype
+  std::optional<double> launch_s;
+  std::optional<std::string> launch_source, datasheet;
+  std::optional<std::string> why_unknown;  // without one
+  template <class F>
+  void fields(F& f) {
+    f("name", name);
+    f.defaulted("source", source);
+    f.defaulted("table_name", table_name);
+    f.optional("bandwidth_bytes_per_s", bandwidth_bytes_per_s);
+    f.optional("peak_flops", peak_flops);
+    f.optional("launch_s", launch_s);
+    f.optional("launch_source", launch_source);
+    f.optional("datasheet", datasheet);
+    f.optional("why_unknown", why_unknown);
+  }
 };
 
-struct TraceClassTable {
-  std::string field;     // "classes" or "ivanov_classes": where it was read, for evidence and reasons
-  bool present = false;  // ivanov_classes is absent from files written before it
-  std::vector<TraceClassRow> rows;
-  const TraceClassRow* find(const std::string& op_class) const;
-};
-
-// One op shape: an op by name, input shapes and dtypes (one row per module, device or
-// layout: compare sums the rows of a shape).
-struct TraceOpRow {
-  std::string name, op_class;
-  nlohmann::json input_dims, input_types;  // arrays as the trace wrote them, or null
-  double time_s = 0;
-  std::optional<double> roof_time_s;  // all its calls at the roof; null when unknown
-};
-
-struct TraceRankRow {
-  std::optional<double> step_time_s;  // null: the rank has no steps
-  bool slowest = false;               // the rank with the longest step time
+struct TraceStep {
+  int64_t number = 0;
+  double start_s = 0;  // from the window's start
+  double duration_s = 0, busy_s = 0, idle_s = 0;
+  bool host_bound = false;  // idle more than half the step
+  template <class F>
+  void fields(F& f) {
+    f("number", number, Sign::any);
+    f("start_s", start_s, Sign::any);
+    f("duration_s", duration_s);
+    f("busy_s", busy_s);
+    f("idle_s", idle_s);
+    f("host_bound", host_bound);
+  }
 };
 
 struct TraceWindow {
   std::string kind;  // "steps" (ProfilerStep ranges) or "whole" (the capture)
-  double step_count = 0;
+  std::vector<TraceStep> steps;
+  uint64_t step_count = 0;
   double total_s = 0;
   std::optional<double> busy_s;  // absent in the oldest files
+  double idle_s = 0, idle_host_bound_s = 0, idle_other_s = 0;
+  std::optional<std::string> step_source;  // where the steps came from; null: no steps
+  uint64_t host_bound_steps = 0, outside_window_device_events = 0;
+  template <class F>
+  void fields(F& f) {
+    f("kind", kind);
+    f.defaulted("steps", steps);
+    f("step_count", step_count);
+    f("total_s", total_s);
+    f.optional("busy_s", busy_s);
+    f.defaulted("idle_s", idle_s);
+    f.defaulted("idle_host_bound_s", idle_host_bound_s);
+    f.defaulted("idle_other_s", idle_other_s);
+    f.defaulted("step_source", step_source);
+    f.defaulted("host_bound_steps", host_bound_steps);
+    f.defaulted("outside_window_device_events", outside_window_device_events);
+  }
 };
 
-// A --what-if prediction for one target device, as compare sets it beside a measured
-// trace of that device: per step, the busy time with its interval and the two naive
-// answers, the step time, and the time per class and per op shape.
+// Communication in the window and the part of it no compute kernel overlapped; null on
+// a CPU-only trace.
+struct TraceCommunication {
+  std::optional<double> time_s, exposed_s, exposed_share;
+  template <class F>
+  void fields(F& f) {
+    f("time_s", time_s);
+    f("exposed_s", exposed_s);
+    f("exposed_share", exposed_share);
+  }
+};
+
+// One op shape: an op by name, input shapes, dtypes and strides (one row per module,
+// device or layout: compare sums the rows of a shape).
+struct TraceOpRow {
+  std::string name;
+  nlohmann::json input_dims, input_types;  // arrays as the trace wrote them, or null
+  std::optional<std::string> input_strides;
+  std::optional<std::vector<double>> call_time_range_s;  // fastest and slowest call
+  uint64_t calls = 0;
+  std::optional<std::string> module;
+  std::optional<std::string> device;  // a folder of ranks on different devices only
+  std::string op_class, class_source, ivanov_class;
+  std::optional<bool> pseudo_op;
+  std::optional<std::string> model;  // the cost model; null: none
+  std::optional<double> flops, bytes;  // per call; null: unknown
+  double device_time_s = 0, self_cpu_time_s = 0, time_s = 0;
+  uint64_t kernel_launches = 0;
+  std::vector<std::string> kernels;
+  std::string bound;
+  std::optional<double> peak_flops;
+  std::optional<double> roof_time_s;        // all its calls at the roof; null when unknown
+  std::optional<double> time_above_roof_s;  // below 0: faster than the roof (an anomaly)
+  std::optional<double> fraction_of_roof;
+  std::string note;
+  // Communication ops only: message bytes and nccl-tests' bandwidths, each may be null.
+  std::optional<std::string> collective;
+  std::optional<std::optional<double>> message_bytes, algbw_bytes_per_s, busbw_bytes_per_s;
+  template <class F>
+  void fields(F& f) {
+    f("name", name);
+    f("input_dims", input_dims);
+    f("input_types", input_types);
+    f.defaulted("input_strides", input_strides);
+    f.optional("call_time_range_s", call_time_range_s);
+    f.defaulted("calls", calls);
+    f.defaulted("module", module);
+    f.optional("device", device);
+    f("class", op_class);
+    f.defaulted("class_source", class_source);
+    f.defaulted("ivanov_class", ivanov_class);
+    f.optional("pseudo_op", pseudo_op);
+    f.defaulted("model", model);
+    f.defaulted("flops", flops);
+    f.defaulted("bytes", bytes);
+    f.defaulted("device_time_s", device_time_s);
+    f.defaulted("self_cpu_time_s", self_cpu_time_s);
+    f("time_s", time_s);
+    f.defaulted("kernel_launches", kernel_launches);
+    f.defaulted("kernels", kernels);
+    f.defaulted("bound", bound);
+    f.defaulted("peak_flops", peak_flops);
+    f("roof_time_s", roof_time_s);
+    f.defaulted("time_above_roof_s", time_above_roof_s, Sign::any);
+    f.defaulted("fraction_of_roof", fraction_of_roof);
+    f.defaulted("note", note);
+    f.optional("collective", collective);
+    f.optional("message_bytes", message_bytes);
+    f.optional("algbw_bytes_per_s", algbw_bytes_per_s);
+    f.optional("busbw_bytes_per_s", busbw_bytes_per_s);
+  }
+};
+
+// One row of a class table: lmroof's classes or Ivanov et al.'s three groups.
+struct TraceClassRow {
+  std::string op_class;  // "normalization", "tensor_contraction", ...
+  double flops = 0, bytes = 0;
+  double device_time_s = 0, time_s = 0;
+  double flop_share = 0, byte_share = 0, time_share = 0;
+  std::optional<double> fraction_of_roof;  // null: no roof judges the class
+  template <class F>
+  void fields(F& f) {
+    f("class", op_class);
+    f.defaulted("flops", flops);
+    f.defaulted("bytes", bytes);
+    f.defaulted("device_time_s", device_time_s);
+    f("time_s", time_s);
+    f("flop_share", flop_share);
+    f("byte_share", byte_share);
+    f("time_share", time_share);
+    f("fraction_of_roof", fraction_of_roof);
+  }
+};
+
+// Each module type's time (kernels under their innermost nn.Module).
+struct TraceModuleRow {
+  std::string type;
+  std::optional<std::string> op_class;  // the class it gives a generic op; null: none
+  double time_s = 0, time_share = 0, flops = 0, bytes = 0;
+  uint64_t kernels = 0;
+  std::optional<double> fraction_of_roof;
+  template <class F>
+  void fields(F& f) {
+    f("type", type);
+    f("class", op_class);
+    f("time_s", time_s);
+    f("time_share", time_share);
+    f("flops", flops);
+    f("bytes", bytes);
+    f("kernels", kernels);
+    f("fraction_of_roof", fraction_of_roof);
+  }
+};
+
+struct TraceNamedTime {
+  std::string name;
+  double time_s = 0;
+  template <class F>
+  void fields(F& f) {
+    f("name", name);
+    f("time_s", time_s);
+  }
+};
+
+// What stays in class "other", with its largest names.
+struct TraceOther {
+  double time_s = 0, time_share = 0;
+  std::vector<TraceNamedTime> by_name;
+  template <class F>
+  void fields(F& f) {
+    f("time_s", time_s);
+    f("time_share", time_share);
+    f("by_name", by_name);
+  }
+};
+
+// One item of the fix-first list (docs/trace.md, "Fix first").
+struct TraceFix {
+  std::string kind, target;
+  double current_s = 0, estimate_s = 0, saving_s = 0;
+  std::string assumption;
+  template <class F>
+  void fields(F& f) {
+    f("kind", kind);
+    f("target", target);
+    f("current_s", current_s);
+    f("estimate_s", estimate_s);
+    f("saving_s", saving_s);
+    f("assumption", assumption);
+  }
+};
+
+// The fusion estimate checked on a results.json's measured fused pairs (trace --ceilings).
+struct TraceFusionCheckRow {
+  std::string unfused_run, fused_run;
+  double unfused_s = 0, fused_s = 0, unique_bytes = 0, estimate_s = 0;
+  double error = 0;  // estimate / measured fused - 1; below 0: the estimate is optimistic
+  template <class F>
+  void fields(F& f) {
+    f("unfused_run", unfused_run);
+    f("fused_run", fused_run);
+    f("unfused_s", unfused_s);
+    f("fused_s", fused_s);
+    f("unique_bytes", unique_bytes);
+    f("estimate_s", estimate_s);
+    f("error", error, Sign::any);
+  }
+};
+
+struct TraceFusionCheck {
+  std::string results;  // the results.json
+  std::vector<TraceFusionCheckRow> rows;
+  std::optional<double> median_abs_error, min_error, max_error;  // null without rows
+  std::vector<std::string> left_out;  // "RUN: why"
+  template <class F>
+  void fields(F& f) {
+    f("results", results);
+    f("rows", rows);
+    f("median_abs_error", median_abs_error);
+    f("min_error", min_error, Sign::any);
+    f("max_error", max_error, Sign::any);
+    f("left_out", left_out);
+  }
+};
+
+struct TraceUnattributedKernel {
+  std::string name;
+  double device_time_s = 0;
+  template <class F>
+  void fields(F& f) {
+    f("name", name);
+    f("device_time_s", device_time_s);
+  }
+};
+
+// Device events whose launch is not in the trace.
+struct TraceUnattributed {
+  uint64_t kernels = 0;
+  double device_time_s = 0;
+  std::vector<TraceUnattributedKernel> by_name;
+  template <class F>
+  void fields(F& f) {
+    f("kernels", kernels);
+    f("device_time_s", device_time_s);
+    f("by_name", by_name);
+  }
+};
+
+// Kernels shorter than two launch times.
+struct TraceLaunchBound {
+  std::optional<double> threshold_s;  // null: no launch time for the device
+  uint64_t kernels = 0;
+  double device_time_s = 0, time_share = 0;
+  template <class F>
+  void fields(F& f) {
+    f("threshold_s", threshold_s);
+    f("kernels", kernels);
+    f("device_time_s", device_time_s);
+    f("time_share", time_share);
+  }
+};
+
+struct TraceGap {
+  double start_s = 0, duration_s = 0;
+  template <class F>
+  void fields(F& f) {
+    f("start_s", start_s);
+    f("duration_s", duration_s);
+  }
+};
+
+struct TraceAnomaly {
+  std::string kind;
+  uint64_t count = 0;
+  std::string first;
+  template <class F>
+  void fields(F& f) {
+    f("kind", kind);
+    f("count", count);
+    f("first", first);
+  }
+};
+
+struct TraceRankRow {
+  int64_t rank = 0;
+  std::string file;
+  std::optional<std::string> device, roofs;
+  std::optional<int64_t> world_size;
+  uint64_t steps = 0;
+  std::optional<double> step_time_s;  // null: the rank has no steps
+  double total_s = 0, busy_s = 0, idle_s = 0, communication_share = 0;
+  TraceCommunication communication;
+  bool slowest = false;  // the rank with the longest step time
+  template <class F>
+  void fields(F& f) {
+    f.defaulted("rank", rank, Sign::any);
+    f.defaulted("file", file);
+    f.defaulted("device", device);
+    f.defaulted("roofs", roofs);
+    f.defaulted("world_size", world_size);
+    f.defaulted("steps", steps);
+    f("step_time_s", step_time_s);
+    f.defaulted("total_s", total_s);
+    f.defaulted("busy_s", busy_s);
+    f.defaulted("idle_s", idle_s);
+    f.defaulted("communication_share", communication_share);
+    f.defaulted("communication", communication);
+    f("slowest", slowest);
+  }
+};
+
+struct TraceRankWarning {
+  std::string kind, message;  // "mixed_devices", "mixed_world_sizes"
+  template <class F>
+  void fields(F& f) {
+    f("kind", kind);
+    f("message", message);
+  }
+};
+
+// How long the reading took.
+struct TraceReaderCost {
+  uint64_t events = 0, json_bytes = 0;
+  double read_cpu_s = 0, analysis_cpu_s = 0, read_wall_s = 0, analysis_wall_s = 0;
+  template <class F>
+  void fields(F& f) {
+    f("events", events);
+    f("json_bytes", json_bytes);
+    f("read_cpu_s", read_cpu_s);
+    f("analysis_cpu_s", analysis_cpu_s);
+    f("read_wall_s", read_wall_s);
+    f("analysis_wall_s", analysis_wall_s);
+  }
+};
+
+// A --what-if prediction for one target device (docs/trace.md, "What if").
 struct TraceWhatIf {
-  struct Class {
-    std::string op_class;
-    double predicted_s = 0;  // over the whole window (step_count steps)
+  struct Interval {  // per step
+    double source = 0, predicted = 0, low = 0, high = 0;
+    template <class F>
+    void fields(F& f) {
+      f.defaulted("source", source);
+      f("predicted", predicted);
+      f("low", low);
+      f("high", high);
+    }
   };
-  struct Op {
+  struct Window {  // the whole window
+    double source_total_s = 0, predicted_total_s = 0, source_busy_s = 0, predicted_busy_s = 0, kept_gaps_s = 0;
+    template <class F>
+    void fields(F& f) {
+      f("source_total_s", source_total_s);
+      f("predicted_total_s", predicted_total_s);
+      f("source_busy_s", source_busy_s);
+      f("predicted_busy_s", predicted_busy_s);
+      f("kept_gaps_s", kept_gaps_s);
+    }
+  };
+  struct Naive {  // per step: the same time, and the datasheet ratio's answer
+    double same_time_busy_s = 0, datasheet_ratio = 1, datasheet_busy_s = 0;
+    template <class F>
+    void fields(F& f) {
+      f("same_time_busy_s", same_time_busy_s);
+      f.defaulted("datasheet_ratio", datasheet_ratio);
+      f("datasheet_busy_s", datasheet_busy_s);
+    }
+  };
+  struct Kernels {
+    uint64_t kernels = 0;
+    double source_s = 0;
+    template <class F>
+    void fields(F& f) {
+      f("kernels", kernels);
+      f("source_s", source_s);
+    }
+  };
+  struct Class {  // over the whole window
+    std::string op_class;
+    double source_s = 0, predicted_s = 0, low_s = 0, high_s = 0;
+    template <class F>
+    void fields(F& f) {
+      f("class", op_class);
+      f.defaulted("source_s", source_s);
+      f("predicted_s", predicted_s);
+      f.defaulted("low_s", low_s);
+      f.defaulted("high_s", high_s);
+    }
+  };
+  struct Op {  // over the whole window
     std::string name;
     nlohmann::json input_dims, input_types;
-    double predicted_s = 0;  // over the whole window
+    std::string op_class;
+    uint64_t calls = 0;
+    double source_s = 0, predicted_s = 0, low_s = 0, high_s = 0;
+    std::string source_bound, target_bound;
+    std::optional<double> source_fraction_of_roof;
+    bool kept = false;
+    std::string why;
+    template <class F>
+    void fields(F& f) {
+      f("name", name);
+      f("input_dims", input_dims);
+      f("input_types", input_types);
+      f.defaulted("class", op_class);
+      f.defaulted("calls", calls);
+      f.defaulted("source_s", source_s);
+      f("predicted_s", predicted_s);
+      f.defaulted("low_s", low_s);
+      f.defaulted("high_s", high_s);
+      f.defaulted("source_bound", source_bound);
+      f.defaulted("target_bound", target_bound);
+      f.defaulted("source_fraction_of_roof", source_fraction_of_roof);
+      f.defaulted("kept", kept);
+      f.defaulted("why", why);
+    }
   };
-  std::string device;
-  double step_count = 1;
-  double busy_predicted_s = 0, busy_low_s = 0, busy_high_s = 0;  // per step
-  double same_time_busy_s = 0, datasheet_busy_s = 0;               // per step: the naive answers
-  double step_predicted_s = 0;                                     // per step
+  struct Range {  // an op's share of the interval's width
+    std::string op;
+    double range_s = 0, share = 0;
+    template <class F>
+    void fields(F& f) {
+      f("op", op);
+      f("range_s", range_s);
+      f("share", share);
+    }
+  };
+  std::string device, origin, device_source, source_device;
+  uint64_t step_count = 1;
+  Interval step_time_s, busy_s;
+  Window window;
+  Naive naive;
+  Kernels kept, launch_bound;
   std::vector<Class> classes;
   std::vector<Op> ops;
+  std::vector<Range> widest_range;
+  std::vector<std::string> notes;
+  template <class F>
+  void fields(F& f) {
+    f("device", device);
+    f.defaulted("origin", origin);
+    f.defaulted("device_source", device_source);
+    f.defaulted("source_device", source_device);
+    f.defaulted("step_count", step_count);
+    f("step_time_s", step_time_s);
+    f("busy_s", busy_s);
+    f.defaulted("window", window);
+    f("naive", naive);
+    f.defaulted("kept", kept);
+    f.defaulted("launch_bound", launch_bound);
+    f("classes", classes);
+    f("ops", ops);
+    f.defaulted("widest_range", widest_range);
+    f.defaulted("notes", notes);
+  }
+  double steps() const { return step_count > 0 ? static_cast<double>(step_count) : 1.0; }
 };
 
 struct TraceResult {
-  std::string file;  // where it was read
-  std::string device_name;
-  std::optional<std::string> device_table_name;  // the device table's entry judged against; null: none
-  double total_time_s = 0;  // busy time: the ops' device time (self time on a CPU-only trace)
+  std::string file;  // where it was read from or is written to: not a field of the file
+  std::string schema;
+  std::vector<std::string> files;  // the profiler traces read
+  TraceDevice device;
   TraceWindow window;
-  TraceClassTable classes{"classes", false, {}}, ivanov_classes{"ivanov_classes", false, {}};
+  TraceCommunication communication;
+  bool cpu_only = false;
+  std::string time_basis;   // "device" or "self_cpu"
+  double total_time_s = 0;  // busy time: the ops' device time (self time on a CPU-only trace)
   std::vector<TraceOpRow> ops;
-  std::optional<std::vector<TraceRankRow>> ranks;  // a folder of ranks only
-  std::vector<TraceWhatIf> what_if;
+  std::vector<TraceClassRow> classes;
+  std::optional<std::vector<TraceClassRow>> ivanov_classes;  // absent from files written before it
+  std::vector<TraceModuleRow> modules;
+  TraceOther other;
+  std::vector<TraceFix> fix_first;
+  double known_cost_time_share = 0;
+  TraceUnattributed unattributed;
+  TraceLaunchBound launch_bound;
+  std::vector<TraceGap> idle_gaps;
+  std::vector<TraceAnomaly> anomalies;
+  // A folder of ranks only:
+  std::optional<std::vector<TraceRankRow>> ranks;
+  std::optional<std::optional<int64_t>> slowest_rank;  // null inside: no rank has steps
+  std::optional<std::vector<TraceRankWarning>> rank_warnings;
+  TraceReaderCost reader;
+  // Asked for: --what-if, --ceilings (fix_first_check), --claims.
+  std::optional<std::vector<TraceWhatIf>> what_if;
+  std::optional<TraceFusionCheck> fix_first_check;
+  std::optional<std::vector<ClaimVerdict>> claims;  // results.json's verdict objects (docs/claims.md#check-output)
 
+  template <class F>
+  void fields(F& f) {
+    f.defaulted("schema", schema);
+    f.defaulted("files", files);
+    f("device", device);
+    f("window", window);
+    f.defaulted("communication", communication);
+    f.defaulted("cpu_only", cpu_only);
+    f.defaulted("time_basis", time_basis);
+    f("total_time_s", total_time_s);
+    f("classes", classes);
+    f.optional("ivanov_classes", ivanov_classes);
+    f("ops", ops);
+    f.defaulted("modules", modules);
+    f.defaulted("other", other);
+    f.defaulted("fix_first", fix_first);
+    f.defaulted("known_cost_time_share", known_cost_time_share);
+    f.defaulted("unattributed", unattributed);
+    f.defaulted("launch_bound", launch_bound);
+    f.defaulted("idle_gaps", idle_gaps);
+    f.defaulted("anomalies", anomalies);
+    f.optional("ranks", ranks);
+    f.optional("slowest_rank", slowest_rank, Sign::any);
+    f.optional("rank_warnings", rank_warnings);
+    f.defaulted("reader", reader);
+    f.optional("what_if", what_if);
+    f.optional("fix_first_check", fix_first_check);
+    f.optional("claims", claims);
+  }
+
+  // The class table of lmroof's classes or of Ivanov et al.'s groups; null when the file has none.
+  const std::vector<TraceClassRow>* class_table(bool ivanov) const { return ivanov ? (ivanov_classes ? &*ivanov_classes : nullptr) : &classes; }
   // The time per step (docs/trace.md "Ranks"): one trace's window over its ProfilerStep
   // ranges; a folder of ranks, its slowest rank's (the merged window sums the ranks, so
   // it is no step). None where there are no steps: a capture's length is no step time.
   std::optional<double> step_time_s() const;
 };
 
+const TraceClassRow* find_class(const std::vector<TraceClassRow>& table, const std::string& op_class);
+
+// A claim verdict inside trace.json: read and written as results.json's (results_model.h).
+inline void read_field(const JsonCursor& c, ClaimVerdict& v, Sign) { v = claim_verdict_from_json(c); }
+inline nlohmann::json write_field(const ClaimVerdict& v) { return to_json(v); }
+inline void visit_strings(ClaimVerdict&, const StringRewrite&) {}  // printed by claims_text, which makes them printable
+
 // Reads and checks `doc`, a trace.json of schema lmroof.trace/2; throws InputError
-// "FILE: POINTER: problem" ("t/trace.json: /ops/0: missing 'time_s'") for the
-// first field that is absent, of the wrong type, or out of range (a time or share below
-// 0; JSON numbers are finite).
+// "FILE: POINTER: problem" ("t/trace.json: /ops/0: missing 'time_s'") for the first
+// field that is absent, of the wrong type, or out of range. An op's input_dims and
+// input_types must be arrays or null (lmroof.trace/1 held text: `lmroof migrate`).
 TraceResult read_trace_result(const nlohmann::json& doc, const std::string& file);
+// trace.json's document: the one writer.
+nlohmann::json to_json(const TraceResult& result);
 
 }  // namespace lmroof::model

@@ -43,31 +43,24 @@ FusionCheck check_fusion_estimate(const model::Results& results, const predict::
   return out;
 }
 
-nlohmann::json to_json(const FusionCheck& check, const std::string& results_file) {
-  using nlohmann::json;
-  json rows = json::array();
+model::TraceFusionCheck fusion_check_result(const FusionCheck& check, const std::string& results_file) {
+  model::TraceFusionCheck out;
+  out.results = results_file;
   std::vector<double> abs_errors;
-  double lo = 0, hi = 0;
   for (const auto& r : check.rows) {
     const double e = r.error();
-    rows.push_back({{"unfused_run", r.unfused_run}, {"fused_run", r.fused_run}, {"unfused_s", r.unfused_s},
-                    {"fused_s", r.fused_s}, {"unique_bytes", r.unique_bytes}, {"estimate_s", r.estimate_s}, {"error", e}});
-    lo = abs_errors.empty() ? e : std::min(lo, e);
-    hi = abs_errors.empty() ? e : std::max(hi, e);
+    out.rows.push_back({r.unfused_run, r.fused_run, r.unfused_s, r.fused_s, r.unique_bytes, r.estimate_s, e});
+    out.min_error = abs_errors.empty() ? e : std::min(*out.min_error, e);
+    out.max_error = abs_errors.empty() ? e : std::max(*out.max_error, e);
     abs_errors.push_back(std::abs(e));
   }
-  json median = nullptr;
   if (!abs_errors.empty()) {
     std::sort(abs_errors.begin(), abs_errors.end());
     const size_t n = abs_errors.size();
-    median = n % 2 ? abs_errors[n / 2] : (abs_errors[n / 2 - 1] + abs_errors[n / 2]) / 2;
+    out.median_abs_error = n % 2 ? abs_errors[n / 2] : (abs_errors[n / 2 - 1] + abs_errors[n / 2]) / 2;
   }
-  return {{"results", results_file},
-          {"rows", rows},
-          {"median_abs_error", median},
-          {"min_error", rows.empty() ? json(nullptr) : json(lo)},
-          {"max_error", rows.empty() ? json(nullptr) : json(hi)},
-          {"left_out", check.left_out}};
+  out.left_out = check.left_out;
+  return out;
 }
 
 }  // namespace lmroof::trace

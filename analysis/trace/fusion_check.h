@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/model/results_model.h"
+#include "analysis/model/trace_result.h"
 #include "analysis/predict/devices.h"
 
 namespace lmroof::trace {
@@ -33,10 +34,8 @@ struct FusionCheck {
 
 FusionCheck check_fusion_estimate(const model::Results& results, const predict::Device& device);
 
-// trace.json's fix_first_check (`lmroof trace --ceilings RESULTS.json`): `results` (the
-// file), rows[] {unfused_run, fused_run, unfused_s, fused_s, unique_bytes, estimate_s,
-// error}, median_abs_error (the median of |error|), min_error and max_error (signed),
-// each null without rows, and left_out[].
-nlohmann::json to_json(const FusionCheck& check, const std::string& results_file);
+// trace.json's fix_first_check (`lmroof trace --ceilings RESULTS.json`): the rows with
+// their errors, the median of |error| and the signed extremes (none without rows).
+model::TraceFusionCheck fusion_check_result(const FusionCheck& check, const std::string& results_file);
 
 }  // namespace lmroof::trace

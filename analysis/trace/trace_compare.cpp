@@ -24,7 +24,7 @@ json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); 
 
 json side(const model::TraceResult& t) {
   return {{"file", t.file},
-          {"device", t.device_name},
+          {"device", t.device.name},
           {"step_time_s", opt(t.step_time_s())},
           {"steps", t.window.step_count},
           {"busy_s", t.total_time_s}};
@@ -56,8 +56,8 @@ json compare_traces(const model::TraceResult& base, const model::TraceResult& ne
   const auto step_a = base.step_time_s(), step_b = next.step_time_s();
   out["step"] = step_a && step_b ? change(*step_a, *step_b) : json(nullptr);
   std::map<std::string, std::pair<double, double>> classes;
-  for (const auto& c : base.classes.rows) classes[c.op_class].first = c.time_s;
-  for (const auto& c : next.classes.rows) classes[c.op_class].second = c.time_s;
+  for (const auto& c : base.classes) classes[c.op_class].first = c.time_s;
+  for (const auto& c : next.classes) classes[c.op_class].second = c.time_s;
   json class_rows = json::array();
   for (const auto& [name, t] : classes) {
     auto row = change(t.first, t.second);

@@ -15,8 +15,6 @@ namespace lmroof::trace {
 
 namespace {
 
-nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
-
 // A rank's step time: its window over its steps; none without ProfilerStep ranges (the
 // capture's length is no step time).
 std::optional<double> step_time(const TraceAnalysis& a) {
@@ -55,24 +53,17 @@ std::string world_size_text(const TraceAnalysis& r) {
 }
 
 // One row of a class table; the same fields for lmroof's classes and Ivanov's groups.
-nlohmann::json class_row(std::string_view name, const ClassRow& c, bool cpu_only) {
-  return {{"class", std::string(name)},
-          {"flops", c.flops},
-          {"bytes", c.bytes},
-          {"device_time_s", cpu_only ? 0.0 : c.time_s},
-          {"time_s", c.time_s},
-          {"flop_share", c.flop_share},
-          {"byte_share", c.byte_share},
-          {"time_share", c.time_share},
-          {"fraction_of_roof", opt(c.fraction_of_roof)}};
+model::TraceClassRow class_row(std::string_view name, const ClassRow& c, bool cpu_only) {
+  return {std::string(name), c.flops, c.bytes, cpu_only ? 0.0 : c.time_s, c.time_s, c.flop_share, c.byte_share, c.time_share,
+          c.fraction_of_roof};
 }
 
 // The window's communication time and its exposed part (null on a CPU-only trace).
-nlohmann::json communication_json(const TraceAnalysis& a) {
+model::TraceCommunication communication_of(const TraceAnalysis& a) {
   const auto share = a.communication_s && a.exposed_communication_s
                          ? finite_ratio(*a.exposed_communication_s, *a.communication_s)
                          : std::nullopt;
-  return {{"time_s", opt(a.communication_s)}, {"exposed_s", opt(a.exposed_communication_s)}, {"exposed_share", opt(share)}};
+  return {a.communication_s, a.exposed_communication_s, share};
 }
 
 double class_share(const TraceAnalysis& a, OpClass c) {
@@ -183,176 +174,146 @@ std::vector<RankWarning> rank_warnings(const std::vector<TraceAnalysis>& ranks) 
   return out;
 }
 
-nlohmann::json to_json(const TraceAnalysis& a, const std::vector<TraceAnalysis>& ranks) {
-  using nlohmann::json;
-  json doc;
-  doc["schema"] = kTraceSchema;
-  json files = json::array();
-  for (const auto& r : ranks) files.push_back(r.file);
-  doc["files"] = files;
-  json device;
-  device["name"] = a.roofs.name;
-  device["source"] = a.roofs.source.empty() ? json(nullptr) : json(a.roofs.source);
+model::TraceResult to_trace_result(const TraceAnalysis& a, const std::vector<TraceAnalysis>& ranks) {
+  model::TraceResult t;
+  t.schema = kTraceSchema;
+  for (const auto& r : ranks) t.files.push_back(r.file);
+  model::TraceDevice& device = t.device;
+  device.name = a.roofs.name;
+  if (!a.roofs.source.empty()) device.source = a.roofs.source;
   if (a.roofs.device) {
     const auto& d = *a.roofs.device;
-    device["table_name"] = d.name;
-    device["bandwidth_bytes_per_s"] = d.bandwidth_bytes_per_s;
-    json peaks = json::object();
-    for (const auto& [dtype, p] : d.dense_peak_flops) peaks[dtype] = p;
-    device["peak_flops"] = peaks;
-    device["launch_s"] = d.launch_s;
-    device["launch_source"] = d.launch_source;
-    device["datasheet"] = d.source;
+    device.table_name = d.name;
+    device.bandwidth_bytes_per_s = d.bandwidth_bytes_per_s;
+    device.peak_flops.emplace(d.dense_peak_flops.begin(), d.dense_peak_flops.end());
+    device.launch_s = d.launch_s;
+    device.launch_source = d.launch_source;
+    device.datasheet = d.source;
   } else {
-    device["table_name"] = nullptr;
-    device["why_unknown"] = a.roofs.why_unknown;
+    device.why_unknown = a.roofs.why_unknown;
   }
-  doc["device"] = device;
-  json window;
-  window["kind"] = a.window_kind;
-  json steps = json::array();
+  model::TraceWindow& window = t.window;
+  window.kind = a.window_kind;
   for (const auto& s : a.steps)
-    steps.push_back({{"number", s.number},
-                     {"start_s", (s.start_us - a.window_start_us) * 1e-6},
-                     {"duration_s", (s.end_us - s.start_us) * 1e-6},
-                     {"busy_s", s.busy_s},
-                     {"idle_s", s.idle_s},
-                     {"host_bound", s.host_bound()}});
-  window["steps"] = steps;
-  window["step_count"] = a.steps.size();
-  window["total_s"] = a.total_s;
-  window["busy_s"] = a.busy_s;
-  window["idle_s"] = a.idle_s;
-  window["step_source"] = a.step_source.empty() ? json(nullptr) : json(a.step_source);
-  window["idle_host_bound_s"] = a.idle_host_bound_s;
-  window["idle_other_s"] = a.idle_other_s;
-  window["host_bound_steps"] = std::count_if(a.steps.begin(), a.steps.end(), [](const StepWindow& s) { return s.host_bound(); });
-  window["outside_window_device_events"] = a.outside_window;
-  doc["window"] = window;
-  doc["communication"] = communication_json(a);
-  doc["cpu_only"] = a.cpu_only;
-  doc["time_basis"] = a.cpu_only ? "self_cpu" : "device";
-  doc["total_time_s"] = a.total_time_s;
-  json ops = json::array();
+    window.steps.push_back({s.number, (s.start_us - a.window_start_us) * 1e-6, (s.end_us - s.start_us) * 1e-6, s.busy_s,
+                            s.idle_s, s.host_bound()});
+  window.step_count = a.steps.size();
+  window.total_s = a.total_s;
+  window.busy_s = a.busy_s;
+  window.idle_s = a.idle_s;
+  if (!a.step_source.empty()) window.step_source = a.step_source;
+  window.idle_host_bound_s = a.idle_host_bound_s;
+  window.idle_other_s = a.idle_other_s;
+  window.host_bound_steps = static_cast<uint64_t>(std::count_if(a.steps.begin(), a.steps.end(), [](const StepWindow& s) { return s.host_bound(); }));
+  window.outside_window_device_events = a.outside_window;
+  t.communication = communication_of(a);
+  t.cpu_only = a.cpu_only;
+  t.time_basis = a.cpu_only ? "self_cpu" : "device";
+  t.total_time_s = a.total_time_s;
   for (const auto& op : a.ops) {
-    json o;
-    o["name"] = op.name;
-    o["input_dims"] = shapes_json(op.input_dims);
-    o["input_types"] = shapes_json(op.input_types);
-    o["input_strides"] = op.input_strides.empty() ? json(nullptr) : json(op.input_strides);
-    if (op.fastest_call_s && op.slowest_call_s) o["call_time_range_s"] = {*op.fastest_call_s, *op.slowest_call_s};
-    o["calls"] = op.calls;
-    o["module"] = op.module.empty() ? json(nullptr) : json(op.module);
-    if (!op.device.empty()) o["device"] = op.device;
-    o["class"] = std::string(to_string(op.cost.op_class));
-    o["class_source"] = op.class_source;
-    o["ivanov_class"] = std::string(to_string(ivanov_class(op.cost.op_class, op.softmax)));
-    if (op.pseudo_op) o["pseudo_op"] = true;
-    o["model"] = op.cost.model.empty() ? json(nullptr) : json(op.cost.model);
-    o["flops"] = opt(op.cost.flops);
-    o["bytes"] = opt(op.cost.bytes);
-    o["device_time_s"] = op.device_time_s;
-    o["self_cpu_time_s"] = op.self_cpu_time_s;
-    o["time_s"] = op.time_s();
-    o["kernel_launches"] = op.kernel_launches;
-    o["kernels"] = op.kernels;
-    o["bound"] = op.bound;
-    o["peak_flops"] = opt(op.peak_flops);
-    o["roof_time_s"] = opt(op.roof_time_s);
-    o["time_above_roof_s"] = op.roof_time_s ? json(op.time_s() - *op.roof_time_s) : json(nullptr);
-    o["fraction_of_roof"] = opt(op.fraction_of_roof);
-    o["note"] = op.roof_note;
+    model::TraceOpRow o;
+    o.name = op.name;
+    o.input_dims = shapes_json(op.input_dims);
+    o.input_types = shapes_json(op.input_types);
+    if (!op.input_strides.empty()) o.input_strides = op.input_strides;
+    if (op.fastest_call_s && op.slowest_call_s) o.call_time_range_s = std::vector<double>{*op.fastest_call_s, *op.slowest_call_s};
+    o.calls = op.calls;
+    if (!op.module.empty()) o.module = op.module;
+    if (!op.device.empty()) o.device = op.device;
+    o.op_class = std::string(to_string(op.cost.op_class));
+    o.class_source = op.class_source;
+    o.ivanov_class = std::string(to_string(ivanov_class(op.cost.op_class, op.softmax)));
+    if (op.pseudo_op) o.pseudo_op = true;
+    if (!op.cost.model.empty()) o.model = op.cost.model;
+    o.flops = op.cost.flops;
+    o.bytes = op.cost.bytes;
+    o.device_time_s = op.device_time_s;
+    o.self_cpu_time_s = op.self_cpu_time_s;
+    o.time_s = op.time_s();
+    o.kernel_launches = op.kernel_launches;
+    o.kernels = op.kernels;
+    o.bound = op.bound;
+    o.peak_flops = op.peak_flops;
+    o.roof_time_s = op.roof_time_s;
+    if (op.roof_time_s) o.time_above_roof_s = op.time_s() - *op.roof_time_s;
+    o.fraction_of_roof = op.fraction_of_roof;
+    o.note = op.roof_note;
     if (op.cost.op_class == OpClass::communication) {
-      o["collective"] = op.cost.collective;
-      o["message_bytes"] = opt(op.cost.message_bytes);
-      o["algbw_bytes_per_s"] = opt(op.algbw_bytes_per_s);
-      o["busbw_bytes_per_s"] = opt(op.busbw_bytes_per_s);
+      o.collective = op.cost.collective;
+      o.message_bytes = op.cost.message_bytes;
+      o.algbw_bytes_per_s = op.algbw_bytes_per_s;
+      o.busbw_bytes_per_s = op.busbw_bytes_per_s;
     }
-    ops.push_back(std::move(o));
+    t.ops.push_back(std::move(o));
   }
-  doc["ops"] = ops;
-  json classes = json::array();
-  for (const auto& c : a.classes) classes.push_back(class_row(to_string(c.op_class), c, a.cpu_only));
-  doc["classes"] = classes;
-  json groups = json::array();
-  for (const auto& g : a.ivanov_classes) groups.push_back(class_row(to_string(g.group), g.totals, a.cpu_only));
-  doc["ivanov_classes"] = groups;
-  json modules = json::array();
-  for (const auto& m : a.modules)
-    modules.push_back({{"type", m.type},
-                       {"class", m.gives_class ? json(std::string(to_string(m.module_class))) : json(nullptr)},
-                       {"time_s", m.time_s},
-                       {"time_share", m.time_share},
-                       {"flops", m.flops},
-                       {"bytes", m.bytes},
-                       {"kernels", m.kernels},
-                       {"fraction_of_roof", opt(m.fraction_of_roof)}});
-  doc["modules"] = modules;
-  json other_names = json::array();
-  double other_time = 0;
+  for (const auto& c : a.classes) t.classes.push_back(class_row(to_string(c.op_class), c, a.cpu_only));
+  t.ivanov_classes.emplace();
+  for (const auto& g : a.ivanov_classes) t.ivanov_classes->push_back(class_row(to_string(g.group), g.totals, a.cpu_only));
+  for (const auto& m : a.modules) {
+    model::TraceModuleRow row;
+    row.type = m.type;
+    if (m.gives_class) row.op_class = std::string(to_string(m.module_class));
+    row.time_s = m.time_s;
+    row.time_share = m.time_share;
+    row.flops = m.flops;
+    row.bytes = m.bytes;
+    row.kernels = m.kernels;
+    row.fraction_of_roof = m.fraction_of_roof;
+    t.modules.push_back(std::move(row));
+  }
   for (const auto& c : a.classes)
-    if (c.op_class == OpClass::other) other_time = c.time_s;
-  for (const auto& [name, t] : a.other_by_name) other_names.push_back({{"name", name}, {"time_s", t}});
-  doc["other"] = {{"time_s", other_time},
-                  {"time_share", a.total_time_s > 0 ? other_time / a.total_time_s : 0.0},
-                  {"by_name", other_names}};
-  json fixes = json::array();
-  for (const auto& f : fix_first(a))
-    fixes.push_back({{"kind", f.kind},
-                     {"target", f.target},
-                     {"current_s", f.current_s},
-                     {"estimate_s", f.estimate_s},
-                     {"saving_s", f.saving_s},
-                     {"assumption", f.assumption}});
-  doc["fix_first"] = fixes;
-  doc["known_cost_time_share"] = a.known_cost_time_share;
-  json by_name = json::array();
-  for (const auto& [name, t] : a.unattributed_by_name) by_name.push_back({{"name", name}, {"device_time_s", t}});
-  doc["unattributed"] = {{"kernels", a.unattributed_kernels}, {"device_time_s", a.unattributed_time_s}, {"by_name", by_name}};
-  doc["launch_bound"] = {{"threshold_s", opt(a.launch_threshold_s)},
-                         {"kernels", a.launch_bound_kernels},
-                         {"device_time_s", a.launch_bound_time_s},
-                         {"time_share", a.total_time_s > 0 ? a.launch_bound_time_s / a.total_time_s : 0.0}};
-  json gaps = json::array();
-  for (const auto& g : a.idle_gaps) gaps.push_back({{"start_s", g.start_s}, {"duration_s", g.duration_s}});
-  doc["idle_gaps"] = gaps;
-  json anomalies = json::array();
-  for (const auto& [kind, an] : a.anomalies) anomalies.push_back({{"kind", kind}, {"count", an.count}, {"first", an.first}});
-  doc["anomalies"] = anomalies;
+    if (c.op_class == OpClass::other) t.other.time_s = c.time_s;
+  t.other.time_share = a.total_time_s > 0 ? t.other.time_s / a.total_time_s : 0.0;
+  for (const auto& [name, time] : a.other_by_name) t.other.by_name.push_back({name, time});
+  for (const auto& f : fix_first(a)) t.fix_first.push_back({f.kind, f.target, f.current_s, f.estimate_s, f.saving_s, f.assumption});
+  t.known_cost_time_share = a.known_cost_time_share;
+  t.unattributed.kernels = a.unattributed_kernels;
+  t.unattributed.device_time_s = a.unattributed_time_s;
+  for (const auto& [name, time] : a.unattributed_by_name) t.unattributed.by_name.push_back({name, time});
+  t.launch_bound.threshold_s = a.launch_threshold_s;
+  t.launch_bound.kernels = a.launch_bound_kernels;
+  t.launch_bound.device_time_s = a.launch_bound_time_s;
+  t.launch_bound.time_share = a.total_time_s > 0 ? a.launch_bound_time_s / a.total_time_s : 0.0;
+  for (const auto& g : a.idle_gaps) t.idle_gaps.push_back({g.start_s, g.duration_s});
+  for (const auto& [kind, an] : a.anomalies) t.anomalies.push_back({kind, an.count, an.first});
   if (ranks.size() > 1) {
-    json rows = json::array();
+    t.ranks.emplace();
     // The slowest rank by its step time; a rank without steps has none and is never named.
     std::optional<size_t> slowest;
     for (size_t i = 0; i < ranks.size(); ++i)
-      if (const auto t = step_time(ranks[i]); t && (!slowest || *t > *step_time(ranks[*slowest]))) slowest = i;
+      if (const auto time = step_time(ranks[i]); time && (!slowest || *time > *step_time(ranks[*slowest]))) slowest = i;
     for (size_t i = 0; i < ranks.size(); ++i) {
       const auto& r = ranks[i];
-      rows.push_back({{"rank", rank_number(r, i)},
-                      {"file", r.file},
-                      {"device", r.roofs.trace_name.empty() ? json(nullptr) : json(r.roofs.trace_name)},
-                      {"roofs", r.roofs.device ? json(r.roofs.device->name) : json(nullptr)},
-                      {"world_size", r.world_size ? json(*r.world_size) : json(nullptr)},
-                      {"steps", r.steps.size()},
-                      {"step_time_s", opt(step_time(r))},
-                      {"total_s", r.total_s},
-                      {"busy_s", r.busy_s},
-                      {"idle_s", r.idle_s},
-                      {"communication_share", class_share(r, OpClass::communication)},
-                      {"communication", communication_json(r)},
-                      {"slowest", slowest == i}});
+      model::TraceRankRow row;
+      row.rank = rank_number(r, i);
+      row.file = r.file;
+      if (!r.roofs.trace_name.empty()) row.device = r.roofs.trace_name;
+      if (r.roofs.device) row.roofs = r.roofs.device->name;
+      row.world_size = r.world_size;
+      row.steps = r.steps.size();
+      row.step_time_s = step_time(r);
+      row.total_s = r.total_s;
+      row.busy_s = r.busy_s;
+      row.idle_s = r.idle_s;
+      row.communication_share = class_share(r, OpClass::communication);
+      row.communication = communication_of(r);
+      row.slowest = slowest == i;
+      t.ranks->push_back(std::move(row));
     }
-    doc["ranks"] = rows;
-    doc["slowest_rank"] = slowest ? rows[*slowest]["rank"] : json(nullptr);
-    json warnings = json::array();
-    for (const auto& w : rank_warnings(ranks)) warnings.push_back({{"kind", w.kind}, {"message", w.message}});
-    doc["rank_warnings"] = warnings;
+    t.slowest_rank.emplace();
+    if (slowest) *t.slowest_rank = (*t.ranks)[*slowest].rank;
+    t.rank_warnings.emplace();
+    for (const auto& w : rank_warnings(ranks)) t.rank_warnings->push_back({w.kind, w.message});
   }
-  double read_cpu = 0, analysis_cpu = 0, read_wall = 0, analysis_wall = 0;
-  for (const auto& r : ranks)
-    read_cpu += r.read_cpu_s, analysis_cpu += r.analysis_cpu_s, read_wall += r.read_wall_s, analysis_wall += r.analysis_wall_s;
-  doc["reader"] = {{"events", a.events_read},     {"json_bytes", a.bytes_read},         {"read_cpu_s", read_cpu},
-                   {"analysis_cpu_s", analysis_cpu}, {"read_wall_s", read_wall}, {"analysis_wall_s", analysis_wall}};
-  return doc;
+  for (const auto& r : ranks) {
+    t.reader.read_cpu_s += r.read_cpu_s;
+    t.reader.analysis_cpu_s += r.analysis_cpu_s;
+    t.reader.read_wall_s += r.read_wall_s;
+    t.reader.analysis_wall_s += r.analysis_wall_s;
+  }
+  t.reader.events = a.events_read;
+  t.reader.json_bytes = a.bytes_read;
+  return t;
 }
 
 std::string to_csv(const TraceAnalysis& a, const std::vector<std::pair<std::string, std::vector<std::string>>>& extra_columns) {

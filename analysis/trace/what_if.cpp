@@ -39,8 +39,6 @@ std::pair<double, double> wave_factors(uint32_t blocks, std::optional<int64_t> s
 
 std::string op_label(const OpRetime& r) { return r.input_dims.empty() ? r.name : r.name + " " + r.input_dims; }
 
-nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
-
 // An op's input_dims or input_types (trace.json /2: an array or null) as one text, to match
 // a prediction's ops with a measured trace.json's.
 std::string shape_key(const nlohmann::json& v) { return v.dump(); }
@@ -349,64 +347,40 @@ WhatIf merge_what_if(const std::vector<WhatIf>& ranks) {
   return m;
 }
 
-nlohmann::json what_if_json(const WhatIf& w) {
-  using nlohmann::json;
+model::TraceWhatIf what_if_result(const WhatIf& w) {
   const double steps = static_cast<double>(std::max<size_t>(w.step_count, 1));
-  json j;
-  j["device"] = w.target;
-  j["origin"] = w.target_origin;
-  j["device_source"] = w.target_source;
-  j["source_device"] = w.source;
-  j["step_count"] = w.step_count;
-  j["step_time_s"] = {{"source", w.source_total_s / steps},
-                      {"predicted", w.predicted_total_s / steps},
-                      {"low", w.low_total_s / steps},
-                      {"high", w.high_total_s / steps}};
-  j["busy_s"] = {{"source", w.source_busy_s / steps},
-                 {"predicted", w.predicted_busy_s / steps},
-                 {"low", w.low_busy_s / steps},
-                 {"high", w.high_busy_s / steps}};
-  j["window"] = {{"source_total_s", w.source_total_s}, {"predicted_total_s", w.predicted_total_s},
-                 {"source_busy_s", w.source_busy_s},   {"predicted_busy_s", w.predicted_busy_s},
-                 {"kept_gaps_s", w.host_gap_s}};
-  j["naive"] = {{"same_time_busy_s", w.source_busy_s / steps},
-                {"datasheet_ratio", w.datasheet_ratio},
-                {"datasheet_busy_s", w.source_busy_s / steps * w.datasheet_ratio}};
-  j["kept"] = {{"kernels", w.kept_kernels}, {"source_s", w.kept_s}};
-  j["launch_bound"] = {{"kernels", w.launch_bound_kernels}, {"source_s", w.launch_bound_s}};
-  json classes = json::array();
-  for (const auto& c : w.classes)
-    classes.push_back({{"class", std::string(to_string(c.op_class))},
-                       {"source_s", c.source_s},
-                       {"predicted_s", c.predicted_s},
-                       {"low_s", c.low_s},
-                       {"high_s", c.high_s}});
-  j["classes"] = classes;
-  json ops = json::array();
+  model::TraceWhatIf j;
+  j.device = w.target;
+  j.origin = w.target_origin;
+  j.device_source = w.target_source;
+  j.source_device = w.source;
+  j.step_count = w.step_count;
+  j.step_time_s = {w.source_total_s / steps, w.predicted_total_s / steps, w.low_total_s / steps, w.high_total_s / steps};
+  j.busy_s = {w.source_busy_s / steps, w.predicted_busy_s / steps, w.low_busy_s / steps, w.high_busy_s / steps};
+  j.window = {w.source_total_s, w.predicted_total_s, w.source_busy_s, w.predicted_busy_s, w.host_gap_s};
+  j.naive = {w.source_busy_s / steps, w.datasheet_ratio, w.source_busy_s / steps * w.datasheet_ratio};
+  j.kept = {w.kept_kernels, w.kept_s};
+  j.launch_bound = {w.launch_bound_kernels, w.launch_bound_s};
+  for (const auto& c : w.classes) j.classes.push_back({std::string(to_string(c.op_class)), c.source_s, c.predicted_s, c.low_s, c.high_s});
   for (const auto& r : w.ops) {
     if (r.source_s <= 0) continue;
     // Grouped by what they say: the shape, its time on each side, its bounds and why.
-    ops.push_back({{"name", r.name}, {"input_dims", shapes_json(r.input_dims)}, {"input_types", shapes_json(r.input_types)},
-                   {"class", std::string(to_string(r.op_class))}, {"calls", r.calls},
-                   {"source_s", r.source_s}, {"predicted_s", r.predicted_s}, {"low_s", r.low_s}, {"high_s", r.high_s},
-                   {"source_bound", r.source_bound}, {"target_bound", r.target_bound},
-                   {"source_fraction_of_roof", opt(r.source_fraction)}, {"kept", r.kept}, {"why", r.why}});
+    j.ops.push_back({r.name, shapes_json(r.input_dims), shapes_json(r.input_types), std::string(to_string(r.op_class)), r.calls,
+                     r.source_s, r.predicted_s, r.low_s, r.high_s, r.source_bound, r.target_bound, r.source_fraction, r.kept,
+                     r.why});
   }
-  j["ops"] = ops;
   // Which ops make the interval wide.
   std::vector<const OpRetime*> by_range;
   double range = 0;
   for (const auto& r : w.ops) by_range.push_back(&r), range += r.high_s - r.low_s;
   std::sort(by_range.begin(), by_range.end(),
             [](const OpRetime* x, const OpRetime* y) { return x->high_s - x->low_s > y->high_s - y->low_s; });
-  json widest = json::array();
   for (size_t i = 0; i < by_range.size() && i < 5; ++i) {
     const OpRetime& r = *by_range[i];
     if (r.high_s - r.low_s <= 0) break;
-    widest.push_back({{"op", op_label(r)}, {"range_s", r.high_s - r.low_s}, {"share", range > 0 ? (r.high_s - r.low_s) / range : 0.0}});
+    j.widest_range.push_back({op_label(r), r.high_s - r.low_s, range > 0 ? (r.high_s - r.low_s) / range : 0.0});
   }
-  j["widest_range"] = widest;
-  j["notes"] = w.notes;
+  j.notes = w.notes;
   return j;
 }
 
@@ -433,32 +407,33 @@ std::vector<std::pair<std::string, std::vector<std::string>>> what_if_csv_column
 
 nlohmann::json prediction_versus_measured(const model::TraceResult& base, const model::TraceResult& next) {
   using nlohmann::json;
-  const std::string measured_name = next.device_table_name.value_or(next.device_name);
+  const std::string measured_name = next.device.table_name.value_or(next.device.name);
   const model::TraceWhatIf* prediction = nullptr;
-  for (const auto& w : base.what_if)
+  if (!base.what_if) return nullptr;
+  for (const auto& w : *base.what_if)
     if (!w.device.empty() && predict::same_device_name(w.device, measured_name)) prediction = &w;
   if (!prediction) return nullptr;
   const model::TraceWhatIf& p = *prediction;
-  const double steps = std::max(1.0, next.window.step_count);
+  const double steps = std::max(1.0, static_cast<double>(next.window.step_count));
   const double measured_busy = next.window.busy_s.value_or(0.0) / steps;
   auto error = [&](double predicted) { return measured_busy > 0 ? json((predicted - measured_busy) / measured_busy) : json(nullptr); };
   json out;
   out["device"] = p.device;
   out["busy_s"] = {{"measured", measured_busy},
-                   {"predicted", p.busy_predicted_s},
-                   {"low", p.busy_low_s},
-                   {"high", p.busy_high_s},
-                   {"error", error(p.busy_predicted_s)},
-                   {"inside_interval", measured_busy >= p.busy_low_s && measured_busy <= p.busy_high_s},
-                   {"same_time_error", error(p.same_time_busy_s)},
-                   {"datasheet_error", error(p.datasheet_busy_s)}};
+                   {"predicted", p.busy_s.predicted},
+                   {"low", p.busy_s.low},
+                   {"high", p.busy_s.high},
+                   {"error", error(p.busy_s.predicted)},
+                   {"inside_interval", measured_busy >= p.busy_s.low && measured_busy <= p.busy_s.high},
+                   {"same_time_error", error(p.naive.same_time_busy_s)},
+                   {"datasheet_error", error(p.naive.datasheet_busy_s)}};
   const double measured_step = next.window.total_s / steps;
-  out["step_time_s"] = {{"measured", measured_step}, {"predicted", p.step_predicted_s}};
+  out["step_time_s"] = {{"measured", measured_step}, {"predicted", p.step_time_s.predicted}};
   // Per class and per op: the prediction's time per step against the measured one's.
-  const double base_steps = p.step_count;
+  const double base_steps = p.steps();
   std::map<std::string, std::pair<double, double>> classes;
   for (const auto& c : p.classes) classes[c.op_class].first = c.predicted_s / base_steps;
-  for (const auto& c : next.classes.rows) classes[c.op_class].second = c.time_s / steps;
+  for (const auto& c : next.classes) classes[c.op_class].second = c.time_s / steps;
   json class_rows = json::array();
   for (const auto& [name, t] : classes)
     if (t.first > 0 || t.second > 0)

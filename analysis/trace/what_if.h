@@ -79,7 +79,8 @@ WhatIf what_if(const TraceAnalysis& analysis, const predict::Device& target, con
 // are, the step time the slowest rank's.
 WhatIf merge_what_if(const std::vector<WhatIf>& ranks);
 
-nlohmann::json what_if_json(const WhatIf& w);
+// trace.json's what_if[] entry (analysis/model/trace_result.h).
+model::TraceWhatIf what_if_result(const WhatIf& w);
 // trace.csv's extra columns: per target, predicted, low and high seconds per op row of `analysis`.
 std::vector<std::pair<std::string, std::vector<std::string>>> what_if_csv_columns(const TraceAnalysis& analysis,
                                                                                   const std::vector<WhatIf>& targets);

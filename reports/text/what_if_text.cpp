@@ -25,40 +25,39 @@ std::string signed_pct(const json& v) {
 
 }  // namespace
 
-std::string what_if_text(const json& what_if) {
+std::string what_if_text(const std::vector<model::TraceWhatIf>& what_if) {
   std::string out;
+  auto sec = [](double v) { return si(v, "s"); };
   for (const auto& w : what_if) {
-    out += fmt::format("what if on {} ({}; the trace's roofs: {}), per step:\n", w["device"].get<std::string>(),
-                       w["origin"].get<std::string>(), w["source_device"].get<std::string>());
-    const auto& st = w["step_time_s"];
-    const auto& b = w["busy_s"];
-    out += fmt::format("  step time  {} -> {} (interval {} to {})\n", s(st["source"]), s(st["predicted"]), s(st["low"]), s(st["high"]));
-    out += fmt::format("  busy       {} -> {} (interval {} to {}); gaps between kernels kept as on the source\n", s(b["source"]),
-                       s(b["predicted"]), s(b["low"]), s(b["high"]));
-    out += fmt::format("  naive answers for busy: the same time {}; the datasheet ratio {:.3g}: {}\n", s(w["naive"]["same_time_busy_s"]),
-                       w["naive"]["datasheet_ratio"].get<double>(), s(w["naive"]["datasheet_busy_s"]));
-    out += fmt::format("  over the window ({} steps):\n  {:<14} {:>11} {:>11} {:>23}\n", w["step_count"].get<size_t>(), "class",
-                       "source", "predicted", "interval");
-    for (const auto& c : w["classes"]) {
-      if (c["source_s"].get<double>() == 0) continue;
-      out += fmt::format("  {:<14} {:>11} {:>11} {:>23}\n", c["class"].get<std::string>(), s(c["source_s"]), s(c["predicted_s"]),
-                         s(c["low_s"]) + " to " + s(c["high_s"]));
+    out += fmt::format("what if on {} ({}; the trace's roofs: {}), per step:\n", w.device, w.origin, w.source_device);
+    const auto& st = w.step_time_s;
+    const auto& b = w.busy_s;
+    out += fmt::format("  step time  {} -> {} (interval {} to {})\n", sec(st.source), sec(st.predicted), sec(st.low), sec(st.high));
+    out += fmt::format("  busy       {} -> {} (interval {} to {}); gaps between kernels kept as on the source\n", sec(b.source),
+                       sec(b.predicted), sec(b.low), sec(b.high));
+    out += fmt::format("  naive answers for busy: the same time {}; the datasheet ratio {:.3g}: {}\n", sec(w.naive.same_time_busy_s),
+                       w.naive.datasheet_ratio, sec(w.naive.datasheet_busy_s));
+    out += fmt::format("  over the window ({} steps):\n  {:<14} {:>11} {:>11} {:>23}\n", w.step_count, "class", "source", "predicted",
+                       "interval");
+    for (const auto& c : w.classes) {
+      if (c.source_s == 0) continue;
+      out += fmt::format("  {:<14} {:>11} {:>11} {:>23}\n", c.op_class, sec(c.source_s), sec(c.predicted_s),
+                         sec(c.low_s) + " to " + sec(c.high_s));
     }
     out += "  changes most (op shape: source -> predicted, why):\n";
     int n = 0;
-    for (const auto& o : w["ops"]) {
+    for (const auto& o : w.ops) {
       if (n++ == 8) break;
-      std::string label = o["name"].get<std::string>() + " " + trace::shapes_text(o["input_dims"]);
+      std::string label = o.name + " " + trace::shapes_text(o.input_dims);
       if (label.size() > 60) label = label.substr(0, 57) + "...";
-      out += fmt::format("    {:<60} {} -> {}: {}\n", label, s(o["source_s"]), s(o["predicted_s"]), o["why"].get<std::string>());
+      out += fmt::format("    {:<60} {} -> {}: {}\n", label, sec(o.source_s), sec(o.predicted_s), o.why);
     }
-    if (!w["widest_range"].empty()) {
+    if (!w.widest_range.empty()) {
       out += "  widest intervals:";
-      for (const auto& r : w["widest_range"])
-        out += fmt::format(" {} ({} of the range);", r["op"].get<std::string>(), percent(r["share"].get<double>()));
+      for (const auto& r : w.widest_range) out += fmt::format(" {} ({} of the range);", r.op, percent(r.share));
       out += "\n";
     }
-    for (const auto& note : w["notes"]) out += "  note: " + note.get<std::string>() + "\n";
+    for (const auto& note : w.notes) out += "  note: " + note + "\n";
   }
   return out;
 }

@@ -38,9 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.memory_limit_bytes = 512e6;  // the bound `lmroof trace` sets from the memory available
     const lt::TraceFile trace = lt::read_trace(path, options);
     const lt::TraceAnalysis analysis = lt::analyze(trace, lt::resolve_roofs(trace, {}, "", std::nullopt), {});
-    const nlohmann::json doc = lt::to_json(analysis, {analysis});
+    const nlohmann::json doc = lmroof::model::to_json(lt::to_trace_result(analysis, {analysis}));
     if (!all_finite(doc)) __builtin_trap();
     (void)doc.dump();  // throws on a string that is not UTF-8: the reader must have refused it
+    // The one reader takes back what the one writer wrote, field for field.
+    if (lmroof::model::to_json(lmroof::model::read_trace_result(doc, "trace.json")) != doc) __builtin_trap();
     (void)lt::to_csv(analysis);
   } catch (const lmroof::model::InputError&) {
   }

@@ -1,0 +1,253 @@
+#pragma once
+// A JSON document's fields declared once, beside the type that holds them, and both its
+// validating reader and its writer made from that one list (issue 43, "one validating
+// reader and one writer"; issue 46, "each field declared once"). A type lists its
+// fields in a member template:
+//
+//   struct TraceFix {
+//     std::string kind;
+//     double saving_s = 0;
+//     std::optional<double> roof_s;  // written as null when unknown
+//     template <class Fields> void fields(Fields& f) {
+//       f("kind", kind);
+//       f("saving_s", saving_s);            // a number: finite and at least 0
+//       f("roof_s", roof_s);                // a required key whose value may be null
+//       f.optional("extra", extra);         // a key written only when it has a value
+//       f.defaulted("added_later", later);  // always written; absent in older files: the default
+//       f("error", error, Sign::any);       // a number that may be below 0
+//     }
+//   };
+//
+// read_fields(cursor, value) checks every field's presence, type and range and throws
+// InputError "FILE: POINTER: problem"; write_fields(value) gives the JSON object;
+// for_each_string(value, fn) rewrites every text the value holds (a terminal's
+// printable copy). A value the list cannot spell (a claim verdict, read and written by
+// results_model.h) takes the overloads read_field/write_field/visit_strings beside its type.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/model/json_input.h"
+
+namespace lmroof::model {
+
+enum class Sign { non_negative, any };
+
+template <class T>
+concept DeclaresFields = requires(T& t, int& visitor) { t.template fields<int>(visitor); };
+
+// ---- reading --------------------------------------------------------------------------
+
+inline void read_field(const JsonCursor& c, double& x, Sign sign) { x = sign == Sign::any ? c.number() : c.non_negative(); }
+inline void read_field(const JsonCursor& c, uint64_t& x, Sign) {
+  x = static_cast<uint64_t>(c.integer(0, std::numeric_limits<int64_t>::max()));
+}
+inline void read_field(const JsonCursor& c, int64_t& x, Sign sign) {
+  x = c.integer(sign == Sign::any ? std::numeric_limits<int64_t>::min() : 0, std::numeric_limits<int64_t>::max());
+}
+inline void read_field(const JsonCursor& c, bool& x, Sign) { x = c.boolean(); }
+inline void read_field(const JsonCursor& c, std::string& x, Sign) { x = c.string(kMaxTextLength); }
+// Kept as written (an op's input shapes: nested arrays of numbers and text).
+inline void read_field(const JsonCursor& c, nlohmann::json& x, Sign) { x = c.json(); }
+template <class T>
+void read_field(const JsonCursor& c, std::optional<T>& x, Sign sign);
+template <class T>
+void read_field(const JsonCursor& c, std::vector<T>& x, Sign sign);
+template <class T>
+void read_field(const JsonCursor& c, std::map<std::string, T>& x, Sign sign);
+template <DeclaresFields T>
+void read_field(const JsonCursor& c, T& x, Sign);
+
+class FieldReader {
+ public:
+  explicit FieldReader(const JsonCursor& object) : object_(object) { object_.require_object(); }
+  template <class T>
+  void operator()(std::string_view key, T& field, Sign sign = Sign::non_negative) {
+    read_field(object_.at(key), field, sign);
+  }
+  template <class T>
+  void defaulted(std::string_view key, T& field, Sign sign = Sign::non_negative) {
+    if (object_.has(key)) read_field(object_.at(key), field, sign);
+  }
+  template <class T>
+  void optional(std::string_view key, std::optional<T>& field, Sign sign = Sign::non_negative) {
+    field.reset();
+    if (!object_.has(key)) return;
+    field.emplace();
+    read_field(object_.at(key), *field, sign);
+  }
+
+ private:
+  const JsonCursor& object_;
+};
+
+template <class T>
+void read_field(const JsonCursor& c, std::optional<T>& x, Sign sign) {
+  x.reset();
+  if (c.is_null()) return;
+  x.emplace();
+  read_field(c, *x, sign);
+}
+template <class T>
+void read_field(const JsonCursor& c, std::vector<T>& x, Sign sign) {
+  x.clear();
+  for (const auto& item : c.items()) read_field(item, x.emplace_back(), sign);
+}
+template <class T>
+void read_field(const JsonCursor& c, std::map<std::string, T>& x, Sign sign) {
+  x.clear();
+  for (const auto& [key, value] : c.members()) read_field(value, x[key], sign);
+}
+template <DeclaresFields T>
+void read_field(const JsonCursor& c, T& x, Sign) {
+  FieldReader reader(c);
+  x.fields(reader);
+}
+
+// ---- writing --------------------------------------------------------------------------
+
+inline nlohmann::json write_field(double x) { return x; }
+inline nlohmann::json write_field(uint64_t x) { return x; }
+inline nlohmann::json write_field(int64_t x) { return x; }
+inline nlohmann::json write_field(bool x) { return x; }
+inline nlohmann::json write_field(const std::string& x) { return x; }
+inline nlohmann::json write_field(const nlohmann::json& x) { return x; }
+template <class T>
+nlohmann::json write_field(const std::optional<T>& x);
+template <class T>
+nlohmann::json write_field(const std::vector<T>& x);
+template <class T>
+nlohmann::json write_field(const std::map<std::string, T>& x);
+template <DeclaresFields T>
+nlohmann::json write_field(const T& x);
+
+class FieldWriter {
+ public:
+  explicit FieldWriter(nlohmann::json& object) : object_(object) { object_ = nlohmann::json::object(); }
+  template <class T>
+  void operator()(std::string_view key, const T& field, Sign = Sign::non_negative) {
+    object_[std::string(key)] = write_field(field);
+  }
+  template <class T>
+  void defaulted(std::string_view key, const T& field, Sign = Sign::non_negative) {
+    object_[std::string(key)] = write_field(field);
+  }
+  template <class T>
+  void optional(std::string_view key, const std::optional<T>& field, Sign = Sign::non_negative) {
+    if (field) object_[std::string(key)] = write_field(*field);
+  }
+
+ private:
+  nlohmann::json& object_;
+};
+
+template <class T>
+nlohmann::json write_field(const std::optional<T>& x) {
+  return x ? write_field(*x) : nlohmann::json(nullptr);
+}
+template <class T>
+nlohmann::json write_field(const std::vector<T>& x) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& item : x) out.push_back(write_field(item));
+  return out;
+}
+template <class T>
+nlohmann::json write_field(const std::map<std::string, T>& x) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : x) out[key] = write_field(value);
+  return out;
+}
+template <DeclaresFields T>
+nlohmann::json write_field(const T& x) {
+  nlohmann::json out;
+  FieldWriter writer(out);
+  // The one list serves reading too, so it takes a non-const value; the writer only reads it.
+  const_cast<T&>(x).fields(writer);
+  return out;
+}
+
+// ---- every text a value holds -----------------------------------------------------------
+
+using StringRewrite = std::function<std::string(const std::string&)>;
+
+inline void visit_strings(std::string& x, const StringRewrite& fn) { x = fn(x); }
+inline void visit_strings(nlohmann::json& x, const StringRewrite& fn) {
+  if (x.is_string()) x = fn(x.get<std::string>());
+  else if (x.is_structured())
+    for (auto& item : x) visit_strings(item, fn);
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+void visit_strings(T&, const StringRewrite&) {}
+template <class T>
+void visit_strings(std::optional<T>& x, const StringRewrite& fn);
+template <class T>
+void visit_strings(std::vector<T>& x, const StringRewrite& fn);
+template <class T>
+void visit_strings(std::map<std::string, T>& x, const StringRewrite& fn);
+template <DeclaresFields T>
+void visit_strings(T& x, const StringRewrite& fn);
+
+class StringVisitor {
+ public:
+  explicit StringVisitor(const StringRewrite& fn) : fn_(fn) {}
+  template <class T>
+  void operator()(std::string_view, T& field, Sign = Sign::non_negative) {
+    visit_strings(field, fn_);
+  }
+  template <class T>
+  void defaulted(std::string_view, T& field, Sign = Sign::non_negative) {
+    visit_strings(field, fn_);
+  }
+  template <class T>
+  void optional(std::string_view, std::optional<T>& field, Sign = Sign::non_negative) {
+    visit_strings(field, fn_);
+  }
+
+ private:
+  const StringRewrite& fn_;
+};
+
+template <class T>
+void visit_strings(std::optional<T>& x, const StringRewrite& fn) {
+  if (x) visit_strings(*x, fn);
+}
+template <class T>
+void visit_strings(std::vector<T>& x, const StringRewrite& fn) {
+  for (auto& item : x) visit_strings(item, fn);
+}
+template <class T>
+void visit_strings(std::map<std::string, T>& x, const StringRewrite& fn) {
+  std::map<std::string, T> out;
+  for (auto& [key, value] : x) {
+    visit_strings(value, fn);
+    out.emplace(fn(key), std::move(value));
+  }
+  x = std::move(out);
+}
+template <DeclaresFields T>
+void visit_strings(T& x, const StringRewrite& fn) {
+  StringVisitor visitor(fn);
+  x.fields(visitor);
+}
+
+// The entry points.
+template <DeclaresFields T>
+T read_fields(const JsonCursor& c) {
+  T x;
+  read_field(c, x, Sign::non_negative);
+  return x;
+}
+template <DeclaresFields T>
+nlohmann::json write_fields(const T& x) {
+  return write_field(x);
+}
+
+}  // namespace lmroof::model
