@@ -18,6 +18,8 @@
 #include "analysis/trace/trace_analysis.h"
 #include "analysis/trace/trace_output.h"
 #include "analysis/trace/trace_reader.h"
+#include "kernels/run_names/kernel_names.h"
+#include "reports/text/trace_text.h"
 
 namespace {
 
@@ -387,6 +389,38 @@ TEST(TraceModules, GlooOnACpuOnlyTraceIsCommunication) {
   for (const auto& c : a.classes)
     if (c.op_class == OpClass::communication) communication = c.time_share;
   EXPECT_DOUBLE_EQ(communication, 70.0 / 80);
+  // No device sits idle on a CPU-only trace: its 100 µs step, 80 µs of it ops, is not
+  // host-bound, and the text says no "host-bound" (it did, of an HTA CPU-only trace).
+  const lmroof::model::TraceResult r = to_trace_result(a, {a});
+  EXPECT_EQ(r.window.host_bound_steps, 0u);
+  ASSERT_EQ(r.window.steps.size(), 1u);
+  EXPECT_FALSE(r.window.steps[0].host_bound);
+  EXPECT_EQ(lmroof::trace::host_bound_line(r), "");
+}
+
+// Class by op name where the trace gives no cost (docs/trace.md, "Classes"), and by
+// kernel name where the op has no model: a convolution is a tensor contraction, a
+// pooling a reduction, a random fill element-wise; cuDNN's batch norm stays a norm.
+TEST(TraceClasses, ConvolutionPoolingAndFillsHaveTheirClassWithoutACost) {
+  EXPECT_EQ(cost_of("aten::cudnn_convolution", {}, {}, std::nullopt).op_class, OpClass::matmul);
+  EXPECT_EQ(cost_of("aten::convolution_backward", {}, {}, std::nullopt).op_class, OpClass::matmul);
+  EXPECT_FALSE(cost_of("aten::cudnn_convolution", {}, {}, std::nullopt).flops);
+  EXPECT_EQ(cost_of("aten::max_pool2d_with_indices", {}, {}, std::nullopt).op_class, OpClass::reduction);
+  EXPECT_EQ(cost_of("aten::linalg_vector_norm", {}, {}, std::nullopt).op_class, OpClass::reduction);
+  EXPECT_EQ(cost_of("aten::uniform_", {}, {}, std::nullopt).op_class, OpClass::elementwise);
+  EXPECT_EQ(cost_of("aten::cat", {}, {}, std::nullopt).op_class, OpClass::elementwise);
+  EXPECT_EQ(lmroof::class_of_kernel_name("cudnn_infer_volta_scudnn_128x128_relu_small_nn_v1"), OpClass::matmul);
+  EXPECT_EQ(lmroof::class_of_kernel_name("cask_cudnn_infer::computeBOffsetsKernel(cask_cudnn_infer::ComputeBOffsetsParams)"),
+            OpClass::matmul);
+  EXPECT_EQ(lmroof::class_of_kernel_name("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>"),
+            OpClass::normalization);
+  EXPECT_EQ(lmroof::class_of_kernel_name("void at::native::max_pool_forward_nchw<float, float>(int)"), OpClass::reduction);
+  EXPECT_EQ(lmroof::class_of_kernel_name("void vllm::rotary_embedding_kernel<c10::BFloat16, true>"), OpClass::elementwise);
+  EXPECT_EQ(lmroof::class_of_kernel_name("void split_embedding_codegen_forward_unweighted_kernel<float>"), OpClass::reduction);
+  EXPECT_EQ(lmroof::class_of_kernel_name("void at::native::CatArrayBatchedCopy<float, unsigned int, 2, 128, 1>"),
+            OpClass::elementwise);
+  EXPECT_EQ(lmroof::class_of_kernel_name("void cub::DeviceScanKernel<int>"), OpClass::reduction);
+  EXPECT_EQ(lmroof::class_of_kernel_name("triton__0d1d2d"), OpClass::other);  // an Inductor kernel that names no kind
 }
 
 // Exposed communication, by hand: a GEMM on stream 7 at [10, 30) µs, an all-reduce on

@@ -872,11 +872,14 @@ const std::vector<Entry>& table() {
     // number of tensors each takes tells an out= tensor apart (out_tensor above).
     for (std::string_view op : {"gelu", "silu", "relu", "tanh", "sigmoid", "exp", "neg", "rsqrt", "sqrt", "abs", "log", "sin",
                                 "cos", "reciprocal", "hardtanh", "leaky_relu", "erf", "gelu_", "silu_", "relu_", "neg_",
-                                "exp_", "sqrt_", "rsqrt_", "tanh_", "sigmoid_"})
+                                "exp_", "sqrt_", "rsqrt_", "tanh_", "sigmoid_", "log2", "log10", "log1p", "exp2", "floor",
+                                "ceil", "round", "sign", "hardtanh_", "leaky_relu_", "hardswish", "hardsigmoid", "mish", "elu"})
       add(op, [](Builder& b) { return elementwise_cost(b, 1, "arith", 1); });
     for (std::string_view op : {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "threshold_backward", "gelu_backward",
                                 "silu_backward", "tanh_backward", "sigmoid_backward", "rsub", "clamp_min", "clamp_max",
-                                "mul_", "add_", "sub_", "div_", "pow_"})
+                                "mul_", "add_", "sub_", "div_", "pow_", "clamp_min_", "clamp_max_", "eq", "ne", "lt",
+                                "le", "gt", "ge", "bitwise_and", "bitwise_or", "logical_and", "logical_or", "remainder",
+                                "fmod", "floor_divide"})
       add(op, [](Builder& b) { return elementwise_cost(b, 1, "arith", 2); });
     for (std::string_view op : {"where", "clamp", "masked_fill", "addcmul", "addcdiv", "lerp", "clamp_", "masked_fill_",
                                 "addcmul_", "addcdiv_", "lerp_"})
@@ -909,6 +912,42 @@ const std::vector<Entry>& table() {
     add("nll_loss_backward", [](Builder& b) { return nll_cost(b, true); });
     add("embedding", [](Builder& b) { return gather_cost(b, 0, 1); });
     add("index_select", [](Builder& b) { return gather_cost(b, 0, 2); });
+    // Class only: ops whose class their name settles but whose cost the trace's args do
+    // not (docs/trace.md, "Classes"). Each is counted in its class with its time, and
+    // its cost stays unknown with the reason.
+    auto class_only = [&](std::initializer_list<std::string_view> ops, OpClass op_class, std::string_view why) {
+      for (std::string_view op : ops)
+        add(op, [op_class, why](Builder& b) {
+          b.cost.op_class = op_class;
+          b.cost.unit = op_class == OpClass::matmul ? Unit::tensor : Unit::vector;
+          return b.none(std::string(why));
+        });
+    };
+    // Convolutions are tensor contractions (Ivanov et al.'s first class, with the matmuls).
+    class_only({"conv1d", "conv2d", "conv3d", "convolution", "_convolution", "cudnn_convolution", "cudnn_convolution_transpose",
+                "miopen_convolution", "miopen_depthwise_convolution", "mkldnn_convolution", "_convolution_mode",
+                "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "convolution_backward", "_slow_conv2d_forward",
+                "_slow_conv2d_backward", "_conv_depthwise2d", "thnn_conv2d", "cudnn_convolution_relu",
+                "cudnn_convolution_add_relu"},
+               OpClass::matmul, "a convolution: its output size needs stride and padding, which Input Dims do not give");
+    // Pooling reduces each window to one value.
+    class_only({"max_pool1d", "max_pool2d", "max_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices",
+                "max_pool2d_with_indices_backward", "max_pool3d_with_indices_backward", "avg_pool1d", "avg_pool2d",
+                "avg_pool3d", "avg_pool2d_backward", "avg_pool3d_backward", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+                "adaptive_avg_pool3d", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d", "_adaptive_avg_pool2d_backward",
+                "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "mkldnn_max_pool2d"},
+               OpClass::reduction, "pooling: its window, stride and padding are not in Input Dims");
+    // Vector norms and scans reduce along a dimension (a norm of a vector, not a normalization layer).
+    class_only({"linalg_vector_norm", "norm", "frobenius_norm", "cumsum", "cumprod", "logsumexp", "argmax", "argmin", "min",
+                "amax", "amin", "prod", "any", "all"},
+               OpClass::reduction, "a reduction whose dimension and keepdim are not in Input Dims");
+    // Random fills, concatenation and copies move data: element-wise work.
+    class_only({"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "randn", "rand", "randint", "randperm"},
+               OpClass::elementwise, "a random fill: its output is the tensor it fills");
+    class_only({"cat", "stack", "_cat", "_copy_from", "_copy_from_and_resize", "index", "index_put_", "_index_put_impl_",
+                "gather", "scatter", "scatter_", "scatter_add_", "index_add_", "repeat_interleave", "flip", "roll", "tril",
+                "triu", "constant_pad_nd", "im2col", "col2im", "upsample_nearest2d", "upsample_bilinear2d"},
+               OpClass::elementwise, "a data movement whose tensor-list or index sizes Input Dims do not give in full");
     return t;
   }();
   return kTable;

@@ -192,11 +192,13 @@ model::TraceResult to_trace_result(const TraceAnalysis& a, const std::vector<Tra
   } else {
     device.why_unknown = a.roofs.why_unknown;
   }
+  // A CPU-only trace has no device to sit idle: no step is host-bound (its ops' self
+  // times are the work), however little of the step they fill.
   model::TraceWindow& window = t.window;
   window.kind = a.window_kind;
   for (const auto& s : a.steps)
     window.steps.push_back({s.number, (s.start_us - a.window_start_us) * 1e-6, (s.end_us - s.start_us) * 1e-6, s.busy_s,
-                            s.idle_s, s.host_bound()});
+                            s.idle_s, !a.cpu_only && s.host_bound()});
   window.step_count = a.steps.size();
   window.total_s = a.total_s;
   window.busy_s = a.busy_s;
@@ -204,7 +206,7 @@ model::TraceResult to_trace_result(const TraceAnalysis& a, const std::vector<Tra
   if (!a.step_source.empty()) window.step_source = a.step_source;
   window.idle_host_bound_s = a.idle_host_bound_s;
   window.idle_other_s = a.idle_other_s;
-  window.host_bound_steps = static_cast<uint64_t>(std::count_if(a.steps.begin(), a.steps.end(), [](const StepWindow& s) { return s.host_bound(); }));
+  window.host_bound_steps = static_cast<uint64_t>(std::count_if(a.steps.begin(), a.steps.end(), [&](const StepWindow& s) { return !a.cpu_only && s.host_bound(); }));
   window.outside_window_device_events = a.outside_window;
   t.communication = communication_of(a);
   t.cpu_only = a.cpu_only;

@@ -60,6 +60,20 @@ const std::vector<KernelNameRule>& kernel_name_rules() {
       {"reduce_kernel", OpClass::reduction, "PyTorch's reduce_kernel"},
       {"triton_red_", OpClass::reduction, "Triton reductions"},
       {"triton_per_", OpClass::reduction, "Triton persistent reductions"},
+      {"cub::device", OpClass::reduction, "CUB's scans, sorts and reductions (DeviceScanKernel, DeviceRadixSort...)"},
+      {"scan", OpClass::reduction, "scan kernels (cumsum)"},
+      // Convolutions: cuDNN's and MIOpen's kernels (their layout transforms run for the
+      // convolution), after the softmax and GEMM rules and beside cuDNN's batch norms.
+      {"bn_fw", OpClass::normalization, "cuDNN's batch-norm kernels (cudnn::bn_fw_tr_1C11_kernel_NCHW)"},
+      {"bn_bw", OpClass::normalization, "cuDNN's batch-norm backward kernels"},
+      {"cudnn", OpClass::matmul, "cuDNN kernels (scudnn_*, cudnn::ops::nchwToNhwcKernel, ...): convolutions"},
+      {"cask_", OpClass::matmul, "cuDNN's CASK convolution kernels (cask_cudnn_infer::*)", M::prefix},
+      {"convolve", OpClass::matmul, "convolution kernels (implicit_convolve_sgemm, ...)"},
+      {"wgrad", OpClass::matmul, "convolution weight-gradient kernels"},
+      {"dgrad", OpClass::matmul, "convolution data-gradient kernels"},
+      {"miopen", OpClass::matmul, "MIOpen kernels: convolutions"},
+      {"conv2d", OpClass::matmul, "kernels named after 2-d convolutions"},
+      {"_pool", OpClass::reduction, "pooling kernels (max_pool_forward_nchw, adaptive_average_pool)"},
       // Element-wise.
       {"elementwise", OpClass::elementwise, "PyTorch's element-wise kernels (vectorized_elementwise_kernel, ...)"},
       {"multi_tensor_apply", OpClass::elementwise, "PyTorch's foreach and fused optimizer kernels"},
@@ -71,6 +85,12 @@ const std::vector<KernelNameRule>& kernel_name_rules() {
       {"silu", OpClass::elementwise, "SiLU activation"},
       {"gelu", OpClass::elementwise, "GELU activation"},
       {"add_kernel", OpClass::elementwise, "residual additions (add_kernel)"},
+      {"copy", OpClass::elementwise, "copy kernels (CatArrayBatchedCopy, recat_copy_async_kernel)"},
+      {"permute", OpClass::elementwise, "permutation kernels"},
+      {"distribution", OpClass::elementwise, "random fills (distribution_elementwise_grid_stride_kernel)"},
+      // Embedding lookups (FBGEMM, PyTorch's embedding_bag): gathers, a reduction as the
+      // embedding op's model counts them; last, so that rotary_embedding kernels stay element-wise.
+      {"embedding", OpClass::reduction, "embedding lookups (split_embedding_codegen_*, embedding_bag_*)"},
   };
   return rules;
 }
