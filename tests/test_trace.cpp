@@ -630,6 +630,10 @@ TEST(TraceDevices, NamesMatchTheTable) {
   EXPECT_EQ(match_device_name("NVIDIA B200", table), "B200");
   EXPECT_FALSE(match_device_name("NVIDIA H100 NVL", table));
   EXPECT_FALSE(match_device_name("Radeon 780M", table));
+  // An A100 named by its board (HTA's test traces): its memory tells the entry; without it, none.
+  EXPECT_EQ(match_device_name("NVIDIA A100-PG509-200", table, 42297524224.0), "A100 40GB");
+  EXPECT_EQ(match_device_name("NVIDIA A100-PG509-200", table, 85e9), "A100 80GB SXM");
+  EXPECT_FALSE(match_device_name("NVIDIA A100-PG509-200", table));
   TraceFile t;
   EXPECT_THROW(resolve_roofs(t, table, "Voodoo 2", std::nullopt), lmroof::model::InputError);
   t.devices.push_back({0, "Radeon 780M", {}, {}, {}, {}});

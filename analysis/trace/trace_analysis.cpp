@@ -134,7 +134,8 @@ std::optional<double> peak_for(const predict::Device& d, const OpCost& cost, std
   return std::nullopt;
 }
 
-std::optional<std::string> match_device_name(std::string_view trace_name, const std::vector<predict::Device>& table) {
+std::optional<std::string> match_device_name(std::string_view trace_name, const std::vector<predict::Device>& table,
+                                             std::optional<double> memory_bytes) {
   const std::string n = lower(trace_name);
   for (const auto& d : table)
     if (lower(d.name) == n) return d.name;
@@ -156,6 +157,15 @@ std::optional<std::string> match_device_name(std::string_view trace_name, const 
       {{"l40s"}, {}, "L40S"},
       {{"4090"}, {"laptop"}, "RTX 4090"},
   };
+  // An A100 named by its board ("NVIDIA A100-PG509-200", an SXM4 board) rather than its
+  // memory: the two SXM4 A100s have 40 and 80 GB (datasheet), told apart by the device's
+  // own totalGlobalMem (42.3e9 bytes on the 40 GB board).
+  if (n.find("a100") != std::string::npos && n.find("pcie") == std::string::npos && n.find("40gb") == std::string::npos &&
+      n.find("80gb") == std::string::npos && memory_bytes) {
+    const std::string_view entry = *memory_bytes < 60e9 ? "A100 40GB" : "A100 80GB SXM";
+    for (const auto& d : table)
+      if (d.name == entry) return d.name;
+  }
   for (const auto& rule : kRules) {
     bool ok = true;
     for (auto s : rule.all) ok = ok && n.find(s) != std::string::npos;
@@ -200,7 +210,13 @@ Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& 
     r.why_unknown = "the trace names no device (no deviceProperties) and neither --device nor --ceilings was given";
     return r;
   }
-  const auto name = match_device_name(trace_name, table);
+  std::optional<double> memory_bytes;
+  for (const auto& p : trace.devices)
+    if (p.name == trace_name) {
+      memory_bytes = p.total_global_mem;
+      break;
+    }
+  const auto name = match_device_name(trace_name, table, memory_bytes);
   if (!name) {
     r.why_unknown = fmt::format("\"{}\" is not in the device table (analysis/predict/devices.json); give --device NAME "
                                 "or --ceilings RESULTS.json",

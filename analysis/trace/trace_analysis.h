@@ -164,7 +164,10 @@ constexpr double kLaunchBoundMultiple = 2;
 Roofs resolve_roofs(const TraceFile& trace, const std::vector<predict::Device>& table, const std::string& device_flag,
                     const std::optional<predict::Device>& measured);
 // The table name a deviceProperties name stands for, if any.
-std::optional<std::string> match_device_name(std::string_view trace_name, const std::vector<predict::Device>& table);
+// `memory_bytes`: the device's totalGlobalMem, where a name alone does not tell the entry
+// (an A100 named by its board).
+std::optional<std::string> match_device_name(std::string_view trace_name, const std::vector<predict::Device>& table,
+                                             std::optional<double> memory_bytes = std::nullopt);
 
 // The peak an op of this cost is judged at on `device` (a vector op at the fp32 peak,
 // fp32 matmul on TF32 tensor cores, ...); nullopt, with `note` saying why, when none.
