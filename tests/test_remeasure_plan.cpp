@@ -4,6 +4,11 @@
 
 #include "analysis/remeasure/remeasure_plan.h"
 
+#include <filesystem>
+#include <set>
+
+#include "analysis/results/results.h"
+
 namespace lmroof {
 namespace {
 
@@ -75,6 +80,25 @@ TEST(RemeasurePlan, EveryPairedComparisonWhateverTheClaimsSay) {
   r.comparisons.push_back(unpaired);
   EXPECT_EQ(order_of(every_paired_comparison(r)),
             (std::vector<std::string>{"norm/a>norm/b", "bias/a>bias/b", "norm/a>norm/a", "bias/a>bias/a"}));
+}
+
+// A default run plans its second sitting from the rounds alone (issue 46, the run as a
+// straight line): the same comparisons and controls as a look at the results built
+// from those rounds would list, comparisons before controls, with no result built.
+TEST(RemeasurePlan, TheSecondSittingComesFromThePlanNotFromALook) {
+  const BenchDocument rounds = load_bench_json(std::filesystem::path(LMROOF_TEST_DATA) / "bench_paired.json");
+  const std::vector<RemeasureItem> planned = every_planned_comparison(rounds);
+  const std::vector<RemeasureItem> looked = every_paired_comparison(build_results(rounds, {}));
+  ASSERT_FALSE(planned.empty());
+  const std::vector<std::string> p = order_of(planned), l = order_of(looked);
+  EXPECT_EQ(std::set<std::string>(p.begin(), p.end()), std::set<std::string>(l.begin(), l.end()));
+  EXPECT_EQ(p.size(), l.size());
+  bool control_seen = false;
+  for (const auto& item : planned) {
+    const bool control = item.baseline == item.candidate;
+    EXPECT_FALSE(control_seen && !control) << item.baseline << ">" << item.candidate << " after a control";
+    control_seen = control_seen || control;
+  }
 }
 
 TEST(RemeasurePlan, EstimateCountsShortSidesAtTheirMinimumTime) {

@@ -71,8 +71,11 @@ std::vector<RemeasureItem> every_paired_comparison(const model::Results& results
   return out;
 }
 
-std::map<std::string, double> paired_round_seconds(const BenchDocument& bench) {
-  std::map<std::string, std::vector<double>> times;
+namespace {
+
+// Each paired round of `bench` in the order it was timed: its two run ids and its time.
+template <typename Fn>
+void for_each_paired_round(const BenchDocument& bench, Fn fn) {
   for (const BenchEntry& e : bench.entries) {
     if (e.run_type == "aggregate" || e.error || !is_paired_benchmark(e.run_name)) continue;
     const std::string_view rest = std::string_view(e.run_name).substr(model::kPairedPrefix.size());
@@ -81,11 +84,31 @@ std::map<std::string, double> paired_round_seconds(const BenchDocument& bench) {
     try {
       const std::string baseline = RunSpec::parse_bench_name(rest.substr(0, bar)).bench_name();
       const std::string candidate = RunSpec::parse_bench_name(rest.substr(bar + model::kPairedSeparator.size())).bench_name();
-      times[key_of(baseline, candidate)].push_back(e.real_time_s);
+      fn(baseline, candidate, e.real_time_s);
     } catch (const std::exception&) {
       continue;  // as above
     }
   }
+}
+
+}  // namespace
+
+std::vector<RemeasureItem> every_planned_comparison(const BenchDocument& rounds) {
+  std::vector<RemeasureItem> comparisons, controls;
+  std::set<std::string> taken;
+  for_each_paired_round(rounds, [&](const std::string& baseline, const std::string& candidate, double) {
+    if (taken.insert(key_of(baseline, candidate)).second)
+      (baseline == candidate ? controls : comparisons).push_back({baseline, candidate, 0});
+  });
+  comparisons.insert(comparisons.end(), controls.begin(), controls.end());
+  return comparisons;
+}
+
+std::map<std::string, double> paired_round_seconds(const BenchDocument& bench) {
+  std::map<std::string, std::vector<double>> times;
+  for_each_paired_round(bench, [&](const std::string& baseline, const std::string& candidate, double seconds) {
+    times[key_of(baseline, candidate)].push_back(seconds);
+  });
   std::map<std::string, double> out;
   for (const auto& [key, t] : times) out[key] = stats::median(t);
   return out;
@@ -119,12 +142,18 @@ std::vector<RemeasureItem> fit_remeasure_budget(const std::vector<RemeasureItem>
 
 std::vector<RemeasureItem> plan_remeasure(const BenchDocument& rounds, const std::vector<Claim>& claims,
                                           RemeasureChoice choice, const RemeasureScheme& scheme) {
-  model::Results look = build_results(rounds, {});
-  look.claims = check_claims(claims, look);
-  return fit_remeasure_budget(
-      choice == RemeasureChoice::every_comparison ? every_paired_comparison(look) : remeasure_candidates(look),
-      paired_round_seconds(rounds), scheme.rounds, scheme.min_side_time_s, scheme.prepare_s,
-      std::numeric_limits<double>::infinity());  // every one with an estimate: `lmroof run` fits its budget as it goes
+  std::vector<RemeasureItem> chosen;
+  if (choice == RemeasureChoice::every_comparison) {
+    // A default run: straight from the plan, no verdict looked at (issue 46: the run is a
+    // straight line; its results are built once, after the second sitting).
+    chosen = every_planned_comparison(rounds);
+  } else {
+    model::Results look = build_results(rounds, {});
+    look.claims = check_claims(claims, look);
+    chosen = remeasure_candidates(look);
+  }
+  return fit_remeasure_budget(chosen, paired_round_seconds(rounds), scheme.rounds, scheme.min_side_time_s, scheme.prepare_s,
+                              std::numeric_limits<double>::infinity());  // every one with an estimate: `lmroof run` fits its budget as it goes
 }
 
 }  // namespace lmroof

@@ -42,11 +42,13 @@ struct RemeasureScheme {
   double prepare_s = 0;  // allocation and first touch of one side's workload
 };
 
-// The look before re-measuring, in one call on the rounds measured so far (bench's
-// measurement in memory, read as bench_json.h reads bench.json): the results built from
-// them, `claims` checked on them, and the comparisons their verdicts ask to time again
-// (or every one), in order, each with its estimate; those without a round time are left
-// out. Throws what check_claims throws (ClaimsFileError).
+// What to time again, on the rounds measured so far (bench's measurement in memory, read
+// as bench_json.h reads bench.json), in order, each with its estimate; those without a
+// round time are left out. every_comparison (a default run): every paired comparison and
+// A/A control the plan timed (every_planned_comparison), with no look at results or
+// verdicts. claims (--quick): the results built from the rounds, `claims` checked on
+// them, and the comparisons their verdicts ask to time again; throws what check_claims
+// throws (ClaimsFileError).
 std::vector<RemeasureItem> plan_remeasure(const BenchDocument& rounds, const std::vector<Claim>& claims,
                                           RemeasureChoice choice, const RemeasureScheme& scheme);
 
@@ -62,6 +64,10 @@ std::vector<RemeasureItem> remeasure_candidates(const model::Results& results);
 // once, whatever the claims say: what a test that needs a re-measurement for sure asks
 // for (`lmroof run`'s hidden --remeasure-every-comparison).
 std::vector<RemeasureItem> every_paired_comparison(const model::Results& results);
+
+// Every paired comparison the plan timed, in the order it timed them, then the A/A
+// controls (a pair timed against itself), each once: read from the rounds alone.
+std::vector<RemeasureItem> every_planned_comparison(const BenchDocument& rounds);
 
 // Each paired benchmark's median seconds per round, by "baseline|candidate" run ids:
 // the sum of both sides' per-iteration times the round published.
