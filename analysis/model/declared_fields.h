@@ -14,12 +14,15 @@
 //       f("roof_s", roof_s);                // a required key whose value may be null
 //       f.optional("extra", extra);         // a key written only when it has a value
 //       f.defaulted("added_later", later);  // always written; absent in older files: the default
-//       f("error", error, Sign::any);       // a number that may be below 0
+//       f("error", error, Range::any);      // a number that may be below 0 (also
+//                                           // Range::positive, Range::fraction)
 //     }
+//     void check(const JsonCursor& c) const;  // optional: what no one field can say
 //   };
 //
-// read_fields(cursor, value) checks every field's presence, type and range and throws
-// InputError "FILE: POINTER: problem"; write_fields(value) gives the JSON object;
+// read_fields(cursor, value) checks every field's presence, type and range (then the
+// type's check(), where it has one: a choice of words, one field against another) and
+// throws InputError "FILE: POINTER: problem"; write_fields(value) gives the JSON object;
 // for_each_string(value, fn) rewrites every text the value holds (a terminal's
 // printable copy). A value the list cannot spell (a claim verdict, read and written by
 // results_model.h) takes the overloads read_field/write_field/visit_strings beside its type.
@@ -30,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,50 +42,70 @@
 
 namespace lmroof::model {
 
-enum class Sign { non_negative, any };
+// A number's range: finite and at least 0 (the default), any finite number, above 0, or
+// in [0, 1]. For whole numbers: at least 0, any, or at least 1.
+enum class Range { non_negative, any, positive, fraction };
+
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
 
 template <class T>
 concept DeclaresFields = requires(T& t, int& visitor) { t.template fields<int>(visitor); };
 
 // ---- reading --------------------------------------------------------------------------
 
-inline void read_field(const JsonCursor& c, double& x, Sign sign) { x = sign == Sign::any ? c.number() : c.non_negative(); }
-inline void read_field(const JsonCursor& c, uint64_t& x, Sign) {
-  x = static_cast<uint64_t>(c.integer(0, std::numeric_limits<int64_t>::max()));
+inline void read_field(const JsonCursor& c, double& x, Range range) {
+  switch (range) {
+    case Range::any: x = c.number(); return;
+    case Range::positive: x = c.positive(); return;
+    case Range::fraction: x = c.fraction(); return;
+    case Range::non_negative: break;
+  }
+  x = c.non_negative();
 }
-inline void read_field(const JsonCursor& c, int64_t& x, Sign sign) {
-  x = c.integer(sign == Sign::any ? std::numeric_limits<int64_t>::min() : 0, std::numeric_limits<int64_t>::max());
+inline void read_field(const JsonCursor& c, uint64_t& x, Range range) {
+  x = static_cast<uint64_t>(c.integer(range == Range::positive ? 1 : 0, std::numeric_limits<int64_t>::max()));
 }
-inline void read_field(const JsonCursor& c, bool& x, Sign) { x = c.boolean(); }
-inline void read_field(const JsonCursor& c, std::string& x, Sign) { x = c.string(kMaxTextLength); }
+inline void read_field(const JsonCursor& c, int64_t& x, Range range) {
+  x = c.integer(range == Range::any ? std::numeric_limits<int64_t>::min() : range == Range::positive ? 1 : 0,
+                std::numeric_limits<int64_t>::max());
+}
+inline void read_field(const JsonCursor& c, OpClass& x, Range) { x = c.op_class(); }
+inline void read_field(const JsonCursor& c, bool& x, Range) { x = c.boolean(); }
+inline void read_field(const JsonCursor& c, std::string& x, Range) { x = c.string(kMaxTextLength); }
 // Kept as written (an op's input shapes: nested arrays of numbers and text).
-inline void read_field(const JsonCursor& c, nlohmann::json& x, Sign) { x = c.json(); }
+inline void read_field(const JsonCursor& c, nlohmann::json& x, Range) { x = c.json(); }
 template <class T>
-void read_field(const JsonCursor& c, std::optional<T>& x, Sign sign);
+void read_field(const JsonCursor& c, std::optional<T>& x, Range range);
 template <class T>
-void read_field(const JsonCursor& c, std::vector<T>& x, Sign sign);
+void read_field(const JsonCursor& c, std::vector<T>& x, Range range);
 template <class T>
-void read_field(const JsonCursor& c, std::map<std::string, T>& x, Sign sign);
+void read_field(const JsonCursor& c, std::map<std::string, T>& x, Range range);
 template <DeclaresFields T>
-void read_field(const JsonCursor& c, T& x, Sign);
+void read_field(const JsonCursor& c, T& x, Range);
 
 class FieldReader {
  public:
   explicit FieldReader(const JsonCursor& object) : object_(object) { object_.require_object(); }
   template <class T>
-  void operator()(std::string_view key, T& field, Sign sign = Sign::non_negative) {
-    read_field(object_.at(key), field, sign);
+  void operator()(std::string_view key, T& field, Range range = Range::non_negative) {
+    read_field(object_.at(key), field, range);
   }
   template <class T>
-  void defaulted(std::string_view key, T& field, Sign sign = Sign::non_negative) {
-    if (object_.has(key)) read_field(object_.at(key), field, sign);
+  void defaulted(std::string_view key, T& field, Range range = Range::non_negative) {
+    if (object_.has(key)) read_field(object_.at(key), field, range);
   }
+  // Absent (or null, unless T itself may be null) reads as no value.
   template <class T>
-  void optional(std::string_view key, std::optional<T>& field, Sign sign = Sign::non_negative) {
+  void optional(std::string_view key, std::optional<T>& field, Range range = Range::non_negative) {
     field.reset();
     if (!object_.has(key)) return;
+    if constexpr (!IsOptional<T>::value)
+      if (object_.at(key).is_null()) return;
     field.emplace();
-    read_field(object_.at(key), *field, sign);
+    read_field(object_.at(key), *field, range);
   }
 
  private:
@@ -89,26 +113,27 @@ class FieldReader {
 };
 
 template <class T>
-void read_field(const JsonCursor& c, std::optional<T>& x, Sign sign) {
+void read_field(const JsonCursor& c, std::optional<T>& x, Range range) {
   x.reset();
   if (c.is_null()) return;
   x.emplace();
-  read_field(c, *x, sign);
+  read_field(c, *x, range);
 }
 template <class T>
-void read_field(const JsonCursor& c, std::vector<T>& x, Sign sign) {
+void read_field(const JsonCursor& c, std::vector<T>& x, Range range) {
   x.clear();
-  for (const auto& item : c.items()) read_field(item, x.emplace_back(), sign);
+  for (const auto& item : c.items()) read_field(item, x.emplace_back(), range);
 }
 template <class T>
-void read_field(const JsonCursor& c, std::map<std::string, T>& x, Sign sign) {
+void read_field(const JsonCursor& c, std::map<std::string, T>& x, Range range) {
   x.clear();
-  for (const auto& [key, value] : c.members()) read_field(value, x[key], sign);
+  for (const auto& [key, value] : c.members()) read_field(value, x[key], range);
 }
 template <DeclaresFields T>
-void read_field(const JsonCursor& c, T& x, Sign) {
+void read_field(const JsonCursor& c, T& x, Range) {
   FieldReader reader(c);
   x.fields(reader);
+  if constexpr (requires { x.check(c); }) x.check(c);
 }
 
 // ---- writing --------------------------------------------------------------------------
@@ -117,6 +142,7 @@ inline nlohmann::json write_field(double x) { return x; }
 inline nlohmann::json write_field(uint64_t x) { return x; }
 inline nlohmann::json write_field(int64_t x) { return x; }
 inline nlohmann::json write_field(bool x) { return x; }
+inline nlohmann::json write_field(OpClass x) { return std::string(to_string(x)); }
 inline nlohmann::json write_field(const std::string& x) { return x; }
 inline nlohmann::json write_field(const nlohmann::json& x) { return x; }
 template <class T>
@@ -132,15 +158,15 @@ class FieldWriter {
  public:
   explicit FieldWriter(nlohmann::json& object) : object_(object) { object_ = nlohmann::json::object(); }
   template <class T>
-  void operator()(std::string_view key, const T& field, Sign = Sign::non_negative) {
+  void operator()(std::string_view key, const T& field, Range = Range::non_negative) {
     object_[std::string(key)] = write_field(field);
   }
   template <class T>
-  void defaulted(std::string_view key, const T& field, Sign = Sign::non_negative) {
+  void defaulted(std::string_view key, const T& field, Range = Range::non_negative) {
     object_[std::string(key)] = write_field(field);
   }
   template <class T>
-  void optional(std::string_view key, const std::optional<T>& field, Sign = Sign::non_negative) {
+  void optional(std::string_view key, const std::optional<T>& field, Range = Range::non_negative) {
     if (field) object_[std::string(key)] = write_field(*field);
   }
 
@@ -184,7 +210,7 @@ inline void visit_strings(nlohmann::json& x, const StringRewrite& fn) {
     for (auto& item : x) visit_strings(item, fn);
 }
 template <class T>
-  requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T> || std::is_enum_v<T>
 void visit_strings(T&, const StringRewrite&) {}
 template <class T>
 void visit_strings(std::optional<T>& x, const StringRewrite& fn);
@@ -199,15 +225,15 @@ class StringVisitor {
  public:
   explicit StringVisitor(const StringRewrite& fn) : fn_(fn) {}
   template <class T>
-  void operator()(std::string_view, T& field, Sign = Sign::non_negative) {
+  void operator()(std::string_view, T& field, Range = Range::non_negative) {
     visit_strings(field, fn_);
   }
   template <class T>
-  void defaulted(std::string_view, T& field, Sign = Sign::non_negative) {
+  void defaulted(std::string_view, T& field, Range = Range::non_negative) {
     visit_strings(field, fn_);
   }
   template <class T>
-  void optional(std::string_view, std::optional<T>& field, Sign = Sign::non_negative) {
+  void optional(std::string_view, std::optional<T>& field, Range = Range::non_negative) {
     visit_strings(field, fn_);
   }
 
@@ -242,7 +268,7 @@ void visit_strings(T& x, const StringRewrite& fn) {
 template <DeclaresFields T>
 T read_fields(const JsonCursor& c) {
   T x;
-  read_field(c, x, Sign::non_negative);
+  read_field(c, x, Range::non_negative);
   return x;
 }
 template <DeclaresFields T>

@@ -466,25 +466,6 @@ json judged_json(const JudgedAgainst& j) {
   return out;
 }
 
-DramProbe dram_probe_from(const JsonCursor& c) {
-  DramProbe p;
-  p.read = c.at("read").positive();
-  p.copy_nt = c.at("copy_nt").positive();
-  p.samples = c.at("samples").integer(1, 1 << 30);
-  p.read_best = opt_positive(c, "read_best");
-  p.copy_nt_best = opt_positive(c, "copy_nt_best");
-  if (p.read_best && *p.read_best < p.read) c.at("read_best").fail("the best probe is at least the median (read)");
-  if (p.copy_nt_best && *p.copy_nt_best < p.copy_nt) c.at("copy_nt_best").fail("the best probe is at least the median (copy_nt)");
-  return p;
-}
-
-json dram_probe_json(const DramProbe& p) {
-  json out = {{"read", p.read}, {"copy_nt", p.copy_nt}, {"samples", p.samples}};
-  if (p.read_best) out["read_best"] = *p.read_best;
-  if (p.copy_nt_best) out["copy_nt_best"] = *p.copy_nt_best;
-  return out;
-}
-
 Validated validated_from(const JsonCursor& c) {
   Validated v;
   v.error = c.at("error").non_negative();
@@ -590,73 +571,6 @@ json roofline_json(const RooflinePlacement& r) {
           {"bandwidth_utilization", opt(r.bandwidth_utilization)}, {"l2_bandwidth_roof", opt(r.l2_bandwidth_roof)},
           {"l2_bandwidth", opt(r.l2_bandwidth)}, {"l2_bandwidth_utilization", opt(r.l2_bandwidth_utilization)},
           {"launch_roof", opt(r.launch_roof)}, {"launch", opt(r.launch)}};
-}
-
-PredictedTime predicted_from(const JsonCursor& c) {
-  PredictedTime p;
-  p.time_s = c.at("time_s").positive();
-  p.bound = c.at("bound").one_of({"memory", "compute", "latency"});
-  p.error = c.at("error").number();
-  p.ops = c.at("ops").string(kMaxTextLength);
-  p.basis = c.at("basis").string(kMaxTextLength);
-  return p;
-}
-
-json predicted_json(const PredictedTime& p) {
-  return {{"time_s", p.time_s}, {"bound", p.bound}, {"error", p.error}, {"ops", p.ops}, {"basis", p.basis}};
-}
-
-Breakdown breakdown_from(const JsonCursor& c) {
-  Breakdown b;
-  b.time_source = c.at("time_source").one_of({"phase_timers", "cupti", "none"});
-  for (const auto& k : c.at("classes").items()) {
-    ClassShare s;
-    s.op_class = k.at("class").op_class();
-    s.flops = k.at("flops").non_negative();
-    s.flop_share = k.at("flop_share").fraction();
-    s.bytes_model = k.at("bytes_model").non_negative();
-    s.time_s = opt_non_negative(k, "time_s");
-    if (auto ts = k.opt("time_share")) s.time_share = ts->fraction();
-    b.classes.push_back(std::move(s));
-  }
-  return b;
-}
-
-json breakdown_json(const Breakdown& b) {
-  json classes = json::array();
-  for (const auto& s : b.classes)
-    classes.push_back({{"class", to_string(s.op_class)}, {"flops", s.flops}, {"flop_share", s.flop_share},
-                       {"bytes_model", s.bytes_model}, {"time_s", opt(s.time_s)}, {"time_share", opt(s.time_share)}});
-  return {{"time_source", b.time_source}, {"classes", classes}};
-}
-
-Kernels kernels_from(const JsonCursor& c) {
-  Kernels k;
-  k.source = c.at("source").string();
-  k.available = c.at("available").boolean();
-  k.reason = opt_string(c, "reason", kMaxTextLength);
-  if (auto d = c.opt("dropped_records")) k.dropped_records = d->integer(0, kMaxCount);
-  k.total_s = c.at("total_s").non_negative();
-  for (const auto& e : c.at("list").items()) {
-    KernelTime t;
-    t.name = e.at("name").string(kMaxTextLength);
-    t.op_class = e.at("class").op_class();
-    t.grid = launch_dims(e.at("grid"));
-    t.block = launch_dims(e.at("block"));
-    t.time_s = e.at("time_s").non_negative();
-    t.share = e.at("share").fraction();
-    k.list.push_back(std::move(t));
-  }
-  return k;
-}
-
-json kernels_json(const Kernels& k) {
-  json list = json::array();
-  for (const auto& t : k.list)
-    list.push_back({{"name", t.name}, {"class", to_string(t.op_class)}, {"grid", t.grid}, {"block", t.block},
-                    {"time_s", t.time_s}, {"share", t.share}});
-  return {{"source", k.source}, {"available", k.available}, {"reason", opt(k.reason)},
-          {"dropped_records", k.dropped_records}, {"total_s", k.total_s}, {"list", list}};
 }
 
 // ---- derived fields ------------------------------------------------------------------
@@ -874,13 +788,13 @@ Run run_from(const JsonCursor& c) {
     const std::string bound = b->one_of({"memory", "compute", "latency"});
     r.bound = bound == "memory" ? Bound::memory : bound == "compute" ? Bound::compute : Bound::latency;
   }
-  if (auto p = c.opt("predicted")) r.predicted = predicted_from(*p);
+  if (auto p = c.opt("predicted")) r.predicted = read_fields<PredictedTime>(*p);
   if (auto j = c.opt("judged_against")) r.judged_against = judged_from(*j);
-  if (auto p = c.opt("dram_probe")) r.dram_probe = dram_probe_from(*p);
+  if (auto p = c.opt("dram_probe")) r.dram_probe = read_fields<DramProbe>(*p);
   if (auto j = c.opt("judged_against_probe")) r.judged_against_probe = judged_from(*j);
   if (auto p = c.opt("predicted_intensity")) r.predicted_intensity = p->positive();
-  if (auto b = c.opt("breakdown")) r.breakdown = breakdown_from(*b);
-  if (auto k = c.opt("kernels")) r.kernels = kernels_from(*k);
+  if (auto b = c.opt("breakdown")) r.breakdown = read_fields<Breakdown>(*b);
+  if (auto k = c.opt("kernels")) r.kernels = read_fields<Kernels>(*k);
   if (auto v = c.opt("validated")) r.validated = validated_from(*v);
   if (auto k = c.opt("contention"); k && !k->is_null()) r.contention = run_contention_from(*k);
   if (r.intensity.bytes == BytesBasis::measured && !r.bytes.measured)
@@ -1125,6 +1039,27 @@ ClaimVerdict claim_from(const JsonCursor& c) {
 }
 
 }  // namespace
+
+// ---- checks of the types whose fields are declared in results_model.h ----------------
+
+void PredictedTime::check(const JsonCursor& c) const { (void)c.at("bound").one_of({"memory", "compute", "latency"}); }
+
+void DramProbe::check(const JsonCursor& c) const {
+  if (samples > (1 << 30)) (void)c.at("samples").integer(1, 1 << 30);  // says why
+  if (read_best && *read_best < read) c.at("read_best").fail("the best probe is at least the median (read)");
+  if (copy_nt_best && *copy_nt_best < copy_nt) c.at("copy_nt_best").fail("the best probe is at least the median (copy_nt)");
+}
+
+void Breakdown::check(const JsonCursor& c) const { (void)c.at("time_source").one_of({"phase_timers", "cupti", "none"}); }
+
+void Kernels::check(const JsonCursor& c) const {
+  if (dropped_records > kMaxCount) (void)c.at("dropped_records").integer(0, kMaxCount);  // says why
+}
+
+void KernelTime::check(const JsonCursor& c) const {
+  (void)launch_dims(c.at("grid"));
+  (void)launch_dims(c.at("block"));
+}
 
 // ---- names ---------------------------------------------------------------------------
 
@@ -1535,13 +1470,13 @@ json to_json(const Run& r) {
       {"roofline", roofline_json(r.roofline)},
       {"bound", r.bound ? json(to_string(*r.bound)) : json(nullptr)},
       {"judged_against", r.judged_against ? judged_json(*r.judged_against) : json(nullptr)},
-      {"dram_probe", r.dram_probe ? dram_probe_json(*r.dram_probe) : json(nullptr)},
+      {"dram_probe", write_field(r.dram_probe)},
       {"judged_against_probe", r.judged_against_probe ? judged_json(*r.judged_against_probe) : json(nullptr)},
       {"predicted_intensity", opt(r.predicted_intensity)},
-      {"breakdown", r.breakdown ? breakdown_json(*r.breakdown) : json(nullptr)},
-      {"kernels", r.kernels ? kernels_json(*r.kernels) : json(nullptr)},
+      {"breakdown", write_field(r.breakdown)},
+      {"kernels", write_field(r.kernels)},
       {"validated", r.validated ? validated_json(*r.validated) : json(nullptr)},
-      {"predicted", r.predicted ? predicted_json(*r.predicted) : json(nullptr)},
+      {"predicted", write_field(r.predicted)},
   };
   if (r.contention) j["contention"] = to_json(*r.contention);  // absent: not measured
   return j;

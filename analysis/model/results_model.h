@@ -27,13 +27,12 @@
 #include "kernels/run_names/op_class.h"        // OpClass
 
 #include "analysis/model/contention_model.h"
+#include "analysis/model/declared_fields.h"
 #include "analysis/model/input_error.h"
 #include "analysis/model/schema.h"
 #include "analysis/rules/rules.h"
 
 namespace lmroof::model {
-
-class JsonCursor;  // analysis/model/json_input.h
 
 // Named problem-size dimensions ("tokens" -> 4096). Display order comes from the
 // catalogue (Catalogue::dimension_order), not from this map.
@@ -370,6 +369,16 @@ struct PredictedTime {
   double error = 0;       // (time_s - measured median) / measured median; negative: optimistic
   std::string ops;        // the ops predicted, "qkv+rope+attention+o_proj"
   std::string basis;      // the roofs and model used, one line
+  // results.json's fields, declared once (declared_fields.h): the reader and the writer.
+  template <class F>
+  void fields(F& f) {
+    f("time_s", time_s, Range::positive);
+    f("bound", bound);
+    f("error", error, Range::any);
+    f("ops", ops);
+    f("basis", basis);
+  }
+  void check(const JsonCursor& c) const;  // bound is one of the three
 };
 
 // "Speed of light": the roof this run is judged against by its traffic and working
@@ -413,17 +422,41 @@ struct DramProbe {
   // The best probe of the repetitions (B/s): a roof is a peak, so the run is judged
   // against these (judged_against_probe); absent in files written before they were kept.
   std::optional<double> read_best{}, copy_nt_best{};  // {}: an initializer may leave them out
+  template <class F>
+  void fields(F& f) {
+    f("read", read, Range::positive);
+    f("copy_nt", copy_nt, Range::positive);
+    f("samples", samples, Range::positive);
+    f.optional("read_best", read_best, Range::positive);
+    f.optional("copy_nt_best", copy_nt_best, Range::positive);
+  }
+  void check(const JsonCursor& c) const;  // samples at most 2^30; the best at least the median
 };
 
 struct ClassShare {
   OpClass op_class = OpClass::other;  // JSON "class"
   double flops = 0, flop_share = 0, bytes_model = 0;
   std::optional<double> time_s, time_share;
+  template <class F>
+  void fields(F& f) {
+    f("class", op_class);
+    f("flops", flops);
+    f("flop_share", flop_share, Range::fraction);
+    f("bytes_model", bytes_model);
+    f.defaulted("time_s", time_s);
+    f.defaulted("time_share", time_share, Range::fraction);
+  }
 };
 
 struct Breakdown {
   std::string time_source;  // "phase_timers" | "cupti" | "none"
   std::vector<ClassShare> classes;
+  template <class F>
+  void fields(F& f) {
+    f("time_source", time_source);
+    f("classes", classes);
+  }
+  void check(const JsonCursor& c) const;  // time_source is one of the three
 };
 
 struct KernelTime {
@@ -431,6 +464,16 @@ struct KernelTime {
   OpClass op_class = OpClass::other;  // JSON "class"
   std::vector<int64_t> grid, block;
   double time_s = 0, share = 0;
+  template <class F>
+  void fields(F& f) {
+    f("name", name);
+    f("class", op_class);
+    f("grid", grid);
+    f("block", block);
+    f("time_s", time_s);
+    f("share", share, Range::fraction);
+  }
+  void check(const JsonCursor& c) const;  // grid and block: launch dimensions (json_input.h)
 };
 
 struct Kernels {
@@ -440,6 +483,16 @@ struct Kernels {
   int64_t dropped_records = 0;
   double total_s = 0;
   std::vector<KernelTime> list;
+  template <class F>
+  void fields(F& f) {
+    f("source", source);
+    f("available", available);
+    f.defaulted("reason", reason);
+    f.defaulted("dropped_records", dropped_records);
+    f("total_s", total_s);
+    f("list", list);
+  }
+  void check(const JsonCursor& c) const;  // dropped_records a count (at most 2^50)
 };
 
 // The kernel's check against its float64 reference, on small fresh inputs, before it

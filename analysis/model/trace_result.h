@@ -9,7 +9,7 @@
 // and range once: a hand-edited or truncated file is one line naming the file and the
 // field, never a library's "key not found" (issue 47, defect 7).
 //
-// Numbers are finite and at least 0 unless declared Sign::any. Required (`f(...)`): the
+// Numbers are finite and at least 0 unless declared Range::any. Required (`f(...)`): the
 // fields `check` and `compare` read, as every file of schema 2 holds them. Every other
 // field is `defaulted`: written always, and a file without it (an older lmroof's, or a
 // hand-made one) reads as the default (empty, zero, null); present, it is checked as the
@@ -59,8 +59,8 @@ struct TraceStep {
   bool host_bound = false;  // idle more than half the step
   template <class F>
   void fields(F& f) {
-    f("number", number, Sign::any);
-    f("start_s", start_s, Sign::any);
+    f("number", number, Range::any);
+    f("start_s", start_s, Range::any);
     f("duration_s", duration_s);
     f("busy_s", busy_s);
     f("idle_s", idle_s);
@@ -156,7 +156,7 @@ struct TraceOpRow {
     f.defaulted("bound", bound);
     f.defaulted("peak_flops", peak_flops);
     f("roof_time_s", roof_time_s);
-    f.defaulted("time_above_roof_s", time_above_roof_s, Sign::any);
+    f.defaulted("time_above_roof_s", time_above_roof_s, Range::any);
     f.defaulted("fraction_of_roof", fraction_of_roof);
     f.defaulted("note", note);
     f.optional("collective", collective);
@@ -258,7 +258,7 @@ struct TraceFusionCheckRow {
     f("fused_s", fused_s);
     f("unique_bytes", unique_bytes);
     f("estimate_s", estimate_s);
-    f("error", error, Sign::any);
+    f("error", error, Range::any);
   }
 };
 
@@ -272,8 +272,8 @@ struct TraceFusionCheck {
     f("results", results);
     f("rows", rows);
     f("median_abs_error", median_abs_error);
-    f("min_error", min_error, Sign::any);
-    f("max_error", max_error, Sign::any);
+    f("min_error", min_error, Range::any);
+    f("max_error", max_error, Range::any);
     f("left_out", left_out);
   }
 };
@@ -348,7 +348,7 @@ struct TraceRankRow {
   bool slowest = false;  // the rank with the longest step time
   template <class F>
   void fields(F& f) {
-    f.defaulted("rank", rank, Sign::any);
+    f.defaulted("rank", rank, Range::any);
     f.defaulted("file", file);
     f.defaulted("device", device);
     f.defaulted("roofs", roofs);
@@ -563,7 +563,7 @@ struct TraceResult {
     f.defaulted("idle_gaps", idle_gaps);
     f.defaulted("anomalies", anomalies);
     f.optional("ranks", ranks);
-    f.optional("slowest_rank", slowest_rank, Sign::any);
+    f.optional("slowest_rank", slowest_rank, Range::any);
     f.optional("rank_warnings", rank_warnings);
     f.defaulted("reader", reader);
     f.optional("what_if", what_if);
@@ -582,7 +582,7 @@ struct TraceResult {
 const TraceClassRow* find_class(const std::vector<TraceClassRow>& table, const std::string& op_class);
 
 // A claim verdict inside trace.json: read and written as results.json's (results_model.h).
-inline void read_field(const JsonCursor& c, ClaimVerdict& v, Sign) { v = claim_verdict_from_json(c); }
+inline void read_field(const JsonCursor& c, ClaimVerdict& v, Range) { v = claim_verdict_from_json(c); }
 inline nlohmann::json write_field(const ClaimVerdict& v) { return to_json(v); }
 inline void visit_strings(ClaimVerdict&, const StringRewrite&) {}  // printed by claims_text, which makes them printable
 
