@@ -63,15 +63,26 @@ TEST(Model, DeclaredRunFieldsReadAndWriteTheCommittedExamplesUnchanged) {
         ++objects;
         // As written then: the class "matrix" is "matmul" since 2026-12-07 (the reader takes both).
         const json written = json::parse(std::regex_replace(run[key].dump(), std::regex(R"("class":"matrix")"), R"("class":"matmul")"));
-        EXPECT_EQ(model::write_fields(model::read_fields<T>(c.at(key))), written) << file << " " << key;
+        json again = model::write_fields(model::read_fields<T>(c.at(key)));
+        // A field added since the file was written (roofline.launch, 2026-12-03) reads as
+        // absent and is written as null: the one difference allowed.
+        for (auto it = again.begin(); it != again.end();)
+          it = !written.contains(it.key()) && it.value().is_null() ? again.erase(it) : std::next(it);
+        EXPECT_EQ(again, written) << file << " " << key;
       };
       same.template operator()<model::PredictedTime>("predicted");
       same.template operator()<model::DramProbe>("dram_probe");
       same.template operator()<model::Breakdown>("breakdown");
       same.template operator()<model::Kernels>("kernels");
+      same.template operator()<model::TimeStats>("time_s");
+      same.template operator()<model::Flops>("flops");
+      same.template operator()<model::Bytes>("bytes");
+      same.template operator()<model::Intensity>("intensity");
+      same.template operator()<model::Achieved>("achieved");
+      same.template operator()<model::RooflinePlacement>("roofline");
     }
   }
-  EXPECT_GT(objects, 100u);
+  EXPECT_GT(objects, 1000u);
 }
 
 TEST(Model, RejectsUnknownSchemaAndEmptyNames) {

@@ -485,92 +485,8 @@ json validated_json(const Validated& v) {
   return {{"error", v.error}, {"tolerance", v.tolerance}, {"shapes", v.shapes}, {"shape", shape_json(v.shape)}};
 }
 
-TimeStats time_stats_from(const JsonCursor& c) {
-  TimeStats t;
-  t.median = c.at("median").positive();
-  t.min = c.at("min").positive();
-  t.max = c.at("max").positive();
-  t.mean = c.at("mean").positive();
-  t.cv = c.at("cv").non_negative();
-  if (t.min > t.max) c.at("min").fail("is larger than max");
-  const auto samples = c.at("samples").items();
-  if (samples.empty()) c.at("samples").fail("must hold at least one sample");
-  for (const auto& s : samples) t.samples.push_back(s.positive());
-  return t;
-}
-
-Flops flops_from(const JsonCursor& c) {
-  Flops f;
-  f.total = c.at("total").non_negative();
-  f.matrix = c.at("matrix").non_negative();
-  f.vector = c.at("vector").non_negative();
-  f.special = c.at("special").non_negative();
-  f.source = c.at("source").one_of({"analytic", "cupti"});
-  f.analytic_total = c.has("analytic_total") ? c.at("analytic_total").non_negative() : f.total;
-  return f;
-}
-
-Bytes bytes_from(const JsonCursor& c) {
-  Bytes b;
-  b.minimum = c.at("minimum").non_negative();
-  b.model = c.at("model").positive();
-  b.measured = opt_non_negative(c, "measured");
-  if (auto src = c.opt("measured_source")) b.measured_source = src->one_of({"cupti"});
-  b.measured_reason = opt_string(c, "measured_reason", kMaxTextLength);
-  b.measured_l2 = opt_non_negative(c, "measured_l2");
-  b.model_over_minimum = opt_non_negative(c, "model_over_minimum");
-  b.measured_over_minimum = opt_non_negative(c, "measured_over_minimum");
-  return b;
-}
-
 BytesBasis basis_from(const JsonCursor& c) {
   return c.one_of({"model", "measured"}) == "model" ? BytesBasis::model : BytesBasis::measured;
-}
-
-Intensity intensity_from(const JsonCursor& c) {
-  Intensity i;
-  i.value = c.at("value").non_negative();
-  i.bytes = basis_from(c.at("bytes"));
-  i.minimum = opt_non_negative(c, "minimum");
-  i.model = c.at("model").non_negative();
-  i.measured = opt_non_negative(c, "measured");
-  i.measured_l2 = opt_non_negative(c, "measured_l2");
-  return i;
-}
-
-Achieved achieved_from(const JsonCursor& c) {
-  return {c.at("flop_per_s").non_negative(), c.at("byte_per_s").non_negative(),
-          c.at("byte_per_s_minimum").non_negative()};
-}
-
-RooflinePlacement roofline_from(const JsonCursor& c) {
-  RooflinePlacement r;
-  r.bandwidth_roof = opt_string(c, "bandwidth_roof");
-  r.bandwidth = opt_positive(c, "bandwidth");
-  r.compute_roof = opt_string(c, "compute_roof");
-  r.compute = opt_positive(c, "compute");
-  r.ridge = opt_positive(c, "ridge");
-  r.attainable_flop_per_s = opt_non_negative(c, "attainable_flop_per_s");
-  r.efficiency = opt_non_negative(c, "efficiency");
-  r.bandwidth_utilization = opt_non_negative(c, "bandwidth_utilization");
-  r.l2_bandwidth_roof = opt_string(c, "l2_bandwidth_roof");
-  r.l2_bandwidth = opt_positive(c, "l2_bandwidth");
-  r.l2_bandwidth_utilization = opt_non_negative(c, "l2_bandwidth_utilization");
-  r.launch_roof = opt_string(c, "launch_roof");
-  r.launch = opt_positive(c, "launch");
-  if (r.bandwidth_roof.has_value() != r.bandwidth.has_value()) c.fail("bandwidth_roof and bandwidth go together");
-  if (r.compute_roof.has_value() != r.compute.has_value()) c.fail("compute_roof and compute go together");
-  if (r.launch_roof.has_value() != r.launch.has_value()) c.fail("launch_roof and launch go together");
-  return r;
-}
-
-json roofline_json(const RooflinePlacement& r) {
-  return {{"bandwidth_roof", opt(r.bandwidth_roof)}, {"bandwidth", opt(r.bandwidth)},
-          {"compute_roof", opt(r.compute_roof)}, {"compute", opt(r.compute)}, {"ridge", opt(r.ridge)},
-          {"attainable_flop_per_s", opt(r.attainable_flop_per_s)}, {"efficiency", opt(r.efficiency)},
-          {"bandwidth_utilization", opt(r.bandwidth_utilization)}, {"l2_bandwidth_roof", opt(r.l2_bandwidth_roof)},
-          {"l2_bandwidth", opt(r.l2_bandwidth)}, {"l2_bandwidth_utilization", opt(r.l2_bandwidth_utilization)},
-          {"launch_roof", opt(r.launch_roof)}, {"launch", opt(r.launch)}};
 }
 
 // ---- derived fields ------------------------------------------------------------------
@@ -778,12 +694,12 @@ Run run_from(const JsonCursor& c) {
   r.backend = c.at("backend").one_of({"cpu", "cuda"});
   r.dtype = c.at("dtype").one_of({"fp32", "bf16", "fp16"});
   r.shape = shape_from(c.at("shape"));
-  r.time_s = time_stats_from(c.at("time_s"));
-  r.flops = flops_from(c.at("flops"));
-  r.bytes = bytes_from(c.at("bytes"));
-  r.intensity = intensity_from(c.at("intensity"));
-  r.achieved = achieved_from(c.at("achieved"));
-  r.roofline = roofline_from(c.at("roofline"));
+  r.time_s = read_fields<TimeStats>(c.at("time_s"));
+  r.flops = read_fields<Flops>(c.at("flops"));
+  r.bytes = read_fields<Bytes>(c.at("bytes"));
+  r.intensity = read_fields<Intensity>(c.at("intensity"));
+  r.achieved = read_fields<Achieved>(c.at("achieved"));
+  r.roofline = read_fields<RooflinePlacement>(c.at("roofline"));
   if (auto b = c.opt("bound")) {
     const std::string bound = b->one_of({"memory", "compute", "latency"});
     r.bound = bound == "memory" ? Bound::memory : bound == "compute" ? Bound::compute : Bound::latency;
@@ -1041,6 +957,28 @@ ClaimVerdict claim_from(const JsonCursor& c) {
 }  // namespace
 
 // ---- checks of the types whose fields are declared in results_model.h ----------------
+
+void TimeStats::check(const JsonCursor& c) const {
+  if (min > max) c.at("min").fail("is larger than max");
+  if (samples.empty()) c.at("samples").fail("must hold at least one sample");
+}
+
+void Flops::check(const JsonCursor& c) {
+  (void)c.at("source").one_of({"analytic", "cupti"});
+  if (!c.has("analytic_total")) analytic_total = total;
+}
+
+void Bytes::check(const JsonCursor& c) const {
+  if (measured_source) (void)c.at("measured_source").one_of({"cupti"});
+}
+
+void read_field(const JsonCursor& c, BytesBasis& basis, Range) { basis = basis_from(c); }
+
+void RooflinePlacement::check(const JsonCursor& c) const {
+  if (bandwidth_roof.has_value() != bandwidth.has_value()) c.fail("bandwidth_roof and bandwidth go together");
+  if (compute_roof.has_value() != compute.has_value()) c.fail("compute_roof and compute go together");
+  if (launch_roof.has_value() != launch.has_value()) c.fail("launch_roof and launch go together");
+}
 
 void PredictedTime::check(const JsonCursor& c) const { (void)c.at("bound").one_of({"memory", "compute", "latency"}); }
 
@@ -1450,24 +1388,15 @@ json to_json(const Catalogue& c) {
 }
 
 json to_json(const Run& r) {
-  json samples = r.time_s.samples;
   json j = {
       {"id", r.id}, {"pair", r.pair}, {"variant", r.variant}, {"impl", r.impl}, {"backend", r.backend},
       {"dtype", r.dtype}, {"shape", shape_json(r.shape)},
-      {"time_s", {{"median", r.time_s.median}, {"min", r.time_s.min}, {"max", r.time_s.max},
-                  {"mean", r.time_s.mean}, {"cv", r.time_s.cv}, {"samples", samples}}},
-      {"flops", {{"total", r.flops.total}, {"matrix", r.flops.matrix}, {"vector", r.flops.vector},
-                 {"special", r.flops.special}, {"source", r.flops.source}, {"analytic_total", r.flops.analytic_total}}},
-      {"bytes", {{"minimum", r.bytes.minimum}, {"model", r.bytes.model}, {"measured", opt(r.bytes.measured)},
-                 {"measured_source", opt(r.bytes.measured_source)}, {"measured_reason", opt(r.bytes.measured_reason)},
-                 {"measured_l2", opt(r.bytes.measured_l2)}, {"model_over_minimum", opt(r.bytes.model_over_minimum)},
-                 {"measured_over_minimum", opt(r.bytes.measured_over_minimum)}}},
-      {"intensity", {{"value", r.intensity.value}, {"bytes", to_string(r.intensity.bytes)},
-                     {"minimum", opt(r.intensity.minimum)}, {"model", r.intensity.model},
-                     {"measured", opt(r.intensity.measured)}, {"measured_l2", opt(r.intensity.measured_l2)}}},
-      {"achieved", {{"flop_per_s", r.achieved.flop_per_s}, {"byte_per_s", r.achieved.byte_per_s},
-                    {"byte_per_s_minimum", r.achieved.byte_per_s_minimum}}},
-      {"roofline", roofline_json(r.roofline)},
+      {"time_s", write_fields(r.time_s)},
+      {"flops", write_fields(r.flops)},
+      {"bytes", write_fields(r.bytes)},
+      {"intensity", write_fields(r.intensity)},
+      {"achieved", write_fields(r.achieved)},
+      {"roofline", write_fields(r.roofline)},
       {"bound", r.bound ? json(to_string(*r.bound)) : json(nullptr)},
       {"judged_against", r.judged_against ? judged_json(*r.judged_against) : json(nullptr)},
       {"dram_probe", write_field(r.dram_probe)},

@@ -306,12 +306,33 @@ inline constexpr double kLatencyBoundFactor = rules::kLatencyBoundFactor;  // wh
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, cv = 0;
   std::vector<double> samples;  // seconds per repetition, each > 0
+  template <class F>
+  void fields(F& f) {
+    f("median", median, Range::positive);
+    f("min", min, Range::positive);
+    f("max", max, Range::positive);
+    f("mean", mean, Range::positive);
+    f("cv", cv);
+    f("samples", samples, Range::positive);
+  }
+  void check(const JsonCursor& c) const;  // min at most max; at least one sample
 };
 
 struct Flops {
   double total = 0, matrix = 0, vector = 0, special = 0;
   std::string source = "analytic";  // "analytic" | "cupti"
   double analytic_total = 0;
+  template <class F>
+  void fields(F& f) {
+    f("total", total);
+    f("matrix", matrix);
+    f("vector", vector);
+    f("special", special);
+    f("source", source);
+    f.defaulted("analytic_total", analytic_total);
+  }
+  // Reading: source is one of the two; analytic_total, absent in older files, is the total.
+  void check(const JsonCursor& c);
 };
 
 struct Bytes {
@@ -323,6 +344,18 @@ struct Bytes {
   std::optional<double> measured_l2;
   std::optional<double> model_over_minimum;
   std::optional<double> measured_over_minimum;
+  template <class F>
+  void fields(F& f) {
+    f("minimum", minimum);
+    f("model", model, Range::positive);
+    f.defaulted("measured", measured);
+    f.defaulted("measured_source", measured_source);
+    f.defaulted("measured_reason", measured_reason);
+    f.defaulted("measured_l2", measured_l2);
+    f.defaulted("model_over_minimum", model_over_minimum);
+    f.defaulted("measured_over_minimum", measured_over_minimum);
+  }
+  void check(const JsonCursor& c) const;  // measured_source "cupti"
 };
 
 enum class BytesBasis { model, measured };
@@ -334,10 +367,25 @@ struct Intensity {
   double model = 0;
   std::optional<double> measured;
   std::optional<double> measured_l2;
+  template <class F>
+  void fields(F& f) {
+    f("value", value);
+    f("bytes", bytes);
+    f.defaulted("minimum", minimum);
+    f("model", model);
+    f.defaulted("measured", measured);
+    f.defaulted("measured_l2", measured_l2);
+  }
 };
 
 struct Achieved {
   double flop_per_s = 0, byte_per_s = 0, byte_per_s_minimum = 0;
+  template <class F>
+  void fields(F& f) {
+    f("flop_per_s", flop_per_s);
+    f("byte_per_s", byte_per_s);
+    f("byte_per_s_minimum", byte_per_s_minimum);
+  }
 };
 
 struct RooflinePlacement {
@@ -356,6 +404,23 @@ struct RooflinePlacement {
   // or below kLatencyBoundFactor x launch.
   std::optional<std::string> launch_roof;
   std::optional<double> launch;
+  template <class F>
+  void fields(F& f) {
+    f.defaulted("bandwidth_roof", bandwidth_roof);
+    f.defaulted("bandwidth", bandwidth, Range::positive);
+    f.defaulted("compute_roof", compute_roof);
+    f.defaulted("compute", compute, Range::positive);
+    f.defaulted("ridge", ridge, Range::positive);
+    f.defaulted("attainable_flop_per_s", attainable_flop_per_s);
+    f.defaulted("efficiency", efficiency);
+    f.defaulted("bandwidth_utilization", bandwidth_utilization);
+    f.defaulted("l2_bandwidth_roof", l2_bandwidth_roof);
+    f.defaulted("l2_bandwidth", l2_bandwidth, Range::positive);
+    f.defaulted("l2_bandwidth_utilization", l2_bandwidth_utilization);
+    f.defaulted("launch_roof", launch_roof);
+    f.defaulted("launch", launch, Range::positive);
+  }
+  void check(const JsonCursor& c) const;  // each roof's name and value go together
 };
 
 // latency: the median time is within kLatencyBoundFactor of the launch ceiling.
@@ -916,6 +981,10 @@ struct Results {
 
 std::string_view to_string(CeilingKind kind);
 std::string_view to_string(BytesBasis basis);
+// Intensity's "bytes": "model" or "measured".
+void read_field(const JsonCursor& c, BytesBasis& basis, Range);
+inline nlohmann::json write_field(BytesBasis basis) { return std::string(to_string(basis)); }
+inline void visit_strings(BytesBasis&, const StringRewrite&) {}
 std::string_view to_string(Bound bound);
 std::string_view to_string(Verdict verdict);  // "not measured" with a space
 std::string_view to_string(EvidenceKind kind);  // "measured" | "model"
