@@ -85,6 +85,31 @@ TEST(Model, DeclaredRunFieldsReadAndWriteTheCommittedExamplesUnchanged) {
   EXPECT_GT(objects, 1000u);
 }
 
+// The fields declared once are the fields docs/results-schema.md documents: a field added
+// to a declaration and not to the schema page fails here.
+TEST(Model, EveryDeclaredRunFieldIsInTheSchemaDocument) {
+  std::ifstream in(std::filesystem::path(LMROOF_SOURCE_DIR) / "docs/results-schema.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  auto documented = [&]<typename T>(const char* object) {
+    for (const std::string& name : model::field_names<T>())
+      EXPECT_TRUE(doc.find("`" + name + "`") != std::string::npos || doc.find("\"" + name + "\"") != std::string::npos)
+          << object << "." << name << " is not in docs/results-schema.md";
+  };
+  documented.template operator()<model::TimeStats>("time_s");
+  documented.template operator()<model::Flops>("flops");
+  documented.template operator()<model::Bytes>("bytes");
+  documented.template operator()<model::Intensity>("intensity");
+  documented.template operator()<model::Achieved>("achieved");
+  documented.template operator()<model::RooflinePlacement>("roofline");
+  documented.template operator()<model::DramProbe>("dram_probe");
+  documented.template operator()<model::PredictedTime>("predicted");
+  documented.template operator()<model::Breakdown>("breakdown");
+  documented.template operator()<model::ClassShare>("breakdown.classes[]");
+  documented.template operator()<model::Kernels>("kernels");
+  documented.template operator()<model::KernelTime>("kernels.list[]");
+}
+
 TEST(Model, RejectsUnknownSchemaAndEmptyNames) {
   json doc = small_results();
   doc["schema"] = "lmroof.results/2";

@@ -24,7 +24,7 @@
 // type's check(), where it has one: a choice of words, one field against another) and
 // throws InputError "FILE: POINTER: problem"; write_fields(value) gives the JSON object;
 // for_each_string(value, fn) rewrites every text the value holds (a terminal's
-// printable copy). A value the list cannot spell (a claim verdict, read and written by
+// printable copy); field_names<T>() lists the names T declares. A value the list cannot spell (a claim verdict, read and written by
 // results_model.h) takes the overloads read_field/write_field/visit_strings beside its type.
 #include <cstdint>
 #include <functional>
@@ -262,6 +262,33 @@ template <DeclaresFields T>
 void visit_strings(T& x, const StringRewrite& fn) {
   StringVisitor visitor(fn);
   x.fields(visitor);
+}
+
+// The JSON names a type declares, in declaration order: what its schema documentation
+// must name (tests hold docs/results-schema.md and docs/trace.schema.json to them).
+class FieldNames {
+ public:
+  std::vector<std::string> names;
+  template <class T>
+  void operator()(std::string_view key, T&, Range = Range::non_negative) {
+    names.emplace_back(key);
+  }
+  template <class T>
+  void defaulted(std::string_view key, T&, Range = Range::non_negative) {
+    names.emplace_back(key);
+  }
+  template <class T>
+  void optional(std::string_view key, T&, Range = Range::non_negative) {
+    names.emplace_back(key);
+  }
+};
+
+template <DeclaresFields T>
+std::vector<std::string> field_names() {
+  T x{};
+  FieldNames f;
+  x.fields(f);
+  return f.names;
 }
 
 // The entry points.
