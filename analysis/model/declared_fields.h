@@ -90,22 +90,25 @@ class FieldReader {
  public:
   explicit FieldReader(const JsonCursor& object) : object_(object) { object_.require_object(); }
   template <class T>
-  void operator()(std::string_view key, T& field, Range range = Range::non_negative) {
+  FieldReader& operator()(std::string_view key, T& field, Range range = Range::non_negative) {
     read_field(object_.at(key), field, range);
+    return *this;
   }
   template <class T>
-  void defaulted(std::string_view key, T& field, Range range = Range::non_negative) {
+  FieldReader& defaulted(std::string_view key, T& field, Range range = Range::non_negative) {
     if (object_.has(key)) read_field(object_.at(key), field, range);
+    return *this;
   }
   // Absent (or null, unless T itself may be null) reads as no value.
   template <class T>
-  void optional(std::string_view key, std::optional<T>& field, Range range = Range::non_negative) {
+  FieldReader& optional(std::string_view key, std::optional<T>& field, Range range = Range::non_negative) {
     field.reset();
-    if (!object_.has(key)) return;
+    if (!object_.has(key)) return *this;
     if constexpr (!IsOptional<T>::value)
-      if (object_.at(key).is_null()) return;
+      if (object_.at(key).is_null()) return *this;
     field.emplace();
     read_field(object_.at(key), *field, range);
+    return *this;
   }
 
  private:
@@ -158,16 +161,19 @@ class FieldWriter {
  public:
   explicit FieldWriter(nlohmann::json& object) : object_(object) { object_ = nlohmann::json::object(); }
   template <class T>
-  void operator()(std::string_view key, const T& field, Range = Range::non_negative) {
+  FieldWriter& operator()(std::string_view key, const T& field, Range = Range::non_negative) {
     object_[std::string(key)] = write_field(field);
+    return *this;
   }
   template <class T>
-  void defaulted(std::string_view key, const T& field, Range = Range::non_negative) {
+  FieldWriter& defaulted(std::string_view key, const T& field, Range = Range::non_negative) {
     object_[std::string(key)] = write_field(field);
+    return *this;
   }
   template <class T>
-  void optional(std::string_view key, const std::optional<T>& field, Range = Range::non_negative) {
+  FieldWriter& optional(std::string_view key, const std::optional<T>& field, Range = Range::non_negative) {
     if (field) object_[std::string(key)] = write_field(*field);
+    return *this;
   }
 
  private:
@@ -225,16 +231,19 @@ class StringVisitor {
  public:
   explicit StringVisitor(const StringRewrite& fn) : fn_(fn) {}
   template <class T>
-  void operator()(std::string_view, T& field, Range = Range::non_negative) {
+  StringVisitor& operator()(std::string_view, T& field, Range = Range::non_negative) {
     visit_strings(field, fn_);
+    return *this;
   }
   template <class T>
-  void defaulted(std::string_view, T& field, Range = Range::non_negative) {
+  StringVisitor& defaulted(std::string_view, T& field, Range = Range::non_negative) {
     visit_strings(field, fn_);
+    return *this;
   }
   template <class T>
-  void optional(std::string_view, std::optional<T>& field, Range = Range::non_negative) {
+  StringVisitor& optional(std::string_view, std::optional<T>& field, Range = Range::non_negative) {
     visit_strings(field, fn_);
+    return *this;
   }
 
  private:
@@ -270,16 +279,19 @@ class FieldNames {
  public:
   std::vector<std::string> names;
   template <class T>
-  void operator()(std::string_view key, T&, Range = Range::non_negative) {
+  FieldNames& operator()(std::string_view key, T&, Range = Range::non_negative) {
     names.emplace_back(key);
+    return *this;
   }
   template <class T>
-  void defaulted(std::string_view key, T&, Range = Range::non_negative) {
+  FieldNames& defaulted(std::string_view key, T&, Range = Range::non_negative) {
     names.emplace_back(key);
+    return *this;
   }
   template <class T>
-  void optional(std::string_view key, T&, Range = Range::non_negative) {
+  FieldNames& optional(std::string_view key, T&, Range = Range::non_negative) {
     names.emplace_back(key);
+    return *this;
   }
 };
 

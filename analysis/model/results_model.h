@@ -308,12 +308,8 @@ struct TimeStats {
   std::vector<double> samples;  // seconds per repetition, each > 0
   template <class F>
   void fields(F& f) {
-    f("median", median, Range::positive);
-    f("min", min, Range::positive);
-    f("max", max, Range::positive);
-    f("mean", mean, Range::positive);
-    f("cv", cv);
-    f("samples", samples, Range::positive);
+    f("median", median, Range::positive)("min", min, Range::positive)("max", max, Range::positive)
+        ("mean", mean, Range::positive)("cv", cv)("samples", samples, Range::positive);
   }
   void check(const JsonCursor& c) const;  // min at most max; at least one sample
 };
@@ -324,12 +320,8 @@ struct Flops {
   double analytic_total = 0;
   template <class F>
   void fields(F& f) {
-    f("total", total);
-    f("matrix", matrix);
-    f("vector", vector);
-    f("special", special);
-    f("source", source);
-    f.defaulted("analytic_total", analytic_total);
+    f("total", total)("matrix", matrix)("vector", vector)("special", special)("source", source)
+        .defaulted("analytic_total", analytic_total);
   }
   // Reading: source is one of the two; analytic_total, absent in older files, is the total.
   void check(const JsonCursor& c);
@@ -346,14 +338,10 @@ struct Bytes {
   std::optional<double> measured_over_minimum;
   template <class F>
   void fields(F& f) {
-    f("minimum", minimum);
-    f("model", model, Range::positive);
-    f.defaulted("measured", measured);
-    f.defaulted("measured_source", measured_source);
-    f.defaulted("measured_reason", measured_reason);
-    f.defaulted("measured_l2", measured_l2);
-    f.defaulted("model_over_minimum", model_over_minimum);
-    f.defaulted("measured_over_minimum", measured_over_minimum);
+    f("minimum", minimum)("model", model, Range::positive).defaulted("measured", measured)
+        .defaulted("measured_source", measured_source).defaulted("measured_reason", measured_reason)
+        .defaulted("measured_l2", measured_l2).defaulted("model_over_minimum", model_over_minimum)
+        .defaulted("measured_over_minimum", measured_over_minimum);
   }
   void check(const JsonCursor& c) const;  // measured_source "cupti"
 };
@@ -369,12 +357,8 @@ struct Intensity {
   std::optional<double> measured_l2;
   template <class F>
   void fields(F& f) {
-    f("value", value);
-    f("bytes", bytes);
-    f.defaulted("minimum", minimum);
-    f("model", model);
-    f.defaulted("measured", measured);
-    f.defaulted("measured_l2", measured_l2);
+    f("value", value)("bytes", bytes).defaulted("minimum", minimum)("model", model).defaulted("measured", measured)
+        .defaulted("measured_l2", measured_l2);
   }
 };
 
@@ -382,9 +366,7 @@ struct Achieved {
   double flop_per_s = 0, byte_per_s = 0, byte_per_s_minimum = 0;
   template <class F>
   void fields(F& f) {
-    f("flop_per_s", flop_per_s);
-    f("byte_per_s", byte_per_s);
-    f("byte_per_s_minimum", byte_per_s_minimum);
+    f("flop_per_s", flop_per_s)("byte_per_s", byte_per_s)("byte_per_s_minimum", byte_per_s_minimum);
   }
 };
 
@@ -406,19 +388,13 @@ struct RooflinePlacement {
   std::optional<double> launch;
   template <class F>
   void fields(F& f) {
-    f.defaulted("bandwidth_roof", bandwidth_roof);
-    f.defaulted("bandwidth", bandwidth, Range::positive);
-    f.defaulted("compute_roof", compute_roof);
-    f.defaulted("compute", compute, Range::positive);
-    f.defaulted("ridge", ridge, Range::positive);
-    f.defaulted("attainable_flop_per_s", attainable_flop_per_s);
-    f.defaulted("efficiency", efficiency);
-    f.defaulted("bandwidth_utilization", bandwidth_utilization);
-    f.defaulted("l2_bandwidth_roof", l2_bandwidth_roof);
-    f.defaulted("l2_bandwidth", l2_bandwidth, Range::positive);
-    f.defaulted("l2_bandwidth_utilization", l2_bandwidth_utilization);
-    f.defaulted("launch_roof", launch_roof);
-    f.defaulted("launch", launch, Range::positive);
+    f.defaulted("bandwidth_roof", bandwidth_roof).defaulted("bandwidth", bandwidth, Range::positive)
+        .defaulted("compute_roof", compute_roof).defaulted("compute", compute, Range::positive)
+        .defaulted("ridge", ridge, Range::positive).defaulted("attainable_flop_per_s", attainable_flop_per_s)
+        .defaulted("efficiency", efficiency).defaulted("bandwidth_utilization", bandwidth_utilization)
+        .defaulted("l2_bandwidth_roof", l2_bandwidth_roof).defaulted("l2_bandwidth", l2_bandwidth, Range::positive)
+        .defaulted("l2_bandwidth_utilization", l2_bandwidth_utilization).defaulted("launch_roof", launch_roof)
+        .defaulted("launch", launch, Range::positive);
   }
   void check(const JsonCursor& c) const;  // each roof's name and value go together
 };
@@ -437,11 +413,7 @@ struct PredictedTime {
   // results.json's fields, declared once (declared_fields.h): the reader and the writer.
   template <class F>
   void fields(F& f) {
-    f("time_s", time_s, Range::positive);
-    f("bound", bound);
-    f("error", error, Range::any);
-    f("ops", ops);
-    f("basis", basis);
+    f("time_s", time_s, Range::positive)("bound", bound)("error", error, Range::any)("ops", ops)("basis", basis);
   }
   void check(const JsonCursor& c) const;  // bound is one of the three
 };
@@ -489,11 +461,8 @@ struct DramProbe {
   std::optional<double> read_best{}, copy_nt_best{};  // {}: an initializer may leave them out
   template <class F>
   void fields(F& f) {
-    f("read", read, Range::positive);
-    f("copy_nt", copy_nt, Range::positive);
-    f("samples", samples, Range::positive);
-    f.optional("read_best", read_best, Range::positive);
-    f.optional("copy_nt_best", copy_nt_best, Range::positive);
+    f("read", read, Range::positive)("copy_nt", copy_nt, Range::positive)("samples", samples, Range::positive)
+        .optional("read_best", read_best, Range::positive).optional("copy_nt_best", copy_nt_best, Range::positive);
   }
   void check(const JsonCursor& c) const;  // samples at most 2^30; the best at least the median
 };
@@ -504,23 +473,15 @@ struct ClassShare {
   std::optional<double> time_s, time_share;
   template <class F>
   void fields(F& f) {
-    f("class", op_class);
-    f("flops", flops);
-    f("flop_share", flop_share, Range::fraction);
-    f("bytes_model", bytes_model);
-    f.defaulted("time_s", time_s);
-    f.defaulted("time_share", time_share, Range::fraction);
+    f("class", op_class)("flops", flops)("flop_share", flop_share, Range::fraction)("bytes_model", bytes_model)
+        .defaulted("time_s", time_s).defaulted("time_share", time_share, Range::fraction);
   }
 };
 
 struct Breakdown {
   std::string time_source;  // "phase_timers" | "cupti" | "none"
   std::vector<ClassShare> classes;
-  template <class F>
-  void fields(F& f) {
-    f("time_source", time_source);
-    f("classes", classes);
-  }
+  template <class F> void fields(F& f) { f("time_source", time_source)("classes", classes); }
   void check(const JsonCursor& c) const;  // time_source is one of the three
 };
 
@@ -531,12 +492,8 @@ struct KernelTime {
   double time_s = 0, share = 0;
   template <class F>
   void fields(F& f) {
-    f("name", name);
-    f("class", op_class);
-    f("grid", grid);
-    f("block", block);
-    f("time_s", time_s);
-    f("share", share, Range::fraction);
+    f("name", name)("class", op_class)("grid", grid)("block", block)("time_s", time_s)
+        ("share", share, Range::fraction);
   }
   void check(const JsonCursor& c) const;  // grid and block: launch dimensions (json_input.h)
 };
@@ -550,12 +507,8 @@ struct Kernels {
   std::vector<KernelTime> list;
   template <class F>
   void fields(F& f) {
-    f("source", source);
-    f("available", available);
-    f.defaulted("reason", reason);
-    f.defaulted("dropped_records", dropped_records);
-    f("total_s", total_s);
-    f("list", list);
+    f("source", source)("available", available).defaulted("reason", reason)
+        .defaulted("dropped_records", dropped_records)("total_s", total_s)("list", list);
   }
   void check(const JsonCursor& c) const;  // dropped_records a count (at most 2^50)
 };

@@ -40,15 +40,10 @@ struct TraceDevice {
   std::optional<std::string> why_unknown;  // without one
   template <class F>
   void fields(F& f) {
-    f("name", name);
-    f.defaulted("source", source);
-    f.defaulted("table_name", table_name);
-    f.optional("bandwidth_bytes_per_s", bandwidth_bytes_per_s);
-    f.optional("peak_flops", peak_flops);
-    f.optional("launch_s", launch_s);
-    f.optional("launch_source", launch_source);
-    f.optional("datasheet", datasheet);
-    f.optional("why_unknown", why_unknown);
+    f("name", name).defaulted("source", source).defaulted("table_name", table_name)
+        .optional("bandwidth_bytes_per_s", bandwidth_bytes_per_s).optional("peak_flops", peak_flops)
+        .optional("launch_s", launch_s).optional("launch_source", launch_source).optional("datasheet", datasheet)
+        .optional("why_unknown", why_unknown);
   }
 };
 
@@ -59,12 +54,8 @@ struct TraceStep {
   bool host_bound = false;  // idle more than half the step
   template <class F>
   void fields(F& f) {
-    f("number", number, Range::any);
-    f("start_s", start_s, Range::any);
-    f("duration_s", duration_s);
-    f("busy_s", busy_s);
-    f("idle_s", idle_s);
-    f("host_bound", host_bound);
+    f("number", number, Range::any)("start_s", start_s, Range::any)("duration_s", duration_s)("busy_s", busy_s)
+        ("idle_s", idle_s)("host_bound", host_bound);
   }
 };
 
@@ -79,17 +70,11 @@ struct TraceWindow {
   uint64_t host_bound_steps = 0, outside_window_device_events = 0;
   template <class F>
   void fields(F& f) {
-    f("kind", kind);
-    f.defaulted("steps", steps);
-    f("step_count", step_count);
-    f("total_s", total_s);
-    f.optional("busy_s", busy_s);
-    f.defaulted("idle_s", idle_s);
-    f.defaulted("idle_host_bound_s", idle_host_bound_s);
-    f.defaulted("idle_other_s", idle_other_s);
-    f.defaulted("step_source", step_source);
-    f.defaulted("host_bound_steps", host_bound_steps);
-    f.defaulted("outside_window_device_events", outside_window_device_events);
+    f("kind", kind).defaulted("steps", steps)("step_count", step_count)("total_s", total_s).optional("busy_s", busy_s)
+        .defaulted("idle_s", idle_s).defaulted("idle_host_bound_s", idle_host_bound_s)
+        .defaulted("idle_other_s", idle_other_s).defaulted("step_source", step_source)
+        .defaulted("host_bound_steps", host_bound_steps)
+        .defaulted("outside_window_device_events", outside_window_device_events);
   }
 };
 
@@ -99,9 +84,7 @@ struct TraceCommunication {
   std::optional<double> time_s, exposed_s, exposed_share;
   template <class F>
   void fields(F& f) {
-    f("time_s", time_s);
-    f("exposed_s", exposed_s);
-    f("exposed_share", exposed_share);
+    f("time_s", time_s)("exposed_s", exposed_s)("exposed_share", exposed_share);
   }
 };
 
@@ -133,36 +116,17 @@ struct TraceOpRow {
   std::optional<std::optional<double>> message_bytes, algbw_bytes_per_s, busbw_bytes_per_s;
   template <class F>
   void fields(F& f) {
-    f("name", name);
-    f("input_dims", input_dims);
-    f("input_types", input_types);
-    f.defaulted("input_strides", input_strides);
-    f.optional("call_time_range_s", call_time_range_s);
-    f.defaulted("calls", calls);
-    f.defaulted("module", module);
-    f.optional("device", device);
-    f("class", op_class);
-    f.defaulted("class_source", class_source);
-    f.defaulted("ivanov_class", ivanov_class);
-    f.optional("pseudo_op", pseudo_op);
-    f.defaulted("model", model);
-    f.defaulted("flops", flops);
-    f.defaulted("bytes", bytes);
-    f.defaulted("device_time_s", device_time_s);
-    f.defaulted("self_cpu_time_s", self_cpu_time_s);
-    f("time_s", time_s);
-    f.defaulted("kernel_launches", kernel_launches);
-    f.defaulted("kernels", kernels);
-    f.defaulted("bound", bound);
-    f.defaulted("peak_flops", peak_flops);
-    f("roof_time_s", roof_time_s);
-    f.defaulted("time_above_roof_s", time_above_roof_s, Range::any);
-    f.defaulted("fraction_of_roof", fraction_of_roof);
-    f.defaulted("note", note);
-    f.optional("collective", collective);
-    f.optional("message_bytes", message_bytes);
-    f.optional("algbw_bytes_per_s", algbw_bytes_per_s);
-    f.optional("busbw_bytes_per_s", busbw_bytes_per_s);
+    f("name", name)("input_dims", input_dims)("input_types", input_types).defaulted("input_strides", input_strides)
+        .optional("call_time_range_s", call_time_range_s).defaulted("calls", calls).defaulted("module", module)
+        .optional("device", device)("class", op_class).defaulted("class_source", class_source)
+        .defaulted("ivanov_class", ivanov_class).optional("pseudo_op", pseudo_op).defaulted("model", model)
+        .defaulted("flops", flops).defaulted("bytes", bytes).defaulted("device_time_s", device_time_s)
+        .defaulted("self_cpu_time_s", self_cpu_time_s)("time_s", time_s).defaulted("kernel_launches", kernel_launches)
+        .defaulted("kernels", kernels).defaulted("bound", bound).defaulted("peak_flops", peak_flops)
+        ("roof_time_s", roof_time_s).defaulted("time_above_roof_s", time_above_roof_s, Range::any)
+        .defaulted("fraction_of_roof", fraction_of_roof).defaulted("note", note).optional("collective", collective)
+        .optional("message_bytes", message_bytes).optional("algbw_bytes_per_s", algbw_bytes_per_s)
+        .optional("busbw_bytes_per_s", busbw_bytes_per_s);
   }
 };
 
@@ -175,15 +139,9 @@ struct TraceClassRow {
   std::optional<double> fraction_of_roof;  // null: no roof judges the class
   template <class F>
   void fields(F& f) {
-    f("class", op_class);
-    f.defaulted("flops", flops);
-    f.defaulted("bytes", bytes);
-    f.defaulted("device_time_s", device_time_s);
-    f("time_s", time_s);
-    f("flop_share", flop_share);
-    f("byte_share", byte_share);
-    f("time_share", time_share);
-    f("fraction_of_roof", fraction_of_roof);
+    f("class", op_class).defaulted("flops", flops).defaulted("bytes", bytes).defaulted("device_time_s", device_time_s)
+        ("time_s", time_s)("flop_share", flop_share)("byte_share", byte_share)("time_share", time_share)
+        ("fraction_of_roof", fraction_of_roof);
   }
 };
 
@@ -196,37 +154,22 @@ struct TraceModuleRow {
   std::optional<double> fraction_of_roof;
   template <class F>
   void fields(F& f) {
-    f("type", type);
-    f("class", op_class);
-    f("time_s", time_s);
-    f("time_share", time_share);
-    f("flops", flops);
-    f("bytes", bytes);
-    f("kernels", kernels);
-    f("fraction_of_roof", fraction_of_roof);
+    f("type", type)("class", op_class)("time_s", time_s)("time_share", time_share)("flops", flops)("bytes", bytes)
+        ("kernels", kernels)("fraction_of_roof", fraction_of_roof);
   }
 };
 
 struct TraceNamedTime {
   std::string name;
   double time_s = 0;
-  template <class F>
-  void fields(F& f) {
-    f("name", name);
-    f("time_s", time_s);
-  }
+  template <class F> void fields(F& f) { f("name", name)("time_s", time_s); }
 };
 
 // What stays in class "other", with its largest names.
 struct TraceOther {
   double time_s = 0, time_share = 0;
   std::vector<TraceNamedTime> by_name;
-  template <class F>
-  void fields(F& f) {
-    f("time_s", time_s);
-    f("time_share", time_share);
-    f("by_name", by_name);
-  }
+  template <class F> void fields(F& f) { f("time_s", time_s)("time_share", time_share)("by_name", by_name); }
 };
 
 // One item of the fix-first list (docs/trace.md, "Fix first").
@@ -236,12 +179,8 @@ struct TraceFix {
   std::string assumption;
   template <class F>
   void fields(F& f) {
-    f("kind", kind);
-    f("target", target);
-    f("current_s", current_s);
-    f("estimate_s", estimate_s);
-    f("saving_s", saving_s);
-    f("assumption", assumption);
+    f("kind", kind)("target", target)("current_s", current_s)("estimate_s", estimate_s)("saving_s", saving_s)
+        ("assumption", assumption);
   }
 };
 
@@ -252,13 +191,8 @@ struct TraceFusionCheckRow {
   double error = 0;  // estimate / measured fused - 1; below 0: the estimate is optimistic
   template <class F>
   void fields(F& f) {
-    f("unfused_run", unfused_run);
-    f("fused_run", fused_run);
-    f("unfused_s", unfused_s);
-    f("fused_s", fused_s);
-    f("unique_bytes", unique_bytes);
-    f("estimate_s", estimate_s);
-    f("error", error, Range::any);
+    f("unfused_run", unfused_run)("fused_run", fused_run)("unfused_s", unfused_s)("fused_s", fused_s)
+        ("unique_bytes", unique_bytes)("estimate_s", estimate_s)("error", error, Range::any);
   }
 };
 
@@ -269,23 +203,15 @@ struct TraceFusionCheck {
   std::vector<std::string> left_out;  // "RUN: why"
   template <class F>
   void fields(F& f) {
-    f("results", results);
-    f("rows", rows);
-    f("median_abs_error", median_abs_error);
-    f("min_error", min_error, Range::any);
-    f("max_error", max_error, Range::any);
-    f("left_out", left_out);
+    f("results", results)("rows", rows)("median_abs_error", median_abs_error)("min_error", min_error, Range::any)
+        ("max_error", max_error, Range::any)("left_out", left_out);
   }
 };
 
 struct TraceUnattributedKernel {
   std::string name;
   double device_time_s = 0;
-  template <class F>
-  void fields(F& f) {
-    f("name", name);
-    f("device_time_s", device_time_s);
-  }
+  template <class F> void fields(F& f) { f("name", name)("device_time_s", device_time_s); }
 };
 
 // Device events whose launch is not in the trace.
@@ -293,12 +219,7 @@ struct TraceUnattributed {
   uint64_t kernels = 0;
   double device_time_s = 0;
   std::vector<TraceUnattributedKernel> by_name;
-  template <class F>
-  void fields(F& f) {
-    f("kernels", kernels);
-    f("device_time_s", device_time_s);
-    f("by_name", by_name);
-  }
+  template <class F> void fields(F& f) { f("kernels", kernels)("device_time_s", device_time_s)("by_name", by_name); }
 };
 
 // Kernels shorter than two launch times.
@@ -308,32 +229,20 @@ struct TraceLaunchBound {
   double device_time_s = 0, time_share = 0;
   template <class F>
   void fields(F& f) {
-    f("threshold_s", threshold_s);
-    f("kernels", kernels);
-    f("device_time_s", device_time_s);
-    f("time_share", time_share);
+    f("threshold_s", threshold_s)("kernels", kernels)("device_time_s", device_time_s)("time_share", time_share);
   }
 };
 
 struct TraceGap {
   double start_s = 0, duration_s = 0;
-  template <class F>
-  void fields(F& f) {
-    f("start_s", start_s);
-    f("duration_s", duration_s);
-  }
+  template <class F> void fields(F& f) { f("start_s", start_s)("duration_s", duration_s); }
 };
 
 struct TraceAnomaly {
   std::string kind;
   uint64_t count = 0;
   std::string first;
-  template <class F>
-  void fields(F& f) {
-    f("kind", kind);
-    f("count", count);
-    f("first", first);
-  }
+  template <class F> void fields(F& f) { f("kind", kind)("count", count)("first", first); }
 };
 
 struct TraceRankRow {
@@ -348,29 +257,17 @@ struct TraceRankRow {
   bool slowest = false;  // the rank with the longest step time
   template <class F>
   void fields(F& f) {
-    f.defaulted("rank", rank, Range::any);
-    f.defaulted("file", file);
-    f.defaulted("device", device);
-    f.defaulted("roofs", roofs);
-    f.defaulted("world_size", world_size);
-    f.defaulted("steps", steps);
-    f("step_time_s", step_time_s);
-    f.defaulted("total_s", total_s);
-    f.defaulted("busy_s", busy_s);
-    f.defaulted("idle_s", idle_s);
-    f.defaulted("communication_share", communication_share);
-    f.defaulted("communication", communication);
-    f("slowest", slowest);
+    f.defaulted("rank", rank, Range::any).defaulted("file", file).defaulted("device", device)
+        .defaulted("roofs", roofs).defaulted("world_size", world_size).defaulted("steps", steps)
+        ("step_time_s", step_time_s).defaulted("total_s", total_s).defaulted("busy_s", busy_s)
+        .defaulted("idle_s", idle_s).defaulted("communication_share", communication_share)
+        .defaulted("communication", communication)("slowest", slowest);
   }
 };
 
 struct TraceRankWarning {
   std::string kind, message;  // "mixed_devices", "mixed_world_sizes"
-  template <class F>
-  void fields(F& f) {
-    f("kind", kind);
-    f("message", message);
-  }
+  template <class F> void fields(F& f) { f("kind", kind)("message", message); }
 };
 
 // How long the reading took.
@@ -379,12 +276,8 @@ struct TraceReaderCost {
   double read_cpu_s = 0, analysis_cpu_s = 0, read_wall_s = 0, analysis_wall_s = 0;
   template <class F>
   void fields(F& f) {
-    f("events", events);
-    f("json_bytes", json_bytes);
-    f("read_cpu_s", read_cpu_s);
-    f("analysis_cpu_s", analysis_cpu_s);
-    f("read_wall_s", read_wall_s);
-    f("analysis_wall_s", analysis_wall_s);
+    f("events", events)("json_bytes", json_bytes)("read_cpu_s", read_cpu_s)("analysis_cpu_s", analysis_cpu_s)
+        ("read_wall_s", read_wall_s)("analysis_wall_s", analysis_wall_s);
   }
 };
 
@@ -394,51 +287,37 @@ struct TraceWhatIf {
     double source = 0, predicted = 0, low = 0, high = 0;
     template <class F>
     void fields(F& f) {
-      f.defaulted("source", source);
-      f("predicted", predicted);
-      f("low", low);
-      f("high", high);
+      f.defaulted("source", source)("predicted", predicted)("low", low)("high", high);
     }
   };
   struct Window {  // the whole window
     double source_total_s = 0, predicted_total_s = 0, source_busy_s = 0, predicted_busy_s = 0, kept_gaps_s = 0;
     template <class F>
     void fields(F& f) {
-      f("source_total_s", source_total_s);
-      f("predicted_total_s", predicted_total_s);
-      f("source_busy_s", source_busy_s);
-      f("predicted_busy_s", predicted_busy_s);
-      f("kept_gaps_s", kept_gaps_s);
+      f("source_total_s", source_total_s)("predicted_total_s", predicted_total_s)("source_busy_s", source_busy_s)
+          ("predicted_busy_s", predicted_busy_s)("kept_gaps_s", kept_gaps_s);
     }
   };
   struct Naive {  // per step: the same time, and the datasheet ratio's answer
     double same_time_busy_s = 0, datasheet_ratio = 1, datasheet_busy_s = 0;
     template <class F>
     void fields(F& f) {
-      f("same_time_busy_s", same_time_busy_s);
-      f.defaulted("datasheet_ratio", datasheet_ratio);
-      f("datasheet_busy_s", datasheet_busy_s);
+      f("same_time_busy_s", same_time_busy_s).defaulted("datasheet_ratio", datasheet_ratio)
+          ("datasheet_busy_s", datasheet_busy_s);
     }
   };
   struct Kernels {
     uint64_t kernels = 0;
     double source_s = 0;
-    template <class F>
-    void fields(F& f) {
-      f("kernels", kernels);
-      f("source_s", source_s);
-    }
+    template <class F> void fields(F& f) { f("kernels", kernels)("source_s", source_s); }
   };
   struct Class {  // over the whole window
     std::string op_class;
     double source_s = 0, predicted_s = 0, low_s = 0, high_s = 0;
     template <class F>
     void fields(F& f) {
-      f("class", op_class);
-      f.defaulted("source_s", source_s);
-      f("predicted_s", predicted_s);
-      f.defaulted("low_s", low_s);
-      f.defaulted("high_s", high_s);
+      f("class", op_class).defaulted("source_s", source_s)("predicted_s", predicted_s).defaulted("low_s", low_s)
+          .defaulted("high_s", high_s);
     }
   };
   struct Op {  // over the whole window
@@ -453,31 +332,17 @@ struct TraceWhatIf {
     std::string why;
     template <class F>
     void fields(F& f) {
-      f("name", name);
-      f("input_dims", input_dims);
-      f("input_types", input_types);
-      f.defaulted("class", op_class);
-      f.defaulted("calls", calls);
-      f.defaulted("source_s", source_s);
-      f("predicted_s", predicted_s);
-      f.defaulted("low_s", low_s);
-      f.defaulted("high_s", high_s);
-      f.defaulted("source_bound", source_bound);
-      f.defaulted("target_bound", target_bound);
-      f.defaulted("source_fraction_of_roof", source_fraction_of_roof);
-      f.defaulted("kept", kept);
-      f.defaulted("why", why);
+      f("name", name)("input_dims", input_dims)("input_types", input_types).defaulted("class", op_class)
+          .defaulted("calls", calls).defaulted("source_s", source_s)("predicted_s", predicted_s)
+          .defaulted("low_s", low_s).defaulted("high_s", high_s).defaulted("source_bound", source_bound)
+          .defaulted("target_bound", target_bound).defaulted("source_fraction_of_roof", source_fraction_of_roof)
+          .defaulted("kept", kept).defaulted("why", why);
     }
   };
   struct Range {  // an op's share of the interval's width
     std::string op;
     double range_s = 0, share = 0;
-    template <class F>
-    void fields(F& f) {
-      f("op", op);
-      f("range_s", range_s);
-      f("share", share);
-    }
+    template <class F> void fields(F& f) { f("op", op)("range_s", range_s)("share", share); }
   };
   std::string device, origin, device_source, source_device;
   uint64_t step_count = 1;
@@ -491,21 +356,11 @@ struct TraceWhatIf {
   std::vector<std::string> notes;
   template <class F>
   void fields(F& f) {
-    f("device", device);
-    f.defaulted("origin", origin);
-    f.defaulted("device_source", device_source);
-    f.defaulted("source_device", source_device);
-    f.defaulted("step_count", step_count);
-    f("step_time_s", step_time_s);
-    f("busy_s", busy_s);
-    f.defaulted("window", window);
-    f("naive", naive);
-    f.defaulted("kept", kept);
-    f.defaulted("launch_bound", launch_bound);
-    f("classes", classes);
-    f("ops", ops);
-    f.defaulted("widest_range", widest_range);
-    f.defaulted("notes", notes);
+    f("device", device).defaulted("origin", origin).defaulted("device_source", device_source)
+        .defaulted("source_device", source_device).defaulted("step_count", step_count)("step_time_s", step_time_s)
+        ("busy_s", busy_s).defaulted("window", window)("naive", naive).defaulted("kept", kept)
+        .defaulted("launch_bound", launch_bound)("classes", classes)("ops", ops)
+        .defaulted("widest_range", widest_range).defaulted("notes", notes);
   }
   double steps() const { return step_count > 0 ? static_cast<double>(step_count) : 1.0; }
 };
@@ -543,32 +398,15 @@ struct TraceResult {
 
   template <class F>
   void fields(F& f) {
-    f.defaulted("schema", schema);
-    f.defaulted("files", files);
-    f("device", device);
-    f("window", window);
-    f.defaulted("communication", communication);
-    f.defaulted("cpu_only", cpu_only);
-    f.defaulted("time_basis", time_basis);
-    f("total_time_s", total_time_s);
-    f("classes", classes);
-    f.optional("ivanov_classes", ivanov_classes);
-    f("ops", ops);
-    f.defaulted("modules", modules);
-    f.defaulted("other", other);
-    f.defaulted("fix_first", fix_first);
-    f.defaulted("known_cost_time_share", known_cost_time_share);
-    f.defaulted("unattributed", unattributed);
-    f.defaulted("launch_bound", launch_bound);
-    f.defaulted("idle_gaps", idle_gaps);
-    f.defaulted("anomalies", anomalies);
-    f.optional("ranks", ranks);
-    f.optional("slowest_rank", slowest_rank, Range::any);
-    f.optional("rank_warnings", rank_warnings);
-    f.defaulted("reader", reader);
-    f.optional("what_if", what_if);
-    f.optional("fix_first_check", fix_first_check);
-    f.optional("claims", claims);
+    f.defaulted("schema", schema).defaulted("files", files)("device", device)("window", window)
+        .defaulted("communication", communication).defaulted("cpu_only", cpu_only).defaulted("time_basis", time_basis)
+        ("total_time_s", total_time_s)("classes", classes).optional("ivanov_classes", ivanov_classes)("ops", ops)
+        .defaulted("modules", modules).defaulted("other", other).defaulted("fix_first", fix_first)
+        .defaulted("known_cost_time_share", known_cost_time_share).defaulted("unattributed", unattributed)
+        .defaulted("launch_bound", launch_bound).defaulted("idle_gaps", idle_gaps).defaulted("anomalies", anomalies)
+        .optional("ranks", ranks).optional("slowest_rank", slowest_rank, Range::any)
+        .optional("rank_warnings", rank_warnings).defaulted("reader", reader).optional("what_if", what_if)
+        .optional("fix_first_check", fix_first_check).optional("claims", claims);
   }
 
   // The class table of lmroof's classes or of Ivanov et al.'s groups; null when the file has none.
