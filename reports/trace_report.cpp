@@ -173,8 +173,10 @@ std::string trace_html(const model::TraceResult& t) {
     content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>What would save the most time, largest saving first; each "
                "estimate states its assumption (docs/trace.md, \"Fix first\").</p>\n" +
                html_table({"fix", "where", "now", "after", "saving", "assumption"}, rows) + fusion_check_html + "</section>\n";
-  } else if (!fusion_check_html.empty()) {
-    content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>Nothing to list.</p>\n" + fusion_check_html + "</section>\n";
+  } else {
+    content += "<section id=\"fix-first\"><h2>Fix first</h2>\n<p>Nothing to list: no module to fuse, no op below 80% of "
+               "a known roof, no host-bound idle, no exposed communication (docs/trace.md, \"Fix first\").</p>\n" +
+               fusion_check_html + "</section>\n";
   }
   if (t.ivanov_classes)
     content += "<section id=\"ivanov-classes\"><h2>Grouped as Ivanov et al.</h2>\n<p>Tensor contractions (matmul and "

@@ -398,6 +398,28 @@ TEST(TraceModules, GlooOnACpuOnlyTraceIsCommunication) {
   EXPECT_EQ(lmroof::trace::host_bound_line(r), "");
 }
 
+// A CPU-only trace whose collective is a gloo user_annotation range, as HTA's cpu_only
+// trace holds it: the range is the op (communication, its self CPU time: 70 - 5 µs of a
+// nested aten::empty), and the fix-first list names it, bounded by the 100 µs window.
+TEST(TraceModules, AGlooAnnotationOnACpuOnlyTraceIsTheCollective) {
+  TempDir dir;
+  const TraceFile t = read_trace(dir.write("gloo_annotation.json", R"({"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#0","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"user_annotation","name":"gloo:all_reduce","pid":1,"tid":1,"ts":20,"dur":70,"args":{"Input Dims":[[1000]],"Input type":["float"]}},
+{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":30,"dur":5,"args":{"Input Dims":[[]],"Input type":[""]}}
+]})"));
+  const TraceAnalysis a = analyze(t, Roofs{}, {});
+  ASSERT_TRUE(a.cpu_only);
+  double communication = -1;
+  for (const auto& c : a.classes)
+    if (c.op_class == OpClass::communication) communication = c.time_s;
+  EXPECT_NEAR(communication, 65e-6, 1e-12);
+  const lmroof::model::TraceResult r = to_trace_result(a, {a});
+  ASSERT_FALSE(r.fix_first.empty());
+  EXPECT_EQ(r.fix_first[0].kind, "exposed_communication");
+  EXPECT_NEAR(r.fix_first[0].saving_s, 65e-6, 1e-12);
+}
+
 // Class by op name where the trace gives no cost (docs/trace.md, "Classes"), and by
 // kernel name where the op has no model: a convolution is a tensor contraction, a
 // pooling a reduction, a random fill element-wise; cuDNN's batch norm stays a norm.

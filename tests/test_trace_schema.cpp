@@ -2,6 +2,8 @@
 // arrays; a /1 file (JSON text in strings) is migrated, and a bad /1 field is one line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "analysis/model/input_error.h"
@@ -72,6 +74,42 @@ TEST(TraceSchema, TheKeptShapesAreWrittenAsTheArraysTheTraceHas) {
   EXPECT_EQ(shapes_json("[[1, 2], []]"), json::parse("[[1,2],[]]"));
   EXPECT_TRUE(shapes_json("").is_null());
   EXPECT_THROW((void)shapes_json("{\"a\":1}"), std::logic_error);
+}
+
+}  // namespace
+
+namespace {
+
+// trace.json's fields are declared once (analysis/model/trace_result.h); the JSON Schema
+// a user validates against (docs/trace.schema.json) names every one of them.
+TEST(TraceSchema, EveryDeclaredFieldIsInTheJsonSchema) {
+  std::ifstream in(std::filesystem::path(LMROOF_SOURCE_DIR) / "docs/trace.schema.json");
+  const std::string schema((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(schema.empty());
+  namespace m = lmroof::model;
+  auto named = [&]<typename T>(const char* object) {
+    for (const std::string& name : m::field_names<T>())
+      EXPECT_NE(schema.find("\"" + name + "\""), std::string::npos) << object << "." << name << " is not in docs/trace.schema.json";
+  };
+  named.template operator()<m::TraceResult>("trace.json");
+  named.template operator()<m::TraceDevice>("device");
+  named.template operator()<m::TraceWindow>("window");
+  named.template operator()<m::TraceStep>("window.steps[]");
+  named.template operator()<m::TraceCommunication>("communication");
+  named.template operator()<m::TraceOpRow>("ops[]");
+  named.template operator()<m::TraceClassRow>("classes[]");
+  named.template operator()<m::TraceModuleRow>("modules[]");
+  named.template operator()<m::TraceOther>("other");
+  named.template operator()<m::TraceFix>("fix_first[]");
+  named.template operator()<m::TraceFusionCheck>("fix_first_check");
+  named.template operator()<m::TraceFusionCheckRow>("fix_first_check.rows[]");
+  named.template operator()<m::TraceUnattributed>("unattributed");
+  named.template operator()<m::TraceLaunchBound>("launch_bound");
+  named.template operator()<m::TraceRankRow>("ranks[]");
+  named.template operator()<m::TraceReaderCost>("reader");
+  named.template operator()<m::TraceWhatIf>("what_if[]");
+  named.template operator()<m::TraceWhatIf::Op>("what_if[].ops[]");
+  named.template operator()<m::TraceWhatIf::Class>("what_if[].classes[]");
 }
 
 }  // namespace

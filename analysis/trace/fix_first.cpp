@@ -105,6 +105,20 @@ std::vector<FixItem> fix_first(const TraceAnalysis& a, size_t limit) {
                                  "step, an asynchronous data loader); the host's own work is not shortened. {} kernels are "
                                  "launch-bound ({})",
                                  a.launch_bound_kernels, si(a.launch_bound_time_s, "s"))});
+  // (d) Communication no compute ran beside: on a device timeline the exposed part; on a
+  // CPU-only trace (no timeline to overlap on) the collectives' own time.
+  double communication = 0;
+  for (const auto& c : a.classes)
+    if (c.op_class == OpClass::communication) communication = c.time_s;
+  // (Summed over threads, a CPU-only trace's collectives can exceed the window: the window bounds what it can save.)
+  const double exposed = a.cpu_only ? std::min(communication, a.total_s) : a.exposed_communication_s.value_or(0);
+  if (exposed > 0)
+    items.push_back({"exposed_communication", a.cpu_only ? "collectives (CPU-only trace)" : "communication not overlapped by compute",
+                     exposed, 0, exposed,
+                     fmt::format("an upper bound: the collectives run beside compute (bucketed gradients overlapped with the "
+                                 "backward pass, or asynchronous collectives); their own time is not shortened ({} of "
+                                 "communication in all, summed over threads and streams)",
+                                 si(communication, "s"))});
   std::stable_sort(items.begin(), items.end(), [](const FixItem& x, const FixItem& y) { return x.saving_s > y.saving_s; });
   if (items.size() > limit) items.resize(limit);
   return items;

@@ -133,6 +133,10 @@ std::string to_text(const model::TraceResult& t, bool markdown) {
                          si(f.current_s, "s"), si(f.estimate_s, "s"), si(f.saving_s, "s"), f.assumption);
     }
   }
+  else
+    out += fmt::format("{}fix first: nothing to list (no module to fuse, no op below 80% of a known roof, no host-bound "
+                       "idle, no exposed communication; docs/trace.md){}\n",
+                       markdown ? "**" : "", markdown ? "**\n" : "");
   // The fusion estimate's own error on measured pairs, under the list it qualifies.
   const bool fixes = !t.fix_first.empty();
   const std::string check = fusion_check_line(t);
