@@ -4,28 +4,28 @@
 // reader and one writer"; issue 46, "each field declared once"). A type lists its
 // fields in a member template:
 //
-//   struct TraceFix {
+//   struct Fix {
 //     std::string kind;
-//     double saving_s = 0;
-//     std::optional<double> roof_s;  // written as null when unknown
-//     template <class Fields> void fields(Fields& f) {
-//       f("kind", kind);
-//       f("saving_s", saving_s);            // a number: finite and at least 0
-//       f("roof_s", roof_s);                // a required key whose value may be null
-//       f.optional("extra", extra);         // a key written only when it has a value
-//       f.defaulted("added_later", later);  // always written; absent in older files: the default
-//       f("error", error, Range::any);      // a number that may be below 0 (also
-//                                           // Range::positive, Range::fraction)
+//     double saving_s = 0, error = 0;
+//     std::optional<double> roof_s, extra, later;
+//     template <class F> void fields(F& f) {
+//       f("kind", kind)                   // required
+//        ("saving_s", saving_s)           // a number: finite and at least 0
+//        ("roof_s", roof_s)               // a required key whose value may be null
+//        ("error", error, Range::any)     // also Range::positive, Range::fraction
+//        .optional("extra", extra)        // a key written only when it has a value
+//        .defaulted("later", later);      // always written; absent in older files: the default
 //     }
 //     void check(const JsonCursor& c) const;  // optional: what no one field can say
 //   };
 //
-// read_fields(cursor, value) checks every field's presence, type and range (then the
-// type's check(), where it has one: a choice of words, one field against another) and
-// throws InputError "FILE: POINTER: problem"; write_fields(value) gives the JSON object;
-// for_each_string(value, fn) rewrites every text the value holds (a terminal's
-// printable copy); field_names<T>() lists the names T declares. A value the list cannot spell (a claim verdict, read and written by
-// results_model.h) takes the overloads read_field/write_field/visit_strings beside its type.
+// read_fields<T>(cursor) checks every field's presence, type and range (then the type's
+// check(), where it has one: a choice of words, one field against another) and throws
+// InputError "FILE: POINTER: problem"; write_fields(value) gives the JSON object;
+// visit_strings(value, fn) rewrites every text the value holds (a terminal's printable
+// copy); field_names<T>() lists the names T declares (tests hold the schema documents to
+// them). A value the list cannot spell (a claim verdict, read and written by
+// results_json.cpp) takes overloads of read_field/write_field/visit_strings beside its type.
 #include <cstdint>
 #include <functional>
 #include <limits>
