@@ -21,8 +21,8 @@ using nlohmann::json;
 using numbers::percent;
 using numbers::si;
 
-std::string pct_or(const std::optional<double>& v, const char* unknown = "unknown") { return v ? percent(*v) : std::string(unknown); }
-std::string s_or(const std::optional<double>& v) { return v ? si(*v, "s") : std::string("unknown"); }
+using trace::percent_or_unknown;
+using trace::seconds_or_unknown;
 std::string sec(double v) { return si(v, "s"); }
 std::string e(const std::string& text) { return html_escape(text); }
 
@@ -40,7 +40,7 @@ json roofline_chart(const model::TraceResult& t) {
     lo = std::min(lo, intensity), hi = std::max(hi, intensity);
     points.push_back({{"op", op.name}, {"shapes", trace::shapes_text(op.input_dims)}, {"types", trace::shapes_text(op.input_types)},
                       {"class", op.op_class}, {"intensity", intensity}, {"flops_per_s", f / op.time_s}, {"time_s", op.time_s},
-                      {"time", sec(op.time_s)}, {"fraction", pct_or(op.fraction_of_roof)}, {"bound", op.bound}});
+                      {"time", sec(op.time_s)}, {"fraction", percent_or_unknown(op.fraction_of_roof)}, {"bound", op.bound}});
   }
   if (points.empty()) return nullptr;
   const double bw = *dev.bandwidth_bytes_per_s;
@@ -130,7 +130,7 @@ std::string trace_html(const model::TraceResult& t) {
              e(fmt::format("{} window, {} step(s), {} wall time{}; {}", w.kind, w.step_count, sec(w.total_s),
                            t.ranks ? fmt::format(" summed over {} ranks (steps: the first rank's)", t.ranks->size()) : "",
                            t.cpu_only ? std::string("CPU-only trace: op times are self CPU times")
-                                      : fmt::format("GPU busy {}, idle {}; {} device events outside the window", s_or(w.busy_s),
+                                      : fmt::format("GPU busy {}, idle {}; {} device events outside the window", seconds_or_unknown(w.busy_s),
                                                     sec(w.idle_s), w.outside_window_device_events))) +
              "</p></section>\n";
   // The first screen: warnings about the ranks, the host-bound verdict, exposed communication.
@@ -143,7 +143,7 @@ std::string trace_html(const model::TraceResult& t) {
   auto class_rows = [&](const std::vector<model::TraceClassRow>& class_table) {
     rows.clear();
     for (const auto& c : class_table)
-      rows.push_back({c.op_class, percent(c.flop_share), percent(c.byte_share), percent(c.time_share), pct_or(c.fraction_of_roof),
+      rows.push_back({c.op_class, percent(c.flop_share), percent(c.byte_share), percent(c.time_share), percent_or_unknown(c.fraction_of_roof),
                       sec(c.time_s)});
     return html_table({"class", "FLOP share", "byte share", "time share", "fraction of roof", "time"}, rows);
   };
@@ -188,7 +188,7 @@ std::string trace_html(const model::TraceResult& t) {
     rows.clear();
     for (const auto& m : t.modules)
       rows.push_back({m.type, m.op_class.value_or("-"), percent(m.time_share), sec(m.time_s), si(m.flops, "FLOP"), si(m.bytes, "B"),
-                      std::to_string(m.kernels), pct_or(m.fraction_of_roof)});
+                      std::to_string(m.kernels), percent_or_unknown(m.fraction_of_roof)});
     content += "<section id=\"modules\"><h2>Modules</h2>\n<p>Each kernel under its innermost nn.Module (the trace's "
                "module events, with_stack / with_modules), by module type.</p>\n" +
                html_table({"module", "class it gives", "time share", "time", "FLOPs", "bytes", "kernels", "fraction of roof"}, rows) +
@@ -204,8 +204,8 @@ std::string trace_html(const model::TraceResult& t) {
     if (kernels.size() > 80) kernels = kernels.substr(0, 77) + "...";
     const std::string detail = trace::op_row_detail(op);
     rows.push_back({op.name, trace::shapes_text(op.input_dims) + (detail.empty() ? "" : " (" + detail + ")"),
-                    trace::shapes_text(op.input_types), op.op_class, std::to_string(op.calls), sec(op.time_s), s_or(op.roof_time_s),
-                    s_or(op.time_above_roof_s), pct_or(op.fraction_of_roof), op.bound, op.note, kernels});
+                    trace::shapes_text(op.input_types), op.op_class, std::to_string(op.calls), sec(op.time_s), seconds_or_unknown(op.roof_time_s),
+                    seconds_or_unknown(op.time_above_roof_s), percent_or_unknown(op.fraction_of_roof), op.bound, op.note, kernels});
   }
   content += "<section id=\"top-ops\"><h2>Top ops by time</h2>\n" +
              html_table({"op", "input dims", "input types", "class", "calls", "time", "at roof", "above roof", "of roof", "bound", "note",

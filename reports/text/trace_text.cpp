@@ -9,12 +9,8 @@
 
 namespace lmroof::trace {
 
-namespace {
-
-std::string pct(const std::optional<double>& v) { return v ? numbers::percent(*v) : std::string("unknown"); }
+std::string percent_or_unknown(const std::optional<double>& v) { return v ? numbers::percent(*v) : std::string("unknown"); }
 std::string seconds_or_unknown(const std::optional<double>& v) { return v ? numbers::si(*v, "s") : std::string("unknown"); }
-
-}  // namespace
 
 std::string host_bound_line(const model::TraceResult& t) {
   const auto& w = t.window;
@@ -57,7 +53,7 @@ std::string fusion_check_line(const model::TraceResult& t) {
   if (c.rows.empty()) return fmt::format("fusion estimate: {} has no memory-bound fused pair to check it on", c.results);
   const size_t n = c.rows.size();
   return fmt::format("fusion estimate checked on {}'s {} fused pair{}: median |error| {}, from {} to {}", c.results, n,
-                     n == 1 ? "" : "s", pct(c.median_abs_error), pct(c.min_error), pct(c.max_error));
+                     n == 1 ? "" : "s", percent_or_unknown(c.median_abs_error), percent_or_unknown(c.min_error), percent_or_unknown(c.max_error));
 }
 
 std::string shapes_text(const nlohmann::json& shapes) { return shapes.is_null() ? std::string() : shapes.dump(); }
@@ -101,7 +97,7 @@ std::string to_text(const model::TraceResult& t, bool markdown) {
     for (const auto& c : rows) {
       if (c.time_s == 0 && c.flops == 0) continue;
       const auto cells = std::make_tuple(c.op_class, percent(c.flop_share), percent(c.byte_share), percent(c.time_share),
-                                         pct(c.fraction_of_roof), si(c.time_s, "s"));
+                                         percent_or_unknown(c.fraction_of_roof), si(c.time_s, "s"));
       if (markdown)
         out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", std::get<0>(cells), std::get<1>(cells), std::get<2>(cells),
                            std::get<3>(cells), std::get<4>(cells), std::get<5>(cells));
@@ -152,10 +148,10 @@ std::string to_text(const model::TraceResult& t, bool markdown) {
       const std::string cls = m.op_class.value_or("-");
       if (markdown)
         out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", m.type, cls, percent(m.time_share), si(m.time_s, "s"), m.kernels,
-                           pct(m.fraction_of_roof));
+                           percent_or_unknown(m.fraction_of_roof));
       else
         out += fmt::format("  {:<30} {:>14} {:>10} {:>10} {:>8} {:>10}\n", m.type, cls, percent(m.time_share), si(m.time_s, "s"),
-                           m.kernels, pct(m.fraction_of_roof));
+                           m.kernels, percent_or_unknown(m.fraction_of_roof));
     }
     out += "\n";
   }

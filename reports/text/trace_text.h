@@ -5,6 +5,7 @@
 
 #include "analysis/model/trace_result.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ namespace lmroof::trace {
 
 // "host-bound: ..." when a step leaves the GPU idle more than half of it, else "".
 std::string host_bound_line(const model::TraceResult& t);
+// A figure the trace may lack, as the text and the page print it: "12.5%" / "3.00 ms", or "unknown".
+std::string percent_or_unknown(const std::optional<double>& v);
+std::string seconds_or_unknown(const std::optional<double>& v);
 // "communication: T, E of it exposed ..." when the window holds communication, else "".
 std::string communication_line(const model::TraceResult& t);
 // "warning: ..." for each of trace.json's rank_warnings (a folder of ranks on mixed
